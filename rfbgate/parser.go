@@ -1,0 +1,374 @@
+// Package rfbgate relays RFB (VNC) between browsers running noVNC and a
+// TigerVNC Xvnc server, and gates the client-to-server stream so that only the
+// viewer whose surface holds the computer's keyboard may send input.
+//
+// The pieces, bottom up: Parser reads the client-to-server message stream in
+// chunks of any size; Gate decides per message what reaches the server;
+// DialServer and ServeClientHandshake speak RFB 3.8 to each side; Tickets and
+// Leases hold who may watch and who may type; Relay joins a WebSocket to a
+// server connection; Handler is the HTTP surface (control API and upgrade).
+package rfbgate
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// Client-to-server message types (RFB 3.8 and the extensions noVNC sends).
+const (
+	MsgSetPixelFormat          = 0
+	MsgSetEncodings            = 2
+	MsgFramebufferUpdateReq    = 3
+	MsgKeyEvent                = 4
+	MsgPointerEvent            = 5
+	MsgClientCutText           = 6
+	MsgEnableContinuousUpdates = 150
+	MsgClientFence             = 248
+	MsgXvp                     = 250
+	MsgSetDesktopSize          = 251
+	MsgGii                     = 253
+	MsgQEMU                    = 255
+)
+
+// QEMU client message subtypes (type 255).
+const (
+	QEMUExtendedKeyEvent = 0
+	QEMUAudio            = 1
+)
+
+// EncodingExtendedMouseButtons is the pseudo-encoding (−316) that makes a
+// PointerEvent 7 bytes long when its mask has bit 7 set. The gate strips it
+// from every SetEncodings so that the length of a PointerEvent is never
+// ambiguous between the gate and the server.
+const EncodingExtendedMouseButtons = -316
+
+// Class says what the gate does with a client message.
+type Class uint8
+
+const (
+	// ClassPass messages are needed to see the screen; they pass for every viewer.
+	ClassPass Class = iota + 1
+	// ClassInput messages pass only while the viewer holds the keyboard.
+	ClassInput
+	// ClassClose messages close the connection.
+	ClassClose
+)
+
+// String names the class.
+func (c Class) String() string {
+	switch c {
+	case ClassPass:
+		return "pass"
+	case ClassInput:
+		return "input"
+	case ClassClose:
+		return "close"
+	}
+	return "unknown"
+}
+
+// msgInfo is one row of the client message table.
+type msgInfo struct {
+	name  string
+	class Class
+	base  int // bytes of the fixed part, type byte included; 0 for unknown
+}
+
+// msgTable is the one table of client-to-server message types. Every other
+// part of the package reads it. Type 255 is refined by its subtype.
+var msgTable = [256]msgInfo{
+	MsgSetPixelFormat:          {"SetPixelFormat", ClassPass, 20},
+	MsgSetEncodings:            {"SetEncodings", ClassPass, 4},
+	MsgFramebufferUpdateReq:    {"FramebufferUpdateRequest", ClassPass, 10},
+	MsgKeyEvent:                {"KeyEvent", ClassInput, 8},
+	MsgPointerEvent:            {"PointerEvent", ClassInput, 6},
+	MsgClientCutText:           {"ClientCutText", ClassInput, 8},
+	MsgEnableContinuousUpdates: {"EnableContinuousUpdates", ClassPass, 10},
+	MsgClientFence:             {"ClientFence", ClassPass, 9},
+	MsgXvp:                     {"xvp", ClassClose, 0},
+	MsgSetDesktopSize:          {"SetDesktopSize", ClassInput, 8},
+	MsgGii:                     {"gii", ClassClose, 0},
+	MsgQEMU:                    {"QEMU", ClassInput, 2},
+}
+
+// MessageName names a client message type ("type 7" for an unknown one).
+func MessageName(t uint8) string {
+	if n := msgTable[t].name; n != "" {
+		return n
+	}
+	return fmt.Sprintf("type %d", t)
+}
+
+// ClassOf says what the gate does with client message type t. Unknown types
+// are ClassClose. Type 255 is ClassInput here; its audio subtype closes.
+func ClassOf(t uint8) Class {
+	if c := msgTable[t].class; c != 0 {
+		return c
+	}
+	return ClassClose
+}
+
+// Limits bound what one client message may make the gate hold.
+type Limits struct {
+	// MaxCutText is the largest ClientCutText payload (either form) that is
+	// forwarded; a longer one is read and dropped. Default 256 KiB.
+	MaxCutText int
+	// MaxEncodings is the largest SetEncodings count accepted; more closes
+	// the connection. Default 128.
+	MaxEncodings int
+	// MaxHeldKeys is how many keys a viewer may hold down at once; a further
+	// key press is dropped. Default 64.
+	MaxHeldKeys int
+}
+
+// Default limits.
+const (
+	DefaultMaxCutText   = 256 << 10
+	DefaultMaxEncodings = 128
+	DefaultMaxHeldKeys  = 64
+	// MaxFencePayload is the RFB limit on a ClientFence payload.
+	MaxFencePayload = 64
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxCutText <= 0 {
+		l.MaxCutText = DefaultMaxCutText
+	}
+	if l.MaxEncodings <= 0 {
+		l.MaxEncodings = DefaultMaxEncodings
+	}
+	if l.MaxHeldKeys <= 0 {
+		l.MaxHeldKeys = DefaultMaxHeldKeys
+	}
+	return l
+}
+
+// Error kinds; errors.Is matches a *ProtocolError against them.
+var (
+	// ErrUnknownMessage: a message type (or QEMU subtype) the gate cannot parse.
+	ErrUnknownMessage = errors.New("unknown client message type")
+	// ErrForbiddenMessage: a known message the gate never relays (xvp, gii, QEMU audio).
+	ErrForbiddenMessage = errors.New("forbidden client message")
+	// ErrLimit: a message over one of the gate's limits.
+	ErrLimit = errors.New("client message over limit")
+	// ErrMalformed: a message whose fields contradict each other.
+	ErrMalformed = errors.New("malformed client message")
+)
+
+// ProtocolError describes bad client input: what kind, which message, and
+// the byte offset of that message's first byte in the client stream.
+type ProtocolError struct {
+	Kind   error  // one of the Err* kinds above
+	Type   uint8  // the message type
+	Offset int64  // offset of the message's first byte in the client stream
+	Detail string // what was wrong
+}
+
+// Error reports what went wrong and where.
+func (e *ProtocolError) Error() string {
+	return fmt.Sprintf("rfbgate: %v: %s at client byte %d: %s", e.Kind, MessageName(e.Type), e.Offset, e.Detail)
+}
+
+// Unwrap returns the kind, for errors.Is.
+func (e *ProtocolError) Unwrap() error { return e.Kind }
+
+// Event is what one Parser.Step reports.
+type Event uint8
+
+const (
+	// EventNeedMore: the input is used up in the middle of a message (or
+	// between messages); call Step again with more input.
+	EventNeedMore Event = iota
+	// EventStart: the first byte of a message was read; Type is known.
+	EventStart
+	// EventHeader: the fixed part of the message is complete; Header holds it.
+	// For SetEncodings the fixed part includes the whole encoding list.
+	EventHeader
+	// EventBody: the returned bytes are a piece of the message's payload
+	// (ClientCutText text, ClientFence payload, SetDesktopSize screens).
+	EventBody
+	// EventEnd: the message is complete.
+	EventEnd
+)
+
+type parserState uint8
+
+const (
+	stIdle parserState = iota
+	stHeader
+	stBody
+	stEnd
+	stFailed
+)
+
+// Parser is a resumable streaming parser of the RFB client-to-server stream
+// (after the handshake). It holds at most one message's fixed part (for
+// SetEncodings its capped encoding list); payloads are handed out in pieces
+// as they arrive and never buffered. It does not allocate after NewParser.
+type Parser struct {
+	lim      Limits
+	state    parserState
+	typ      uint8
+	hdr      []byte
+	need     int   // bytes of header wanted
+	extended bool  // the header's variable part was added to need
+	body     int64 // payload bytes still to come
+	bodyLen  int64 // the whole payload length
+	off      int64 // bytes consumed so far
+	start    int64 // offset of the current message
+	err      error
+}
+
+// NewParser returns a parser with the given limits (zero fields take defaults).
+func NewParser(lim Limits) *Parser {
+	lim = lim.withDefaults()
+	n := 4 + 4*lim.MaxEncodings
+	if n < 20 {
+		n = 20
+	}
+	return &Parser{lim: lim, hdr: make([]byte, 0, n)}
+}
+
+// Type is the current message's type (valid from EventStart to EventEnd).
+func (p *Parser) Type() uint8 { return p.typ }
+
+// Header is the current message's fixed part, valid from EventHeader until
+// the next Step that starts a new message.
+func (p *Parser) Header() []byte { return p.hdr }
+
+// BodyLen is the current message's payload length (valid from EventHeader).
+func (p *Parser) BodyLen() int64 { return p.bodyLen }
+
+// Offset is the number of client bytes consumed so far.
+func (p *Parser) Offset() int64 { return p.off }
+
+// MessageOffset is the offset of the current message's first byte.
+func (p *Parser) MessageOffset() int64 { return p.start }
+
+// AtBoundary reports whether the parser is between messages.
+func (p *Parser) AtBoundary() bool { return p.state == stIdle }
+
+// Err is the error that stopped the parser, if any.
+func (p *Parser) Err() error { return p.err }
+
+func (p *Parser) fail(kind error, detail string) error {
+	p.err = &ProtocolError{Kind: kind, Type: p.typ, Offset: p.start, Detail: detail}
+	p.state = stFailed
+	return p.err
+}
+
+// Step consumes a prefix of in and reports one event. It returns how many
+// bytes it consumed and, for EventBody, the payload piece (a sub-slice of in).
+// Call it until it returns EventNeedMore, then feed the next chunk. After an
+// error every Step returns that error.
+func (p *Parser) Step(in []byte) (n int, ev Event, body []byte, err error) {
+	switch p.state {
+	case stFailed:
+		return 0, EventNeedMore, nil, p.err
+	case stEnd:
+		p.state = stIdle
+		return 0, EventEnd, nil, nil
+	case stIdle:
+		if len(in) == 0 {
+			return 0, EventNeedMore, nil, nil
+		}
+		p.typ = in[0]
+		p.start = p.off
+		p.off++
+		info := &msgTable[p.typ]
+		switch {
+		case info.class == 0:
+			return 1, EventNeedMore, nil, p.fail(ErrUnknownMessage, "a stream that cannot be parsed cannot be gated")
+		case info.class == ClassClose:
+			return 1, EventNeedMore, nil, p.fail(ErrForbiddenMessage, "not relayed")
+		}
+		p.hdr = append(p.hdr[:0], p.typ)
+		p.need = info.base
+		p.extended = false
+		p.body, p.bodyLen = 0, 0
+		p.state = stHeader
+		return 1, EventStart, nil, nil
+	case stHeader:
+		total := 0
+		for {
+			k := copy(p.hdr[len(p.hdr):p.need], in[total:])
+			p.hdr = p.hdr[:len(p.hdr)+k]
+			p.off += int64(k)
+			total += k
+			if len(p.hdr) < p.need {
+				return total, EventNeedMore, nil, nil
+			}
+			if p.extended {
+				break
+			}
+			// The first stage is complete: it says how long the rest is.
+			p.extended = true
+			if err := p.extend(); err != nil {
+				return total, EventNeedMore, nil, err
+			}
+		}
+		if p.body > 0 {
+			p.state = stBody
+		} else {
+			p.state = stEnd
+		}
+		return total, EventHeader, nil, nil
+	case stBody:
+		if len(in) == 0 {
+			return 0, EventNeedMore, nil, nil
+		}
+		k := len(in)
+		if int64(k) > p.body {
+			k = int(p.body)
+		}
+		p.body -= int64(k)
+		p.off += int64(k)
+		if p.body == 0 {
+			p.state = stEnd
+		}
+		return k, EventBody, in[:k], nil
+	}
+	return 0, EventNeedMore, nil, p.fail(ErrMalformed, "parser in an impossible state")
+}
+
+// extend reads the fixed part's first stage and sets the variable part.
+func (p *Parser) extend() error {
+	h := p.hdr
+	switch p.typ {
+	case MsgSetEncodings:
+		n := int(binary.BigEndian.Uint16(h[2:4]))
+		if n > p.lim.MaxEncodings {
+			return p.fail(ErrLimit, fmt.Sprintf("%d encodings, limit %d", n, p.lim.MaxEncodings))
+		}
+		p.need = 4 + 4*n
+	case MsgClientCutText:
+		l := int64(int32(binary.BigEndian.Uint32(h[4:8])))
+		if l < 0 {
+			l = -l // int64: abs(math.MinInt32) does not overflow
+			if l < 4 {
+				return p.fail(ErrMalformed, fmt.Sprintf("extended clipboard length %d is shorter than its 4-byte flags", l))
+			}
+		}
+		p.body, p.bodyLen = l, l
+	case MsgClientFence:
+		l := int64(h[8])
+		if l > MaxFencePayload {
+			return p.fail(ErrLimit, fmt.Sprintf("fence payload of %d bytes, limit %d", l, MaxFencePayload))
+		}
+		p.body, p.bodyLen = l, l
+	case MsgSetDesktopSize:
+		l := int64(h[6]) * 16
+		p.body, p.bodyLen = l, l
+	case MsgQEMU:
+		switch h[1] {
+		case QEMUExtendedKeyEvent:
+			p.need = 12
+		case QEMUAudio:
+			return p.fail(ErrForbiddenMessage, "QEMU audio is not relayed")
+		default:
+			return p.fail(ErrUnknownMessage, fmt.Sprintf("QEMU subtype %d", h[1]))
+		}
+	}
+	return nil
+}
