@@ -1,0 +1,489 @@
+package cbor
+
+import (
+	"encoding/binary"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Head is a decoded item head.
+type Head struct {
+	Major Major
+	Info  byte   // the low five bits of the initial byte
+	Arg   uint64 // the argument: a value, a length or a count
+	// Indefinite is true for a head with additional information 31: an
+	// indefinite-length string, array or map (or the break code, major 7).
+	Indefinite bool
+}
+
+// Decoder reads CBOR items from a byte slice, front to back. It never
+// allocates for definite-length items: text and byte strings are returned as
+// subslices of the input.
+type Decoder struct {
+	buf []byte
+	off int
+}
+
+// NewDecoder returns a Decoder positioned at the start of b.
+func NewDecoder(b []byte) Decoder { return Decoder{buf: b} }
+
+// Reset positions d at the start of b.
+func (d *Decoder) Reset(b []byte) { d.buf, d.off = b, 0 }
+
+// Offset is the number of bytes consumed so far.
+func (d *Decoder) Offset() int { return d.off }
+
+// Len is the number of bytes not yet consumed.
+func (d *Decoder) Len() int { return len(d.buf) - d.off }
+
+// Input is the whole input slice.
+func (d *Decoder) Input() []byte { return d.buf }
+
+// Done reports an ErrTrailing error when bytes remain after the last item.
+func (d *Decoder) Done() error {
+	if d.off != len(d.buf) {
+		return Errorf(ErrTrailing, d.off, strconv.Itoa(len(d.buf)-d.off)+" bytes left over")
+	}
+	return nil
+}
+
+func (d *Decoder) truncated(want string) *Error {
+	return Errorf(ErrTruncated, len(d.buf), "input ends inside "+want)
+}
+
+// PeekByte returns the next initial byte without consuming it.
+func (d *Decoder) PeekByte() (byte, bool) {
+	if d.off >= len(d.buf) {
+		return 0, false
+	}
+	return d.buf[d.off], true
+}
+
+// ReadHead reads one head. It rejects the reserved additional information
+// values 28 to 30, and accepts 31 only where RFC 8949 gives it a meaning.
+func (d *Decoder) ReadHead() (Head, error) {
+	if d.off >= len(d.buf) {
+		return Head{}, d.truncated("an item head")
+	}
+	ib := d.buf[d.off]
+	h := Head{Major: Major(ib >> 5), Info: ib & 0x1f}
+	start := d.off
+	switch {
+	case h.Info < 24:
+		h.Arg = uint64(h.Info)
+		d.off++
+	case h.Info <= 27:
+		n := 1 << (h.Info - 24)
+		if len(d.buf)-d.off-1 < n {
+			return Head{}, d.truncated("an item head")
+		}
+		p := d.buf[d.off+1:]
+		switch n {
+		case 1:
+			h.Arg = uint64(p[0])
+		case 2:
+			h.Arg = uint64(binary.BigEndian.Uint16(p))
+		case 4:
+			h.Arg = uint64(binary.BigEndian.Uint32(p))
+		default:
+			h.Arg = binary.BigEndian.Uint64(p)
+		}
+		d.off += 1 + n
+	case h.Info == 31:
+		switch h.Major {
+		case MajorBytes, MajorText, MajorArray, MajorMap, MajorSimple:
+			h.Indefinite = true
+			d.off++
+		default:
+			return Head{}, Errorf(ErrMalformed, start, "additional information 31 with "+h.Major.String())
+		}
+	default:
+		return Head{}, Errorf(ErrMalformed, start, "reserved additional information "+strconv.Itoa(int(h.Info)))
+	}
+	if h.Major == MajorSimple && h.Info == 24 && h.Arg < 32 {
+		return Head{}, Errorf(ErrMalformed, start, "two-byte simple value below 32")
+	}
+	return h, nil
+}
+
+// typeError describes an item of the wrong type at off, telling floats and
+// tags apart because the protocol forbids them specifically.
+func typeError(h Head, off int, want string) *Error {
+	switch {
+	case h.Major == MajorTag:
+		return Errorf(ErrTag, off, "tag "+strconv.FormatUint(h.Arg, 10)+" where "+want+" was expected")
+	case h.Major == MajorSimple && h.Info >= 25 && h.Info <= 27:
+		return Errorf(ErrFloat, off, "float where "+want+" was expected")
+	case h.Major == MajorSimple && h.Indefinite:
+		return Errorf(ErrMalformed, off, "break code where "+want+" was expected")
+	case h.Major == MajorSimple:
+		return Errorf(ErrType, off, simpleName(h)+" where "+want+" was expected")
+	}
+	return Errorf(ErrType, off, h.Major.String()+" where "+want+" was expected")
+}
+
+func simpleName(h Head) string {
+	switch h.Arg {
+	case 20:
+		return "false"
+	case 21:
+		return "true"
+	case 22:
+		return "null"
+	case 23:
+		return "undefined"
+	}
+	return "simple value " + strconv.FormatUint(h.Arg, 10)
+}
+
+// Uint reads an unsigned integer (major type 0).
+func (d *Decoder) Uint() (uint64, error) {
+	// Fast path: a one-byte head.
+	if d.off < len(d.buf) {
+		if b := d.buf[d.off]; b < 24 {
+			d.off++
+			return uint64(b), nil
+		}
+	}
+	start := d.off
+	h, err := d.ReadHead()
+	if err != nil {
+		return 0, err
+	}
+	if h.Major != MajorUint {
+		d.off = start
+		return 0, typeError(h, start, "an unsigned integer")
+	}
+	return h.Arg, nil
+}
+
+// Uint32 reads an unsigned integer that must fit in 32 bits.
+func (d *Decoder) Uint32() (uint32, error) {
+	start := d.off
+	v, err := d.Uint()
+	if err != nil {
+		return 0, err
+	}
+	if v > 0xffffffff {
+		return 0, Errorf(ErrRange, start, strconv.FormatUint(v, 10)+" does not fit in u32")
+	}
+	return uint32(v), nil
+}
+
+// Int reads a signed integer (major type 0 or 1) that fits in an int64.
+func (d *Decoder) Int() (int64, error) {
+	if d.off < len(d.buf) {
+		if b := d.buf[d.off]; b < 24 {
+			d.off++
+			return int64(b), nil
+		} else if b >= 0x20 && b < 0x38 {
+			d.off++
+			return -1 - int64(b-0x20), nil
+		}
+	}
+	start := d.off
+	h, err := d.ReadHead()
+	if err != nil {
+		return 0, err
+	}
+	switch h.Major {
+	case MajorUint:
+		if h.Arg > 1<<63-1 {
+			return 0, Errorf(ErrRange, start, strconv.FormatUint(h.Arg, 10)+" does not fit in i64")
+		}
+		return int64(h.Arg), nil
+	case MajorNegInt:
+		if h.Arg > 1<<63-1 {
+			return 0, Errorf(ErrRange, start, "-1-"+strconv.FormatUint(h.Arg, 10)+" does not fit in i64")
+		}
+		return -1 - int64(h.Arg), nil
+	}
+	d.off = start
+	return 0, typeError(h, start, "an integer")
+}
+
+// Int32 reads a signed integer that must fit in 32 bits.
+func (d *Decoder) Int32() (int32, error) {
+	start := d.off
+	v, err := d.Int()
+	if err != nil {
+		return 0, err
+	}
+	if v < -1<<31 || v > 1<<31-1 {
+		return 0, Errorf(ErrRange, start, strconv.FormatInt(v, 10)+" does not fit in i32")
+	}
+	return int32(v), nil
+}
+
+// Bool reads true or false.
+func (d *Decoder) Bool() (bool, error) {
+	if d.off < len(d.buf) {
+		switch d.buf[d.off] {
+		case True:
+			d.off++
+			return true, nil
+		case False:
+			d.off++
+			return false, nil
+		}
+	}
+	start := d.off
+	h, err := d.ReadHead()
+	if err != nil {
+		return false, err
+	}
+	d.off = start
+	return false, typeError(h, start, "a boolean")
+}
+
+// Null consumes a null and reports true if the next item is one.
+func (d *Decoder) Null() bool {
+	if d.off < len(d.buf) && d.buf[d.off] == Null {
+		d.off++
+		return true
+	}
+	return false
+}
+
+// Break consumes a break stop code and reports true if the next byte is one.
+func (d *Decoder) Break() bool {
+	if d.off < len(d.buf) && d.buf[d.off] == Break {
+		d.off++
+		return true
+	}
+	return false
+}
+
+// Text reads a text string and checks that it is valid UTF-8. A definite
+// string is returned as a subslice of the input; an indefinite one is
+// joined into a new slice.
+func (d *Decoder) Text() ([]byte, error) { return d.str(MajorText, "a text string") }
+
+// Bytes reads a byte string. A definite string is returned as a subslice of
+// the input; an indefinite one is joined into a new slice.
+func (d *Decoder) Bytes() ([]byte, error) { return d.str(MajorBytes, "a byte string") }
+
+func (d *Decoder) str(m Major, want string) ([]byte, error) {
+	start := d.off
+	h, err := d.ReadHead()
+	if err != nil {
+		return nil, err
+	}
+	if h.Major != m {
+		d.off = start
+		return nil, typeError(h, start, want)
+	}
+	if h.Indefinite {
+		return d.indefiniteString(m, start)
+	}
+	s, err := d.chunk(h.Arg, want)
+	if err != nil {
+		return nil, err
+	}
+	if m == MajorText && !ValidUTF8(s) {
+		return nil, Errorf(ErrUTF8, start, "text string is not valid UTF-8")
+	}
+	return s, nil
+}
+
+// chunk consumes n bytes of string content.
+func (d *Decoder) chunk(n uint64, what string) ([]byte, error) {
+	if n > uint64(len(d.buf)-d.off) {
+		return nil, Errorf(ErrTruncated, d.off, "string of "+strconv.FormatUint(n, 10)+" bytes with "+strconv.Itoa(len(d.buf)-d.off)+" left, in "+what)
+	}
+	s := d.buf[d.off : d.off+int(n) : d.off+int(n)]
+	d.off += int(n)
+	return s, nil
+}
+
+func (d *Decoder) indefiniteString(m Major, start int) ([]byte, error) {
+	var out []byte
+	for {
+		if d.Break() {
+			if out == nil {
+				out = []byte{}
+			}
+			return out, nil
+		}
+		cs := d.off
+		h, err := d.ReadHead()
+		if err != nil {
+			return nil, err
+		}
+		if h.Major != m || h.Indefinite {
+			return nil, Errorf(ErrMalformed, cs, "chunk of an indefinite "+m.String()+" is a "+h.Major.String())
+		}
+		c, err := d.chunk(h.Arg, m.String()+" chunk")
+		if err != nil {
+			return nil, err
+		}
+		if m == MajorText && !ValidUTF8(c) {
+			return nil, Errorf(ErrUTF8, cs, "text chunk is not valid UTF-8")
+		}
+		out = append(out, c...)
+	}
+}
+
+// ValidUTF8 reports whether b is valid UTF-8, with a fast path for ASCII.
+func ValidUTF8(b []byte) bool {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 != 0 {
+			return utf8.Valid(b[i:])
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] >= 0x80 {
+			return utf8.Valid(b[i:])
+		}
+	}
+	return true
+}
+
+// container reads an array or map head. n is the number of items (arrays)
+// or pairs (maps), -1 when the container has indefinite length. A definite
+// count is checked against the bytes left (each item takes at least one
+// byte), so a caller may reserve n elements without trusting the input.
+func (d *Decoder) container(m Major, want string) (int, error) {
+	start := d.off
+	h, err := d.ReadHead()
+	if err != nil {
+		return 0, err
+	}
+	if h.Major != m {
+		d.off = start
+		return 0, typeError(h, start, want)
+	}
+	if h.Indefinite {
+		return -1, nil
+	}
+	per := uint64(1)
+	if m == MajorMap {
+		per = 2
+	}
+	left := uint64(len(d.buf) - d.off)
+	if h.Arg > left/per {
+		return 0, Errorf(ErrTruncated, start, want+" of "+strconv.FormatUint(h.Arg, 10)+" elements with only "+strconv.FormatUint(left, 10)+" bytes left")
+	}
+	return int(h.Arg), nil
+}
+
+// ArrayHead reads an array head; see container for n.
+func (d *Decoder) ArrayHead() (n int, err error) { return d.container(MajorArray, "an array") }
+
+// MapHead reads a map head; see container for n.
+func (d *Decoder) MapHead() (n int, err error) { return d.container(MajorMap, "a map") }
+
+// More reports whether a container with count n (-1: indefinite) has
+// another element after i elements, consuming the break code of an
+// indefinite container when it ends.
+func (d *Decoder) More(n, i int) bool {
+	if n >= 0 {
+		return i < n
+	}
+	return !d.Break()
+}
+
+// MaxSkipNesting bounds the indefinite-length containers Skip keeps open at
+// once; definite containers cost Skip no memory at all.
+const MaxSkipNesting = 1024
+
+// Skip consumes one well-formed item of any type, without recursion.
+func (d *Decoder) Skip() error {
+	// pending counts the items still to skip in the innermost run of
+	// definite containers. Each open indefinite container saves the
+	// pending count of its parent, and counts its own items so that a map
+	// with an odd number of them is caught.
+	type indef struct {
+		saved uint64
+		items uint64
+		isMap bool
+	}
+	var openBuf [8]indef
+	open := openBuf[:0]
+	pending := uint64(1)
+	for {
+		if pending == 0 {
+			if len(open) == 0 {
+				return nil
+			}
+			top := &open[len(open)-1]
+			if d.off < len(d.buf) && d.buf[d.off] == Break {
+				if top.isMap && top.items%2 != 0 {
+					return Errorf(ErrMalformed, d.off, "indefinite-length map ends after a key")
+				}
+				d.off++
+				pending = top.saved
+				open = open[:len(open)-1]
+				continue
+			}
+			top.items++
+			pending = 1
+		}
+		start := d.off
+		h, err := d.ReadHead()
+		if err != nil {
+			return err
+		}
+		pending--
+		left := uint64(len(d.buf) - d.off)
+		switch h.Major {
+		case MajorBytes, MajorText:
+			if h.Indefinite {
+				if err := d.skipIndefiniteString(h.Major); err != nil {
+					return err
+				}
+			} else if s, err := d.chunk(h.Arg, h.Major.String()); err != nil {
+				return err
+			} else if h.Major == MajorText && !ValidUTF8(s) {
+				return Errorf(ErrUTF8, start, "text string is not valid UTF-8")
+			}
+		case MajorArray, MajorMap:
+			if h.Indefinite {
+				if len(open) >= MaxSkipNesting {
+					return Errorf(ErrDepth, start, "more than "+strconv.Itoa(MaxSkipNesting)+" nested indefinite-length containers")
+				}
+				open = append(open, indef{saved: pending, isMap: h.Major == MajorMap})
+				pending = 0
+				continue
+			}
+			n := h.Arg
+			if h.Major == MajorMap {
+				if n > left/2 {
+					return Errorf(ErrTruncated, start, "map of "+strconv.FormatUint(n, 10)+" pairs with only "+strconv.FormatUint(left, 10)+" bytes left")
+				}
+				n *= 2
+			} else if n > left {
+				return Errorf(ErrTruncated, start, "array of "+strconv.FormatUint(n, 10)+" elements with only "+strconv.FormatUint(left, 10)+" bytes left")
+			}
+			pending += n
+		case MajorTag:
+			pending++ // the tagged item follows
+		case MajorSimple:
+			if h.Indefinite {
+				return Errorf(ErrMalformed, start, "unexpected break code")
+			}
+		}
+	}
+}
+
+func (d *Decoder) skipIndefiniteString(m Major) error {
+	for !d.Break() {
+		cs := d.off
+		h, err := d.ReadHead()
+		if err != nil {
+			return err
+		}
+		if h.Major != m || h.Indefinite {
+			return Errorf(ErrMalformed, cs, "chunk of an indefinite "+m.String()+" is a "+h.Major.String())
+		}
+		c, err := d.chunk(h.Arg, m.String()+" chunk")
+		if err != nil {
+			return err
+		}
+		if m == MajorText && !ValidUTF8(c) {
+			return Errorf(ErrUTF8, cs, "text chunk is not valid UTF-8")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,323 @@
+package codec
+
+import (
+	"strconv"
+	"unsafe"
+
+	"github.com/wirebench/wirebench/codec/cbor"
+)
+
+// DecodeError is a decoding failure with its kind, byte offset and field
+// path; errors.Is works on the kinds cbor.ErrTruncated, cbor.ErrType and
+// the rest, which this package re-exports.
+type DecodeError = cbor.Error
+
+// The kinds of decoding failure, for errors.Is.
+var (
+	ErrTruncated = cbor.ErrTruncated
+	ErrTrailing  = cbor.ErrTrailing
+	ErrMalformed = cbor.ErrMalformed
+	ErrType      = cbor.ErrType
+	ErrFloat     = cbor.ErrFloat
+	ErrTag       = cbor.ErrTag
+	ErrRange     = cbor.ErrRange
+	ErrUTF8      = cbor.ErrUTF8
+	ErrMissing   = cbor.ErrMissing
+	ErrDepth     = cbor.ErrDepth
+	ErrInvalid   = cbor.ErrInvalid
+)
+
+// Decode decodes one message from b, which must hold exactly one CBOR item
+// (a frame's payload). The message owns its memory: Decode copies b once
+// and the message's strings and byte slices point into that copy, never
+// into b.
+func Decode(b []byte) (Message, error) {
+	own := make([]byte, len(b))
+	copy(own, b)
+	return decodeOwned(own)
+}
+
+// DecodeOwned is Decode for a slice the caller hands over: the message
+// points into b, which must not be changed afterwards.
+func DecodeOwned(b []byte) (Message, error) { return decodeOwned(b) }
+
+func decodeOwned(b []byte) (Message, error) {
+	d := decoder{Decoder: cbor.NewDecoder(b)}
+	m, err := d.message()
+	if err != nil {
+		return nil, err
+	}
+	if err := d.Done(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// decoder adds the protocol's field readers to the primitive decoder.
+type decoder struct {
+	cbor.Decoder
+	stack []nodeFrame // reused node stack, see snapshot.go
+}
+
+// str turns a subslice of the decoder's own input into a string without
+// copying: the input is never written after Decode starts.
+func str(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+func (d *decoder) text() (string, error) {
+	b, err := d.Text()
+	return str(b), err
+}
+
+func (d *decoder) optText() (Opt[string], error) {
+	b, err := d.Text()
+	return Opt[string]{Val: str(b), Ok: err == nil}, err
+}
+
+func (d *decoder) u64() (uint64, error) { return d.Uint() }
+func (d *decoder) u32() (uint32, error) { return d.Uint32() }
+func (d *decoder) i32() (int32, error)  { return d.Int32() }
+func (d *decoder) i64() (int64, error)  { return d.Int() }
+
+func (d *decoder) optU32() (Opt[uint32], error) {
+	v, err := d.Uint32()
+	return Opt[uint32]{Val: v, Ok: err == nil}, err
+}
+
+func (d *decoder) optU64() (Opt[uint64], error) {
+	v, err := d.Uint()
+	return Opt[uint64]{Val: v, Ok: err == nil}, err
+}
+
+func (d *decoder) optBool() (Opt[bool], error) {
+	v, err := d.Bool()
+	return Opt[bool]{Val: v, Ok: err == nil}, err
+}
+
+// key reads a map key. A key that is not an unsigned integer is skipped
+// and reported as unknownKey, so its value is skipped too.
+func (d *decoder) key() (uint64, error) {
+	if b, ok := d.PeekByte(); ok && b < 24 {
+		d.Uint()
+		return uint64(b), nil
+	}
+	if b, ok := d.PeekByte(); ok && b>>5 == byte(cbor.MajorUint) {
+		return d.Uint()
+	}
+	if err := d.Skip(); err != nil {
+		return 0, err
+	}
+	return unknownKey, nil
+}
+
+const unknownKey = ^uint64(0)
+
+// mapHead reads a map head; n is -1 for an indefinite map.
+func (d *decoder) mapHead() (int, error) { return d.MapHead() }
+
+// missing reports the first required field absent from seen.
+func (d *decoder) missing(need, seen uint32, names []string, start int) error {
+	lack := need &^ seen
+	for k := 0; k < 32; k++ {
+		if lack&(1<<k) != 0 {
+			name := strconv.Itoa(k)
+			if k < len(names) && names[k] != "" {
+				name = names[k]
+			}
+			return cbor.In(cbor.Errorf(cbor.ErrMissing, start, "key "+strconv.Itoa(k)+" ("+name+") is required"), name)
+		}
+	}
+	return nil
+}
+
+// u32Array reads an array of u32, reserving no more than the input holds.
+func (d *decoder) u32Array() ([]uint32, error) {
+	n, err := d.ArrayHead()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]uint32, 0, max(n, 0))
+	for i := 0; d.More(n, i); i++ {
+		v, err := d.u32()
+		if err != nil {
+			return nil, cbor.At(err, i)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// arrayEnd skips elements past the first known ones of an array with
+// count n (-1: indefinite), of which i were read.
+func (d *decoder) arrayEnd(n, i int) error {
+	for ; d.More(n, i); i++ {
+		if err := d.Skip(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// message decodes any envelope.
+func (d *decoder) message() (Message, error) {
+	start := d.Offset()
+	b, ok := d.PeekByte()
+	if !ok {
+		return nil, cbor.Errorf(cbor.ErrTruncated, start, "empty input where a message was expected")
+	}
+	switch b >> 5 {
+	case byte(cbor.MajorArray):
+		return d.event()
+	case byte(cbor.MajorMap):
+	default:
+		h, err := d.ReadHead()
+		if err != nil {
+			return nil, cbor.In(err, "message")
+		}
+		_ = h
+		return nil, cbor.In(cbor.Errorf(cbor.ErrType, start, cbor.Major(b>>5).String()+" where a message map or event array was expected"), "message")
+	}
+	kind, err := d.peekKind()
+	if err != nil {
+		return nil, cbor.In(err, "message")
+	}
+	switch kind {
+	case KindHello:
+		h := new(Hello)
+		return h, cbor.In(d.hello(h), "hello")
+	case KindWelcome:
+		w := new(Welcome)
+		return w, cbor.In(d.welcome(w), "welcome")
+	case KindRequest:
+		r := new(Request)
+		return r, cbor.In(d.request(r), "request")
+	case KindResponse:
+		r := new(Response)
+		return r, cbor.In(d.response(r), "response")
+	case KindPing:
+		p := new(Ping)
+		n, err := d.nonce(KindPing)
+		p.Nonce = n
+		return p, cbor.In(err, "ping")
+	case KindPong:
+		p := new(Pong)
+		n, err := d.nonce(KindPong)
+		p.Nonce = n
+		return p, cbor.In(err, "pong")
+	}
+	if err := d.Skip(); err != nil {
+		return nil, cbor.In(err, "message")
+	}
+	return &UnknownKind{Value: uint64(kind)}, nil
+}
+
+// peekKind finds key 0 of the map at the decoder's position without
+// consuming anything. Keys come in any order and may repeat (the last one
+// wins), so the whole map is scanned.
+func (d *decoder) peekKind() (Kind, error) {
+	save := *d
+	defer func() { d.Decoder = save.Decoder }()
+	start := d.Offset()
+	n, err := d.mapHead()
+	if err != nil {
+		return 0, err
+	}
+	var kind Kind
+	found := false
+	// Fast path: the canonical layout puts the kind first. A later
+	// repetition of key 0 with another value is caught by the decoder of
+	// the kind (see checkKind).
+	if b, ok := d.PeekByte(); ok && b == 0 && n != 0 {
+		d.key()
+		if !d.Null() {
+			v, err := d.u64()
+			if err != nil {
+				return 0, cbor.In(err, "kind")
+			}
+			return Kind(v), nil
+		}
+		n-- // the pair is consumed; an indefinite map stays -1 below
+		if n < -1 {
+			n = -1
+		}
+	}
+	for i := 0; d.More(n, i); i++ {
+		k, err := d.key()
+		if err != nil {
+			return 0, err
+		}
+		if k == 0 && !d.Null() {
+			v, err := d.u64()
+			if err != nil {
+				return 0, cbor.In(err, "kind")
+			}
+			kind, found = Kind(v), true
+			continue
+		}
+		if err := d.Skip(); err != nil {
+			return 0, err
+		}
+	}
+	if !found {
+		return 0, cbor.In(cbor.Errorf(cbor.ErrMissing, start, "key 0 (kind) is required"), "kind")
+	}
+	return kind, nil
+}
+
+// nonce decodes a ping or pong.
+func (d *decoder) nonce(kind Kind) (uint64, error) {
+	start := d.Offset()
+	n, err := d.mapHead()
+	if err != nil {
+		return 0, err
+	}
+	var seen uint32
+	var nonce uint64
+	for i := 0; d.More(n, i); i++ {
+		k, err := d.key()
+		if err != nil {
+			return 0, err
+		}
+		if d.Null() {
+			if k < 2 {
+				seen &^= 1 << k
+			}
+			continue
+		}
+		switch k {
+		case 0:
+			err = d.checkKind(kind)
+			seen |= 1
+		case 1:
+			nonce, err = d.u64()
+			err = cbor.In(err, "nonce")
+			seen |= 2
+		default:
+			err = d.Skip()
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	return nonce, d.missing(3, seen, []string{"kind", "nonce"}, start)
+}
+
+// checkKind reads key 0 inside the decoder of a kind and insists that a
+// repeated kind key names the same kind.
+func (d *decoder) checkKind(want Kind) error {
+	start := d.Offset()
+	v, err := d.u64()
+	if err != nil {
+		return cbor.In(err, "kind")
+	}
+	if Kind(v) != want {
+		return cbor.In(cbor.Errorf(cbor.ErrInvalid, start, "kind "+Kind(v).String()+" repeats key 0 of a "+want.String()), "kind")
+	}
+	return nil
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,338 @@
+package codec
+
+import (
+	"strconv"
+
+	"github.com/wirebench/wirebench/codec/cbor"
+)
+
+// Stream identifies an event stream.
+type Stream uint32
+
+// The streams of protocol.md section 6.
+const (
+	StreamTree   Stream = 0 // lossless
+	StreamFrames Stream = 1 // lossy
+)
+
+// String is the stream's protocol name, or its number when unknown.
+func (s Stream) String() string {
+	switch s {
+	case StreamTree:
+		return "tree"
+	case StreamFrames:
+		return "frames"
+	}
+	return strconv.FormatUint(uint64(s), 10)
+}
+
+// Lossy reports whether skipped sequence numbers on s are dropped frames
+// rather than a loss of sync. Unknown streams are lossless.
+func (s Stream) Lossy() bool { return s == StreamFrames }
+
+// ParseStream returns the stream named s (a protocol name or a number).
+func ParseStream(s string) (Stream, bool) {
+	switch s {
+	case "tree":
+		return StreamTree, true
+	case "frames":
+		return StreamFrames, true
+	}
+	v, err := strconv.ParseUint(s, 10, 32)
+	return Stream(v), err == nil
+}
+
+// EventType is an event's type within its stream.
+type EventType uint32
+
+// Event types of the tree stream.
+const (
+	TypeWindowChanged  EventType = 0
+	TypeContentChanged EventType = 1
+)
+
+// Event types of the frames stream.
+const (
+	TypeFrame EventType = 0
+)
+
+// EventTypeName is the protocol name of type t on stream s, or its number.
+func EventTypeName(s Stream, t EventType) string {
+	switch {
+	case s == StreamTree && t == TypeWindowChanged:
+		return "window_changed"
+	case s == StreamTree && t == TypeContentChanged:
+		return "content_changed"
+	case s == StreamFrames && t == TypeFrame:
+		return "frame"
+	}
+	return strconv.FormatUint(uint64(t), 10)
+}
+
+// ParseEventType returns the type named name on stream s.
+func ParseEventType(s Stream, name string) (EventType, bool) {
+	for _, t := range []EventType{0, 1} {
+		if EventTypeName(s, t) == name {
+			return t, true
+		}
+	}
+	v, err := strconv.ParseUint(name, 10, 32)
+	return EventType(v), err == nil
+}
+
+// Event is a positional event: [6, stream, seq, type, ...fields].
+type Event struct {
+	Stream Stream
+	Seq    uint64 // from 1 on each connection, per stream
+	Type   EventType
+	// Body holds the fields after the type: *WindowChanged,
+	// *ContentChanged or *ScreenFrame. It is nil for a type this version does
+	// not know, whose fields are skipped, and such an event encodes with
+	// no fields.
+	Body EventBody
+}
+
+// Kind returns KindEvent.
+func (*Event) Kind() Kind { return KindEvent }
+
+// EventBody is the fields of an event after its type.
+type EventBody interface {
+	// EventOf reports the stream and type this body belongs to.
+	EventOf() (Stream, EventType)
+	appendCBOR(dst []byte) ([]byte, error)
+	decodeFrom(d *decoder, n, i int) error
+	fieldCount() int
+}
+
+// WindowChanged reports a change to a window (tree stream, type 0).
+type WindowChanged struct {
+	Window uint32
+	Change uint32 // bits WindowAdded ...
+}
+
+// Window change bits.
+const (
+	WindowAdded   uint32 = 1 << 0
+	WindowRemoved uint32 = 1 << 1
+	WindowBounds  uint32 = 1 << 2
+	WindowTitle   uint32 = 1 << 3
+	WindowFocus   uint32 = 1 << 4
+	WindowLayer   uint32 = 1 << 5
+)
+
+// ContentChanged reports a change inside a window (tree stream, type 1).
+type ContentChanged struct {
+	Window uint32
+	Node   uint32 // 0: the window as a whole
+	Change uint32 // bits ContentSubtree ...
+}
+
+// Content change bits.
+const (
+	ContentSubtree uint32 = 1 << 0
+	ContentText    uint32 = 1 << 1
+	ContentState   uint32 = 1 << 2
+	ContentDesc    uint32 = 1 << 3
+)
+
+// ScreenFrame is one screen frame (frames stream, type 0).
+type ScreenFrame struct {
+	Width    uint32
+	Height   uint32
+	Format   uint32 // an image format
+	UptimeMS uint64
+	Image    []byte
+}
+
+// EventOf returns the tree stream and TypeWindowChanged.
+func (*WindowChanged) EventOf() (Stream, EventType) { return StreamTree, TypeWindowChanged }
+
+// EventOf returns the tree stream and TypeContentChanged.
+func (*ContentChanged) EventOf() (Stream, EventType) { return StreamTree, TypeContentChanged }
+
+// EventOf returns the frames stream and TypeFrame.
+func (*ScreenFrame) EventOf() (Stream, EventType) { return StreamFrames, TypeFrame }
+
+func (*WindowChanged) fieldCount() int  { return 2 }
+func (*ContentChanged) fieldCount() int { return 3 }
+func (*ScreenFrame) fieldCount() int    { return 5 }
+
+// BodyFor returns a new, empty body for type t on stream s, or nil.
+func BodyFor(s Stream, t EventType) EventBody {
+	switch {
+	case s == StreamTree && t == TypeWindowChanged:
+		return new(WindowChanged)
+	case s == StreamTree && t == TypeContentChanged:
+		return new(ContentChanged)
+	case s == StreamFrames && t == TypeFrame:
+		return new(ScreenFrame)
+	}
+	return nil
+}
+
+func (e *Event) appendCBOR(dst []byte) ([]byte, error) {
+	fields := 0
+	if e.Body != nil {
+		if s, t := e.Body.EventOf(); s != e.Stream || t != e.Type {
+			return dst, &EncodeError{Field: "event", Detail: "body of " + EventTypeName(s, t) + " in an event of stream " + e.Stream.String() + " type " + EventTypeName(e.Stream, e.Type)}
+		}
+		fields = e.Body.fieldCount()
+	}
+	dst = cbor.AppendArrayHead(dst, 4+fields)
+	dst = append(dst, byte(KindEvent))
+	dst = cbor.AppendUint(dst, uint64(e.Stream))
+	dst = cbor.AppendUint(dst, e.Seq)
+	dst = cbor.AppendUint(dst, uint64(e.Type))
+	if e.Body != nil {
+		return e.Body.appendCBOR(dst)
+	}
+	return dst, nil
+}
+
+func (b *WindowChanged) appendCBOR(dst []byte) ([]byte, error) {
+	return cbor.AppendUint(cbor.AppendUint(dst, uint64(b.Window)), uint64(b.Change)), nil
+}
+
+func (b *ContentChanged) appendCBOR(dst []byte) ([]byte, error) {
+	dst = cbor.AppendUint(dst, uint64(b.Window))
+	dst = cbor.AppendUint(dst, uint64(b.Node))
+	return cbor.AppendUint(dst, uint64(b.Change)), nil
+}
+
+func (b *ScreenFrame) appendCBOR(dst []byte) ([]byte, error) {
+	dst = cbor.AppendUint(dst, uint64(b.Width))
+	dst = cbor.AppendUint(dst, uint64(b.Height))
+	dst = cbor.AppendUint(dst, uint64(b.Format))
+	dst = cbor.AppendUint(dst, b.UptimeMS)
+	return cbor.AppendBytes(dst, b.Image), nil
+}
+
+var eventNames = []string{"kind", "stream", "seq", "type"}
+
+func (d *decoder) event() (Message, error) {
+	start := d.Offset()
+	n, err := d.ArrayHead()
+	if err != nil {
+		return nil, cbor.In(err, "message")
+	}
+	var head [4]uint64
+	for i := range head {
+		if !d.More(n, i) {
+			if i == 0 {
+				return nil, cbor.In(cbor.Errorf(cbor.ErrMissing, start, "an empty array is not a message"), "message")
+			}
+			return nil, cbor.In(cbor.Errorf(cbor.ErrMissing, start, "an event has at least 4 elements, not "+itoa(i)), "event")
+		}
+		if head[i], err = d.u64(); err != nil {
+			if i == 0 {
+				return nil, cbor.In(err, "kind")
+			}
+			return nil, cbor.In(cbor.In(err, eventNames[i]), "event")
+		}
+		if i == 0 && Kind(head[0]) != KindEvent {
+			// An array of another kind: report the kind, skip the rest.
+			if err := d.arrayEnd(n, 1); err != nil {
+				return nil, cbor.In(err, "message")
+			}
+			return &UnknownKind{Value: head[0]}, nil
+		}
+		if (i == 1 || i == 3) && head[i] > 0xffffffff {
+			return nil, cbor.In(cbor.In(cbor.Errorf(cbor.ErrRange, start, "does not fit in u32"), eventNames[i]), "event")
+		}
+	}
+	e := &Event{Stream: Stream(head[1]), Seq: head[2], Type: EventType(head[3])}
+	i := 4
+	if e.Body = BodyFor(e.Stream, e.Type); e.Body != nil {
+		if err := e.Body.decodeFrom(d, n, i); err != nil {
+			return nil, cbor.In(err, "event")
+		}
+		i += e.Body.fieldCount()
+	}
+	if err := d.arrayEnd(n, i); err != nil {
+		return nil, cbor.In(err, "event")
+	}
+	return e, nil
+}
+
+// eventFields reads the positional u32/u64 fields of a body, checking that
+// the array (count n, i elements read) holds them.
+func (d *decoder) eventField(n, i int, name string, start int) error {
+	if !d.More(n, i) {
+		return cbor.In(cbor.Errorf(cbor.ErrMissing, start, "the event ends before its "+name+" field (element "+itoa(i)+")"), name)
+	}
+	return nil
+}
+
+func (b *WindowChanged) decodeFrom(d *decoder, n, i int) (err error) {
+	start := d.Offset()
+	if err = d.eventField(n, i, "window", start); err != nil {
+		return err
+	}
+	if b.Window, err = d.u32(); err != nil {
+		return cbor.In(err, "window")
+	}
+	if err = d.eventField(n, i+1, "change", start); err != nil {
+		return err
+	}
+	if b.Change, err = d.u32(); err != nil {
+		return cbor.In(err, "change")
+	}
+	return nil
+}
+
+func (b *ContentChanged) decodeFrom(d *decoder, n, i int) (err error) {
+	start := d.Offset()
+	if err = d.eventField(n, i, "window", start); err != nil {
+		return err
+	}
+	if b.Window, err = d.u32(); err != nil {
+		return cbor.In(err, "window")
+	}
+	if err = d.eventField(n, i+1, "node", start); err != nil {
+		return err
+	}
+	if b.Node, err = d.u32(); err != nil {
+		return cbor.In(err, "node")
+	}
+	if err = d.eventField(n, i+2, "change", start); err != nil {
+		return err
+	}
+	if b.Change, err = d.u32(); err != nil {
+		return cbor.In(err, "change")
+	}
+	return nil
+}
+
+func (b *ScreenFrame) decodeFrom(d *decoder, n, i int) (err error) {
+	start := d.Offset()
+	for j, name := range [...]string{"width", "height", "format"} {
+		if err = d.eventField(n, i+j, name, start); err != nil {
+			return err
+		}
+		v, err := d.u32()
+		if err != nil {
+			return cbor.In(err, name)
+		}
+		switch j {
+		case 0:
+			b.Width = v
+		case 1:
+			b.Height = v
+		default:
+			b.Format = v
+		}
+	}
+	if err = d.eventField(n, i+3, "uptime_ms", start); err != nil {
+		return err
+	}
+	if b.UptimeMS, err = d.u64(); err != nil {
+		return cbor.In(err, "uptime_ms")
+	}
+	if err = d.eventField(n, i+4, "image", start); err != nil {
+		return err
+	}
+	if b.Image, err = d.Bytes(); err != nil {
+		return cbor.In(err, "image")
+	}
+	return nil
+}

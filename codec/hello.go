@@ -1,0 +1,378 @@
+package codec
+
+import (
+	"github.com/wirebench/wirebench/codec/cbor"
+)
+
+// Hello is the agent's first message: the versions it speaks, its frame
+// limit and its capabilities.
+type Hello struct {
+	Versions     []uint32     // key 1, always present
+	MaxFrame     uint32       // key 2
+	Capabilities Capabilities // key 3
+	Token        Opt[string]  // key 4, the per-launch token
+	Agent        string       // key 5, the agent's name and build
+	Device       Opt[Device]  // key 6
+}
+
+// Welcome is the host's answer to Hello: the selected version, frame limit
+// and session id on success, only Error on failure.
+type Welcome struct {
+	Version  Opt[uint32] // key 1
+	MaxFrame Opt[uint32] // key 2
+	Error    *Error      // key 3
+	Session  Opt[uint64] // key 4
+}
+
+// Device describes the device the agent runs on.
+type Device struct {
+	Model   string  // key 0
+	SDK     uint32  // key 1
+	ABI     string  // key 2
+	Display Display // key 3
+}
+
+// Display is a display's geometry.
+type Display struct {
+	Width      uint32 // key 0
+	Height     uint32 // key 1
+	DensityDPI uint32 // key 2
+	Rotation   uint32 // key 3, quarter turns 0..3
+}
+
+// Kind returns KindHello.
+func (*Hello) Kind() Kind { return KindHello }
+
+// Kind returns KindWelcome.
+func (*Welcome) Kind() Kind { return KindWelcome }
+
+func (h *Hello) appendCBOR(dst []byte) ([]byte, error) {
+	if err := checkText(h.Token.Val, "hello.token"); h.Token.Ok && err != nil {
+		return dst, err
+	}
+	if err := checkText(h.Agent, "hello.agent"); err != nil {
+		return dst, err
+	}
+	dst = cbor.AppendMapHead(dst, 5+present(h.Token.Ok, h.Device.Ok))
+	dst = append(dst, 0x00, byte(KindHello), 0x01)
+	dst = appendU32Array(dst, h.Versions)
+	dst = appendUintField(dst, 2, uint64(h.MaxFrame))
+	dst = appendUintField(dst, 3, uint64(h.Capabilities))
+	if h.Token.Ok {
+		dst = appendTextField(dst, 4, h.Token.Val)
+	}
+	dst = appendTextField(dst, 5, h.Agent)
+	if h.Device.Ok {
+		var err error
+		if dst, err = h.Device.Val.appendField(append(dst, 6), "hello.device"); err != nil {
+			return dst, err
+		}
+	}
+	return dst, nil
+}
+
+func (w *Welcome) appendCBOR(dst []byte) ([]byte, error) {
+	dst = cbor.AppendMapHead(dst, 1+present(w.Version.Ok, w.MaxFrame.Ok, w.Error != nil, w.Session.Ok))
+	dst = append(dst, 0x00, byte(KindWelcome))
+	if w.Version.Ok {
+		dst = appendUintField(dst, 1, uint64(w.Version.Val))
+	}
+	if w.MaxFrame.Ok {
+		dst = appendUintField(dst, 2, uint64(w.MaxFrame.Val))
+	}
+	if w.Error != nil {
+		var err error
+		if dst, err = w.Error.appendCBOR(append(dst, 3), "welcome.error"); err != nil {
+			return dst, err
+		}
+	}
+	if w.Session.Ok {
+		dst = appendUintField(dst, 4, w.Session.Val)
+	}
+	return dst, nil
+}
+
+func (v *Device) appendField(dst []byte, field string) ([]byte, error) {
+	if err := checkText(v.Model, field+".model"); err != nil {
+		return dst, err
+	}
+	if err := checkText(v.ABI, field+".abi"); err != nil {
+		return dst, err
+	}
+	dst = appendTextField(append(dst, 0xa4), 0, v.Model)
+	dst = appendUintField(dst, 1, uint64(v.SDK))
+	dst = appendTextField(dst, 2, v.ABI)
+	return v.Display.appendCBOR(append(dst, 3)), nil
+}
+
+func (v *Display) appendCBOR(dst []byte) []byte {
+	dst = appendUintField(append(dst, 0xa4), 0, uint64(v.Width))
+	dst = appendUintField(dst, 1, uint64(v.Height))
+	dst = appendUintField(dst, 2, uint64(v.DensityDPI))
+	return appendUintField(dst, 3, uint64(v.Rotation))
+}
+
+func (e *Error) appendCBOR(dst []byte, field string) ([]byte, error) {
+	if err := checkText(string(e.Code), field+".code"); err != nil {
+		return dst, err
+	}
+	if err := checkText(e.Message, field+".message"); err != nil {
+		return dst, err
+	}
+	dst = appendTextField(append(dst, 0xa3), 0, string(e.Code))
+	dst = appendTextField(dst, 1, e.Message)
+	return appendBoolField(dst, 2, e.Retryable), nil
+}
+
+var helloNames = []string{"kind", "versions", "max_frame", "capabilities", "token", "agent", "device"}
+
+func (d *decoder) hello(h *Hello) error {
+	start := d.Offset()
+	n, err := d.mapHead()
+	if err != nil {
+		return err
+	}
+	var seen uint32
+	for i := 0; d.More(n, i); i++ {
+		k, err := d.key()
+		if err != nil {
+			return err
+		}
+		if d.Null() {
+			switch k {
+			case 4:
+				h.Token = Opt[string]{}
+			case 6:
+				h.Device = Opt[Device]{}
+			}
+			if k < 32 {
+				seen &^= 1 << k
+			}
+			continue
+		}
+		switch k {
+		case 0:
+			err = d.checkKind(KindHello)
+		case 1:
+			h.Versions, err = d.u32Array()
+		case 2:
+			h.MaxFrame, err = d.u32()
+		case 3:
+			var c uint32
+			c, err = d.u32()
+			h.Capabilities = Capabilities(c)
+		case 4:
+			h.Token, err = d.optText()
+		case 5:
+			h.Agent, err = d.text()
+		case 6:
+			h.Device = Opt[Device]{Ok: true}
+			err = d.device(&h.Device.Val)
+		default:
+			err = d.Skip()
+		}
+		if err != nil {
+			if int(k) < len(helloNames) {
+				err = cbor.In(err, helloNames[k])
+			}
+			return err
+		}
+		if k < 32 {
+			seen |= 1 << k
+		}
+	}
+	return d.missing(1<<0|1<<1|1<<2|1<<3|1<<5, seen, helloNames, start)
+}
+
+var welcomeNames = []string{"kind", "version", "max_frame", "error", "session"}
+
+func (d *decoder) welcome(w *Welcome) error {
+	start := d.Offset()
+	n, err := d.mapHead()
+	if err != nil {
+		return err
+	}
+	var seen uint32
+	for i := 0; d.More(n, i); i++ {
+		k, err := d.key()
+		if err != nil {
+			return err
+		}
+		if d.Null() {
+			switch k {
+			case 1:
+				w.Version = Opt[uint32]{}
+			case 2:
+				w.MaxFrame = Opt[uint32]{}
+			case 3:
+				w.Error = nil
+			case 4:
+				w.Session = Opt[uint64]{}
+			}
+			if k < 32 {
+				seen &^= 1 << k
+			}
+			continue
+		}
+		switch k {
+		case 0:
+			err = d.checkKind(KindWelcome)
+		case 1:
+			w.Version, err = d.optU32()
+		case 2:
+			w.MaxFrame, err = d.optU32()
+		case 3:
+			w.Error = new(Error)
+			err = d.protoError(w.Error)
+		case 4:
+			w.Session, err = d.optU64()
+		default:
+			err = d.Skip()
+		}
+		if err != nil {
+			if int(k) < len(welcomeNames) {
+				err = cbor.In(err, welcomeNames[k])
+			}
+			return err
+		}
+		if k < 32 {
+			seen |= 1 << k
+		}
+	}
+	return d.missing(1, seen, welcomeNames, start)
+}
+
+var deviceNames = []string{"model", "sdk", "abi", "display"}
+
+func (d *decoder) device(v *Device) error {
+	start := d.Offset()
+	n, err := d.mapHead()
+	if err != nil {
+		return err
+	}
+	var seen uint32
+	for i := 0; d.More(n, i); i++ {
+		k, err := d.key()
+		if err != nil {
+			return err
+		}
+		if d.Null() {
+			if k < 32 {
+				seen &^= 1 << k
+			}
+			continue
+		}
+		switch k {
+		case 0:
+			v.Model, err = d.text()
+		case 1:
+			v.SDK, err = d.u32()
+		case 2:
+			v.ABI, err = d.text()
+		case 3:
+			err = d.display(&v.Display)
+		default:
+			err = d.Skip()
+		}
+		if err != nil {
+			if int(k) < len(deviceNames) {
+				err = cbor.In(err, deviceNames[k])
+			}
+			return err
+		}
+		if k < 32 {
+			seen |= 1 << k
+		}
+	}
+	return d.missing(0xf, seen, deviceNames, start)
+}
+
+var displayNames = []string{"width", "height", "density_dpi", "rotation"}
+
+func (d *decoder) display(v *Display) error {
+	start := d.Offset()
+	n, err := d.mapHead()
+	if err != nil {
+		return err
+	}
+	var seen uint32
+	for i := 0; d.More(n, i); i++ {
+		k, err := d.key()
+		if err != nil {
+			return err
+		}
+		if d.Null() {
+			if k < 32 {
+				seen &^= 1 << k
+			}
+			continue
+		}
+		switch k {
+		case 0:
+			v.Width, err = d.u32()
+		case 1:
+			v.Height, err = d.u32()
+		case 2:
+			v.DensityDPI, err = d.u32()
+		case 3:
+			v.Rotation, err = d.u32()
+		default:
+			err = d.Skip()
+		}
+		if err != nil {
+			if int(k) < len(displayNames) {
+				err = cbor.In(err, displayNames[k])
+			}
+			return err
+		}
+		if k < 32 {
+			seen |= 1 << k
+		}
+	}
+	return d.missing(0xf, seen, displayNames, start)
+}
+
+var errorNames = []string{"code", "message", "retryable"}
+
+func (d *decoder) protoError(e *Error) error {
+	start := d.Offset()
+	n, err := d.mapHead()
+	if err != nil {
+		return err
+	}
+	var seen uint32
+	for i := 0; d.More(n, i); i++ {
+		k, err := d.key()
+		if err != nil {
+			return err
+		}
+		if d.Null() {
+			if k < 32 {
+				seen &^= 1 << k
+			}
+			continue
+		}
+		switch k {
+		case 0:
+			var c string
+			c, err = d.text()
+			e.Code = Code(c)
+		case 1:
+			e.Message, err = d.text()
+		case 2:
+			e.Retryable, err = d.Bool()
+		default:
+			err = d.Skip()
+		}
+		if err != nil {
+			if int(k) < len(errorNames) {
+				err = cbor.In(err, errorNames[k])
+			}
+			return err
+		}
+		if k < 32 {
+			seen |= 1 << k
+		}
+	}
+	return d.missing(7, seen, errorNames, start)
+}

@@ -1,0 +1,25 @@
+package codec
+
+// Opt is an optional field: Ok reports whether the field is present, and Val
+// holds its value when it is. The zero Opt is absent.
+type Opt[T any] struct {
+	Val T
+	Ok  bool
+}
+
+// Some returns a present Opt holding v.
+func Some[T any](v T) Opt[T] { return Opt[T]{Val: v, Ok: true} }
+
+// Get returns the value and whether it is present.
+func (o Opt[T]) Get() (T, bool) { return o.Val, o.Ok }
+
+// Or returns the value when present and def otherwise.
+func (o Opt[T]) Or(def T) T {
+	if o.Ok {
+		return o.Val
+	}
+	return def
+}
+
+// IsZero reports whether the field is absent (for encoding/json's omitzero).
+func (o Opt[T]) IsZero() bool { return !o.Ok }

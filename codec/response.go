@@ -1,0 +1,324 @@
+package codec
+
+import (
+	"github.com/wirebench/wirebench/codec/cbor"
+)
+
+// Response answers a Request: exactly one of Result and Error is set.
+type Response struct {
+	ID     uint64 // key 1, the request's id
+	Method Method // key 2, echoes the request's, so the result decodes alone
+	// Result (key 3) is the method's result: *Snapshot, *BoundsResult,
+	// *ScreenshotResult, *FramesStartResult, *ResyncResult, *Device, or
+	// *Empty for methods without one. nil with a nil Error encodes as {}.
+	// A response to an unknown method decodes with a nil Result.
+	Result Result
+	Error  *Error // key 4
+}
+
+// Kind returns KindResponse.
+func (*Response) Kind() Kind { return KindResponse }
+
+// Result is a method's result.
+type Result interface {
+	// ResultOf reports whether this is the result type of method m.
+	ResultOf(m Method) bool
+	appendCBOR(dst []byte) ([]byte, error)
+	decodeFrom(d *decoder) error
+}
+
+// Empty is the result of the methods that return nothing: {}.
+type Empty struct{}
+
+// BoundsResult is the result of bounds: each node still on screen, in the
+// request's order.
+type BoundsResult struct {
+	Nodes []NodeBounds // key 0
+}
+
+// NodeBounds is one entry of a BoundsResult, [node, bounds] on the wire.
+type NodeBounds struct {
+	Node   uint32
+	Bounds Bounds
+}
+
+// ScreenshotResult is the result of screenshot.
+type ScreenshotResult struct {
+	Width  uint32 // key 0
+	Height uint32 // key 1
+	Format uint32 // key 2, an image format
+	Image  []byte // key 3
+}
+
+// FramesStartResult is the result of frames_start.
+type FramesStartResult struct {
+	Stream Stream // key 0, the stream the frames arrive on
+}
+
+// ResyncResult is the result of resync.
+type ResyncResult struct {
+	Seq uint64 // key 0: the stream is in sync from this seq on
+}
+
+// ResultOf reports whether m returns an Empty result.
+func (*Empty) ResultOf(m Method) bool {
+	switch m {
+	case MethodTap, MethodLongPress, MethodSwipe, MethodKey, MethodTypeText, MethodSetText, MethodFramesStop:
+		return true
+	}
+	return false
+}
+
+// ResultOf reports whether m is bounds.
+func (*BoundsResult) ResultOf(m Method) bool { return m == MethodBounds }
+
+// ResultOf reports whether m is screenshot.
+func (*ScreenshotResult) ResultOf(m Method) bool { return m == MethodScreenshot }
+
+// ResultOf reports whether m is frames_start.
+func (*FramesStartResult) ResultOf(m Method) bool { return m == MethodFramesStart }
+
+// ResultOf reports whether m is resync.
+func (*ResyncResult) ResultOf(m Method) bool { return m == MethodResync }
+
+// ResultOf reports whether m is snapshot.
+func (*Snapshot) ResultOf(m Method) bool { return m == MethodSnapshot }
+
+// ResultOf reports whether m is device_info.
+func (*Device) ResultOf(m Method) bool { return m == MethodDeviceInfo }
+
+var theEmpty Empty
+
+// ResultFor returns a new, empty result for method m, or nil when m is
+// unknown.
+func ResultFor(m Method) Result {
+	switch m {
+	case MethodSnapshot:
+		return new(Snapshot)
+	case MethodBounds:
+		return new(BoundsResult)
+	case MethodScreenshot:
+		return new(ScreenshotResult)
+	case MethodFramesStart:
+		return new(FramesStartResult)
+	case MethodResync:
+		return new(ResyncResult)
+	case MethodDeviceInfo:
+		return new(Device)
+	}
+	if (*Empty).ResultOf(nil, m) {
+		return &theEmpty
+	}
+	return nil
+}
+
+func (r *Response) appendCBOR(dst []byte) ([]byte, error) {
+	if r.Result != nil && r.Error != nil {
+		return dst, &EncodeError{Field: "response", Detail: "both result and error are set"}
+	}
+	if r.Result != nil && !r.Result.ResultOf(r.Method) {
+		return dst, &EncodeError{Field: "response.result", Detail: "not the result type of " + r.Method.String()}
+	}
+	dst = append(dst, 0xa4, 0x00, byte(KindResponse))
+	dst = appendUintField(dst, 1, r.ID)
+	dst = appendUintField(dst, 2, uint64(r.Method))
+	var err error
+	switch {
+	case r.Error != nil:
+		dst, err = r.Error.appendCBOR(append(dst, 4), "response.error")
+	case r.Result == nil:
+		dst = append(dst, 3, 0xa0)
+	default:
+		dst, err = r.Result.appendCBOR(append(dst, 3))
+	}
+	return dst, err
+}
+
+func (*Empty) appendCBOR(dst []byte) ([]byte, error) { return append(dst, 0xa0), nil }
+
+func (r *BoundsResult) appendCBOR(dst []byte) ([]byte, error) {
+	dst = cbor.AppendArrayHead(append(dst, 0xa1, 0), len(r.Nodes))
+	for i := range r.Nodes {
+		nb := &r.Nodes[i]
+		dst = cbor.AppendUint(append(dst, 0x82), uint64(nb.Node))
+		dst = nb.Bounds.appendCBOR(dst)
+	}
+	return dst, nil
+}
+
+func (r *ScreenshotResult) appendCBOR(dst []byte) ([]byte, error) {
+	dst = appendUintField(append(dst, 0xa4), 0, uint64(r.Width))
+	dst = appendUintField(dst, 1, uint64(r.Height))
+	dst = appendUintField(dst, 2, uint64(r.Format))
+	return cbor.AppendBytes(append(dst, 3), r.Image), nil
+}
+
+func (r *FramesStartResult) appendCBOR(dst []byte) ([]byte, error) {
+	return appendUintField(append(dst, 0xa1), 0, uint64(r.Stream)), nil
+}
+
+func (r *ResyncResult) appendCBOR(dst []byte) ([]byte, error) {
+	return appendUintField(append(dst, 0xa1), 0, r.Seq), nil
+}
+
+func (v *Device) appendCBOR(dst []byte) ([]byte, error) { return v.appendField(dst, "response.result") }
+
+var responseNames = []string{"kind", "id", "method", "result", "error"}
+
+func (d *decoder) response(r *Response) error {
+	start := d.Offset()
+	m, found, err := d.peekUintKey(2)
+	if err != nil {
+		return cbor.In(err, "method")
+	}
+	if found && m > 0xffffffff {
+		return cbor.In(cbor.Errorf(cbor.ErrRange, start, "method does not fit in u32"), "method")
+	}
+	r.Method = Method(m)
+	n, err := d.mapHead()
+	if err != nil {
+		return err
+	}
+	var seen uint32
+	for i := 0; d.More(n, i); i++ {
+		k, err := d.key()
+		if err != nil {
+			return err
+		}
+		if d.Null() {
+			switch k {
+			case 3:
+				r.Result = nil
+			case 4:
+				r.Error = nil
+			}
+			if k < 32 {
+				seen &^= 1 << k
+			}
+			continue
+		}
+		switch k {
+		case 0:
+			err = d.checkKind(KindResponse)
+		case 1:
+			r.ID, err = d.u64()
+		case 2:
+			_, err = d.u32()
+		case 3:
+			r.Result = ResultFor(r.Method)
+			if r.Result == nil {
+				err = d.skipMap()
+			} else {
+				err = r.Result.decodeFrom(d)
+			}
+		case 4:
+			r.Error = new(Error)
+			err = d.protoError(r.Error)
+		default:
+			err = d.Skip()
+		}
+		if err != nil {
+			if int(k) < len(responseNames) {
+				err = cbor.In(err, responseNames[k])
+			}
+			return err
+		}
+		if k < 32 {
+			seen |= 1 << k
+		}
+	}
+	if err := d.missing(0x7, seen, responseNames, start); err != nil {
+		return err
+	}
+	switch seen & (1<<3 | 1<<4) {
+	case 0:
+		return cbor.Errorf(cbor.ErrMissing, start, "a response carries a result (key 3) or an error (key 4)")
+	case 1<<3 | 1<<4:
+		return cbor.Errorf(cbor.ErrInvalid, start, "a response carries a result (key 3) or an error (key 4), not both")
+	}
+	return nil
+}
+
+func (*Empty) decodeFrom(d *decoder) error { return d.fields(0, nil, nil, nil) }
+
+func (r *BoundsResult) decodeFrom(d *decoder) error {
+	*r = BoundsResult{}
+	return d.fields(1, []string{"nodes"}, func(uint64) error {
+		n, err := d.ArrayHead()
+		if err != nil {
+			return err
+		}
+		r.Nodes = make([]NodeBounds, 0, max(n, 0)/6) // each entry takes at least 6 bytes
+		for i := 0; d.More(n, i); i++ {
+			var nb NodeBounds
+			if err := d.nodeBounds(&nb); err != nil {
+				return cbor.At(err, i)
+			}
+			r.Nodes = append(r.Nodes, nb)
+		}
+		return nil
+	}, nil)
+}
+
+func (d *decoder) nodeBounds(nb *NodeBounds) error {
+	start := d.Offset()
+	n, err := d.ArrayHead()
+	if err != nil {
+		return err
+	}
+	if n >= 0 && n < 2 {
+		return cbor.Errorf(cbor.ErrMissing, start, "a node's bounds entry has 2 elements, not "+itoa(n))
+	}
+	if !d.More(n, 0) {
+		return cbor.Errorf(cbor.ErrMissing, start, "a node's bounds entry has 2 elements, not 0")
+	}
+	if nb.Node, err = d.u32(); err != nil {
+		return cbor.In(err, "node")
+	}
+	if !d.More(n, 1) {
+		return cbor.Errorf(cbor.ErrMissing, start, "a node's bounds entry has 2 elements, not 1")
+	}
+	if err := d.bounds(&nb.Bounds); err != nil {
+		return cbor.In(err, "bounds")
+	}
+	return d.arrayEnd(n, 2)
+}
+
+func (r *ScreenshotResult) decodeFrom(d *decoder) error {
+	*r = ScreenshotResult{}
+	return d.fields(0xf, []string{"width", "height", "format", "image"}, func(k uint64) (err error) {
+		switch k {
+		case 0:
+			r.Width, err = d.u32()
+		case 1:
+			r.Height, err = d.u32()
+		case 2:
+			r.Format, err = d.u32()
+		default:
+			r.Image, err = d.Bytes()
+		}
+		return err
+	}, nil)
+}
+
+func (r *FramesStartResult) decodeFrom(d *decoder) error {
+	*r = FramesStartResult{}
+	return d.fields(1, []string{"stream"}, func(uint64) error {
+		v, err := d.u32()
+		r.Stream = Stream(v)
+		return err
+	}, nil)
+}
+
+func (r *ResyncResult) decodeFrom(d *decoder) error {
+	*r = ResyncResult{}
+	return d.fields(1, []string{"seq"}, func(uint64) (err error) {
+		r.Seq, err = d.u64()
+		return err
+	}, nil)
+}
+
+func (v *Device) decodeFrom(d *decoder) error {
+	*v = Device{}
+	return d.device(v)
+}

@@ -1,0 +1,745 @@
+package codec
+
+import (
+	"github.com/wirebench/wirebench/codec/cbor"
+)
+
+// MaxNodeDepth is the deepest a node tree may nest below a window root (a
+// root is level 1). Encoders and decoders reject deeper trees.
+const MaxNodeDepth = 256
+
+// Snapshot is the result of snapshot: the windows on screen and their node
+// trees, with a string table for class, package and resource names.
+type Snapshot struct {
+	Strings   []string     // key 0, indexed by Node.Class, Node.ResPkg, Window.Package, Window.Owner
+	Windows   []Window     // key 1
+	Truncated uint32       // key 2, bits: TruncatedDepth, TruncatedNodes, TruncatedWindows
+	Seq       uint64       // key 3, the last tree-stream event sent when the tree was read
+	Display   Opt[Display] // key 4
+}
+
+// Truncated bits: which request bound cut the walk short.
+const (
+	TruncatedDepth   uint32 = 1 << 0
+	TruncatedNodes   uint32 = 1 << 1
+	TruncatedWindows uint32 = 1 << 2
+)
+
+// Window is one window on screen.
+type Window struct {
+	ID          uint32      // key 0
+	Type        uint32      // key 1, AccessibilityWindowInfo.TYPE_* (1 application, 2 input method, ...)
+	Layer       int32       // key 2
+	Bounds      Bounds      // key 3
+	Flags       uint32      // key 4, bits WindowActive ...
+	Title       Opt[string] // key 5
+	Package     Opt[uint32] // key 6, string table index
+	Root        *Node       // key 7
+	EmitsEvents Opt[bool]   // key 8, absent when the agent cannot tell
+	Owner       Opt[uint32] // key 9, string table index; absent when the app owns it
+	Modal       bool        // key 10, omitted when false
+}
+
+// Window flag bits.
+const (
+	WindowActive               uint32 = 1 << 0
+	WindowFocused              uint32 = 1 << 1
+	WindowAccessibilityFocused uint32 = 1 << 2
+	WindowPictureInPicture     uint32 = 1 << 3
+	WindowTransformed          uint32 = 1 << 4
+)
+
+// Node is one accessibility node.
+type Node struct {
+	ID       uint32      // key 0, unique within the snapshot, from 1
+	Class    uint32      // key 1, string table index
+	Bounds   Bounds      // key 2
+	Flags    uint32      // key 3, bits NodeClickable ...
+	Text     Opt[string] // key 4
+	Desc     Opt[string] // key 5
+	ResPkg   Opt[uint32] // key 6, string table index
+	ResName  Opt[string] // key 7
+	Children []Node      // key 8, omitted when empty
+	Scroll   *Scroll     // key 9, on nodes that scroll
+	Hint     Opt[string] // key 10
+	State    Opt[string] // key 11
+}
+
+// Node flag bits.
+const (
+	NodeClickable            uint32 = 1 << 0
+	NodeLongClickable        uint32 = 1 << 1
+	NodeFocusable            uint32 = 1 << 2
+	NodeFocused              uint32 = 1 << 3
+	NodeEnabled              uint32 = 1 << 4
+	NodeCheckable            uint32 = 1 << 5
+	NodeChecked              uint32 = 1 << 6
+	NodeScrollable           uint32 = 1 << 7
+	NodeSelected             uint32 = 1 << 8
+	NodeEditable             uint32 = 1 << 9
+	NodePassword             uint32 = 1 << 10
+	NodeVisible              uint32 = 1 << 11
+	NodeAccessibilityFocused uint32 = 1 << 12
+	NodeModal                uint32 = 1 << 13
+	NodeOnTop                uint32 = 1 << 14
+)
+
+// Scroll holds a scrolling node's semantics.
+type Scroll struct {
+	Axis     uint32              // key 0: ScrollUnknown, ScrollVertical, ScrollHorizontal
+	Flags    uint32              // key 1: bits ScrollBack, ScrollForward
+	Range    Opt[ScrollRange]    // key 2
+	Position Opt[ScrollPosition] // key 3, only with Range
+}
+
+// Scroll axes and flag bits.
+const (
+	ScrollUnknown    uint32 = 0
+	ScrollVertical   uint32 = 1
+	ScrollHorizontal uint32 = 2
+	ScrollBack       uint32 = 1 << 0
+	ScrollForward    uint32 = 1 << 1
+)
+
+// ScrollRange is the span of a node's content, both ends inclusive:
+// [unit, lo, hi] on the wire.
+type ScrollRange struct {
+	Unit   uint32 // RangeItems or RangePercent
+	Lo, Hi int64
+}
+
+// Scroll range units.
+const (
+	RangeItems   uint32 = 0
+	RangePercent uint32 = 1
+)
+
+// ScrollPosition is the part of the range inside the viewport, both ends
+// inclusive: [lo, hi] on the wire.
+type ScrollPosition struct {
+	Lo, Hi int64
+}
+
+// Bounds is a rectangle in screen pixels: [left, top, right, bottom].
+type Bounds struct {
+	Left, Top, Right, Bottom int32
+}
+
+// Encoding.
+
+func (s *Snapshot) appendCBOR(dst []byte) ([]byte, error) {
+	dst = cbor.AppendMapHead(dst, 4+present(s.Display.Ok))
+	dst = cbor.AppendArrayHead(append(dst, 0), len(s.Strings))
+	for i, str := range s.Strings {
+		if err := checkText(str, "result.strings["+itoa(i)+"]"); err != nil {
+			return dst, err
+		}
+		dst = cbor.AppendText(dst, str)
+	}
+	dst = cbor.AppendArrayHead(append(dst, 1), len(s.Windows))
+	for i := range s.Windows {
+		var err error
+		if dst, err = s.Windows[i].appendCBOR(dst, i); err != nil {
+			return dst, err
+		}
+	}
+	dst = appendUintField(dst, 2, uint64(s.Truncated))
+	dst = appendUintField(dst, 3, s.Seq)
+	if s.Display.Ok {
+		dst = s.Display.Val.appendCBOR(append(dst, 4))
+	}
+	return dst, nil
+}
+
+func (b *Bounds) appendCBOR(dst []byte) []byte {
+	dst = cbor.AppendInt(append(dst, 0x84), int64(b.Left))
+	dst = cbor.AppendInt(dst, int64(b.Top))
+	dst = cbor.AppendInt(dst, int64(b.Right))
+	return cbor.AppendInt(dst, int64(b.Bottom))
+}
+
+func (w *Window) appendCBOR(dst []byte, i int) ([]byte, error) {
+	if w.Title.Ok {
+		if err := checkText(w.Title.Val, "result.windows["+itoa(i)+"].title"); err != nil {
+			return dst, err
+		}
+	}
+	dst = cbor.AppendMapHead(dst, 5+present(w.Title.Ok, w.Package.Ok, w.Root != nil, w.EmitsEvents.Ok, w.Owner.Ok, w.Modal))
+	dst = appendUintField(dst, 0, uint64(w.ID))
+	dst = appendUintField(dst, 1, uint64(w.Type))
+	dst = appendIntField(dst, 2, int64(w.Layer))
+	dst = w.Bounds.appendCBOR(append(dst, 3))
+	dst = appendUintField(dst, 4, uint64(w.Flags))
+	if w.Title.Ok {
+		dst = appendTextField(dst, 5, w.Title.Val)
+	}
+	dst = appendOptU32(dst, 6, w.Package)
+	if w.Root != nil {
+		var err error
+		if dst, err = appendTree(append(dst, 7), w.Root, i); err != nil {
+			return dst, err
+		}
+	}
+	if w.EmitsEvents.Ok {
+		dst = appendBoolField(dst, 8, w.EmitsEvents.Val)
+	}
+	dst = appendOptU32(dst, 9, w.Owner)
+	if w.Modal {
+		dst = append(dst, 10, cbor.True)
+	}
+	return dst, nil
+}
+
+// appendTree encodes a node tree depth first with an explicit stack, so a
+// caller's deep tree cannot exhaust the goroutine stack; it refuses a tree
+// deeper than MaxNodeDepth.
+func appendTree(dst []byte, root *Node, window int) ([]byte, error) {
+	type frame struct {
+		node *Node
+		next int // index of the next child to encode
+	}
+	var stackBuf [MaxNodeDepth]frame
+	stack := stackBuf[:0]
+	var err error
+	if dst, err = root.appendHead(dst, window, 1); err != nil {
+		return dst, err
+	}
+	if len(root.Children) == 0 {
+		return root.appendTail(dst, window, 1)
+	}
+	stack = append(stack, frame{node: root})
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		if f.next == len(f.node.Children) {
+			if dst, err = f.node.appendTail(dst, window, len(stack)); err != nil {
+				return dst, err
+			}
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		child := &f.node.Children[f.next]
+		f.next++
+		level := len(stack) + 1
+		if dst, err = child.appendHead(dst, window, level); err != nil {
+			return dst, err
+		}
+		if len(child.Children) == 0 {
+			if dst, err = child.appendTail(dst, window, level); err != nil {
+				return dst, err
+			}
+			continue
+		}
+		if level == MaxNodeDepth {
+			return dst, &EncodeError{Field: "result.windows[" + itoa(window) + "].root", Detail: "node tree deeper than " + itoa(MaxNodeDepth) + " levels"}
+		}
+		stack = append(stack, frame{node: child})
+	}
+	return dst, nil
+}
+
+func nodeField(window, level int, name string) string {
+	return "result.windows[" + itoa(window) + "].root (level " + itoa(level) + ")." + name
+}
+
+// appendHead writes the node's map head and keys 0 to 8 (the children
+// array's head, when it has children).
+func (n *Node) appendHead(dst []byte, window, level int) ([]byte, error) {
+	for _, t := range [...]struct {
+		o    Opt[string]
+		name string
+	}{{n.Text, "text"}, {n.Desc, "desc"}, {n.ResName, "res_name"}, {n.Hint, "hint"}, {n.State, "state"}} {
+		if t.o.Ok && !cbor.ValidUTF8(stringBytes(t.o.Val)) {
+			return dst, &EncodeError{Field: nodeField(window, level, t.name), Detail: "text is not valid UTF-8"}
+		}
+	}
+	dst = cbor.AppendMapHead(dst, 4+present(n.Text.Ok, n.Desc.Ok, n.ResPkg.Ok, n.ResName.Ok, len(n.Children) > 0, n.Scroll != nil, n.Hint.Ok, n.State.Ok))
+	dst = appendUintField(dst, 0, uint64(n.ID))
+	dst = appendUintField(dst, 1, uint64(n.Class))
+	dst = n.Bounds.appendCBOR(append(dst, 2))
+	dst = appendUintField(dst, 3, uint64(n.Flags))
+	if n.Text.Ok {
+		dst = appendTextField(dst, 4, n.Text.Val)
+	}
+	if n.Desc.Ok {
+		dst = appendTextField(dst, 5, n.Desc.Val)
+	}
+	dst = appendOptU32(dst, 6, n.ResPkg)
+	if n.ResName.Ok {
+		dst = appendTextField(dst, 7, n.ResName.Val)
+	}
+	if len(n.Children) > 0 {
+		dst = cbor.AppendArrayHead(append(dst, 8), len(n.Children))
+	}
+	return dst, nil
+}
+
+// appendTail writes keys 9 to 11, after the children.
+func (n *Node) appendTail(dst []byte, window, level int) ([]byte, error) {
+	if n.Scroll != nil {
+		s := n.Scroll
+		if s.Position.Ok && !s.Range.Ok {
+			return dst, &EncodeError{Field: nodeField(window, level, "scroll.position"), Detail: "a position needs a range"}
+		}
+		dst = cbor.AppendMapHead(append(dst, 9), 2+present(s.Range.Ok, s.Position.Ok))
+		dst = appendUintField(dst, 0, uint64(s.Axis))
+		dst = appendUintField(dst, 1, uint64(s.Flags))
+		if s.Range.Ok {
+			r := &s.Range.Val
+			dst = cbor.AppendUint(append(dst, 2, 0x83), uint64(r.Unit))
+			dst = cbor.AppendInt(dst, r.Lo)
+			dst = cbor.AppendInt(dst, r.Hi)
+		}
+		if s.Position.Ok {
+			p := &s.Position.Val
+			dst = cbor.AppendInt(append(dst, 3, 0x82), p.Lo)
+			dst = cbor.AppendInt(dst, p.Hi)
+		}
+	}
+	if n.Hint.Ok {
+		dst = appendTextField(dst, 10, n.Hint.Val)
+	}
+	if n.State.Ok {
+		dst = appendTextField(dst, 11, n.State.Val)
+	}
+	return dst, nil
+}
+
+// Decoding.
+
+var snapshotNames = []string{"strings", "windows", "truncated", "seq", "display"}
+
+func (s *Snapshot) decodeFrom(d *decoder) error {
+	*s = Snapshot{}
+	start := d.Offset()
+	n, err := d.mapHead()
+	if err != nil {
+		return err
+	}
+	var seen uint32
+	for i := 0; d.More(n, i); i++ {
+		k, err := d.key()
+		if err != nil {
+			return err
+		}
+		if d.Null() {
+			if k == 4 {
+				s.Display = Opt[Display]{}
+			}
+			if k < 32 {
+				seen &^= 1 << k
+			}
+			continue
+		}
+		switch k {
+		case 0:
+			s.Strings, err = d.stringTable()
+		case 1:
+			s.Windows, err = d.windows()
+		case 2:
+			s.Truncated, err = d.u32()
+		case 3:
+			s.Seq, err = d.u64()
+		case 4:
+			s.Display = Opt[Display]{Ok: true}
+			err = d.display(&s.Display.Val)
+		default:
+			err = d.Skip()
+		}
+		if err != nil {
+			if int(k) < len(snapshotNames) {
+				err = cbor.In(err, snapshotNames[k])
+			}
+			return err
+		}
+		if k < 32 {
+			seen |= 1 << k
+		}
+	}
+	return d.missing(0xf, seen, snapshotNames, start)
+}
+
+func (d *decoder) stringTable() ([]string, error) {
+	n, err := d.ArrayHead()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, max(n, 0))
+	for i := 0; d.More(n, i); i++ {
+		s, err := d.text()
+		if err != nil {
+			return nil, cbor.At(err, i)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Smallest encodings, used to cap reservations by the bytes left.
+const (
+	minWindowLen = 15 // map head, keys 0..4, three one-byte values, bounds of 5 bytes, flags
+	minNodeLen   = 13 // map head, keys 0..3, id, class, bounds of 5 bytes, flags
+)
+
+func (d *decoder) windows() ([]Window, error) {
+	start := d.Offset()
+	n, err := d.ArrayHead()
+	if err != nil {
+		return nil, err
+	}
+	if n > d.Len()/minWindowLen {
+		return nil, cbor.Errorf(cbor.ErrTruncated, start, itoa(n)+" windows cannot fit in the "+itoa(d.Len())+" bytes left")
+	}
+	out := make([]Window, max(n, 0))
+	for i := 0; d.More(n, i); i++ {
+		if n < 0 {
+			out = append(out, Window{})
+		}
+		if err := d.window(&out[i]); err != nil {
+			return nil, cbor.At(err, i)
+		}
+	}
+	return out, nil
+}
+
+var windowNames = []string{"id", "type", "layer", "bounds", "flags", "title", "package", "root", "emits_events", "owner", "modal"}
+
+func (d *decoder) window(w *Window) error {
+	start := d.Offset()
+	n, err := d.mapHead()
+	if err != nil {
+		return err
+	}
+	var seen uint32
+	for i := 0; d.More(n, i); i++ {
+		k, err := d.key()
+		if err != nil {
+			return err
+		}
+		if d.Null() {
+			switch k {
+			case 5:
+				w.Title = Opt[string]{}
+			case 6:
+				w.Package = Opt[uint32]{}
+			case 7:
+				w.Root = nil
+			case 8:
+				w.EmitsEvents = Opt[bool]{}
+			case 9:
+				w.Owner = Opt[uint32]{}
+			case 10:
+				w.Modal = false
+			}
+			if k < 32 {
+				seen &^= 1 << k
+			}
+			continue
+		}
+		switch k {
+		case 0:
+			w.ID, err = d.u32()
+		case 1:
+			w.Type, err = d.u32()
+		case 2:
+			w.Layer, err = d.i32()
+		case 3:
+			err = d.bounds(&w.Bounds)
+		case 4:
+			w.Flags, err = d.u32()
+		case 5:
+			w.Title, err = d.optText()
+		case 6:
+			w.Package, err = d.optU32()
+		case 7:
+			w.Root = new(Node)
+			err = d.nodeTree(w.Root)
+		case 8:
+			w.EmitsEvents, err = d.optBool()
+		case 9:
+			w.Owner, err = d.optU32()
+		case 10:
+			w.Modal, err = d.Bool()
+		default:
+			err = d.Skip()
+		}
+		if err != nil {
+			if int(k) < len(windowNames) {
+				err = cbor.In(err, windowNames[k])
+			}
+			return err
+		}
+		if k < 32 {
+			seen |= 1 << k
+		}
+	}
+	return d.missing(0x1f, seen, windowNames, start)
+}
+
+// bounds reads [left, top, right, bottom], skipping elements past those.
+func (d *decoder) bounds(b *Bounds) error {
+	start := d.Offset()
+	n, err := d.ArrayHead()
+	if err != nil {
+		return err
+	}
+	var v [4]int32
+	for i := 0; i < 4; i++ {
+		if !d.More(n, i) {
+			return cbor.Errorf(cbor.ErrMissing, start, "bounds has "+itoa(i)+" elements, want 4")
+		}
+		if v[i], err = d.i32(); err != nil {
+			return cbor.At(err, i)
+		}
+	}
+	*b = Bounds{v[0], v[1], v[2], v[3]}
+	return d.arrayEnd(n, 4)
+}
+
+// nodeFrame is one open node of the decoder's explicit stack.
+type nodeFrame struct {
+	node   *Node
+	start  int    // offset of the node's map head
+	n, i   int    // pairs in the node's map (-1: indefinite), pairs read
+	seen   uint32 // keys present
+	kids   []Node // the children being decoded while inKids
+	kn, ki int    // children in the array (-1: indefinite), children started
+	inKids bool
+}
+
+var nodeNames = []string{"id", "class", "bounds", "flags", "text", "desc", "res_pkg", "res_name", "children", "scroll", "hint", "state"}
+
+// nodeTree decodes the tree rooted at root depth first, keeping the open
+// nodes on a stack on the heap: no recursion, and a tree deeper than
+// MaxNodeDepth fails as soon as its level MaxNodeDepth+1 begins.
+func (d *decoder) nodeTree(root *Node) (err error) {
+	stack := d.stack[:0]
+	defer func() {
+		if err != nil {
+			err = treePath(err, stack)
+		}
+		clear(stack)
+		d.stack = stack[:0]
+	}()
+	open := func(n *Node) error {
+		start := d.Offset()
+		cnt, err := d.mapHead()
+		if err != nil {
+			return err
+		}
+		*n = Node{}
+		stack = append(stack, nodeFrame{node: n, start: start, n: cnt})
+		return nil
+	}
+	if err := open(root); err != nil {
+		return err
+	}
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		if f.inKids {
+			if d.More(f.kn, f.ki) {
+				if len(stack) == MaxNodeDepth {
+					return cbor.Errorf(cbor.ErrDepth, d.Offset(), "node tree deeper than "+itoa(MaxNodeDepth)+" levels")
+				}
+				if f.kn < 0 {
+					f.kids = append(f.kids, Node{})
+				}
+				child := &f.kids[f.ki]
+				f.ki++
+				if err := open(child); err != nil {
+					return err
+				}
+				continue
+			}
+			if len(f.kids) > 0 {
+				f.node.Children = f.kids
+			}
+			f.kids, f.inKids = nil, false
+			f.seen |= 1 << 8
+			f.i++
+			continue
+		}
+		if !d.More(f.n, f.i) {
+			if err := d.missing(0xf, f.seen, nodeNames, f.start); err != nil {
+				return err
+			}
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		k, err := d.key()
+		if err != nil {
+			return err
+		}
+		if k == 8 && !d.Null() {
+			at := d.Offset()
+			kn, err := d.ArrayHead()
+			if err != nil {
+				return cbor.In(err, "children")
+			}
+			if kn > d.Len()/minNodeLen {
+				return cbor.In(cbor.Errorf(cbor.ErrTruncated, at, itoa(kn)+" children cannot fit in the "+itoa(d.Len())+" bytes left"), "children")
+			}
+			f.node.Children = nil
+			f.kids, f.kn, f.ki, f.inKids = nil, kn, 0, true
+			if kn > 0 {
+				f.kids = make([]Node, kn)
+			}
+			continue
+		}
+		if err := d.nodeField(f, k); err != nil {
+			if int(k) < len(nodeNames) {
+				err = cbor.In(err, nodeNames[k])
+			}
+			return err
+		}
+		f.i++
+	}
+	return nil
+}
+
+// treePath adds the path inside the tree to an error: the children
+// indices from the root down to the node that failed.
+func treePath(err error, stack []nodeFrame) error {
+	for j := len(stack) - 1; j >= 1; j-- {
+		err = cbor.In(cbor.At(err, stack[j-1].ki-1), "children")
+	}
+	return err
+}
+
+// nodeField decodes the value of key k of the node on top of the stack;
+// key 8 (children) is handled by nodeTree.
+func (d *decoder) nodeField(f *nodeFrame, k uint64) (err error) {
+	n := f.node
+	if d.Null() {
+		switch k {
+		case 4:
+			n.Text = Opt[string]{}
+		case 5:
+			n.Desc = Opt[string]{}
+		case 6:
+			n.ResPkg = Opt[uint32]{}
+		case 7:
+			n.ResName = Opt[string]{}
+		case 8:
+			n.Children = nil
+		case 9:
+			n.Scroll = nil
+		case 10:
+			n.Hint = Opt[string]{}
+		case 11:
+			n.State = Opt[string]{}
+		}
+		if k < 32 {
+			f.seen &^= 1 << k
+		}
+		return nil
+	}
+	switch k {
+	case 0:
+		n.ID, err = d.u32()
+	case 1:
+		n.Class, err = d.u32()
+	case 2:
+		err = d.bounds(&n.Bounds)
+	case 3:
+		n.Flags, err = d.u32()
+	case 4:
+		n.Text, err = d.optText()
+	case 5:
+		n.Desc, err = d.optText()
+	case 6:
+		n.ResPkg, err = d.optU32()
+	case 7:
+		n.ResName, err = d.optText()
+	case 9:
+		n.Scroll = new(Scroll)
+		err = d.scroll(n.Scroll)
+	case 10:
+		n.Hint, err = d.optText()
+	case 11:
+		n.State, err = d.optText()
+	default:
+		err = d.Skip()
+	}
+	if err == nil && k < 32 {
+		f.seen |= 1 << k
+	}
+	return err
+}
+
+var scrollNames = []string{"axis", "flags", "range", "position"}
+
+func (d *decoder) scroll(s *Scroll) error {
+	return d.fields(3, scrollNames, func(k uint64) error {
+		switch k {
+		case 0:
+			v, err := d.u32()
+			s.Axis = v
+			return err
+		case 1:
+			v, err := d.u32()
+			s.Flags = v
+			return err
+		case 2:
+			s.Range.Ok = true
+			return d.scrollRange(&s.Range.Val)
+		default:
+			s.Position.Ok = true
+			return d.scrollPosition(&s.Position.Val)
+		}
+	}, func(k uint64) {
+		switch k {
+		case 2:
+			s.Range = Opt[ScrollRange]{}
+		case 3:
+			s.Position = Opt[ScrollPosition]{}
+		}
+	})
+}
+
+func (d *decoder) scrollRange(r *ScrollRange) error {
+	start := d.Offset()
+	n, err := d.ArrayHead()
+	if err != nil {
+		return err
+	}
+	if !d.More(n, 0) {
+		return cbor.Errorf(cbor.ErrMissing, start, "a scroll range has 3 elements, not 0")
+	}
+	if r.Unit, err = d.u32(); err != nil {
+		return cbor.In(err, "unit")
+	}
+	if !d.More(n, 1) {
+		return cbor.Errorf(cbor.ErrMissing, start, "a scroll range has 3 elements, not 1")
+	}
+	if r.Lo, err = d.i64(); err != nil {
+		return cbor.In(err, "lo")
+	}
+	if !d.More(n, 2) {
+		return cbor.Errorf(cbor.ErrMissing, start, "a scroll range has 3 elements, not 2")
+	}
+	if r.Hi, err = d.i64(); err != nil {
+		return cbor.In(err, "hi")
+	}
+	return d.arrayEnd(n, 3)
+}
+
+func (d *decoder) scrollPosition(p *ScrollPosition) error {
+	start := d.Offset()
+	n, err := d.ArrayHead()
+	if err != nil {
+		return err
+	}
+	if !d.More(n, 0) {
+		return cbor.Errorf(cbor.ErrMissing, start, "a scroll position has 2 elements, not 0")
+	}
+	if p.Lo, err = d.i64(); err != nil {
+		return cbor.In(err, "lo")
+	}
+	if !d.More(n, 1) {
+		return cbor.Errorf(cbor.ErrMissing, start, "a scroll position has 2 elements, not 1")
+	}
+	if p.Hi, err = d.i64(); err != nil {
+		return cbor.In(err, "hi")
+	}
+	return d.arrayEnd(n, 2)
+}
