@@ -1,0 +1,197 @@
+package rfbgate
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// maxSurfaceLen bounds agent and surface names in API requests.
+const maxSurfaceLen = 128
+
+// HandlerOptions configures the HTTP surface.
+type HandlerOptions struct {
+	// AdminToken, if set, is required as "Authorization: Bearer TOKEN" on
+	// the control API (/v1/tools/..., /v1/computers/..., /v1/events). The
+	// stream upgrade is authorised by its ticket alone.
+	AdminToken string
+}
+
+// NewHandler returns the relay's HTTP surface:
+//
+//	POST /v1/tools/computers.watch      {"agent","surface"} -> {"ticket","expires_at"}
+//	POST /v1/tools/computers.takeover   {"agent","surface"} -> {"expires_at"}
+//	POST /v1/tools/computers.renew      {"agent","surface"} -> {"expires_at"}
+//	POST /v1/tools/computers.giveback   {"agent","surface"} -> {}
+//	GET  /v1/computers/NAME             -> {"keyboard","viewers"}
+//	GET  /v1/events                     server-sent lease events
+//	GET  /v1/streams/computers/glass?ticket=T   WebSocket (RFB)
+//
+// Errors are JSON {"error": CODE, "message": TEXT}.
+func NewHandler(r *Relay, opt HandlerOptions) http.Handler {
+	h := &handler{r: r, opt: opt}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/tools/computers.watch", h.auth(h.watch))
+	mux.HandleFunc("POST /v1/tools/computers.takeover", h.auth(h.takeover))
+	mux.HandleFunc("POST /v1/tools/computers.renew", h.auth(h.renew))
+	mux.HandleFunc("POST /v1/tools/computers.giveback", h.auth(h.giveback))
+	mux.HandleFunc("GET /v1/computers/{name}", h.auth(h.status))
+	mux.HandleFunc("GET /v1/events", h.auth(h.events))
+	mux.HandleFunc("GET /v1/streams/computers/glass", r.ServeStream)
+	mux.HandleFunc("/v1/", func(w http.ResponseWriter, _ *http.Request) {
+		writeError(w, http.StatusNotFound, "not_found", "no such endpoint")
+	})
+	return mux
+}
+
+type handler struct {
+	r   *Relay
+	opt HandlerOptions
+}
+
+// writeError writes the JSON error shape.
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]string{"error": code, "message": msg})
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}
+
+func (h *handler) auth(next http.HandlerFunc) http.HandlerFunc {
+	if h.opt.AdminToken == "" {
+		return next
+	}
+	want := []byte("Bearer " + h.opt.AdminToken)
+	return func(w http.ResponseWriter, req *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(req.Header.Get("Authorization")), want) != 1 {
+			writeError(w, http.StatusUnauthorized, "unauthorized", "a bearer token is required")
+			return
+		}
+		next(w, req)
+	}
+}
+
+type target struct {
+	Agent   string `json:"agent"`
+	Surface string `json:"surface"`
+}
+
+// readTarget decodes and checks {"agent","surface"}; it writes the error.
+func (h *handler) readTarget(w http.ResponseWriter, req *http.Request) (target, bool) {
+	var t target
+	dec := json.NewDecoder(io.LimitReader(req.Body, 4096))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&t); err != nil {
+		writeError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("body must be {\"agent\": NAME, \"surface\": ID}: %v", err))
+		return t, false
+	}
+	for _, f := range []struct{ name, v string }{{"agent", t.Agent}, {"surface", t.Surface}} {
+		if f.v == "" || len(f.v) > maxSurfaceLen || strings.ContainsAny(f.v, "\x00\r\n") {
+			writeError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("%s must be 1 to %d printable characters", f.name, maxSurfaceLen))
+			return t, false
+		}
+	}
+	if !h.r.Known(t.Agent) {
+		writeError(w, http.StatusNotFound, "unknown_computer", "no computer named "+t.Agent)
+		return t, false
+	}
+	return t, true
+}
+
+func (h *handler) watch(w http.ResponseWriter, req *http.Request) {
+	t, ok := h.readTarget(w, req)
+	if !ok {
+		return
+	}
+	tk, err := h.r.Watch(t.Agent, t.Surface)
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, "ticket_unavailable", err.Error())
+		return
+	}
+	writeJSON(w, map[string]string{"ticket": tk.Token, "expires_at": tk.ExpiresAt.UTC().Format(time.RFC3339)})
+}
+
+func (h *handler) takeover(w http.ResponseWriter, req *http.Request) {
+	t, ok := h.readTarget(w, req)
+	if !ok {
+		return
+	}
+	exp := h.r.Leases.TakeOver(t.Agent, t.Surface)
+	writeJSON(w, map[string]string{"expires_at": exp.UTC().Format(time.RFC3339)})
+}
+
+func (h *handler) renew(w http.ResponseWriter, req *http.Request) {
+	t, ok := h.readTarget(w, req)
+	if !ok {
+		return
+	}
+	exp, err := h.r.Leases.Renew(t.Agent, t.Surface)
+	if errors.Is(err, ErrNotHolder) {
+		writeError(w, http.StatusConflict, "not_holder", "surface "+t.Surface+" does not hold the keyboard of "+t.Agent)
+		return
+	}
+	writeJSON(w, map[string]string{"expires_at": exp.UTC().Format(time.RFC3339)})
+}
+
+func (h *handler) giveback(w http.ResponseWriter, req *http.Request) {
+	t, ok := h.readTarget(w, req)
+	if !ok {
+		return
+	}
+	if err := h.r.Leases.GiveBack(t.Agent, t.Surface); errors.Is(err, ErrNotHolder) {
+		writeError(w, http.StatusConflict, "not_holder", "surface "+t.Surface+" does not hold the keyboard of "+t.Agent)
+		return
+	}
+	writeJSON(w, struct{}{})
+}
+
+func (h *handler) status(w http.ResponseWriter, req *http.Request) {
+	st, err := h.r.Status(req.PathValue("name"))
+	if err != nil {
+		writeError(w, http.StatusNotFound, "unknown_computer", "no computer named "+req.PathValue("name"))
+		return
+	}
+	writeJSON(w, st)
+}
+
+// events streams lease events as server-sent events until the client goes.
+func (h *handler) events(w http.ResponseWriter, req *http.Request) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		writeError(w, http.StatusInternalServerError, "no_streaming", "the server cannot stream")
+		return
+	}
+	ch, cancel := h.r.Leases.Subscribe(64)
+	defer cancel()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprint(w, ": lease events\n\n")
+	fl.Flush()
+	keep := time.NewTicker(15 * time.Second)
+	defer keep.Stop()
+	for {
+		select {
+		case <-req.Context().Done():
+			return
+		case <-h.r.ctx.Done():
+			return
+		case <-keep.C:
+			fmt.Fprint(w, ": keep-alive\n\n")
+			fl.Flush()
+		case ev := <-ch:
+			b, _ := json.Marshal(ev)
+			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Type, b)
+			fl.Flush()
+		}
+	}
+}

@@ -1,0 +1,396 @@
+package rfbgate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// Computer is one VNC server the relay may open.
+type Computer struct {
+	Name     string // the agent's name
+	Addr     string // host:port of its Xvnc
+	Password Secret // its VNC password; never printed
+}
+
+// Config configures a Relay. Zero values take the defaults named.
+type Config struct {
+	Computers        []Computer
+	TicketTTL        time.Duration // DefaultTicketTTL
+	LeaseTTL         time.Duration // DefaultLeaseTTL
+	PingInterval     time.Duration // 5 s
+	HandshakeTimeout time.Duration // 10 s, each side
+	// ReleaseTimeout bounds how long a viewer that lost the keyboard in the
+	// middle of a forwarded message may take to finish it before it is
+	// closed (closing makes Xvnc release its keys). 2 s.
+	ReleaseTimeout time.Duration
+	Limits         Limits
+	// OriginPatterns are the browser origins allowed to open a stream
+	// (coder/websocket's AcceptOptions.OriginPatterns). Empty: same origin only.
+	OriginPatterns []string
+	Logger         *slog.Logger // slog.Default()
+	// OnViewers, if set, is told the number of open viewers of a computer
+	// whenever it changes (open viewers keep the computer checked out).
+	OnViewers func(agent string, open int)
+}
+
+// Relay joins browser WebSockets to Xvnc connections through a Gate each.
+type Relay struct {
+	cfg       Config
+	computers map[string]Computer
+	log       *slog.Logger
+	Tickets   *Tickets
+	Leases    *Leases
+
+	mu      sync.Mutex
+	viewers map[string]map[*viewer]struct{}
+	wg      sync.WaitGroup
+	ctx     context.Context
+	cancel  context.CancelFunc
+}
+
+// ErrUnknownComputer: no computer has that name.
+var ErrUnknownComputer = errors.New("unknown computer")
+
+// NewRelay returns a relay for cfg.Computers.
+func NewRelay(cfg Config) (*Relay, error) {
+	if cfg.PingInterval <= 0 {
+		cfg.PingInterval = 5 * time.Second
+	}
+	if cfg.HandshakeTimeout <= 0 {
+		cfg.HandshakeTimeout = 10 * time.Second
+	}
+	if cfg.ReleaseTimeout <= 0 {
+		cfg.ReleaseTimeout = 2 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	cfg.Limits = cfg.Limits.withDefaults()
+	r := &Relay{cfg: cfg, computers: make(map[string]Computer), log: cfg.Logger, viewers: make(map[string]map[*viewer]struct{})}
+	for _, c := range cfg.Computers {
+		if c.Name == "" || c.Addr == "" {
+			return nil, fmt.Errorf("rfbgate: computer %q: name and address are required", c.Name)
+		}
+		if c.Password.IsZero() {
+			return nil, fmt.Errorf("rfbgate: computer %s: no password", c.Name)
+		}
+		if _, dup := r.computers[c.Name]; dup {
+			return nil, fmt.Errorf("rfbgate: computer %s named twice", c.Name)
+		}
+		r.computers[c.Name] = c
+	}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	r.Tickets = NewTickets(cfg.TicketTTL, nil)
+	r.Leases = NewLeases(cfg.LeaseTTL, r.applyLease)
+	return r, nil
+}
+
+// Close ends every viewer and waits for their goroutines.
+func (r *Relay) Close() {
+	r.cancel()
+	r.wg.Wait()
+}
+
+// Known reports whether agent names a computer.
+func (r *Relay) Known(agent string) bool { _, ok := r.computers[agent]; return ok }
+
+// Watch issues a one-use ticket for a viewer of agent on surface.
+func (r *Relay) Watch(agent, surface string) (Ticket, error) {
+	if !r.Known(agent) {
+		return Ticket{}, ErrUnknownComputer
+	}
+	return r.Tickets.Issue(agent, surface)
+}
+
+// ViewerStatus is one open viewer.
+type ViewerStatus struct {
+	Surface string  `json:"surface"`
+	RTTms   float64 `json:"rtt_ms"` // last WebSocket ping round trip; -1 before the first
+}
+
+// ComputerStatus is who holds a computer's keyboard and who watches it.
+type ComputerStatus struct {
+	Keyboard *string        `json:"keyboard"`
+	Viewers  []ViewerStatus `json:"viewers"`
+}
+
+// Status reports agent's keyboard holder and open viewers.
+func (r *Relay) Status(agent string) (ComputerStatus, error) {
+	if !r.Known(agent) {
+		return ComputerStatus{}, ErrUnknownComputer
+	}
+	st := ComputerStatus{Viewers: []ViewerStatus{}}
+	if s, ok := r.Leases.Holder(agent); ok {
+		st.Keyboard = &s
+	}
+	r.mu.Lock()
+	for v := range r.viewers[agent] {
+		rtt := float64(-1)
+		if ns := v.rtt.Load(); ns >= 0 {
+			rtt = float64(ns) / 1e6
+		}
+		st.Viewers = append(st.Viewers, ViewerStatus{Surface: v.surface, RTTms: rtt})
+	}
+	r.mu.Unlock()
+	sort.Slice(st.Viewers, func(i, j int) bool { return st.Viewers[i].Surface < st.Viewers[j].Surface })
+	return st, nil
+}
+
+// Viewers is the number of open viewers of agent.
+func (r *Relay) Viewers(agent string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.viewers[agent])
+}
+
+// applyLease brings every viewer of agent in line with the current holder;
+// a viewer that lost the keyboard gets its keys released.
+func (r *Relay) applyLease(agent string) {
+	r.mu.Lock()
+	vs := make([]*viewer, 0, len(r.viewers[agent]))
+	for v := range r.viewers[agent] {
+		vs = append(vs, v)
+	}
+	r.mu.Unlock()
+	for _, v := range vs {
+		v.syncKeyboard()
+	}
+}
+
+// viewer is one browser connection.
+type viewer struct {
+	r       *Relay
+	agent   string
+	surface string
+	rtt     atomic.Int64 // nanoseconds; -1 before the first pong
+
+	mu     sync.Mutex // serialises Feed, Release and writes to the server
+	gate   *Gate
+	server net.Conn
+	out    []byte
+	cancel context.CancelFunc
+}
+
+// syncKeyboard sets the gate's flag from the lease table (read under v.mu,
+// so the last call always applies the latest holder); on a loss it sends
+// the releases now or, when a message is half forwarded, bounds the wait.
+func (v *viewer) syncKeyboard() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	holder, held := v.r.Leases.Holder(v.agent)
+	has := held && holder == v.surface
+	prev := v.gate.HasKeyboard()
+	v.gate.SetKeyboard(has)
+	if !prev || has {
+		return
+	}
+	v.out = v.gate.Release(v.out[:0])
+	if err := v.writeServerLocked(); err != nil {
+		v.cancel()
+		return
+	}
+	if v.gate.ReleasePending() {
+		time.AfterFunc(v.r.cfg.ReleaseTimeout, func() {
+			v.mu.Lock()
+			stuck := v.gate.ReleasePending()
+			v.mu.Unlock()
+			if stuck {
+				v.r.log.Warn("rfbgate: viewer did not finish its message after losing the keyboard; closing", "agent", v.agent, "surface", v.surface)
+				v.cancel()
+			}
+		})
+	}
+}
+
+func (v *viewer) writeServerLocked() error {
+	if len(v.out) == 0 {
+		return nil
+	}
+	v.server.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	_, err := v.server.Write(v.out)
+	return err
+}
+
+// ServeStream is the WebSocket upgrade for one viewer:
+// GET ...?ticket=T[&agent=NAME]. A used, expired, unknown or wrong-agent
+// ticket gets HTTP 403 (JSON error) before any RFB byte.
+func (r *Relay) ServeStream(w http.ResponseWriter, req *http.Request) {
+	q := req.URL.Query()
+	tk, err := r.Tickets.Redeem(q.Get("ticket"), q.Get("agent"))
+	if err != nil {
+		code := "ticket_invalid"
+		switch {
+		case errors.Is(err, ErrTicketExpired):
+			code = "ticket_expired"
+		case errors.Is(err, ErrTicketWrongAgent):
+			code = "ticket_wrong_agent"
+		}
+		writeError(w, http.StatusForbidden, code, err.Error())
+		return
+	}
+	comp, ok := r.computers[tk.Agent]
+	if !ok {
+		writeError(w, http.StatusNotFound, "unknown_computer", "computer "+tk.Agent+" is not configured")
+		return
+	}
+	ws, err := websocket.Accept(w, req, &websocket.AcceptOptions{
+		Subprotocols:    []string{"binary"},
+		OriginPatterns:  r.cfg.OriginPatterns,
+		CompressionMode: websocket.CompressionDisabled,
+	})
+	if err != nil {
+		r.log.Info("rfbgate: websocket upgrade refused", "agent", tk.Agent, "surface", tk.Surface, "err", err)
+		return
+	}
+	r.wg.Add(1)
+	defer r.wg.Done()
+	r.serveViewer(ws, comp, tk.Surface)
+}
+
+// serveViewer runs one viewer to its end.
+func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
+	ctx, cancel := context.WithCancel(r.ctx)
+	defer cancel()
+	ws.SetReadLimit(1 << 20)
+	log := r.log.With("agent", comp.Name, "surface", surface)
+
+	d := net.Dialer{Timeout: r.cfg.HandshakeTimeout}
+	server, err := d.DialContext(ctx, "tcp", comp.Addr)
+	if err != nil {
+		log.Warn("rfbgate: cannot reach the VNC server", "addr", comp.Addr, "err", err)
+		ws.Close(websocket.StatusTryAgainLater, "computer unreachable")
+		return
+	}
+	defer server.Close()
+	server.SetDeadline(time.Now().Add(r.cfg.HandshakeTimeout))
+	init, err := ClientHandshake(server, comp.Password)
+	if err != nil {
+		log.Warn("rfbgate: VNC handshake failed", "addr", comp.Addr, "err", err)
+		ws.Close(websocket.StatusTryAgainLater, "computer refused the relay")
+		return
+	}
+	server.SetDeadline(time.Time{})
+
+	client := websocket.NetConn(ctx, ws, websocket.MessageBinary)
+	defer client.Close()
+	client.SetDeadline(time.Now().Add(r.cfg.HandshakeTimeout))
+	if err := ServeClientHandshake(client, init); err != nil {
+		log.Info("rfbgate: browser handshake failed", "err", err)
+		return
+	}
+	client.SetDeadline(time.Time{})
+
+	v := &viewer{r: r, agent: comp.Name, surface: surface, gate: NewGate(r.cfg.Limits), server: server, cancel: cancel, out: make([]byte, 0, 64<<10)}
+	v.rtt.Store(-1)
+	r.addViewer(v)
+	defer r.removeViewer(v)
+	log.Info("rfbgate: viewer open", "width", init.Width, "height", init.Height)
+
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { // server to client: untouched
+		defer wg.Done()
+		defer cancel()
+		buf := make([]byte, 256<<10)
+		for {
+			n, err := server.Read(buf)
+			if n > 0 {
+				if _, werr := client.Write(buf[:n]); werr != nil {
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() { // client to server: through the gate
+		defer wg.Done()
+		defer cancel()
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := client.Read(buf)
+			if n > 0 {
+				v.mu.Lock()
+				var ferr error
+				v.out, ferr = v.gate.Feed(v.out[:0], buf[:n])
+				werr := v.writeServerLocked()
+				v.mu.Unlock()
+				if ferr != nil {
+					log.Warn("rfbgate: closing viewer on bad input", "err", ferr)
+					ws.Close(websocket.StatusPolicyViolation, "client message refused")
+					return
+				}
+				if werr != nil {
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() { // pings: round-trip time
+		defer wg.Done()
+		t := time.NewTicker(r.cfg.PingInterval)
+		defer t.Stop()
+		for {
+			pctx, pcancel := context.WithTimeout(ctx, r.cfg.PingInterval)
+			start := time.Now()
+			err := ws.Ping(pctx)
+			pcancel()
+			if err == nil {
+				v.rtt.Store(int64(time.Since(start)))
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	<-ctx.Done()
+	server.Close()
+	ws.Close(websocket.StatusGoingAway, "viewer closed")
+	client.Close()
+	wg.Wait()
+	log.Info("rfbgate: viewer closed")
+}
+
+func (r *Relay) addViewer(v *viewer) {
+	r.mu.Lock()
+	set := r.viewers[v.agent]
+	if set == nil {
+		set = make(map[*viewer]struct{})
+		r.viewers[v.agent] = set
+	}
+	set[v] = struct{}{}
+	n := len(set)
+	r.mu.Unlock()
+	// Take the flag from the lease after registering, so a change between
+	// the two is applied by applyLease as well.
+	v.syncKeyboard()
+	if r.cfg.OnViewers != nil {
+		r.cfg.OnViewers(v.agent, n)
+	}
+}
+
+func (r *Relay) removeViewer(v *viewer) {
+	r.mu.Lock()
+	delete(r.viewers[v.agent], v)
+	n := len(r.viewers[v.agent])
+	r.mu.Unlock()
+	if r.cfg.OnViewers != nil {
+		r.cfg.OnViewers(v.agent, n)
+	}
+}
