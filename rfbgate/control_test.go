@@ -1,0 +1,474 @@
+package rfbgate
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestTicketsOneUseExpiryAgent(t *testing.T) {
+	now := time.Unix(1000, 0)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	tk := NewTickets(30*time.Second, clock)
+	a, err := tk.Issue("agent1", "laptop")
+	if err != nil || len(a.Token) != 32 || !a.ExpiresAt.Equal(now.Add(30*time.Second)) {
+		t.Fatalf("issue: %+v %v", a, err)
+	}
+	b, _ := tk.Issue("agent1", "laptop")
+	if a.Token == b.Token {
+		t.Fatal("two tickets alike")
+	}
+	if got, err := tk.Redeem(a.Token, "agent1"); err != nil || got.Surface != "laptop" {
+		t.Fatalf("redeem: %+v %v", got, err)
+	}
+	if _, err := tk.Redeem(a.Token, "agent1"); !errors.Is(err, ErrTicketUnknown) {
+		t.Fatalf("reuse: %v", err)
+	}
+	if _, err := tk.Redeem(b.Token, "agent2"); !errors.Is(err, ErrTicketWrongAgent) {
+		t.Fatalf("wrong agent: %v", err)
+	}
+	if _, err := tk.Redeem(b.Token, "agent1"); !errors.Is(err, ErrTicketUnknown) {
+		t.Fatalf("a refused ticket must be used up: %v", err)
+	}
+	c, _ := tk.Issue("agent1", "laptop")
+	mu.Lock()
+	now = now.Add(30 * time.Second) // at the limit: still good
+	mu.Unlock()
+	d, _ := tk.Issue("agent1", "laptop")
+	if _, err := tk.Redeem(c.Token, ""); err != nil {
+		t.Fatalf("at 30 s: %v", err)
+	}
+	mu.Lock()
+	now = now.Add(30*time.Second + time.Nanosecond) // past it
+	mu.Unlock()
+	if _, err := tk.Redeem(d.Token, ""); !errors.Is(err, ErrTicketExpired) {
+		t.Fatalf("past 30 s: %v", err)
+	}
+	tk.Issue("x", "y") // sweeps the expired ones
+	if n := tk.Outstanding(); n != 1 {
+		t.Fatalf("%d outstanding after a sweep", n)
+	}
+}
+
+func TestLeases(t *testing.T) {
+	var changes []string
+	var mu sync.Mutex
+	l := NewLeases(150*time.Millisecond, func(a string) { mu.Lock(); changes = append(changes, a); mu.Unlock() })
+	ch, cancel := l.Subscribe(16)
+	defer cancel()
+	if err := l.CheckAgentInput("a"); err != nil {
+		t.Fatalf("no holder: %v", err)
+	}
+	l.TakeOver("a", "laptop")
+	var held *KeyboardHeldError
+	if err := l.CheckAgentInput("a"); !errors.As(err, &held) || held.Surface != "laptop" {
+		t.Fatalf("agent input while held: %v", err)
+	}
+	if _, err := l.Renew("a", "phone"); !errors.Is(err, ErrNotHolder) {
+		t.Fatalf("renew by a non-holder: %v", err)
+	}
+	if err := l.GiveBack("a", "phone"); !errors.Is(err, ErrNotHolder) {
+		t.Fatalf("giveback by a non-holder: %v", err)
+	}
+	l.TakeOver("a", "phone") // moves it
+	for i := 0; i < 4; i++ { // renewals keep it past its TTL
+		time.Sleep(60 * time.Millisecond)
+		if _, err := l.Renew("a", "phone"); err != nil {
+			t.Fatalf("renew %d: %v", i, err)
+		}
+	}
+	if s, ok := l.Holder("a"); !ok || s != "phone" {
+		t.Fatalf("holder %q %v", s, ok)
+	}
+	time.Sleep(300 * time.Millisecond) // expires
+	if _, ok := l.Holder("a"); ok {
+		t.Fatal("lease did not expire")
+	}
+	l.TakeOver("a", "laptop")
+	if err := l.GiveBack("a", "laptop"); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"computer.taken-over a laptop ",
+		"computer.handed-back a laptop moved",
+		"computer.taken-over a phone ",
+		"computer.handed-back a phone expired",
+		"computer.taken-over a laptop ",
+		"computer.handed-back a laptop giveback",
+	}
+	for i, w := range want {
+		select {
+		case ev := <-ch:
+			if got := ev.Type + " " + ev.Agent + " " + ev.Surface + " " + ev.Reason; got != w {
+				t.Fatalf("event %d: %q, want %q", i, got, w)
+			}
+		case <-time.After(time.Second):
+			t.Fatalf("event %d missing", i)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(changes) != 5 {
+		t.Fatalf("onChange ran %d times, want 5: %v", len(changes), changes)
+	}
+}
+
+func TestLeaseSubscriberNeverBlocks(t *testing.T) {
+	l := NewLeases(time.Minute, nil)
+	_, cancel := l.Subscribe(1)
+	defer cancel()
+	for i := 0; i < 5; i++ {
+		l.TakeOver("a", "s")
+		l.GiveBack("a", "s")
+	}
+	if l.Dropped() != 9 {
+		t.Fatalf("dropped %d, want 9", l.Dropped())
+	}
+}
+
+// fakeServer scripts the server side of an RFB handshake.
+func fakeServer(t *testing.T, script func(c net.Conn)) net.Conn {
+	a, b := net.Pipe()
+	go func() { defer b.Close(); script(b) }()
+	a.SetDeadline(time.Now().Add(5 * time.Second))
+	t.Cleanup(func() { a.Close() })
+	return a
+}
+
+func serverInit(name string) []byte {
+	b := []byte{2, 128, 1, 224}
+	b = append(b, make([]byte, 16)...)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(name)))
+	return append(b, name...)
+}
+
+func TestClientHandshakeChoosesVNCAuth(t *testing.T) {
+	pw := NewSecret("pw")
+	var chosen byte
+	var shared byte
+	conn := fakeServer(t, func(c net.Conn) {
+		c.Write([]byte("RFB 003.008\n"))
+		io.ReadFull(c, make([]byte, 12))
+		c.Write([]byte{2, 19, 2}) // VeNCrypt first, as Xvnc offers
+		var b [1]byte
+		io.ReadFull(c, b[:])
+		chosen = b[0]
+		ch := [16]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+		c.Write(ch[:])
+		var resp [16]byte
+		io.ReadFull(c, resp[:])
+		if resp != VNCAuthResponse(pw, ch) {
+			c.Write([]byte{0, 0, 0, 1})
+			return
+		}
+		c.Write([]byte{0, 0, 0, 0})
+		io.ReadFull(c, b[:])
+		shared = b[0]
+		c.Write(serverInit("desk"))
+	})
+	init, err := ClientHandshake(conn, pw)
+	if err != nil || chosen != SecurityVNCAuth || shared != 1 || init.Name != "desk" || init.Width != 640 || !bytes.Equal(init.Raw, serverInit("desk")) {
+		t.Fatalf("init %+v, chosen %d, shared %d, err %v", init, chosen, shared, err)
+	}
+}
+
+func TestClientHandshakeErrors(t *testing.T) {
+	reason := func(s string) []byte { return append(binary.BigEndian.AppendUint32(nil, uint32(len(s))), s...) }
+	cases := []struct {
+		name, want string
+		script     func(c net.Conn)
+	}{
+		{"not-rfb", "not an RFB server", func(c net.Conn) { c.Write([]byte("SSH-2.0-xxxx")) }},
+		{"old", "need 3.8", func(c net.Conn) { c.Write([]byte("RFB 003.003\n")) }},
+		{"refused", `"too many"`, func(c net.Conn) {
+			c.Write([]byte("RFB 003.008\n"))
+			io.ReadFull(c, make([]byte, 12))
+			c.Write(append([]byte{0}, reason("too many")...))
+		}},
+		{"no-vnc-auth", "not VNC authentication", func(c net.Conn) {
+			c.Write([]byte("RFB 003.008\n"))
+			io.ReadFull(c, make([]byte, 12))
+			c.Write([]byte{1, 19})
+		}},
+		{"auth-failed", `VNC authentication refused (result 1): "Authentication failure"`, func(c net.Conn) {
+			c.Write([]byte("RFB 003.008\n"))
+			io.ReadFull(c, make([]byte, 12))
+			c.Write([]byte{1, 2})
+			io.ReadFull(c, make([]byte, 1))
+			c.Write(make([]byte, 16))
+			io.ReadFull(c, make([]byte, 16))
+			c.Write(append([]byte{0, 0, 0, 1}, reason("Authentication failure")...))
+		}},
+		{"reason-over-limit", "over the 4096-byte limit", func(c net.Conn) {
+			c.Write([]byte("RFB 003.008\n"))
+			io.ReadFull(c, make([]byte, 12))
+			c.Write([]byte{0, 0, 0, 0x10, 1})
+		}},
+		{"name-over-limit", "desktop name of 65536 bytes", func(c net.Conn) {
+			c.Write([]byte("RFB 003.008\n"))
+			io.ReadFull(c, make([]byte, 12))
+			c.Write([]byte{1, 2})
+			io.ReadFull(c, make([]byte, 1))
+			c.Write(make([]byte, 16))
+			io.ReadFull(c, make([]byte, 16))
+			c.Write([]byte{0, 0, 0, 0})
+			io.ReadFull(c, make([]byte, 1))
+			b := serverInit("")
+			binary.BigEndian.PutUint32(b[20:], 65536)
+			c.Write(b)
+		}},
+		{"cut-short", "unexpected EOF", func(c net.Conn) { c.Write([]byte("RFB 003.008\n")); io.ReadFull(c, make([]byte, 12)) }},
+	}
+	for _, c := range cases {
+		_, err := ClientHandshake(fakeServer(t, c.script), NewSecret("pw"))
+		if !errors.Is(err, ErrHandshake) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestServeClientHandshake(t *testing.T) {
+	init := &ServerInit{Raw: serverInit("desk")}
+	a, b := net.Pipe()
+	defer a.Close()
+	a.SetDeadline(time.Now().Add(5 * time.Second))
+	errc := make(chan error, 1)
+	go func() { errc <- ServeClientHandshake(b, init) }()
+	var ver [12]byte
+	io.ReadFull(a, ver[:])
+	a.Write([]byte("RFB 003.008\n"))
+	var types [2]byte
+	io.ReadFull(a, types[:])
+	if types != [2]byte{1, SecurityNone} {
+		t.Fatalf("offered %v", types)
+	}
+	a.Write([]byte{SecurityNone})
+	var res [4]byte
+	io.ReadFull(a, res[:])
+	a.Write([]byte{0})
+	got := make([]byte, len(init.Raw))
+	io.ReadFull(a, got)
+	if err := <-errc; err != nil || res != [4]byte{} || !bytes.Equal(got, init.Raw) || string(ver[:]) != "RFB 003.008\n" {
+		t.Fatalf("err %v, result %v, init %x", err, res, got)
+	}
+
+	// A client choosing VNC auth is told why and refused.
+	a2, b2 := net.Pipe()
+	defer a2.Close()
+	a2.SetDeadline(time.Now().Add(5 * time.Second))
+	go func() { errc <- ServeClientHandshake(b2, init); b2.Close() }()
+	io.ReadFull(a2, ver[:])
+	a2.Write([]byte("RFB 003.008\n"))
+	io.ReadFull(a2, types[:])
+	a2.Write([]byte{SecurityVNCAuth})
+	rest, _ := io.ReadAll(a2)
+	if err := <-errc; !errors.Is(err, ErrHandshake) || !bytes.HasPrefix(rest, []byte{0, 0, 0, 1}) || !bytes.Contains(rest, []byte("only security type None")) {
+		t.Fatalf("err %v, sent %q", err, rest)
+	}
+}
+
+func TestPasswordFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := dir + "/" + name
+		if err := writeFile(p, s); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	s, err := ReadPasswordFile(write("ok", testPassword+"\r\nsecond line\n"))
+	if err != nil || string(s.b) != testPassword {
+		t.Fatalf("read: %v", err)
+	}
+	for _, c := range []struct{ name, content, want string }{
+		{"empty", "\n", "empty first line"},
+		{"big", strings.Repeat("x", maxPasswordFile+1), "longer than 4096"},
+	} {
+		_, err := ReadPasswordFile(write(c.name, c.content))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+	}
+	if _, err := ReadPasswordFile(dir + "/missing"); err == nil || strings.Contains(err.Error(), testPassword) {
+		t.Fatalf("missing: %v", err)
+	}
+	// At the limit.
+	if _, err := ReadPasswordFile(write("limit", strings.Repeat("x", maxPasswordFile))); err != nil {
+		t.Fatalf("at the limit: %v", err)
+	}
+}
+
+// TestHTTPAPI drives the control API: the JSON shapes, errors, the admin
+// token, lease events over SSE, and ticket refusals as 403 with no RFB byte.
+func TestHTTPAPI(t *testing.T) {
+	r, err := NewRelay(Config{Computers: []Computer{{Name: "agent1", Addr: "127.0.0.1:1", Password: NewSecret(testPassword)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	srv := httptest.NewServer(NewHandler(r, HandlerOptions{AdminToken: "tok"}))
+	defer srv.Close()
+	call := func(method, path, body, token string) (int, map[string]any) {
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		if bytes.Contains(raw, []byte(testPassword)) {
+			t.Fatalf("%s %s: the password is in the answer", method, path)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatalf("%s %s: not JSON: %q", method, path, raw)
+		}
+		return resp.StatusCode, m
+	}
+	body := `{"agent":"agent1","surface":"laptop"}`
+	if code, m := call("POST", "/v1/tools/computers.watch", body, ""); code != 401 || m["error"] != "unauthorized" {
+		t.Fatalf("no token: %d %v", code, m)
+	}
+	if code, m := call("POST", "/v1/tools/computers.watch", body, "wrong"); code != 401 || m["error"] != "unauthorized" {
+		t.Fatalf("wrong token: %d %v", code, m)
+	}
+	code, m := call("POST", "/v1/tools/computers.watch", body, "tok")
+	ticket, _ := m["ticket"].(string)
+	if exp, err := time.Parse(time.RFC3339, m["expires_at"].(string)); code != 200 || len(ticket) != 32 || err != nil || time.Until(exp) > 31*time.Second {
+		t.Fatalf("watch: %d %v", code, m)
+	}
+	for _, c := range []struct {
+		path, body string
+		code       int
+		err        string
+	}{
+		{"/v1/tools/computers.watch", `{"agent":"nope","surface":"s"}`, 404, "unknown_computer"},
+		{"/v1/tools/computers.watch", `{"agent":"agent1"}`, 400, "bad_request"},
+		{"/v1/tools/computers.watch", `{"agent":"agent1","surface":"s","x":1}`, 400, "bad_request"},
+		{"/v1/tools/computers.watch", `not json`, 400, "bad_request"},
+		{"/v1/tools/computers.watch", `{"agent":"agent1","surface":"` + strings.Repeat("s", 129) + `"}`, 400, "bad_request"},
+		{"/v1/tools/computers.renew", body, 409, "not_holder"},
+		{"/v1/tools/computers.giveback", body, 409, "not_holder"},
+		{"/v1/tools/computers.nothing", body, 404, "not_found"},
+	} {
+		if code, m := call("POST", c.path, c.body, "tok"); code != c.code || m["error"] != c.err || m["message"] == "" {
+			t.Errorf("%s %s: %d %v, want %d %s", c.path, c.body, code, m, c.code, c.err)
+		}
+	}
+	// At the surface length limit: fine.
+	if code, _ := call("POST", "/v1/tools/computers.watch", `{"agent":"agent1","surface":"`+strings.Repeat("s", 128)+`"}`, "tok"); code != 200 {
+		t.Fatalf("128-character surface: %d", code)
+	}
+
+	// Lease events over SSE.
+	req, _ := http.NewRequest("GET", srv.URL+"/v1/events", nil)
+	req.Header.Set("Authorization", "Bearer tok")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("events: %v %v", resp, err)
+	}
+	defer resp.Body.Close()
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	<-lines // the opening comment
+	if code, m := call("POST", "/v1/tools/computers.takeover", body, "tok"); code != 200 || m["expires_at"] == nil {
+		t.Fatalf("takeover: %d %v", code, m)
+	}
+	if code, m := call("GET", "/v1/computers/agent1", "", "tok"); code != 200 || m["keyboard"] != "laptop" {
+		t.Fatalf("status: %d %v", code, m)
+	}
+	if code, _ := call("POST", "/v1/tools/computers.renew", body, "tok"); code != 200 {
+		t.Fatalf("renew: %d", code)
+	}
+	if code, _ := call("POST", "/v1/tools/computers.giveback", body, "tok"); code != 200 {
+		t.Fatalf("giveback: %d", code)
+	}
+	if code, m := call("GET", "/v1/computers/agent1", "", "tok"); code != 200 || m["keyboard"] != nil || m["viewers"] == nil {
+		t.Fatalf("status after giveback: %d %v", code, m)
+	}
+	if code, m := call("GET", "/v1/computers/nope", "", "tok"); code != 404 || m["error"] != "unknown_computer" {
+		t.Fatalf("status of unknown: %d %v", code, m)
+	}
+	var got []string
+	timeout := time.After(3 * time.Second)
+	for len(got) < 4 {
+		select {
+		case l := <-lines:
+			if l != "" {
+				got = append(got, l)
+			}
+		case <-timeout:
+			t.Fatalf("events so far: %q", got)
+		}
+	}
+	if got[0] != "event: computer.taken-over" || !strings.Contains(got[1], `"surface":"laptop"`) || got[2] != "event: computer.handed-back" || !strings.Contains(got[3], `"reason":"giveback"`) {
+		t.Fatalf("events: %q", got)
+	}
+
+	// Tickets at the upgrade: used, expired, unknown and wrong agent give 403
+	// (a JSON error, no RFB byte) and the ticket does not open anything.
+	tk, _ := r.Watch("agent1", "laptop")
+	for i, c := range []struct{ q, err string }{
+		{"ticket=" + tk.Token + "&agent=other", "ticket_wrong_agent"},
+		{"ticket=" + tk.Token + "&agent=agent1", "ticket_invalid"}, // used by the refusal above
+		{"ticket=nonsense", "ticket_invalid"},
+		{"", "ticket_invalid"},
+	} {
+		req, _ := http.NewRequest("GET", srv.URL+"/v1/streams/computers/glass?"+c.q, nil)
+		req.Header.Set("Connection", "Upgrade")
+		req.Header.Set("Upgrade", "websocket")
+		req.Header.Set("Sec-WebSocket-Version", "13")
+		req.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 403 || bytes.Contains(raw, []byte("RFB")) || !bytes.Contains(raw, []byte(c.err)) {
+			t.Fatalf("case %d: %d %q", i, resp.StatusCode, raw)
+		}
+	}
+}
+
+func TestTicketExpiredAtUpgrade(t *testing.T) {
+	xv := startXvnc(t, testPassword)
+	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: xv.Addr, Password: NewSecret(testPassword)}}, TicketTTL: 100 * time.Millisecond})
+	tk, _ := tr.Watch("a", "s")
+	time.Sleep(150 * time.Millisecond)
+	_, err := dialRFB(t, tr.wsURL(tk.Token, "a"), false)
+	if err == nil || !strings.Contains(err.Error(), "403") {
+		t.Fatalf("expired ticket: %v", err)
+	}
+	// A fresh one works, once.
+	tk, _ = tr.Watch("a", "s")
+	if _, err := dialRFB(t, tr.wsURL(tk.Token, "a"), false); err != nil {
+		t.Fatalf("fresh ticket: %v", err)
+	}
+	if _, err := dialRFB(t, tr.wsURL(tk.Token, "a"), false); err == nil || !strings.Contains(err.Error(), "403") {
+		t.Fatalf("reused ticket: %v", err)
+	}
+}
+
+func writeFile(p, s string) error { return os.WriteFile(p, []byte(s), 0o600) }
