@@ -40,7 +40,7 @@ type Value struct {
 }
 
 // MaxValueDepth bounds the nesting DecodeValue accepts.
-const MaxValueDepth = 512
+const MaxValueDepth = 1024
 
 // DecodeValue decodes exactly one item from b into a generic Value.
 func DecodeValue(b []byte) (Value, error) {
