@@ -22,6 +22,8 @@ type GateStats struct {
 	BytesIn       uint64 // client bytes read
 	BytesForward  uint64 // bytes written towards the server
 	EncodingsDrop uint64 // −316 entries removed from SetEncodings
+	// DroppedByType counts dropped messages by message type.
+	DroppedByType [256]uint64
 }
 
 // Gate decides, message by message, which client bytes reach the server.
@@ -104,6 +106,7 @@ func (g *Gate) Feed(dst, in []byte) ([]byte, error) {
 				g.stats.Passed++
 			} else {
 				g.stats.DroppedInput++
+				g.stats.DroppedByType[g.p.Type()]++
 			}
 			g.mid = false
 			if g.pending || !g.kbd.Load() {

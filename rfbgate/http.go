@@ -2,6 +2,7 @@ package rfbgate
 
 import (
 	"crypto/subtle"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,7 +21,14 @@ type HandlerOptions struct {
 	// the control API (/v1/tools/..., /v1/computers/..., /v1/events). The
 	// stream upgrade is authorised by its ticket alone.
 	AdminToken string
+	// NoVNCDir, if set, is the noVNC 1.7 package directory (node_modules/
+	// @novnc/novnc): the viewer page is served at /glass/ and noVNC's files
+	// at /glass/novnc/.
+	NoVNCDir string
 }
+
+//go:embed viewer.html
+var viewerPage []byte
 
 // NewHandler returns the relay's HTTP surface:
 //
@@ -43,6 +51,14 @@ func NewHandler(r *Relay, opt HandlerOptions) http.Handler {
 	mux.HandleFunc("GET /v1/computers/{name}", h.auth(h.status))
 	mux.HandleFunc("GET /v1/events", h.auth(h.events))
 	mux.HandleFunc("GET /v1/streams/computers/glass", r.ServeStream)
+	if opt.NoVNCDir != "" {
+		mux.HandleFunc("GET /glass/{$}", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Header().Set("Cache-Control", "no-store")
+			w.Write(viewerPage)
+		})
+		mux.Handle("GET /glass/novnc/", http.StripPrefix("/glass/novnc/", http.FileServer(http.Dir(opt.NoVNCDir))))
+	}
 	mux.HandleFunc("/v1/", func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint")
 	})

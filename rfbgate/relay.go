@@ -146,6 +146,23 @@ func (r *Relay) Status(agent string) (ComputerStatus, error) {
 	return st, nil
 }
 
+// GateStats returns the gate counters of agent's open viewers, by surface.
+func (r *Relay) GateStats(agent string) map[string]GateStats {
+	r.mu.Lock()
+	vs := make([]*viewer, 0, len(r.viewers[agent]))
+	for v := range r.viewers[agent] {
+		vs = append(vs, v)
+	}
+	r.mu.Unlock()
+	out := make(map[string]GateStats, len(vs))
+	for _, v := range vs {
+		v.mu.Lock()
+		out[v.surface] = v.gate.Stats()
+		v.mu.Unlock()
+	}
+	return out
+}
+
 // Viewers is the number of open viewers of agent.
 func (r *Relay) Viewers(agent string) int {
 	r.mu.Lock()

@@ -1,0 +1,163 @@
+package rfbgate
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// noVNCDir finds noVNC 1.7 as the Makefile installs it (node_modules at the
+// repository top). Missing under CI fails; elsewhere it skips.
+func noVNCDir(t testing.TB) string {
+	t.Helper()
+	dir, _ := filepath.Abs("../node_modules/@novnc/novnc")
+	if _, err := os.Stat(filepath.Join(dir, "core", "rfb.js")); err == nil {
+		return dir
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("noVNC not found at %s: `make test` installs it (mk/rfbgate.mk)", dir)
+	}
+	t.Skipf("noVNC not found at %s; run make node_modules/@novnc/novnc/core/rfb.js", dir)
+	return ""
+}
+
+// newBrowser starts headless Chromium with the flags this machine needs.
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	bin := needPeer(t, "chromium")
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(bin),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(900, 640),
+	)
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	ctx, tcancel := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() { tcancel(); cancel(); acancel() })
+	return ctx
+}
+
+// TestBrowserNoVNC: real noVNC 1.7 in headless Chromium opens /glass/,
+// renders the real Xvnc screen, and its typing reaches X only after take-over.
+func TestBrowserNoVNC(t *testing.T) {
+	novnc := noVNCDir(t)
+	xv := startXvnc(t, testPassword)
+	xe := watchX(t, xv.Display)
+	tr := newTestRelay(t, Config{
+		Computers:    []Computer{{Name: "agent1", Addr: xv.Addr, Password: NewSecret(testPassword)}},
+		PingInterval: 500 * time.Millisecond,
+	})
+	srv := httptest.NewServer(NewHandler(tr.Relay, HandlerOptions{NoVNCDir: novnc}))
+	t.Cleanup(srv.Close)
+	ctx := newBrowser(t)
+
+	page := srv.URL + "/glass/?agent=agent1&surface=browser1"
+	if err := chromedp.Do(ctx, chromedp.Navigate(page)); err != nil {
+		t.Fatalf("navigate: %v", err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.body.dataset.state === "watching"`, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		st, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#status")))
+		t.Fatalf("noVNC did not connect (status %q): %v\nrelay log:\n%s", st, err, tr.logs.String())
+	}
+	// Give noVNC a moment to draw the first framebuffer update.
+	time.Sleep(1500 * time.Millisecond)
+	shot, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS("#screen canvas")))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	os.WriteFile(filepath.Join(os.TempDir(), "rfbgate-browser.png"), shot, 0o644)
+	if n := distinctColours(t, shot); n < 2 {
+		t.Fatalf("the screen is blank: %d colour(s) in the canvas", n)
+	}
+
+	// Typing while watching: noVNC sends it (QEMU extended key events, since
+	// Xvnc advertised −258); the gate drops it.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#screen canvas")), chromedp.KeyEvent("abc")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond)
+	if ev := xe.take(); len(ev) != 0 {
+		t.Fatalf("typing while watching reached X: %v", ev)
+	}
+	gs := tr.GateStats("agent1")["browser1"]
+	if gs.DroppedByType[MsgQEMU] < 6 || gs.DroppedByType[MsgPointerEvent] == 0 {
+		t.Fatalf("noVNC's typing did not reach the gate as QEMU extended key events: dropped %d QEMU, %d pointer, %d key",
+			gs.DroppedByType[MsgQEMU], gs.DroppedByType[MsgPointerEvent], gs.DroppedByType[MsgKeyEvent])
+	}
+	t.Logf("while watching the gate dropped %d QEMU key events, %d KeyEvents, %d PointerEvents, %d ClientCutText; removed −316 %d time(s)",
+		gs.DroppedByType[MsgQEMU], gs.DroppedByType[MsgKeyEvent], gs.DroppedByType[MsgPointerEvent], gs.DroppedByType[MsgClientCutText], gs.EncodingsDrop)
+	// Take over with the page's button, then type.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#take"))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.body.dataset.state === "typing"`, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Fatalf("take-over did not happen: %v", err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#screen canvas")), chromedp.KeyEvent("abc")); err != nil {
+		t.Fatal(err)
+	}
+	ev := xe.waitFor(5*time.Second, func(e []xEvent) bool { return count(e, "KeyRelease") >= 3 })
+	if count(ev, "KeyPress") != 3 || count(ev, "KeyRelease") != 3 {
+		t.Fatalf("typing after take-over: X saw %v, want 3 key presses and releases", ev)
+	}
+	if h, ok := tr.Leases.Holder("agent1"); !ok || h != "browser1" {
+		t.Fatalf("holder %q %v", h, ok)
+	}
+	// Give back with the button: typing stops arriving.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#give"))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.body.dataset.state === "watching"`, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Fatalf("give-back did not happen: %v", err)
+	}
+	xe.take()
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#screen canvas")), chromedp.KeyEvent("xyz")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond)
+	if ev := xe.take(); count(ev, "KeyPress") != 0 || count(ev, "ButtonPress") != 0 {
+		t.Fatalf("typing after give-back reached X: %v", ev)
+	}
+	st, _ := tr.Status("agent1")
+	if len(st.Viewers) != 1 || st.Viewers[0].Surface != "browser1" || st.Viewers[0].RTTms < 0 {
+		t.Fatalf("status %+v", st)
+	}
+	if strings.Contains(tr.logs.String(), testPassword) {
+		t.Fatal("the password is in the log")
+	}
+}
+
+// distinctColours counts colours in a PNG (up to 16).
+func distinctColours(t *testing.T, b []byte) int {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("screenshot is not a PNG: %v", err)
+	}
+	seen := map[[4]uint32]bool{}
+	r := img.Bounds()
+	for y := r.Min.Y; y < r.Max.Y && len(seen) < 16; y += 3 {
+		for x := r.Min.X; x < r.Max.X && len(seen) < 16; x += 3 {
+			c := img.At(x, y)
+			r, g, b, a := c.RGBA()
+			seen[[4]uint32{r, g, b, a}] = true
+		}
+	}
+	return len(seen)
+}
