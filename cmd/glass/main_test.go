@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/des"
+	"encoding/binary"
+	"encoding/json"
+	"io"
+	"math/bits"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+func TestFlagErrors(t *testing.T) {
+	dir := t.TempDir()
+	pw := filepath.Join(dir, "pw")
+	os.WriteFile(pw, []byte("pw\n"), 0o600)
+	empty := filepath.Join(dir, "empty")
+	os.WriteFile(empty, nil, 0o600)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "at least one -computer"},
+		{[]string{"-computer", "a"}, "want NAME=HOST:PORT"},
+		{[]string{"-computer", "a=nohost"}, "missing port"},
+		{[]string{"-computer", "a=127.0.0.1:1"}, "no -password-file a=PATH"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-computer", "a=127.0.0.1:2"}, "a given twice"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-password-file", "b=" + pw}, "-password-file b names no -computer"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-admin-token-file", empty}, "is empty"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-novnc", dir}, "not a noVNC package"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-lease-ttl", "0s"}, "must be positive"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "extra"}, "unexpected arguments"},
+	} {
+		_, err := parseFlags(c.args, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.args, err, c.want)
+		}
+	}
+	o, err := parseFlags([]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-ticket-ttl", "5s"}, io.Discard)
+	if err != nil || o.listen != "127.0.0.1:7900" || o.ticketTTL != 5*time.Second || o.leaseTTL != 90*time.Second {
+		t.Fatalf("defaults: %+v %v", o, err)
+	}
+}
+
+// fakeVNC is a tiny RFB 3.8 server with VNC authentication: enough to check
+// the program's wiring (the real Xvnc is tested in package rfbgate).
+func fakeVNC(t *testing.T, password string) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	key := make([]byte, 8)
+	copy(key, password)
+	for i := range key {
+		key[i] = bits.Reverse8(key[i])
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func(c net.Conn) {
+				defer c.Close()
+				c.SetDeadline(time.Now().Add(10 * time.Second))
+				c.Write([]byte("RFB 003.008\n"))
+				io.ReadFull(c, make([]byte, 12))
+				c.Write([]byte{2, 19, 2})
+				io.ReadFull(c, make([]byte, 1))
+				ch := []byte("0123456789abcdef")
+				c.Write(ch)
+				resp := make([]byte, 16)
+				io.ReadFull(c, resp)
+				blk, _ := des.NewCipher(key)
+				want := make([]byte, 16)
+				blk.Encrypt(want[:8], ch[:8])
+				blk.Encrypt(want[8:], ch[8:])
+				if !bytes.Equal(resp, want) {
+					c.Write([]byte{0, 0, 0, 1, 0, 0, 0, 4, 'n', 'o', 'p', 'e'})
+					return
+				}
+				c.Write([]byte{0, 0, 0, 0})
+				io.ReadFull(c, make([]byte, 1))
+				init := []byte{0, 100, 0, 50}
+				init = append(init, make([]byte, 16)...)
+				init = binary.BigEndian.AppendUint32(init, 4)
+				c.Write(append(init, "fake"...))
+				io.Copy(io.Discard, c)
+			}(c)
+		}
+	}()
+	return ln.Addr().String()
+}
+
+type lockedBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *lockedBuf) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+func TestGlassServes(t *testing.T) {
+	const password = "glass-pw-1"
+	dir := t.TempDir()
+	pwFile := filepath.Join(dir, "pw")
+	os.WriteFile(pwFile, []byte(password+"\n"), 0o600)
+	tokFile := filepath.Join(dir, "tok")
+	os.WriteFile(tokFile, []byte("admintok\n"), 0o600)
+	addr := fakeVNC(t, password)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	logs := &lockedBuf{}
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-listen", "127.0.0.1:0", "-computer", "agent1=" + addr,
+			"-password-file", "agent1=" + pwFile, "-admin-token-file", tokFile}, logs, func(a string) { ready <- a })
+	}()
+	var base string
+	select {
+	case a := <-ready:
+		base = "http://" + a
+	case err := <-done:
+		t.Fatalf("glass exited: %v", err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("glass did not start")
+	}
+	post := func(tool string) (int, map[string]any) {
+		req, _ := http.NewRequest("POST", base+"/v1/tools/computers."+tool, strings.NewReader(`{"agent":"agent1","surface":"s1"}`))
+		req.Header.Set("Authorization", "Bearer admintok")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
+	code, m := post("watch")
+	if code != 200 {
+		t.Fatalf("watch: %d %v", code, m)
+	}
+	wctx, wcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer wcancel()
+	ws, _, err := websocket.Dial(wctx, strings.Replace(base, "http", "ws", 1)+"/v1/streams/computers/glass?ticket="+m["ticket"].(string), nil)
+	if err != nil {
+		t.Fatalf("stream: %v", err)
+	}
+	nc := websocket.NetConn(wctx, ws, websocket.MessageBinary)
+	buf := make([]byte, 12)
+	io.ReadFull(nc, buf)
+	nc.Write([]byte("RFB 003.008\n"))
+	io.ReadFull(nc, buf[:2])
+	nc.Write([]byte{1})
+	io.ReadFull(nc, buf[:4])
+	nc.Write([]byte{1})
+	init := make([]byte, 28)
+	if _, err := io.ReadFull(nc, init); err != nil || string(init[24:]) != "fake" || init[1] != 100 {
+		t.Fatalf("ServerInit through glass: %q %v", init, err)
+	}
+	if code, _ := post("takeover"); code != 200 {
+		t.Fatalf("takeover %d", code)
+	}
+	req, _ := http.NewRequest("GET", base+"/v1/computers/agent1", nil)
+	req.Header.Set("Authorization", "Bearer admintok")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Keyboard *string `json:"keyboard"`
+		Viewers  []struct {
+			Surface string  `json:"surface"`
+			RTT     float64 `json:"rtt_ms"`
+		} `json:"viewers"`
+	}
+	json.NewDecoder(resp.Body).Decode(&st)
+	resp.Body.Close()
+	if st.Keyboard == nil || *st.Keyboard != "s1" || len(st.Viewers) != 1 || st.Viewers[0].Surface != "s1" {
+		t.Fatalf("status %+v", st)
+	}
+	nc.Close()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("shutdown: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("glass did not stop")
+	}
+	if l := logs.String(); strings.Contains(l, password) || !strings.Contains(l, "viewer open") {
+		t.Fatalf("log (must say viewer open, must not hold the password):\n%s", l)
+	}
+}
