@@ -1,0 +1,126 @@
+// Command benchsummary writes the Markdown summary of a `make micro` run:
+//
+//	benchsummary [-baseline reports/micro/baseline.json] [-unverified]
+//	             [-attach 'title=file']... [-o latest.md] [reports/micro/latest.txt]
+//
+// The baseline may be the JSON form (wirebench.micro/v1) or Go benchmark
+// text; a missing baseline file is noted in the summary, not an error.
+// -attach appends a text report (benchstat output) in a collapsed section.
+// The summary goes to stdout, or to -o. Exit status 1 on error.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/wirebench/wirebench/internal/benchjson"
+	"github.com/wirebench/wirebench/internal/benchsummary"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintf(os.Stderr, "benchsummary: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+type attachFlag []benchsummary.Attachment
+
+func (a *attachFlag) String() string { return fmt.Sprint(len(*a), " attachments") }
+
+func (a *attachFlag) Set(v string) error {
+	title, path, ok := strings.Cut(v, "=")
+	if !ok || title == "" || path == "" {
+		return fmt.Errorf("want title=file, have %q", v)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	*a = append(*a, benchsummary.Attachment{Title: title, Text: string(data)})
+	return nil
+}
+
+func run(args []string, stdout io.Writer) error {
+	fl := flag.NewFlagSet("benchsummary", flag.ContinueOnError)
+	var (
+		baseline   = fl.String("baseline", "", "baseline `file` (JSON or benchmark text); absent file = no baseline")
+		unverified = fl.Bool("unverified", false, "stamp the summary \"host not verified quiet\"")
+		out        = fl.String("o", "", "write the summary to `file` instead of stdout")
+		attach     attachFlag
+	)
+	fl.Var(&attach, "attach", "append `title=file` (e.g. benchstat output) in a collapsed section; repeatable")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if fl.NArg() > 1 {
+		return fmt.Errorf("at most one latest file, have %q", fl.Args())
+	}
+	latestPath := "reports/micro/latest.txt"
+	if fl.NArg() == 1 {
+		latestPath = fl.Arg(0)
+	}
+	latest, err := loadText(latestPath)
+	if err != nil {
+		return err
+	}
+	opt := benchsummary.Options{Unverified: *unverified, Attachments: attach}
+	if *baseline != "" {
+		opt.Baseline, err = loadBaseline(*baseline)
+		if errors.Is(err, fs.ErrNotExist) {
+			opt.Baseline, opt.BaselineNote = nil, *baseline+" absent"
+		} else if err != nil {
+			return err
+		}
+	}
+	var buf bytes.Buffer
+	if err := benchsummary.Write(&buf, latest, opt); err != nil {
+		return err
+	}
+	if *out == "" {
+		_, err = stdout.Write(buf.Bytes())
+		return err
+	}
+	if dir := filepath.Dir(*out); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(*out, buf.Bytes(), 0o644)
+}
+
+func loadText(path string) (*benchsummary.Set, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return benchsummary.Load(f, filepath.Base(path))
+}
+
+// loadBaseline reads a JSON baseline through its text form, or text as is.
+func loadBaseline(path string) (*benchsummary.Set, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
+		doc, err := benchjson.ReadJSON(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		var text bytes.Buffer
+		if err := benchjson.WriteText(&text, doc); err != nil {
+			return nil, err
+		}
+		data = text.Bytes()
+	}
+	return benchsummary.Load(bytes.NewReader(data), filepath.Base(path))
+}
