@@ -1,0 +1,263 @@
+package rfbgate
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// seededStream is the byte stream a synthetic server sends on connection n:
+// PCG output, so a client can check every byte and its order.
+type seededStream struct {
+	r   *rand.Rand
+	buf [8]byte
+	pos int
+}
+
+func newSeededStream(n uint64) *seededStream {
+	return &seededStream{r: rand.New(rand.NewPCG(n, 0x5eed)), pos: 8}
+}
+
+func (s *seededStream) fill(p []byte) {
+	for i := range p {
+		if s.pos == 8 {
+			binary.LittleEndian.PutUint64(s.buf[:], s.r.Uint64())
+			s.pos = 0
+		}
+		p[i] = s.buf[s.pos]
+		s.pos++
+	}
+}
+
+// syntheticVNC is an RFB 3.8 server with VNC authentication; after
+// ServerInit (desktop name "seed-N") it sends seededStream(N) in chunk-byte
+// writes every tick, and reads and discards what the client sends.
+func syntheticVNC(t testing.TB, password string, chunk int, tick time.Duration) (addr string, conns *atomic.Int64) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	var next atomic.Uint64
+	conns = &atomic.Int64{}
+	pw := NewSecret(password)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func(c net.Conn, seed uint64) {
+				defer wg.Done()
+				defer c.Close()
+				conns.Add(1)
+				defer conns.Add(-1)
+				c.SetDeadline(time.Now().Add(10 * time.Second))
+				c.Write([]byte("RFB 003.008\n"))
+				io.ReadFull(c, make([]byte, 12))
+				c.Write([]byte{2, 19, SecurityVNCAuth})
+				io.ReadFull(c, make([]byte, 1))
+				var ch [16]byte
+				binary.BigEndian.PutUint64(ch[:], seed*7919)
+				c.Write(ch[:])
+				var resp [16]byte
+				io.ReadFull(c, resp[:])
+				if resp != VNCAuthResponse(pw, ch) {
+					c.Write([]byte{0, 0, 0, 1, 0, 0, 0, 0})
+					return
+				}
+				c.Write([]byte{0, 0, 0, 0})
+				io.ReadFull(c, make([]byte, 1))
+				name := fmt.Sprintf("seed-%d", seed)
+				init := []byte{2, 128, 1, 224, 32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0}
+				init = binary.BigEndian.AppendUint32(init, uint32(len(name)))
+				c.Write(append(init, name...))
+				c.SetDeadline(time.Time{})
+				go io.Copy(io.Discard, c) // ends when c is closed
+				s := newSeededStream(seed)
+				buf := make([]byte, chunk)
+				var tk *time.Ticker
+				if tick > 0 {
+					tk = time.NewTicker(tick)
+					defer tk.Stop()
+				}
+				for {
+					s.fill(buf)
+					c.SetWriteDeadline(time.Now().Add(30 * time.Second))
+					if _, err := c.Write(buf); err != nil {
+						return
+					}
+					if tk != nil {
+						<-tk.C
+					}
+				}
+			}(c, next.Add(1))
+		}
+	}()
+	return ln.Addr().String(), conns
+}
+
+// TestLoad64Viewers: 64 viewers on one computer for 30 s (3 s with -short):
+// each receives its server's stream complete and in order, and after they
+// close no goroutine is left behind.
+func TestLoad64Viewers(t *testing.T) {
+	dur := 30 * time.Second
+	if testing.Short() {
+		dur = 3 * time.Second
+	}
+	const viewers = 64
+	const chunk = 16 << 10
+	addr, conns := syntheticVNC(t, testPassword, chunk, 20*time.Millisecond)
+	tr := newTestRelay(t, Config{
+		Computers:    []Computer{{Name: "busy", Addr: addr, Password: NewSecret(testPassword)}},
+		PingInterval: time.Second,
+	})
+	time.Sleep(100 * time.Millisecond)
+	base := runtime.NumGoroutine()
+
+	type result struct {
+		bytes int64
+		err   error
+	}
+	results := make([]result, viewers)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := 0; i < viewers; i++ {
+		tk, err := tr.Watch("busy", fmt.Sprintf("s%02d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := dialRFBRaw(tr.wsURL(tk.Token, "busy"))
+		if err != nil {
+			t.Fatalf("viewer %d: %v", i, err)
+		}
+		wg.Add(1)
+		go func(i int, c *rawViewer) {
+			defer wg.Done()
+			defer c.close()
+			seed, err := strconv.ParseUint(strings.TrimPrefix(c.name, "seed-"), 10, 64)
+			if err != nil {
+				results[i].err = fmt.Errorf("desktop name %q", c.name)
+				return
+			}
+			want := newSeededStream(seed)
+			got := make([]byte, 64<<10)
+			exp := make([]byte, 64<<10)
+			go func() { // the client side sends too: requests and (dropped) keys
+				for {
+					select {
+					case <-stop:
+						return
+					case <-time.After(100 * time.Millisecond):
+					}
+					if _, err := c.conn.Write(append(append([]byte{}, fbur...), keyEvent(true, 'q')...)); err != nil {
+						return
+					}
+				}
+			}()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				c.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+				n, err := c.conn.Read(got)
+				want.fill(exp[:n])
+				for j := 0; j < n; j++ {
+					if got[j] != exp[j] {
+						results[i].err = fmt.Errorf("byte %d differs: got %#x want %#x", results[i].bytes+int64(j), got[j], exp[j])
+						return
+					}
+				}
+				results[i].bytes += int64(n)
+				if err != nil {
+					results[i].err = fmt.Errorf("after %d bytes: %v", results[i].bytes, err)
+					return
+				}
+			}
+		}(i, c)
+	}
+	if n := tr.Viewers("busy"); n != viewers {
+		t.Fatalf("%d viewers open, want %d", n, viewers)
+	}
+	time.Sleep(dur)
+	close(stop)
+	wg.Wait()
+	// Expect at least a third of the offered rate per viewer.
+	min := int64(float64(chunk) * dur.Seconds() / 0.020 / 3)
+	var total int64
+	for i, r := range results {
+		if r.err != nil {
+			t.Fatalf("viewer %d: %v", i, r.err)
+		}
+		if r.bytes < min {
+			t.Fatalf("viewer %d got %d bytes in %v, want at least %d", i, r.bytes, dur, min)
+		}
+		total += r.bytes
+	}
+	t.Logf("%d viewers, %v: %.1f MB checked in order, %.1f MB/s in all", viewers, dur, float64(total)/1e6, float64(total)/1e6/dur.Seconds())
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		g := runtime.NumGoroutine()
+		if tr.Viewers("busy") == 0 && conns.Load() == 0 && g <= base {
+			break
+		}
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			n := runtime.Stack(buf, true)
+			t.Fatalf("after close: %d viewers, %d server connections, %d goroutines (before: %d)\n%s", tr.Viewers("busy"), conns.Load(), g, base, buf[:n])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// rawViewer is a browser-like client whose reads the test does itself.
+type rawViewer struct {
+	ws     *websocket.Conn
+	conn   net.Conn
+	name   string
+	cancel context.CancelFunc
+}
+
+func dialRFBRaw(url string) (*rawViewer, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{"binary"}})
+	if err != nil {
+		return nil, err
+	}
+	ws.SetReadLimit(-1)
+	cctx, ccancel := context.WithCancel(context.Background())
+	c := &rfbClient{ws: ws, conn: websocket.NetConn(cctx, ws, websocket.MessageBinary)}
+	c.conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if err := c.handshake(); err != nil {
+		c.conn.Close()
+		ccancel()
+		return nil, err
+	}
+	c.conn.SetDeadline(time.Time{})
+	return &rawViewer{ws: ws, conn: c.conn, name: string(c.Init[24:]), cancel: ccancel}, nil
+}
+
+func (v *rawViewer) close() {
+	v.ws.Close(websocket.StatusNormalClosure, "")
+	v.conn.Close()
+	v.cancel()
+}
