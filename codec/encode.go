@@ -1,7 +1,6 @@
 package codec
 
 import (
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/wirebench/wirebench/codec/cbor"
@@ -59,10 +58,20 @@ func appendU32Array(dst []byte, vs []uint32) []byte {
 	return dst
 }
 
-// checkText returns an EncodeError unless s is valid UTF-8.
-func checkText(s, field string) error {
-	if !utf8.ValidString(s) {
-		return &EncodeError{Field: field, Detail: "text is not valid UTF-8"}
+// checkText returns an EncodeError naming the field unless s is valid
+// UTF-8. The field name is built only on failure: prefix and suffix are
+// joined then.
+func checkText(s, prefix, suffix string) error {
+	if !cbor.ValidUTF8(stringBytes(s)) {
+		return &EncodeError{Field: prefix + suffix, Detail: "text is not valid UTF-8"}
+	}
+	return nil
+}
+
+// checkTextAt is checkText for element i of a list.
+func checkTextAt(s, prefix string, i int, suffix string) error {
+	if !cbor.ValidUTF8(stringBytes(s)) {
+		return &EncodeError{Field: prefix + "[" + itoa(i) + "]" + suffix, Detail: "text is not valid UTF-8"}
 	}
 	return nil
 }

@@ -47,10 +47,10 @@ func (*Hello) Kind() Kind { return KindHello }
 func (*Welcome) Kind() Kind { return KindWelcome }
 
 func (h *Hello) appendCBOR(dst []byte) ([]byte, error) {
-	if err := checkText(h.Token.Val, "hello.token"); h.Token.Ok && err != nil {
+	if err := checkText(h.Token.Val, "hello.token", ""); h.Token.Ok && err != nil {
 		return dst, err
 	}
-	if err := checkText(h.Agent, "hello.agent"); err != nil {
+	if err := checkText(h.Agent, "hello.agent", ""); err != nil {
 		return dst, err
 	}
 	dst = cbor.AppendMapHead(dst, 5+present(h.Token.Ok, h.Device.Ok))
@@ -93,10 +93,10 @@ func (w *Welcome) appendCBOR(dst []byte) ([]byte, error) {
 }
 
 func (v *Device) appendField(dst []byte, field string) ([]byte, error) {
-	if err := checkText(v.Model, field+".model"); err != nil {
+	if err := checkText(v.Model, field, ".model"); err != nil {
 		return dst, err
 	}
-	if err := checkText(v.ABI, field+".abi"); err != nil {
+	if err := checkText(v.ABI, field, ".abi"); err != nil {
 		return dst, err
 	}
 	dst = appendTextField(append(dst, 0xa4), 0, v.Model)
@@ -113,10 +113,10 @@ func (v *Display) appendCBOR(dst []byte) []byte {
 }
 
 func (e *Error) appendCBOR(dst []byte, field string) ([]byte, error) {
-	if err := checkText(string(e.Code), field+".code"); err != nil {
+	if err := checkText(string(e.Code), field, ".code"); err != nil {
 		return dst, err
 	}
-	if err := checkText(e.Message, field+".message"); err != nil {
+	if err := checkText(e.Message, field, ".message"); err != nil {
 		return dst, err
 	}
 	dst = appendTextField(append(dst, 0xa3), 0, string(e.Code))
@@ -172,7 +172,7 @@ func (d *decoder) hello(h *Hello) error {
 			err = d.Skip()
 		}
 		if err != nil {
-			if int(k) < len(helloNames) {
+			if k < uint64(len(helloNames)) {
 				err = cbor.In(err, helloNames[k])
 			}
 			return err
@@ -230,7 +230,7 @@ func (d *decoder) welcome(w *Welcome) error {
 			err = d.Skip()
 		}
 		if err != nil {
-			if int(k) < len(welcomeNames) {
+			if k < uint64(len(welcomeNames)) {
 				err = cbor.In(err, welcomeNames[k])
 			}
 			return err
@@ -275,7 +275,7 @@ func (d *decoder) device(v *Device) error {
 			err = d.Skip()
 		}
 		if err != nil {
-			if int(k) < len(deviceNames) {
+			if k < uint64(len(deviceNames)) {
 				err = cbor.In(err, deviceNames[k])
 			}
 			return err
@@ -320,7 +320,7 @@ func (d *decoder) display(v *Display) error {
 			err = d.Skip()
 		}
 		if err != nil {
-			if int(k) < len(displayNames) {
+			if k < uint64(len(displayNames)) {
 				err = cbor.In(err, displayNames[k])
 			}
 			return err
@@ -365,7 +365,7 @@ func (d *decoder) protoError(e *Error) error {
 			err = d.Skip()
 		}
 		if err != nil {
-			if int(k) < len(errorNames) {
+			if k < uint64(len(errorNames)) {
 				err = cbor.In(err, errorNames[k])
 			}
 			return err

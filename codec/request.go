@@ -256,14 +256,14 @@ func (p *KeyParams) appendCBOR(dst []byte) ([]byte, error) {
 }
 
 func (p *TypeTextParams) appendCBOR(dst []byte) ([]byte, error) {
-	if err := checkText(p.Text, "request.params.text"); err != nil {
+	if err := checkText(p.Text, "request.params.text", ""); err != nil {
 		return dst, err
 	}
 	return appendTextField(append(dst, 0xa1), 0, p.Text), nil
 }
 
 func (p *SetTextParams) appendCBOR(dst []byte) ([]byte, error) {
-	if err := checkText(p.Text, "request.params.text"); err != nil {
+	if err := checkText(p.Text, "request.params.text", ""); err != nil {
 		return dst, err
 	}
 	dst = appendUintField(append(dst, 0xa2), 0, uint64(p.Node))
@@ -300,14 +300,11 @@ func (d *decoder) request(r *Request) error {
 	start := d.Offset()
 	// The method (key 2) decides how to read the params (key 3), and keys
 	// may come in any order: find the method first.
-	m, found, err := d.peekUintKey(2)
+	m, _, err := d.peekMethod()
 	if err != nil {
 		return cbor.In(err, "method")
 	}
-	if found && m > 0xffffffff {
-		return cbor.In(cbor.Errorf(cbor.ErrRange, start, "method does not fit in u32"), "method")
-	}
-	r.Method = Method(m)
+	r.Method = m
 	n, err := d.mapHead()
 	if err != nil {
 		return err
@@ -336,7 +333,7 @@ func (d *decoder) request(r *Request) error {
 		case 1:
 			r.ID, err = d.u64()
 		case 2:
-			_, err = d.u32() // read above
+			err = d.checkMethod(r.Method)
 		case 3:
 			r.Params = ParamsFor(r.Method)
 			if r.Params == nil {
@@ -352,7 +349,7 @@ func (d *decoder) request(r *Request) error {
 			err = d.Skip()
 		}
 		if err != nil {
-			if int(k) < len(requestNames) {
+			if k < uint64(len(requestNames)) {
 				err = cbor.In(err, requestNames[k])
 			}
 			return err
@@ -377,37 +374,55 @@ func (d *decoder) skipMap() error {
 	return d.Skip()
 }
 
-// peekUintKey scans the map at the decoder's position for key k, without
-// consuming anything, and returns its unsigned value (the last one when it
-// repeats). found is false when k is absent or null.
-func (d *decoder) peekUintKey(want uint64) (v uint64, found bool, err error) {
+// peekMethod finds the method (key 2) of the request or response map at
+// the decoder's position without consuming anything. The canonical order
+// puts it before the params or result (key 3), and the scan stops there;
+// otherwise it skips on, and a map it cannot scan is left to the main loop
+// to report with the right field path.
+func (d *decoder) peekMethod() (m Method, found bool, err error) {
 	save := d.Decoder
 	defer func() { d.Decoder = save }()
 	n, err := d.mapHead()
 	if err != nil {
-		return 0, false, err
+		return 0, false, nil
 	}
 	for i := 0; d.More(n, i); i++ {
 		k, err := d.key()
 		if err != nil {
-			return 0, false, err
+			return 0, false, nil
 		}
-		if k == want {
-			if d.Null() {
-				found = false
-				continue
-			}
-			if v, err = d.u64(); err != nil {
+		switch {
+		case k == 2 && d.Null():
+			found = false
+		case k == 2:
+			v, err := d.u32()
+			if err != nil {
 				return 0, false, err
 			}
-			found = true
-			continue
-		}
-		if err := d.Skip(); err != nil {
-			return 0, false, err
+			m, found = Method(v), true
+		case k == 3 && found:
+			return m, true, nil
+		default:
+			if d.Skip() != nil {
+				return m, found, nil
+			}
 		}
 	}
-	return v, found, nil
+	return m, found, nil
+}
+
+// checkMethod reads key 2 in the main loop, which must repeat the method
+// the peek found.
+func (d *decoder) checkMethod(want Method) error {
+	start := d.Offset()
+	v, err := d.u32()
+	if err != nil {
+		return err
+	}
+	if Method(v) != want {
+		return cbor.Errorf(cbor.ErrInvalid, start, "method "+Method(v).String()+" repeats key 2 with another value than "+want.String())
+	}
+	return nil
 }
 
 // Parameter decoders. Each resets its receiver, so a repeated key's last
@@ -459,7 +474,7 @@ func (p *SnapshotParams) decodeFrom(d *decoder) error {
 			err = d.Skip()
 		}
 		if err != nil {
-			if int(k) < len(snapshotParamNames) {
+			if k < uint64(len(snapshotParamNames)) {
 				err = cbor.In(err, snapshotParamNames[k])
 			}
 			return err

@@ -167,14 +167,11 @@ var responseNames = []string{"kind", "id", "method", "result", "error"}
 
 func (d *decoder) response(r *Response) error {
 	start := d.Offset()
-	m, found, err := d.peekUintKey(2)
+	m, _, err := d.peekMethod()
 	if err != nil {
 		return cbor.In(err, "method")
 	}
-	if found && m > 0xffffffff {
-		return cbor.In(cbor.Errorf(cbor.ErrRange, start, "method does not fit in u32"), "method")
-	}
-	r.Method = Method(m)
+	r.Method = m
 	n, err := d.mapHead()
 	if err != nil {
 		return err
@@ -203,7 +200,7 @@ func (d *decoder) response(r *Response) error {
 		case 1:
 			r.ID, err = d.u64()
 		case 2:
-			_, err = d.u32()
+			err = d.checkMethod(r.Method)
 		case 3:
 			r.Result = ResultFor(r.Method)
 			if r.Result == nil {
@@ -218,7 +215,7 @@ func (d *decoder) response(r *Response) error {
 			err = d.Skip()
 		}
 		if err != nil {
-			if int(k) < len(responseNames) {
+			if k < uint64(len(responseNames)) {
 				err = cbor.In(err, responseNames[k])
 			}
 			return err

@@ -131,7 +131,7 @@ func (s *Snapshot) appendCBOR(dst []byte) ([]byte, error) {
 	dst = cbor.AppendMapHead(dst, 4+present(s.Display.Ok))
 	dst = cbor.AppendArrayHead(append(dst, 0), len(s.Strings))
 	for i, str := range s.Strings {
-		if err := checkText(str, "result.strings["+itoa(i)+"]"); err != nil {
+		if err := checkTextAt(str, "result.strings", i, ""); err != nil {
 			return dst, err
 		}
 		dst = cbor.AppendText(dst, str)
@@ -160,7 +160,7 @@ func (b *Bounds) appendCBOR(dst []byte) []byte {
 
 func (w *Window) appendCBOR(dst []byte, i int) ([]byte, error) {
 	if w.Title.Ok {
-		if err := checkText(w.Title.Val, "result.windows["+itoa(i)+"].title"); err != nil {
+		if err := checkTextAt(w.Title.Val, "result.windows", i, ".title"); err != nil {
 			return dst, err
 		}
 	}
@@ -346,7 +346,7 @@ func (s *Snapshot) decodeFrom(d *decoder) error {
 			err = d.Skip()
 		}
 		if err != nil {
-			if int(k) < len(snapshotNames) {
+			if k < uint64(len(snapshotNames)) {
 				err = cbor.In(err, snapshotNames[k])
 			}
 			return err
@@ -463,7 +463,7 @@ func (d *decoder) window(w *Window) error {
 			err = d.Skip()
 		}
 		if err != nil {
-			if int(k) < len(windowNames) {
+			if k < uint64(len(windowNames)) {
 				err = cbor.In(err, windowNames[k])
 			}
 			return err
@@ -586,7 +586,7 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 			continue
 		}
 		if err := d.nodeField(f, k); err != nil {
-			if int(k) < len(nodeNames) {
+			if k < uint64(len(nodeNames)) {
 				err = cbor.In(err, nodeNames[k])
 			}
 			return err

@@ -363,7 +363,11 @@ func (d *Decoder) container(m Major, want string) (int, error) {
 	}
 	left := uint64(len(d.buf) - d.off)
 	if h.Arg > left/per {
-		return 0, Errorf(ErrTruncated, start, want+" of "+strconv.FormatUint(h.Arg, 10)+" elements with only "+strconv.FormatUint(left, 10)+" bytes left")
+		unit := " elements"
+		if m == MajorMap {
+			unit = " pairs"
+		}
+		return 0, Errorf(ErrTruncated, start, want+" of "+strconv.FormatUint(h.Arg, 10)+unit+" with only "+strconv.FormatUint(left, 10)+" bytes left")
 	}
 	return int(h.Arg), nil
 }

@@ -1,0 +1,248 @@
+package codec_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"reflect"
+	"testing"
+	"testing/iotest"
+
+	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/golden"
+)
+
+func frameOf(t *testing.T, m codec.Message) []byte {
+	t.Helper()
+	f, err := codec.AppendFrame(nil, m, codec.DefaultMaxFrame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// bigResponse returns a screenshot response whose payload is exactly size
+// bytes.
+func bigResponse(t *testing.T, id uint64, size int) *codec.Response {
+	t.Helper()
+	r := &codec.Response{ID: id, Method: codec.MethodScreenshot, Result: &codec.ScreenshotResult{Width: 1, Height: 1}}
+	for img := size; img >= 0; img-- {
+		r.Result.(*codec.ScreenshotResult).Image = make([]byte, img)
+		if n := len(mustMarshal(t, r)); n == size {
+			return r
+		} else if n < size {
+			break
+		}
+	}
+	t.Fatalf("no response of exactly %d bytes", size)
+	return nil
+}
+
+func TestWriterLimit(t *testing.T) {
+	const limit = codec.MinMaxFrame
+	var out bytes.Buffer
+	w := codec.NewWriter(&out, limit)
+	if err := w.WriteMessage(bigResponse(t, 1, limit)); err != nil {
+		t.Fatalf("at the limit: %v", err)
+	}
+	if out.Len() != limit+4 {
+		t.Fatalf("wrote %d bytes", out.Len())
+	}
+	err := w.WriteMessage(bigResponse(t, 2, limit+1))
+	var tl *codec.FrameTooLargeError
+	if !errors.As(err, &tl) || tl.Size != limit+1 || tl.Limit != limit || !errors.Is(err, codec.ErrFrameTooLarge) {
+		t.Fatalf("past the limit: %v", err)
+	}
+	if out.Len() != limit+4 {
+		t.Fatalf("a refused message wrote %d bytes", out.Len()-limit-4)
+	}
+	dst := []byte{9}
+	if out, err := codec.AppendFrame(dst, bigResponse(t, 3, limit+1), limit); err == nil || len(out) != 1 {
+		t.Fatalf("AppendFrame past the limit: %d bytes, %v", len(out), err)
+	}
+}
+
+// stream is three frames: a ping, an oversized response and a pong.
+func stream(t *testing.T, limit int) ([]byte, *codec.Response) {
+	big := bigResponse(t, 77, limit+1)
+	var b []byte
+	b = append(b, frameOf(t, &codec.Ping{Nonce: 1})...)
+	b = append(b, frameOf(t, big)...)
+	b = append(b, frameOf(t, &codec.Pong{Nonce: 2})...)
+	return b, big
+}
+
+func TestReaderOversized(t *testing.T) {
+	const limit = codec.MinMaxFrame
+	b, _ := stream(t, limit)
+	for name, src := range map[string]io.Reader{
+		"whole":      bytes.NewReader(b),
+		"one byte":   iotest.OneByteReader(bytes.NewReader(b)),
+		"half reads": iotest.HalfReader(bytes.NewReader(b)),
+	} {
+		r := codec.NewReader(src, limit)
+		m, err := r.ReadMessage()
+		if err != nil || m.(*codec.Ping).Nonce != 1 {
+			t.Fatalf("%s: first frame %v %v", name, m, err)
+		}
+		live := r.Live()
+		_, err = r.Next()
+		var oe *codec.OversizedError
+		if !errors.As(err, &oe) {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if oe.Length != limit+1 || oe.Kind.Val != codec.KindResponse || oe.ID.Val != 77 || oe.Method.Val != codec.MethodScreenshot || !oe.ID.Ok {
+			t.Errorf("%s: %+v", name, oe.Oversized)
+		}
+		m, err = r.ReadMessage()
+		if err != nil || m.(*codec.Pong).Nonce != 2 {
+			t.Fatalf("%s: frame after the oversized one: %v %v", name, m, err)
+		}
+		if got := r.Live() - live; got != int64(len(frameOf(t, &codec.Pong{Nonce: 2}))) {
+			t.Errorf("%s: %d live bytes across the discard", name, got)
+		}
+		if _, err := r.Next(); err != io.EOF {
+			t.Errorf("%s: end: %v", name, err)
+		}
+	}
+}
+
+func TestReaderLimitAtAndPast(t *testing.T) {
+	const limit = codec.MinMaxFrame
+	at := frameOf(t, bigResponse(t, 1, limit))
+	r := codec.NewReader(bytes.NewReader(at), limit)
+	if _, err := r.ReadMessage(); err != nil {
+		t.Fatalf("at the limit: %v", err)
+	}
+	past := frameOf(t, bigResponse(t, 1, limit+1))
+	r = codec.NewReader(bytes.NewReader(past), limit)
+	if _, err := r.Next(); !errors.Is(err, codec.ErrFrameTooLarge) {
+		t.Fatalf("past the limit: %v", err)
+	}
+	// SetLimit after the handshake applies to the next frame.
+	r = codec.NewReader(bytes.NewReader(append(append([]byte{}, past...), past...)), codec.DefaultMaxFrame)
+	if _, err := r.ReadMessage(); err != nil {
+		t.Fatal(err)
+	}
+	r.SetLimit(limit)
+	if _, err := r.Next(); !errors.Is(err, codec.ErrFrameTooLarge) {
+		t.Fatalf("after SetLimit: %v", err)
+	}
+}
+
+func TestReaderCorruptAndTruncated(t *testing.T) {
+	ping := frameOf(t, &codec.Ping{Nonce: 1})
+	cases := map[string][]byte{
+		"truncated header":  ping[:2],
+		"truncated payload": ping[:len(ping)-1],
+		"corrupt header":    {0xff, 0xff, 0xff, 0xff, 0xa2, 0x00, 0x04},
+	}
+	for name, b := range cases {
+		r := codec.NewReader(bytes.NewReader(b), codec.DefaultMaxFrame)
+		_, err := r.Next()
+		if errors.Is(err, codec.ErrFrameTooLarge) {
+			// A corrupt length reads as an oversized frame; its discard then
+			// meets the end of the stream.
+			_, err = r.Next()
+		}
+		var te *codec.TruncatedFrameError
+		if !errors.As(err, &te) || !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// A frame whose payload is not one item decodes to a clean error.
+	bad := append(binary.BigEndian.AppendUint32(nil, 2), 0xa2, 0x00)
+	r := codec.NewReader(bytes.NewReader(bad), codec.DefaultMaxFrame)
+	if _, err := r.ReadMessage(); !errors.Is(err, codec.ErrTruncated) {
+		t.Errorf("bad payload: %v", err)
+	}
+}
+
+func TestSplitter(t *testing.T) {
+	const limit = codec.MinMaxFrame
+	b, _ := stream(t, limit)
+	pongLen := len(frameOf(t, &codec.Pong{Nonce: 2}))
+	for _, chunk := range []int{1, 3, 7, 64, 1000, len(b)} {
+		s := codec.NewSplitter(limit)
+		var msgs []codec.Message
+		var overs []codec.Oversized
+		discarded := 0
+		for off := 0; off < len(b); {
+			in := b[off:min(off+chunk, len(b))]
+			for len(in) > 0 {
+				st := s.Feed(in)
+				in = in[st.N:]
+				off += st.N
+				discarded += st.Discarded
+				switch st.Kind {
+				case codec.GotFrame:
+					m, err := st.Frame.Decode()
+					st.Frame.Release()
+					if err != nil {
+						t.Fatal(err)
+					}
+					msgs = append(msgs, m)
+				case codec.GotOversized:
+					overs = append(overs, st.Oversized)
+				}
+			}
+		}
+		if len(msgs) != 2 || msgs[0].(*codec.Ping).Nonce != 1 || msgs[1].(*codec.Pong).Nonce != 2 {
+			t.Fatalf("chunk %d: %v", chunk, msgs)
+		}
+		if len(overs) != 1 || overs[0].ID.Val != 77 || overs[0].Length != limit+1 {
+			t.Fatalf("chunk %d: %+v", chunk, overs)
+		}
+		// Every byte of the oversized frame was discarded: its header may
+		// have been split, in which case the header bytes before the split
+		// counted as live.
+		if want := limit + 1 + 4; discarded > want || discarded < want-3 {
+			t.Errorf("chunk %d: %d discarded, want %d", chunk, discarded, want)
+		}
+		if s.Mid() {
+			t.Errorf("chunk %d: splitter mid-frame at the end", chunk)
+		}
+		_ = pongLen
+	}
+}
+
+func TestPeekOversized(t *testing.T) {
+	for _, s := range golden.Samples() {
+		b := mustMarshal(t, s.Msg)
+		kind, id, method := codec.PeekOversized(b[:min(len(b), codec.PeekLen)])
+		if !kind.Ok || kind.Val != s.Msg.Kind() {
+			t.Errorf("%s: kind %+v", s.Name, kind)
+		}
+		switch m := s.Msg.(type) {
+		case *codec.Request:
+			if id.Val != m.ID || method.Val != m.Method || !id.Ok || !method.Ok {
+				t.Errorf("%s: id %+v method %+v", s.Name, id, method)
+			}
+		case *codec.Response:
+			if id.Val != m.ID || method.Val != m.Method || !id.Ok || !method.Ok {
+				t.Errorf("%s: id %+v method %+v", s.Name, id, method)
+			}
+		}
+	}
+	if k, _, _ := codec.PeekOversized(nil); k.Ok {
+		t.Error("empty peek")
+	}
+}
+
+func TestTakeKeepsTheBuffer(t *testing.T) {
+	s, _ := golden.Lookup("response_snapshot")
+	r := codec.NewReader(bytes.NewReader(frameOf(t, s.Msg)), codec.DefaultMaxFrame)
+	f, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := f.Take()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Release()
+	if !reflect.DeepEqual(m, s.Msg) {
+		t.Fatal("Take")
+	}
+}

@@ -1,0 +1,184 @@
+package codec_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/wirebench/wirebench/codec"
+)
+
+// goldenPayloads seeds the fuzzers with every golden frame's payload.
+func goldenPayloads(f *testing.F) [][]byte {
+	files, err := filepath.Glob("../golden/*.bin")
+	if err != nil || len(files) < 41 {
+		f.Fatalf("golden frames: %d files, %v", len(files), err)
+	}
+	var out [][]byte
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		out = append(out, b[4:])
+	}
+	return out
+}
+
+// FuzzDecode: any input decodes or fails with a *DecodeError inside the
+// input, and never panics.
+func FuzzDecode(f *testing.F) {
+	for _, p := range goldenPayloads(f) {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := codec.Decode(b)
+		if err != nil {
+			var de *codec.DecodeError
+			if !errors.As(err, &de) {
+				t.Fatalf("error %T %v is not a DecodeError", err, err)
+			}
+			if de.Offset < 0 || de.Offset > len(b) {
+				t.Fatalf("offset %d outside %d bytes", de.Offset, len(b))
+			}
+			if m != nil {
+				t.Fatal("message with an error")
+			}
+			return
+		}
+		if m == nil {
+			t.Fatal("nil message without an error")
+		}
+	})
+}
+
+// FuzzRoundTrip: decode → encode → decode is stable, and the second
+// encoding equals the first.
+func FuzzRoundTrip(f *testing.F) {
+	for _, p := range goldenPayloads(f) {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := codec.Decode(b)
+		if err != nil {
+			return
+		}
+		if _, ok := m.(*codec.UnknownKind); ok {
+			return // never encoded
+		}
+		enc, err := codec.Marshal(m)
+		if err != nil {
+			// Only the encoder's own checks may refuse what decoded:
+			// a result type that does not fit a repeated method, say.
+			var ee *codec.EncodeError
+			if !errors.As(err, &ee) {
+				t.Fatalf("encode: %v", err)
+			}
+			return
+		}
+		m2, err := codec.Decode(enc)
+		if err != nil {
+			t.Fatalf("re-decode of %x: %v", enc, err)
+		}
+		if !reflect.DeepEqual(m, m2) {
+			t.Fatalf("unstable:\n%#v\n%#v", m, m2)
+		}
+		enc2, err := codec.Marshal(m2)
+		if err != nil || !bytes.Equal(enc, enc2) {
+			t.Fatalf("second encoding differs: %v", err)
+		}
+	})
+}
+
+// chunkReader returns the stream in chunks whose sizes the fuzzer picks.
+type chunkReader struct {
+	b     []byte
+	sizes []byte
+	i     int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.b) == 0 {
+		return 0, io.EOF
+	}
+	n := 1
+	if len(c.sizes) > 0 {
+		n = int(c.sizes[c.i%len(c.sizes)]) + 1
+		c.i++
+	}
+	n = min(n, len(p), len(c.b))
+	copy(p, c.b[:n])
+	c.b = c.b[n:]
+	return n, nil
+}
+
+// FuzzFrameReader: the Reader with random short reads and the Splitter fed
+// the same stream in the same chunks deliver the same frames and oversized
+// reports, and memory stays bounded by the limit.
+func FuzzFrameReader(f *testing.F) {
+	for _, p := range goldenPayloads(f) {
+		frame := append([]byte{byte(len(p) >> 24), byte(len(p) >> 16), byte(len(p) >> 8), byte(len(p))}, p...)
+		f.Add(append(frame, frame...), []byte{0, 3, 200})
+	}
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xa1}, []byte{1})
+	const limit = codec.MinMaxFrame
+	f.Fuzz(func(t *testing.T, stream, sizes []byte) {
+		type event struct {
+			payload []byte
+			over    uint32
+		}
+		var viaReader, viaSplitter []event
+		r := codec.NewReader(&chunkReader{b: stream, sizes: sizes}, limit)
+		for {
+			fr, err := r.Next()
+			var oe *codec.OversizedError
+			if errors.As(err, &oe) {
+				viaReader = append(viaReader, event{over: oe.Length})
+				continue
+			}
+			if err != nil {
+				break
+			}
+			if len(fr.Payload) > limit {
+				t.Fatalf("payload of %d bytes over the limit", len(fr.Payload))
+			}
+			viaReader = append(viaReader, event{payload: bytes.Clone(fr.Payload)})
+			fr.Release()
+		}
+		s := codec.NewSplitter(limit)
+		cr := &chunkReader{b: stream, sizes: sizes}
+		buf := make([]byte, 300)
+		for {
+			n, err := cr.Read(buf)
+			in := buf[:n]
+			for len(in) > 0 {
+				st := s.Feed(in)
+				in = in[st.N:]
+				switch st.Kind {
+				case codec.GotFrame:
+					viaSplitter = append(viaSplitter, event{payload: bytes.Clone(st.Frame.Payload)})
+					st.Frame.Release()
+				case codec.GotOversized:
+					viaSplitter = append(viaSplitter, event{over: st.Oversized.Length})
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
+		// The Reader reports an oversized frame once its peek is in; the
+		// Splitter likewise. Both agree on everything delivered.
+		if len(viaReader) != len(viaSplitter) {
+			t.Fatalf("reader %d events, splitter %d", len(viaReader), len(viaSplitter))
+		}
+		for i := range viaReader {
+			if viaReader[i].over != viaSplitter[i].over || !bytes.Equal(viaReader[i].payload, viaSplitter[i].payload) {
+				t.Fatalf("event %d differs", i)
+			}
+		}
+	})
+}
