@@ -146,15 +146,15 @@ func (r CloseReason) String() string {
 	return "close_reason(" + strconv.Itoa(int(r)) + ")"
 }
 
-func (*Connected) hostEvent()    {}
-func (*Completed) hostEvent()    {}
-func (*StreamEvent) hostEvent()  {}
-func (*Dropped) hostEvent()      {}
-func (*OutOfSync) hostEvent()    {}
-func (*InSync) hostEvent()       {}
-func (*ResyncFailed) hostEvent() {}
+func (*Connected) hostEvent()     {}
+func (*Completed) hostEvent()     {}
+func (*StreamEvent) hostEvent()   {}
+func (*Dropped) hostEvent()       {}
+func (*OutOfSync) hostEvent()     {}
+func (*InSync) hostEvent()        {}
+func (*ResyncFailed) hostEvent()  {}
 func (*ProtocolError) hostEvent() {}
-func (*Closed) hostEvent()       {}
+func (*Closed) hostEvent()        {}
 
 func (*Welcomed) agentEvent()      {}
 func (*Incoming) agentEvent()      {}

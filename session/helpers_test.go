@@ -46,11 +46,13 @@ func newPair(t testing.TB, hc HostConfig, ac AgentConfig) *pair {
 func (p *pair) pump() {
 	for i := 0; i < 1000; i++ {
 		moved := false
-		if b := p.a.PollTransmit(); len(b) > 0 && !p.cutToHost {
+		if p.cutToHost {
+		} else if b := p.a.PollTransmit(); len(b) > 0 {
 			p.h.Receive(p.now, b)
 			moved = true
 		}
-		if b := p.h.PollTransmit(); len(b) > 0 && !p.cutToAgent {
+		if p.cutToAgent {
+		} else if b := p.h.PollTransmit(); len(b) > 0 {
 			p.a.Receive(p.now, b)
 			moved = true
 		}
