@@ -1,0 +1,215 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/wirebench/wirebench/bench/support"
+	"github.com/wirebench/wirebench/rfbgate"
+)
+
+// BenchmarkGate: the input gate over seeded client streams, cut as noVNC's
+// WebSocket frames cut them, for the keyboard holder and for a watcher.
+// Reports MB/s, ns per message and allocations per message (target 0).
+func BenchmarkGate(b *testing.B) {
+	for _, kind := range support.RFBStreamKinds {
+		s, err := support.RFBClientStream(kind, 1, 20000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, role := range []string{"holder", "watcher"} {
+			b.Run("stream="+kind+"/role="+role, func(b *testing.B) {
+				g := rfbgate.NewGate(rfbgate.Limits{})
+				g.SetKeyboard(role == "holder")
+				out := make([]byte, 0, 64<<10)
+				b.SetBytes(int64(len(s.Bytes)))
+				b.ReportAllocs()
+				var m0, m1 runtime.MemStats
+				runtime.ReadMemStats(&m0)
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					off := 0
+					for _, n := range s.Chunks {
+						var err error
+						if out, err = g.Feed(out[:0], s.Bytes[off:off+n]); err != nil {
+							b.Fatal(err)
+						}
+						off += n
+					}
+				}
+				b.StopTimer()
+				runtime.ReadMemStats(&m1)
+				msgs := float64(b.N) * float64(s.Messages)
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/msgs, "ns/msg")
+				b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/msgs, "allocs/msg")
+			})
+		}
+	}
+}
+
+// rfbRelayBlock is the bytes counted as one benchmark operation.
+const rfbRelayBlock = 1 << 20
+
+const rfbBenchPassword = "bench-pw"
+
+// BenchmarkRelay: server-to-client MB/s on loopback from a synthetic RFB
+// server sending seeded ZRLE framebuffer updates, read by a client directly
+// (raw_tcp), through our relay (glass), and through websockify.
+func BenchmarkRelay(b *testing.B) {
+	payload := support.RFBFramebufferUpdates(1, 8<<20)
+	srv, err := support.NewRFBServer(rfbBenchPassword, payload)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+
+	b.Run("path=raw_tcp", func(b *testing.B) {
+		c, err := net.Dial("tcp", srv.Addr())
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := rfbgate.ClientHandshake(c, rfbgate.NewSecret(rfbBenchPassword)); err != nil {
+			b.Fatal(err)
+		}
+		c.SetDeadline(time.Time{})
+		rfbReadBlocks(b, c)
+	})
+
+	b.Run("path=glass", func(b *testing.B) {
+		relay, err := rfbgate.NewRelay(rfbgate.Config{
+			Computers: []rfbgate.Computer{{Name: "bench", Addr: srv.Addr(), Password: rfbgate.NewSecret(rfbBenchPassword)}},
+			Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		hs := httptest.NewServer(rfbgate.NewHandler(relay, rfbgate.HandlerOptions{}))
+		defer func() { relay.Close(); hs.Close() }()
+		tk, err := relay.Watch("bench", "bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := rfbDialWS(b, "ws"+strings.TrimPrefix(hs.URL, "http")+"/v1/streams/computers/glass?ticket="+tk.Token)
+		defer c.Close()
+		if err := rfbNoneHandshake(c); err != nil {
+			b.Fatal(err)
+		}
+		rfbReadBlocks(b, c)
+	})
+
+	b.Run("path=websockify", func(b *testing.B) {
+		bin, err := exec.LookPath("websockify")
+		if err != nil {
+			if os.Getenv("CI") == "true" {
+				b.Fatal("websockify not found (CI=true): .ci/install-rfb.sh installs it")
+			}
+			b.Skip("websockify not found; install Debian's websockify (.ci/install-rfb.sh) for the baseline")
+		}
+		addr := rfbStartWebsockify(b, bin, srv.Addr())
+		c := rfbDialWS(b, "ws://"+addr+"/")
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := rfbgate.ClientHandshake(c, rfbgate.NewSecret(rfbBenchPassword)); err != nil {
+			b.Fatal(err)
+		}
+		c.SetDeadline(time.Time{})
+		rfbReadBlocks(b, c)
+	})
+}
+
+// rfbReadBlocks reads b.N blocks of server bytes.
+func rfbReadBlocks(b *testing.B, c net.Conn) {
+	buf := make([]byte, 256<<10)
+	b.SetBytes(rfbRelayBlock)
+	b.ResetTimer()
+	want := int64(b.N) * rfbRelayBlock
+	for got := int64(0); got < want; {
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		n, err := c.Read(buf[:min(int64(len(buf)), want-got)])
+		got += int64(n)
+		if err != nil {
+			b.Fatalf("after %d bytes: %v", got, err)
+		}
+	}
+	b.StopTimer()
+}
+
+// rfbDialWS opens a binary WebSocket as noVNC does (subprotocol "binary").
+func rfbDialWS(b *testing.B, url string) net.Conn {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{"binary"}})
+	if err != nil {
+		b.Fatalf("dial %s: %v", url, err)
+	}
+	ws.SetReadLimit(-1)
+	return websocket.NetConn(context.Background(), ws, websocket.MessageBinary)
+}
+
+// rfbNoneHandshake is the browser's side of the relay's RFB 3.8 handshake.
+func rfbNoneHandshake(c net.Conn) error {
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	defer c.SetDeadline(time.Time{})
+	buf := make([]byte, 64)
+	if _, err := io.ReadFull(c, buf[:12]); err != nil {
+		return err
+	}
+	c.Write([]byte("RFB 003.008\n"))
+	if _, err := io.ReadFull(c, buf[:2]); err != nil {
+		return err
+	}
+	c.Write([]byte{rfbgate.SecurityNone})
+	if _, err := io.ReadFull(c, buf[:4]); err != nil {
+		return err
+	}
+	c.Write([]byte{1})
+	if _, err := io.ReadFull(c, buf[:24]); err != nil {
+		return err
+	}
+	n := int(buf[20])<<24 | int(buf[21])<<16 | int(buf[22])<<8 | int(buf[23])
+	_, err := io.ReadFull(c, make([]byte, n))
+	return err
+}
+
+// rfbStartWebsockify runs Debian's websockify from a free loopback port to
+// target and stops it when the benchmark ends.
+func rfbStartWebsockify(b *testing.B, bin, target string) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	cmd := exec.Command(bin, addr, target)
+	var logb strings.Builder
+	cmd.Stdout, cmd.Stderr = io.Discard, &logb
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond); err == nil {
+			c.Close()
+			return addr
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	b.Fatalf("websockify did not listen on %s: %s", addr, fmt.Sprint(logb.String()))
+	return ""
+}
