@@ -95,3 +95,22 @@ func TestPooledFrameReadAllocations(t *testing.T) {
 	}
 	_ = w
 }
+
+// TestDecodeAllocations holds the owned decoder to its budgets: one
+// allocation for a message without strings, its parameters or body
+// allocated with it, and no copy of the input when nothing points into it.
+func TestDecodeAllocations(t *testing.T) {
+	for name, budget := range map[string]float64{
+		"request_tap":           1,
+		"event_content_changed": 1,
+		"ping":                  1,
+		"request_snapshot":      2, // the request and its params, the evict list
+		"response_tap":          1,
+	} {
+		s, _ := golden.Lookup(name)
+		b := mustMarshal(t, s.Msg)
+		if allocs := testing.AllocsPerRun(100, func() { codec.Decode(b) }); allocs > budget {
+			t.Errorf("%s: %v allocations per decode, budget %v", name, allocs, budget)
+		}
+	}
+}

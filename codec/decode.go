@@ -2,6 +2,7 @@ package codec
 
 import (
 	"strconv"
+	"sync"
 	"unsafe"
 
 	"github.com/wirebench/wirebench/codec/cbor"
@@ -28,26 +29,33 @@ var (
 )
 
 // Decode decodes one message from b, which must hold exactly one CBOR item
-// (a frame's payload). The message owns its memory: Decode copies b once
-// and the message's strings and byte slices point into that copy, never
-// into b.
-func Decode(b []byte) (Message, error) {
-	own := make([]byte, len(b))
-	copy(own, b)
-	return decodeOwned(own)
-}
+// (a frame's payload). The message owns its memory and never points into
+// b: the first string or byte string read makes one copy of b, and every
+// string and byte slice of the message points into that copy. A message
+// without any (a tap, an event without an image) costs no copy.
+func Decode(b []byte) (Message, error) { return decodeWith(b, true) }
 
 // DecodeOwned is Decode for a slice the caller hands over: the message
 // points into b, which must not be changed afterwards.
-func DecodeOwned(b []byte) (Message, error) { return decodeOwned(b) }
+func DecodeOwned(b []byte) (Message, error) { return decodeWith(b, false) }
 
-func decodeOwned(b []byte) (Message, error) {
-	d := decoder{Decoder: cbor.NewDecoder(b)}
+// decoders recycles decoder state (the node stack among it): the decoder
+// escapes through interface calls, so a pool saves an allocation per
+// message.
+var decoders = sync.Pool{New: func() any { return new(decoder) }}
+
+func decodeWith(b []byte, copyInput bool) (Message, error) {
+	d := decoders.Get().(*decoder)
+	d.Decoder.Reset(b)
+	d.src, d.copyInput, d.own = b, copyInput, nil
 	m, err := d.message()
-	if err != nil {
-		return nil, err
+	if err == nil {
+		err = d.Done()
 	}
-	if err := d.Done(); err != nil {
+	d.Decoder.Reset(nil)
+	d.src, d.own = nil, nil
+	decoders.Put(d)
+	if err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -56,7 +64,31 @@ func decodeOwned(b []byte) (Message, error) {
 // decoder adds the protocol's field readers to the primitive decoder.
 type decoder struct {
 	cbor.Decoder
-	stack []nodeFrame // reused node stack, see snapshot.go
+	src       []byte      // the input
+	copyInput bool        // strings must not point into src
+	own       []byte      // the copy of src, made on first need
+	stack     []nodeFrame // node stack, see snapshot.go
+}
+
+// keep returns b, a slice read from the input, as memory the message may
+// keep: under Decode, the same bytes in the decoder's copy of the input.
+// Slices that are not in the input (joined indefinite strings) are
+// already the message's own.
+func (d *decoder) keep(b []byte) []byte {
+	if !d.copyInput || len(b) == 0 {
+		return b
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(d.src)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if p < base || p >= base+uintptr(len(d.src)) {
+		return b
+	}
+	if d.own == nil {
+		d.own = make([]byte, len(d.src))
+		copy(d.own, d.src)
+	}
+	off := int(p - base)
+	return d.own[off : off+len(b) : off+len(b)]
 }
 
 // str turns a subslice of the decoder's own input into a string without
@@ -70,12 +102,17 @@ func str(b []byte) string {
 
 func (d *decoder) text() (string, error) {
 	b, err := d.Text()
-	return str(b), err
+	return str(d.keep(b)), err
 }
 
 func (d *decoder) optText() (Opt[string], error) {
 	b, err := d.Text()
-	return Opt[string]{Val: str(b), Ok: err == nil}, err
+	return Opt[string]{Val: str(d.keep(b)), Ok: err == nil}, err
+}
+
+func (d *decoder) bytes() ([]byte, error) {
+	b, err := d.Bytes()
+	return d.keep(b), err
 }
 
 func (d *decoder) u64() (uint64, error) { return d.Uint() }
@@ -193,11 +230,19 @@ func (d *decoder) message() (Message, error) {
 		w := new(Welcome)
 		return w, cbor.In(d.welcome(w), "welcome")
 	case KindRequest:
-		r := new(Request)
+		m, _, err := d.peekMethod()
+		if err != nil {
+			return nil, cbor.In(cbor.In(err, "method"), "request")
+		}
+		r := newRequest(m)
 		return r, cbor.In(d.request(r), "request")
 	case KindResponse:
-		r := new(Response)
-		return r, cbor.In(d.response(r), "response")
+		m, _, err := d.peekMethod()
+		if err != nil {
+			return nil, cbor.In(cbor.In(err, "method"), "response")
+		}
+		r, res := newResponse(m)
+		return r, cbor.In(d.response(r, res), "response")
 	case KindPing:
 		p := new(Ping)
 		n, err := d.nonce(KindPing)

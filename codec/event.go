@@ -240,9 +240,10 @@ func (d *decoder) event() (Message, error) {
 			return nil, cbor.In(cbor.In(cbor.Errorf(cbor.ErrRange, start, "does not fit in u32"), eventNames[i]), "event")
 		}
 	}
-	e := &Event{Stream: Stream(head[1]), Seq: head[2], Type: EventType(head[3])}
+	e := newEvent(Stream(head[1]), EventType(head[3]))
+	e.Seq = head[2]
 	i := 4
-	if e.Body = BodyFor(e.Stream, e.Type); e.Body != nil {
+	if e.Body != nil {
 		if err := e.Body.decodeFrom(d, n, i); err != nil {
 			return nil, cbor.In(err, "event")
 		}
@@ -331,7 +332,7 @@ func (b *ScreenFrame) decodeFrom(d *decoder, n, i int) (err error) {
 	if err = d.eventField(n, i+4, "image", start); err != nil {
 		return err
 	}
-	if b.Image, err = d.Bytes(); err != nil {
+	if b.Image, err = d.bytes(); err != nil {
 		return cbor.In(err, "image")
 	}
 	return nil

@@ -296,15 +296,11 @@ func (*DeviceInfoParams) appendCBOR(dst []byte) ([]byte, error) { return append(
 
 var requestNames = []string{"kind", "id", "method", "params", "deadline_ms"}
 
+// request decodes the map of a request made by newRequest.
 func (d *decoder) request(r *Request) error {
 	start := d.Offset()
 	// The method (key 2) decides how to read the params (key 3), and keys
 	// may come in any order: find the method first.
-	m, _, err := d.peekMethod()
-	if err != nil {
-		return cbor.In(err, "method")
-	}
-	r.Method = m
 	n, err := d.mapHead()
 	if err != nil {
 		return err
@@ -335,7 +331,9 @@ func (d *decoder) request(r *Request) error {
 		case 2:
 			err = d.checkMethod(r.Method)
 		case 3:
-			r.Params = ParamsFor(r.Method)
+			if r.Params == nil {
+				r.Params = ParamsFor(r.Method)
+			}
 			if r.Params == nil {
 				// Unknown method: skip the params so the request can
 				// still be answered with unknown_method.

@@ -165,13 +165,10 @@ func (v *Device) appendCBOR(dst []byte) ([]byte, error) { return v.appendField(d
 
 var responseNames = []string{"kind", "id", "method", "result", "error"}
 
-func (d *decoder) response(r *Response) error {
+// response decodes the map of a response made by newResponse, with res
+// the empty result allocated with it.
+func (d *decoder) response(r *Response, res Result) error {
 	start := d.Offset()
-	m, _, err := d.peekMethod()
-	if err != nil {
-		return cbor.In(err, "method")
-	}
-	r.Method = m
 	n, err := d.mapHead()
 	if err != nil {
 		return err
@@ -202,7 +199,10 @@ func (d *decoder) response(r *Response) error {
 		case 2:
 			err = d.checkMethod(r.Method)
 		case 3:
-			r.Result = ResultFor(r.Method)
+			if res == nil {
+				res = ResultFor(r.Method)
+			}
+			r.Result = res
 			if r.Result == nil {
 				err = d.skipMap()
 			} else {
@@ -292,7 +292,7 @@ func (r *ScreenshotResult) decodeFrom(d *decoder) error {
 		case 2:
 			r.Format, err = d.u32()
 		default:
-			r.Image, err = d.Bytes()
+			r.Image, err = d.bytes()
 		}
 		return err
 	}, nil)

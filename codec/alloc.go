@@ -1,0 +1,123 @@
+package codec
+
+// Decoding allocates a message and its parameters, result or event body
+// together, as one object: the pair lives and dies together anyway.
+
+type requestWith[P any] struct {
+	r Request
+	p P
+}
+
+func requestOf[P any, PT interface {
+	*P
+	Params
+}]() *Request {
+	x := new(requestWith[P])
+	x.r.Params = PT(&x.p)
+	return &x.r
+}
+
+// newRequest returns a request whose Params already point at an empty
+// parameter set of method m, allocated with it.
+func newRequest(m Method) *Request {
+	var r *Request
+	switch m {
+	case MethodSnapshot:
+		r = requestOf[SnapshotParams]()
+	case MethodBounds:
+		r = requestOf[BoundsParams]()
+	case MethodTap:
+		r = requestOf[TapParams]()
+	case MethodLongPress:
+		r = requestOf[LongPressParams]()
+	case MethodSwipe:
+		r = requestOf[SwipeParams]()
+	case MethodKey:
+		r = requestOf[KeyParams]()
+	case MethodTypeText:
+		r = requestOf[TypeTextParams]()
+	case MethodSetText:
+		r = requestOf[SetTextParams]()
+	case MethodScreenshot:
+		r = requestOf[ScreenshotParams]()
+	case MethodFramesStart:
+		r = requestOf[FramesStartParams]()
+	case MethodResync:
+		r = requestOf[ResyncParams]()
+	default:
+		r = new(Request)
+		r.Params = ParamsFor(m) // empty structs and unknown methods cost nothing
+	}
+	r.Method = m
+	return r
+}
+
+type responseWith[R any] struct {
+	r   Response
+	res R
+}
+
+func responseOf[R any, RT interface {
+	*R
+	Result
+}]() (*Response, Result) {
+	x := new(responseWith[R])
+	return &x.r, RT(&x.res)
+}
+
+// newResponse returns a response of method m and an empty result of m
+// allocated with it; the decoder sets Result to it only when key 3 comes.
+func newResponse(m Method) (*Response, Result) {
+	var r *Response
+	var res Result
+	switch m {
+	case MethodSnapshot:
+		r, res = responseOf[Snapshot]()
+	case MethodBounds:
+		r, res = responseOf[BoundsResult]()
+	case MethodScreenshot:
+		r, res = responseOf[ScreenshotResult]()
+	case MethodFramesStart:
+		r, res = responseOf[FramesStartResult]()
+	case MethodResync:
+		r, res = responseOf[ResyncResult]()
+	case MethodDeviceInfo:
+		r, res = responseOf[Device]()
+	default:
+		r, res = new(Response), ResultFor(m)
+	}
+	r.Method = m
+	return r, res
+}
+
+type eventWith[B any] struct {
+	e Event
+	b B
+}
+
+func eventOf[B any, BT interface {
+	*B
+	EventBody
+}]() *Event {
+	x := new(eventWith[B])
+	x.e.Body = BT(&x.b)
+	return &x.e
+}
+
+// newEvent returns an event whose Body points at an empty body for its
+// stream and type, allocated with it (nil Body for an unknown type).
+func newEvent(s Stream, t EventType) *Event {
+	var e *Event
+	switch {
+	case s == StreamTree && t == TypeWindowChanged:
+		e = eventOf[WindowChanged]()
+	case s == StreamTree && t == TypeContentChanged:
+		e = eventOf[ContentChanged]()
+	case s == StreamFrames && t == TypeFrame:
+		e = eventOf[ScreenFrame]()
+	default:
+		e = new(Event)
+	}
+	e.Stream, e.Type = s, t
+	return e
+}
