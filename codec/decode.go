@@ -53,7 +53,7 @@ func decodeWith(b []byte, copyInput bool) (Message, error) {
 		err = d.Done()
 	}
 	d.Decoder.Reset(nil)
-	d.src, d.own = nil, nil
+	d.src, d.own, d.slab = nil, nil, nil
 	decoders.Put(d)
 	if err != nil {
 		return nil, err
@@ -68,6 +68,7 @@ type decoder struct {
 	copyInput bool        // strings must not point into src
 	own       []byte      // the copy of src, made on first need
 	stack     []nodeFrame // node stack, see snapshot.go
+	slab      []Node      // nodes not yet handed out, see takeNodes
 }
 
 // keep returns b, a slice read from the input, as memory the message may

@@ -451,7 +451,7 @@ func (d *decoder) window(w *Window) error {
 		case 6:
 			w.Package, err = d.optU32()
 		case 7:
-			w.Root = new(Node)
+			w.Root = &d.takeNodes(1)[0]
 			err = d.nodeTree(w.Root)
 		case 8:
 			w.EmitsEvents, err = d.optBool()
@@ -581,7 +581,7 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 			f.node.Children = nil
 			f.kids, f.kn, f.ki, f.inKids = nil, kn, 0, true
 			if kn > 0 {
-				f.kids = make([]Node, kn)
+				f.kids = d.takeNodes(kn)
 			}
 			continue
 		}
@@ -743,3 +743,24 @@ func (d *decoder) scrollPosition(p *ScrollPosition) error {
 	}
 	return d.arrayEnd(n, 2)
 }
+
+// takeNodes returns n zeroed nodes for one children array (or a root),
+// carved from a slab the decoder grows by chunks, so a snapshot's nodes
+// cost a few allocations rather than one per parent. The first chunk is
+// sized from the bytes left at a typical node size; each later one
+// doubles. The slice is capped at n, so appending to it cannot reach the
+// next array's nodes.
+func (d *decoder) takeNodes(n int) []Node {
+	if len(d.slab)+n > cap(d.slab) {
+		size := max(n, 2*cap(d.slab), min(d.Len()/typicalNodeLen+1, 1<<16))
+		size = min(size, max(n, d.Len()/minNodeLen+1))
+		d.slab = make([]Node, 0, size)
+	}
+	i := len(d.slab)
+	d.slab = d.slab[:i+n]
+	return d.slab[i : i+n : i+n]
+}
+
+// typicalNodeLen is the bytes an app's node takes on the wire, for sizing
+// the first slab chunk: a guess that errs low costs one more chunk.
+const typicalNodeLen = 48
