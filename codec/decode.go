@@ -53,7 +53,7 @@ func decodeWith(b []byte, copyInput bool) (Message, error) {
 		err = d.Done()
 	}
 	d.Decoder.Reset(nil)
-	d.src, d.own, d.slab = nil, nil, nil
+	d.src, d.own, d.slab, d.scrolls = nil, nil, nil, nil
 	decoders.Put(d)
 	if err != nil {
 		return nil, err
@@ -69,6 +69,7 @@ type decoder struct {
 	own       []byte      // the copy of src, made on first need
 	stack     []nodeFrame // node stack, see snapshot.go
 	slab      []Node      // nodes not yet handed out, see takeNodes
+	scrolls   []Scroll    // likewise for scroll semantics
 }
 
 // keep returns b, a slice read from the input, as memory the message may

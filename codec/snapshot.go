@@ -651,7 +651,7 @@ func (d *decoder) nodeField(f *nodeFrame, k uint64) (err error) {
 	case 7:
 		n.ResName, err = d.optText()
 	case 9:
-		n.Scroll = new(Scroll)
+		n.Scroll = d.takeScroll()
 		err = d.scroll(n.Scroll)
 	case 10:
 		n.Hint, err = d.optText()
@@ -764,3 +764,15 @@ func (d *decoder) takeNodes(n int) []Node {
 // typicalNodeLen is the bytes an app's node takes on the wire, for sizing
 // the first slab chunk: a guess that errs low costs one more chunk.
 const typicalNodeLen = 48
+
+// takeScroll returns a zeroed Scroll from a slab that doubles as it runs
+// out, like takeNodes.
+func (d *decoder) takeScroll() *Scroll {
+	if len(d.scrolls) == cap(d.scrolls) {
+		d.scrolls = make([]Scroll, 0, min(max(16, 2*cap(d.scrolls)), d.Len()/minScrollLen+1))
+	}
+	d.scrolls = d.scrolls[:len(d.scrolls)+1]
+	return &d.scrolls[len(d.scrolls)-1]
+}
+
+const minScrollLen = 5 // map head, keys 0 and 1, two one-byte values
