@@ -1,0 +1,141 @@
+package zerocopy
+
+import (
+	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/cbor"
+)
+
+// EventView is an event read in place: [6, stream, seq, type, ...fields].
+// The fields of the types this version knows are read into the matching
+// members; Image borrows the frame (valid until Release).
+type EventView struct {
+	Stream codec.Stream
+	Seq    uint64
+	Type   codec.EventType
+	// Known reports that the stream and type are one this version knows,
+	// so the members below for it are set: window_changed (Window,
+	// Change), content_changed (Window, Node, Change) or frame (Width,
+	// Height, Format, UptimeMS, Image).
+	Known bool
+
+	Window uint32 // window_changed, content_changed
+	Node   uint32 // content_changed, 0 for the window as a whole
+	Change uint32 // window_changed, content_changed: change bits
+
+	Width    uint32 // frame
+	Height   uint32 // frame
+	Format   uint32 // frame: an image format
+	UptimeMS uint64 // frame
+	Image    []byte // frame: a subslice of the frame's payload
+}
+
+// ParseEvent reads the event in payload, validating all of it: the
+// elements past the known fields are skipped as the codec skips them. It
+// allocates nothing.
+func ParseEvent(payload []byte) (EventView, error) {
+	var e EventView
+	err := e.Parse(payload)
+	return e, err
+}
+
+// Parse is ParseEvent into e.
+func (e *EventView) Parse(payload []byte) error {
+	*e = EventView{}
+	d := cbor.NewDecoder(payload)
+	var h HeaderView
+	if b, ok := d.PeekByte(); !ok || b>>5 != byte(cbor.MajorArray) {
+		if _, err := Header(payload); err != nil {
+			return err
+		}
+		return cbor.In(cbor.Errorf(cbor.ErrType, 0, "a message map where an event array was expected"), "message")
+	}
+	n, err := eventHead(&d, &h)
+	if err != nil {
+		return err
+	}
+	if h.Kind != codec.KindEvent {
+		return cbor.In(cbor.Errorf(cbor.ErrInvalid, 0, "an array of kind "+h.Kind.String()+" is not an event"), "kind")
+	}
+	e.Stream, e.Seq, e.Type = h.Stream, h.Seq, h.Type
+	start := d.Offset()
+	i := 4
+	var names []string
+	switch {
+	case e.Stream == codec.StreamTree && e.Type == codec.TypeWindowChanged:
+		names = windowChangedNames[:]
+	case e.Stream == codec.StreamTree && e.Type == codec.TypeContentChanged:
+		names = contentChangedNames[:]
+	case e.Stream == codec.StreamFrames && e.Type == codec.TypeFrame:
+		names = frameNames[:]
+	}
+	for j, name := range names {
+		if !d.More(n, i) {
+			return cbor.In(cbor.In(cbor.Errorf(cbor.ErrMissing, start, "the event ends before its "+name+" field (element "+itoa(i)+")"), name), "event")
+		}
+		var err error
+		var v uint64
+		switch name {
+		case "image":
+			e.Image, err = byteString(&d)
+		case "uptime_ms":
+			e.UptimeMS, err = d.Uint()
+		default:
+			var v32 uint32
+			v32, err = d.Uint32()
+			v = uint64(v32)
+		}
+		if err != nil {
+			return cbor.In(cbor.In(err, name), "event")
+		}
+		e.set(names, j, uint32(v))
+		i++
+	}
+	e.Known = names != nil
+	if err := arrayEnd(&d, n, i); err != nil {
+		return cbor.In(err, "event")
+	}
+	return d.Done()
+}
+
+var (
+	windowChangedNames  = [...]string{"window", "change"}
+	contentChangedNames = [...]string{"window", "node", "change"}
+	frameNames          = [...]string{"width", "height", "format", "uptime_ms", "image"}
+)
+
+func (e *EventView) set(names []string, j int, v uint32) {
+	switch names[j] {
+	case "window":
+		e.Window = v
+	case "node":
+		e.Node = v
+	case "change":
+		e.Change = v
+	case "width":
+		e.Width = v
+	case "height":
+		e.Height = v
+	case "format":
+		e.Format = v
+	}
+}
+
+// ToOwned returns the event as the codec decodes it, with its own copy of
+// the image: it outlives the frame.
+func (e *EventView) ToOwned() *codec.Event {
+	ev := &codec.Event{Stream: e.Stream, Seq: e.Seq, Type: e.Type}
+	if !e.Known {
+		return ev
+	}
+	switch {
+	case e.Stream == codec.StreamTree && e.Type == codec.TypeWindowChanged:
+		ev.Body = &codec.WindowChanged{Window: e.Window, Change: e.Change}
+	case e.Stream == codec.StreamTree && e.Type == codec.TypeContentChanged:
+		ev.Body = &codec.ContentChanged{Window: e.Window, Node: e.Node, Change: e.Change}
+	case e.Stream == codec.StreamFrames && e.Type == codec.TypeFrame:
+		img := make([]byte, len(e.Image))
+		copy(img, e.Image)
+		ev.Body = &codec.ScreenFrame{Width: e.Width, Height: e.Height, Format: e.Format, UptimeMS: e.UptimeMS, Image: img}
+	}
+	return ev
+}

@@ -1,0 +1,198 @@
+package zerocopy
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/wirebench/wirebench/codec"
+)
+
+type goldenFrame struct {
+	name    string
+	payload []byte
+}
+
+// goldenFrames reads ../golden/*.bin; the payload follows the 4-byte
+// length header.
+func goldenFrames(t testing.TB) []goldenFrame {
+	t.Helper()
+	files, err := filepath.Glob("../golden/*.bin")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden frames: %v", err)
+	}
+	var out []goldenFrame
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) < 4 {
+			t.Fatalf("%s: short frame", f)
+		}
+		out = append(out, goldenFrame{filepath.Base(f), b[4:]})
+	}
+	return out
+}
+
+// checkHeader compares a header view with the codec's decode of the same
+// payload.
+func checkHeader(t testing.TB, name string, h HeaderView, m codec.Message) {
+	t.Helper()
+	if h.Kind != m.Kind() {
+		t.Errorf("%s: kind %v, codec %v", name, h.Kind, m.Kind())
+		return
+	}
+	switch m := m.(type) {
+	case *codec.Request:
+		if !h.HasID || !h.HasMethod || h.Method != m.Method || h.IsError {
+			t.Errorf("%s: header %+v, request id %d method %v", name, h, m.ID, m.Method)
+		}
+		if h.ID != m.ID {
+			t.Errorf("%s: id %d, codec %d", name, h.ID, m.ID)
+		}
+	case *codec.Response:
+		if !h.HasID || !h.HasMethod || h.Method != m.Method || h.IsError != (m.Error != nil) || h.HasResult != (m.Error == nil) {
+			t.Errorf("%s: header %+v, response %+v", name, h, m)
+		}
+		if h.ID != m.ID {
+			t.Errorf("%s: id %d, codec %d", name, h.ID, m.ID)
+		}
+		if m.Error != nil && h.Code != string(m.Error.Code) {
+			t.Errorf("%s: code %q, codec %q", name, h.Code, m.Error.Code)
+		}
+	case *codec.Welcome:
+		if h.IsError != (m.Error != nil) || (m.Error != nil && h.Code != string(m.Error.Code)) {
+			t.Errorf("%s: header %+v, welcome %+v", name, h, m)
+		}
+	case *codec.Ping:
+		if h.Nonce != m.Nonce {
+			t.Errorf("%s: nonce %d, codec %d", name, h.Nonce, m.Nonce)
+		}
+	case *codec.Pong:
+		if h.Nonce != m.Nonce {
+			t.Errorf("%s: nonce %d, codec %d", name, h.Nonce, m.Nonce)
+		}
+	case *codec.Event:
+		if h.Stream != m.Stream || h.Seq != m.Seq || h.Type != m.Type {
+			t.Errorf("%s: header %+v, event %+v", name, h, m)
+		}
+	}
+}
+
+func TestHeaderGolden(t *testing.T) {
+	kinds := map[codec.Kind]int{}
+	for _, g := range goldenFrames(t) {
+		m, err := codec.Decode(g.payload)
+		if err != nil {
+			t.Fatalf("%s: codec: %v", g.name, err)
+		}
+		h, err := Header(g.payload)
+		if err != nil {
+			t.Errorf("%s: %v", g.name, err)
+			continue
+		}
+		kinds[h.Kind]++
+		checkHeader(t, g.name, h, m)
+	}
+	for k := codec.KindHello; k <= codec.KindEvent; k++ {
+		if kinds[k] == 0 {
+			t.Errorf("no golden frame of kind %v", k)
+		}
+	}
+}
+
+func TestHeaderErrorCode(t *testing.T) {
+	for _, g := range goldenFrames(t) {
+		if g.name != "response_error_busy.bin" {
+			continue
+		}
+		h, err := Header(g.payload)
+		if err != nil || !h.IsError || h.Code != "busy" || h.Kind != codec.KindResponse {
+			t.Fatalf("busy: %+v, %v", h, err)
+		}
+		return
+	}
+	t.Fatal("no response_error_busy.bin")
+}
+
+func TestHeaderRejects(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		in   []byte
+	}{
+		{"empty", nil},
+		{"text", []byte{0x61, 'a'}},
+		{"id not uint", []byte{0xa2, 0x00, 0x02, 0x01, 0x61, 'a'}},
+		{"method too big", []byte{0xa2, 0x00, 0x03, 0x02, 0x1b, 1, 0, 0, 0, 0, 0, 0, 0}},
+		{"no kind", []byte{0xa1, 0x01, 0x01}},
+		{"short event", []byte{0x82, 0x06, 0x00}},
+		{"truncated", []byte{0xa3, 0x00}},
+	} {
+		if _, err := Header(c.in); err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+	}
+}
+
+func TestEventGolden(t *testing.T) {
+	n := 0
+	for _, g := range goldenFrames(t) {
+		m, err := codec.Decode(g.payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, isEvent := m.(*codec.Event)
+		v, err := ParseEvent(g.payload)
+		if !isEvent {
+			if err == nil {
+				t.Errorf("%s: not an event, but ParseEvent accepts it", g.name)
+			}
+			continue
+		}
+		n++
+		if err != nil {
+			t.Errorf("%s: %v", g.name, err)
+			continue
+		}
+		if got := v.ToOwned(); !reflect.DeepEqual(got, ev) {
+			t.Errorf("%s: owned %+v, codec %+v", g.name, got, ev)
+		}
+	}
+	if n < 3 {
+		t.Errorf("%d golden events, want 3", n)
+	}
+}
+
+func TestEventFrameImageBorrowed(t *testing.T) {
+	for _, g := range goldenFrames(t) {
+		if g.name != "event_frame.bin" {
+			continue
+		}
+		v, err := ParseEvent(g.payload)
+		if err != nil || !v.Known || len(v.Image) == 0 {
+			t.Fatalf("%+v, %v", v, err)
+		}
+		lo, hi := &g.payload[0], &g.payload[len(g.payload)-1]
+		p := &v.Image[0]
+		if uintptrOf(p) < uintptrOf(lo) || uintptrOf(p) > uintptrOf(hi) {
+			t.Fatal("image is not a subslice of the payload")
+		}
+		return
+	}
+	t.Fatal("no event_frame.bin")
+}
+
+func TestHeaderEventAllocs(t *testing.T) {
+	for _, g := range goldenFrames(t) {
+		p := g.payload
+		if a := testing.AllocsPerRun(100, func() { Header(p) }); a != 0 {
+			t.Errorf("%s: Header allocates %v times", g.name, a)
+		}
+		var e EventView
+		if a := testing.AllocsPerRun(100, func() { e.Parse(p) }); a != 0 && e.Known {
+			t.Errorf("%s: EventView.Parse allocates %v times", g.name, a)
+		}
+	}
+}

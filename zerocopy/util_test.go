@@ -1,0 +1,5 @@
+package zerocopy
+
+import "unsafe"
+
+func uintptrOf(p *byte) uintptr { return uintptr(unsafe.Pointer(p)) }
