@@ -244,15 +244,25 @@ func nodeField(window, level int, name string) string {
 // appendHead writes the node's map head and keys 0 to 8 (the children
 // array's head, when it has children).
 func (n *Node) appendHead(dst []byte, window, level int) ([]byte, error) {
-	for _, t := range [...]struct {
-		o    Opt[string]
-		name string
-	}{{n.Text, "text"}, {n.Desc, "desc"}, {n.ResName, "res_name"}, {n.Hint, "hint"}, {n.State, "state"}} {
-		if t.o.Ok && !cbor.ValidUTF8(stringBytes(t.o.Val)) {
-			return dst, &EncodeError{Field: nodeField(window, level, t.name), Detail: "text is not valid UTF-8"}
+	pairs := 4
+	for i, o := range [...]*Opt[string]{&n.Text, &n.Desc, &n.ResName, &n.Hint, &n.State} {
+		if o.Ok {
+			if !cbor.ValidUTF8(stringBytes(o.Val)) {
+				return dst, &EncodeError{Field: nodeField(window, level, [...]string{"text", "desc", "res_name", "hint", "state"}[i]), Detail: "text is not valid UTF-8"}
+			}
+			pairs++
 		}
 	}
-	dst = cbor.AppendMapHead(dst, 4+present(n.Text.Ok, n.Desc.Ok, n.ResPkg.Ok, n.ResName.Ok, len(n.Children) > 0, n.Scroll != nil, n.Hint.Ok, n.State.Ok))
+	if n.ResPkg.Ok {
+		pairs++
+	}
+	if len(n.Children) > 0 {
+		pairs++
+	}
+	if n.Scroll != nil {
+		pairs++
+	}
+	dst = append(dst, 0xa0|byte(pairs)) // at most 12 pairs: a one-byte head
 	dst = appendUintField(dst, 0, uint64(n.ID))
 	dst = appendUintField(dst, 1, uint64(n.Class))
 	dst = n.Bounds.appendCBOR(append(dst, 2))
@@ -263,7 +273,9 @@ func (n *Node) appendHead(dst []byte, window, level int) ([]byte, error) {
 	if n.Desc.Ok {
 		dst = appendTextField(dst, 5, n.Desc.Val)
 	}
-	dst = appendOptU32(dst, 6, n.ResPkg)
+	if n.ResPkg.Ok {
+		dst = appendUintField(dst, 6, uint64(n.ResPkg.Val))
+	}
 	if n.ResName.Ok {
 		dst = appendTextField(dst, 7, n.ResName.Val)
 	}
