@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/cbor"
+)
+
+// runDecode is `wire decode`: frames in, one JSON object per frame out.
+func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs, maxFrame := newFlagSet("decode", "[FILE...]", "Reads length-prefixed frames (stdin when no FILE; any number back to back)\nand prints each message as one JSON object per line.", stderr)
+	names, code := parseFlags(fs, args)
+	if code >= 0 {
+		return code
+	}
+	out := bufio.NewWriter(stdout)
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	return scanInputs("decode", names, stdin, stderr, out, maxFrame.limit, func(payload []byte) error {
+		m, err := codec.DecodeOwned(payload)
+		if err != nil {
+			return err
+		}
+		j, err := messageJSON(m)
+		if err != nil {
+			return err
+		}
+		return writeErr{enc.Encode(j)}.orNil()
+	})
+}
+
+// writeErr marks a failure to write the output, which ends the run, apart
+// from a bad frame, which is reported and skipped.
+type writeErr struct{ err error }
+
+func (e writeErr) Error() string { return e.err.Error() }
+
+func (e writeErr) orNil() error {
+	if e.err == nil {
+		return nil
+	}
+	return e
+}
+
+// scanInputs runs each on the payload of every frame of every input and
+// returns the exit status. Bad frames are reported on stderr, naming the
+// input, the frame's index and stream offset, and the offset and field of
+// the problem; the frames after them are still read when the framing
+// allows. each owns the payload it is given.
+func scanInputs(verb string, names []string, stdin io.Reader, stderr io.Writer, out *bufio.Writer, limit uint32, each func(payload []byte) error) int {
+	rep := &reporter{verb: verb, w: stderr}
+	err := eachInput(names, stdin, func(src string, in io.Reader) error {
+		return scanFrames(rep, src, in, limit, func(payload []byte) error {
+			if err := each(payload); err != nil {
+				return err
+			}
+			if err := out.Flush(); err != nil {
+				return writeErr{err}
+			}
+			return nil
+		})
+	})
+	if ferr := out.Flush(); err == nil && ferr != nil {
+		err = ferr
+	}
+	if err != nil {
+		rep.reportf("%v", err)
+	}
+	return rep.status()
+}
+
+// scanFrames reads the frames of one stream. It returns only errors that
+// end the run (I/O, a failed write); bad frames are reported through rep.
+func scanFrames(rep *reporter, src string, in io.Reader, limit uint32, each func(payload []byte) error) error {
+	fr := codec.NewReader(in, limit)
+	var (
+		index    int   // of the frame being read
+		start    int64 // its stream offset
+		skipping bool  // the previous frame was oversized and its payload is being skipped
+		overAt   int64 // stream offset of that frame
+	)
+	for {
+		f, err := fr.Next()
+		var oe *codec.OversizedError
+		var te *codec.TruncatedFrameError
+		switch {
+		case err == nil:
+			skipping = false
+			payload := f.Payload
+			f.Payload = nil // the payload now belongs to each: f is not released
+			if err := safeCall(each, payload); err != nil {
+				var we writeErr
+				if errors.As(err, &we) {
+					return we.err
+				}
+				rep.reportf("%s: %s", src, describeFrameError(index, start, len(payload), err))
+			}
+			index++
+			start = fr.Offset()
+		case errors.As(err, &oe):
+			rep.reportf("%s: frame %d at stream offset %d: field length header: claims a payload of %d bytes, over -max-frame %d%s; payload skipped",
+				src, index, oe.Offset, oe.Length, oe.Limit, peekNote(&oe.Oversized))
+			skipping, overAt = true, oe.Offset
+			index++
+			start = oe.Offset + codec.HeaderLen + int64(oe.Length)
+		case errors.As(err, &te):
+			if skipping {
+				rep.reportf("%s: frame %d at stream offset %d: field payload: truncated: the stream ends at offset %d inside the oversized frame's payload", src, index-1, overAt, te.Offset)
+			} else {
+				what := "payload"
+				if te.What == "a frame header" {
+					what = "length header"
+				}
+				rep.reportf("%s: frame %d at stream offset %d: field %s: truncated: the stream ends at offset %d inside %s", src, index, start, what, te.Offset, te.What)
+			}
+			return nil
+		case err == io.EOF:
+			return nil
+		default:
+			return fmt.Errorf("%s: %w", src, err)
+		}
+	}
+}
+
+// safeCall runs each, turning a panic into an error so that a codec bug
+// shows up as a report naming the frame, never as a crash.
+func safeCall(each func([]byte) error, payload []byte) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error: the decoder panicked: %v", p)
+		}
+	}()
+	return each(payload)
+}
+
+// peekNote tells what the first bytes of an oversized frame said.
+func peekNote(o *codec.Oversized) string {
+	if !o.Kind.Ok {
+		return ""
+	}
+	s := " (kind " + o.Kind.Val.String()
+	if o.ID.Ok {
+		s += fmt.Sprintf(", id %d", o.ID.Val)
+	}
+	if o.Method.Ok {
+		s += ", method " + o.Method.Val.String()
+	}
+	return s + ")"
+}
+
+// describeFrameError locates a decoding error: the frame, the byte in the
+// stream (frame offset + header + payload offset) and in the payload, and
+// the field path.
+func describeFrameError(index int, start int64, size int, err error) string {
+	loc := fmt.Sprintf("frame %d at stream offset %d (payload of %d bytes)", index, start, size)
+	var de *cbor.Error
+	if !errors.As(err, &de) {
+		return loc + ": " + err.Error()
+	}
+	field := de.Path()
+	if field == "" {
+		field = "(the message as a whole)"
+	}
+	msg := de.Kind.Error()
+	if de.Detail != "" {
+		msg += ": " + de.Detail
+	}
+	return fmt.Sprintf("%s: field %s at stream offset %d (payload offset %d): %s",
+		loc, field, start+codec.HeaderLen+int64(de.Offset), de.Offset, msg)
+}

@@ -1,0 +1,28 @@
+package main
+
+import (
+	"bufio"
+	"io"
+
+	"github.com/wirebench/wirebench/codec/cbor"
+)
+
+// runDiag is `wire diag`: frames in, the RFC 8949 diagnostic notation of
+// each payload out, one line per frame. The payload need only be one
+// well-formed CBOR item, not a valid message.
+func runDiag(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs, maxFrame := newFlagSet("diag", "[FILE...]", "Reads length-prefixed frames (stdin when no FILE) and prints each payload\nin RFC 8949 diagnostic notation, one line per frame.", stderr)
+	names, code := parseFlags(fs, args)
+	if code >= 0 {
+		return code
+	}
+	out := bufio.NewWriter(stdout)
+	return scanInputs("diag", names, stdin, stderr, out, maxFrame.limit, func(payload []byte) error {
+		v, err := cbor.DecodeValue(payload)
+		if err != nil {
+			return err
+		}
+		_, err = out.WriteString(cbor.Diag(v) + "\n")
+		return writeErr{err}.orNil()
+	})
+}

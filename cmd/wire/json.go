@@ -1,0 +1,1095 @@
+package main
+
+// The JSON form of protocol messages: one object per message, with the
+// field names of protocol.md, kinds, methods, streams and event types by
+// name (by number when unknown), error codes as their text, byte strings
+// as standard base64 and every integer exact.
+//
+// This file holds both directions: messageJSON turns a decoded message
+// into the structs below for encoding/json to print, and messageFromJSON
+// turns a parsed JSON value (see encode.go) back into a message, checking
+// every field against the schema with an error that names its path.
+
+import (
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/wirebench/wirebench/codec"
+)
+
+// Message → JSON.
+
+type helloJSON struct {
+	Kind            string      `json:"kind"`
+	Versions        []uint32    `json:"versions"`
+	MaxFrame        uint32      `json:"max_frame"`
+	Capabilities    uint32      `json:"capabilities"`
+	CapabilityNames []string    `json:"capability_names"` // informational; checked on input when present
+	Token           *string     `json:"token,omitempty"`
+	Agent           string      `json:"agent"`
+	Device          *deviceJSON `json:"device,omitempty"`
+}
+
+type welcomeJSON struct {
+	Kind     string     `json:"kind"`
+	Version  *uint32    `json:"version,omitempty"`
+	MaxFrame *uint32    `json:"max_frame,omitempty"`
+	Error    *errorJSON `json:"error,omitempty"`
+	Session  *uint64    `json:"session,omitempty"`
+}
+
+type requestJSON struct {
+	Kind       string  `json:"kind"`
+	ID         uint64  `json:"id"`
+	Method     any     `json:"method"` // name, or number when unknown
+	Params     any     `json:"params"`
+	DeadlineMS *uint32 `json:"deadline_ms,omitempty"`
+}
+
+type responseJSON struct {
+	Kind   string     `json:"kind"`
+	ID     uint64     `json:"id"`
+	Method any        `json:"method"`
+	Result any        `json:"result,omitempty"`
+	Error  *errorJSON `json:"error,omitempty"`
+}
+
+type nonceJSON struct {
+	Kind  string `json:"kind"`
+	Nonce uint64 `json:"nonce"`
+}
+
+// eventJSON flattens the body's fields after the type; the field order
+// suits all three event types (window_changed: window, change;
+// content_changed: window, node, change; frame: width ... image).
+type eventJSON struct {
+	Kind     string  `json:"kind"`
+	Stream   any     `json:"stream"`
+	Seq      uint64  `json:"seq"`
+	Type     any     `json:"type"`
+	Window   *uint32 `json:"window,omitempty"`
+	Node     *uint32 `json:"node,omitempty"`
+	Change   *uint32 `json:"change,omitempty"`
+	Width    *uint32 `json:"width,omitempty"`
+	Height   *uint32 `json:"height,omitempty"`
+	Format   *uint32 `json:"format,omitempty"`
+	UptimeMS *uint64 `json:"uptime_ms,omitempty"`
+	Image    *[]byte `json:"image,omitempty"`
+}
+
+type unknownKindJSON struct {
+	Kind uint64 `json:"kind"`
+}
+
+type errorJSON struct {
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+	Retryable bool   `json:"retryable"`
+}
+
+type deviceJSON struct {
+	Model   string      `json:"model"`
+	SDK     uint32      `json:"sdk"`
+	ABI     string      `json:"abi"`
+	Display displayJSON `json:"display"`
+}
+
+type displayJSON struct {
+	Width      uint32 `json:"width"`
+	Height     uint32 `json:"height"`
+	DensityDPI uint32 `json:"density_dpi"`
+	Rotation   uint32 `json:"rotation"`
+}
+
+type snapshotParamsJSON struct {
+	MaxDepth       *uint32  `json:"max_depth,omitempty"`
+	MaxNodes       *uint32  `json:"max_nodes,omitempty"`
+	MaxWindows     *uint32  `json:"max_windows,omitempty"`
+	EvictEventLess *bool    `json:"evict_event_less,omitempty"`
+	Evict          []uint32 `json:"evict"`
+}
+
+type boundsParamsJSON struct {
+	Nodes []uint32 `json:"nodes"`
+}
+
+type tapParamsJSON struct {
+	X int32 `json:"x"`
+	Y int32 `json:"y"`
+}
+
+type longPressParamsJSON struct {
+	X          int32  `json:"x"`
+	Y          int32  `json:"y"`
+	DurationMS uint32 `json:"duration_ms"`
+}
+
+type swipeParamsJSON struct {
+	X1         int32   `json:"x1"`
+	Y1         int32   `json:"y1"`
+	X2         int32   `json:"x2"`
+	Y2         int32   `json:"y2"`
+	DurationMS uint32  `json:"duration_ms"`
+	RestMS     *uint32 `json:"rest_ms,omitempty"`
+}
+
+type keyParamsJSON struct {
+	Keycode uint32  `json:"keycode"`
+	Meta    *uint32 `json:"meta,omitempty"`
+}
+
+type typeTextParamsJSON struct {
+	Text string `json:"text"`
+}
+
+type setTextParamsJSON struct {
+	Node uint32 `json:"node"`
+	Text string `json:"text"`
+}
+
+type screenshotParamsJSON struct {
+	Format   *uint32 `json:"format,omitempty"`
+	Quality  *uint32 `json:"quality,omitempty"`
+	ScalePct *uint32 `json:"scale_pct,omitempty"`
+}
+
+type framesStartParamsJSON struct {
+	MaxFPS   *uint32 `json:"max_fps,omitempty"`
+	ScalePct *uint32 `json:"scale_pct,omitempty"`
+	Quality  *uint32 `json:"quality,omitempty"`
+}
+
+type streamJSON struct {
+	Stream any `json:"stream"`
+}
+
+type emptyJSON struct{}
+
+type snapshotJSON struct {
+	Strings   []string     `json:"strings"`
+	Windows   []windowJSON `json:"windows"`
+	Truncated uint32       `json:"truncated"`
+	Seq       uint64       `json:"seq"`
+	Display   *displayJSON `json:"display,omitempty"`
+}
+
+type windowJSON struct {
+	ID          uint32    `json:"id"`
+	Type        uint32    `json:"type"`
+	Layer       int32     `json:"layer"`
+	Bounds      [4]int32  `json:"bounds"` // [left, top, right, bottom]
+	Flags       uint32    `json:"flags"`
+	Title       *string   `json:"title,omitempty"`
+	Package     *uint32   `json:"package,omitempty"`
+	Root        *nodeJSON `json:"root,omitempty"`
+	EmitsEvents *bool     `json:"emits_events,omitempty"`
+	Owner       *uint32   `json:"owner,omitempty"`
+	Modal       bool      `json:"modal,omitempty"` // omitted when false, as on the wire
+}
+
+type nodeJSON struct {
+	ID       uint32      `json:"id"`
+	Class    uint32      `json:"class"`
+	Bounds   [4]int32    `json:"bounds"`
+	Flags    uint32      `json:"flags"`
+	Text     *string     `json:"text,omitempty"`
+	Desc     *string     `json:"desc,omitempty"`
+	ResPkg   *uint32     `json:"res_pkg,omitempty"`
+	ResName  *string     `json:"res_name,omitempty"`
+	Children []nodeJSON  `json:"children,omitempty"` // omitted when empty, as on the wire
+	Scroll   *scrollJSON `json:"scroll,omitempty"`
+	Hint     *string     `json:"hint,omitempty"`
+	State    *string     `json:"state,omitempty"`
+}
+
+type scrollJSON struct {
+	Axis     uint32        `json:"axis"`
+	Flags    uint32        `json:"flags"`
+	Range    *rangeJSON    `json:"range,omitempty"`
+	Position *positionJSON `json:"position,omitempty"`
+}
+
+type rangeJSON struct {
+	Unit uint32 `json:"unit"`
+	Lo   int64  `json:"lo"`
+	Hi   int64  `json:"hi"`
+}
+
+type positionJSON struct {
+	Lo int64 `json:"lo"`
+	Hi int64 `json:"hi"`
+}
+
+type boundsResultJSON struct {
+	Nodes []nodeBoundsJSON `json:"nodes"`
+}
+
+type nodeBoundsJSON struct {
+	Node   uint32   `json:"node"`
+	Bounds [4]int32 `json:"bounds"`
+}
+
+type screenshotResultJSON struct {
+	Width  uint32 `json:"width"`
+	Height uint32 `json:"height"`
+	Format uint32 `json:"format"`
+	Image  []byte `json:"image"`
+}
+
+type seqJSON struct {
+	Seq uint64 `json:"seq"`
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func optPtr[T any](o codec.Opt[T]) *T {
+	if !o.Ok {
+		return nil
+	}
+	return &o.Val
+}
+
+// nonNil keeps present lists and byte strings from printing as null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func methodName(m codec.Method) any {
+	if m.Known() {
+		return m.String()
+	}
+	return uint64(m)
+}
+
+func streamKnown(s codec.Stream) bool { return s == codec.StreamTree || s == codec.StreamFrames }
+
+func streamName(s codec.Stream) any {
+	if streamKnown(s) {
+		return s.String()
+	}
+	return uint64(s)
+}
+
+func eventTypeName(s codec.Stream, t codec.EventType) any {
+	if codec.BodyFor(s, t) != nil {
+		return codec.EventTypeName(s, t)
+	}
+	return uint64(t)
+}
+
+func boundsJSON(b codec.Bounds) [4]int32 { return [4]int32{b.Left, b.Top, b.Right, b.Bottom} }
+
+func errJSON(e *codec.Error) *errorJSON {
+	if e == nil {
+		return nil
+	}
+	return &errorJSON{Code: string(e.Code), Message: e.Message, Retryable: e.Retryable}
+}
+
+func devJSON(d *codec.Device) *deviceJSON {
+	return &deviceJSON{Model: d.Model, SDK: d.SDK, ABI: d.ABI, Display: dispJSON(d.Display)}
+}
+
+func dispJSON(d codec.Display) displayJSON {
+	return displayJSON{Width: d.Width, Height: d.Height, DensityDPI: d.DensityDPI, Rotation: d.Rotation}
+}
+
+// messageJSON returns the JSON form of m, for encoding/json to print.
+func messageJSON(m codec.Message) (any, error) {
+	switch m := m.(type) {
+	case *codec.Hello:
+		out := &helloJSON{Kind: "hello", Versions: nonNil(m.Versions), MaxFrame: m.MaxFrame,
+			Capabilities: uint32(m.Capabilities), CapabilityNames: nonNil(m.Capabilities.Names()),
+			Token: optPtr(m.Token), Agent: m.Agent}
+		if m.Device.Ok {
+			out.Device = devJSON(&m.Device.Val)
+		}
+		return out, nil
+	case *codec.Welcome:
+		return &welcomeJSON{Kind: "welcome", Version: optPtr(m.Version), MaxFrame: optPtr(m.MaxFrame),
+			Error: errJSON(m.Error), Session: optPtr(m.Session)}, nil
+	case *codec.Request:
+		p, err := paramsJSON(m.Params)
+		if err != nil {
+			return nil, err
+		}
+		return &requestJSON{Kind: "request", ID: m.ID, Method: methodName(m.Method), Params: p, DeadlineMS: optPtr(m.DeadlineMS)}, nil
+	case *codec.Response:
+		out := &responseJSON{Kind: "response", ID: m.ID, Method: methodName(m.Method), Error: errJSON(m.Error)}
+		if m.Error == nil {
+			r, err := resultJSON(m.Result)
+			if err != nil {
+				return nil, err
+			}
+			out.Result = r
+		}
+		return out, nil
+	case *codec.Ping:
+		return &nonceJSON{Kind: "ping", Nonce: m.Nonce}, nil
+	case *codec.Pong:
+		return &nonceJSON{Kind: "pong", Nonce: m.Nonce}, nil
+	case *codec.Event:
+		out := &eventJSON{Kind: "event", Stream: streamName(m.Stream), Seq: m.Seq, Type: eventTypeName(m.Stream, m.Type)}
+		switch b := m.Body.(type) {
+		case nil:
+		case *codec.WindowChanged:
+			out.Window, out.Change = ptr(b.Window), ptr(b.Change)
+		case *codec.ContentChanged:
+			out.Window, out.Node, out.Change = ptr(b.Window), ptr(b.Node), ptr(b.Change)
+		case *codec.ScreenFrame:
+			out.Width, out.Height, out.Format = ptr(b.Width), ptr(b.Height), ptr(b.Format)
+			out.UptimeMS, out.Image = ptr(b.UptimeMS), ptr(nonNil(b.Image))
+		default:
+			return nil, fmt.Errorf("no JSON form for event body %T", b)
+		}
+		return out, nil
+	case *codec.UnknownKind:
+		return &unknownKindJSON{Kind: m.Value}, nil
+	}
+	return nil, fmt.Errorf("no JSON form for message %T", m)
+}
+
+func paramsJSON(p codec.Params) (any, error) {
+	switch p := p.(type) {
+	case nil: // unknown method: its params were skipped
+		return emptyJSON{}, nil
+	case *codec.SnapshotParams:
+		return &snapshotParamsJSON{MaxDepth: optPtr(p.MaxDepth), MaxNodes: optPtr(p.MaxNodes), MaxWindows: optPtr(p.MaxWindows),
+			EvictEventLess: optPtr(p.EvictEventLess), Evict: nonNil(p.Evict)}, nil
+	case *codec.BoundsParams:
+		return &boundsParamsJSON{Nodes: nonNil(p.Nodes)}, nil
+	case *codec.TapParams:
+		return &tapParamsJSON{X: p.X, Y: p.Y}, nil
+	case *codec.LongPressParams:
+		return &longPressParamsJSON{X: p.X, Y: p.Y, DurationMS: p.DurationMS}, nil
+	case *codec.SwipeParams:
+		return &swipeParamsJSON{X1: p.X1, Y1: p.Y1, X2: p.X2, Y2: p.Y2, DurationMS: p.DurationMS, RestMS: optPtr(p.RestMS)}, nil
+	case *codec.KeyParams:
+		return &keyParamsJSON{Keycode: p.Keycode, Meta: optPtr(p.Meta)}, nil
+	case *codec.TypeTextParams:
+		return &typeTextParamsJSON{Text: p.Text}, nil
+	case *codec.SetTextParams:
+		return &setTextParamsJSON{Node: p.Node, Text: p.Text}, nil
+	case *codec.ScreenshotParams:
+		return &screenshotParamsJSON{Format: optPtr(p.Format), Quality: optPtr(p.Quality), ScalePct: optPtr(p.ScalePct)}, nil
+	case *codec.FramesStartParams:
+		return &framesStartParamsJSON{MaxFPS: optPtr(p.MaxFPS), ScalePct: optPtr(p.ScalePct), Quality: optPtr(p.Quality)}, nil
+	case *codec.FramesStopParams, *codec.DeviceInfoParams:
+		return emptyJSON{}, nil
+	case *codec.ResyncParams:
+		return &streamJSON{Stream: streamName(p.Stream)}, nil
+	}
+	return nil, fmt.Errorf("no JSON form for params %T", p)
+}
+
+func resultJSON(r codec.Result) (any, error) {
+	switch r := r.(type) {
+	case nil, *codec.Empty: // nil: a response to an unknown method
+		return emptyJSON{}, nil
+	case *codec.Snapshot:
+		out := &snapshotJSON{Strings: nonNil(r.Strings), Windows: make([]windowJSON, len(r.Windows)), Truncated: r.Truncated, Seq: r.Seq}
+		for i := range r.Windows {
+			out.Windows[i] = winJSON(&r.Windows[i])
+		}
+		if r.Display.Ok {
+			out.Display = ptr(dispJSON(r.Display.Val))
+		}
+		return out, nil
+	case *codec.BoundsResult:
+		out := &boundsResultJSON{Nodes: make([]nodeBoundsJSON, len(r.Nodes))}
+		for i, nb := range r.Nodes {
+			out.Nodes[i] = nodeBoundsJSON{Node: nb.Node, Bounds: boundsJSON(nb.Bounds)}
+		}
+		return out, nil
+	case *codec.ScreenshotResult:
+		return &screenshotResultJSON{Width: r.Width, Height: r.Height, Format: r.Format, Image: nonNil(r.Image)}, nil
+	case *codec.FramesStartResult:
+		return &streamJSON{Stream: streamName(r.Stream)}, nil
+	case *codec.ResyncResult:
+		return &seqJSON{Seq: r.Seq}, nil
+	case *codec.Device:
+		return devJSON(r), nil
+	}
+	return nil, fmt.Errorf("no JSON form for result %T", r)
+}
+
+func winJSON(w *codec.Window) windowJSON {
+	out := windowJSON{ID: w.ID, Type: w.Type, Layer: w.Layer, Bounds: boundsJSON(w.Bounds), Flags: w.Flags,
+		Title: optPtr(w.Title), Package: optPtr(w.Package), EmitsEvents: optPtr(w.EmitsEvents), Owner: optPtr(w.Owner), Modal: w.Modal}
+	if w.Root != nil {
+		out.Root = ptr(nodeToJSON(w.Root))
+	}
+	return out
+}
+
+// nodeToJSON recurses once per level; decoded trees are at most
+// MaxNodeDepth deep.
+func nodeToJSON(n *codec.Node) nodeJSON {
+	out := nodeJSON{ID: n.ID, Class: n.Class, Bounds: boundsJSON(n.Bounds), Flags: n.Flags,
+		Text: optPtr(n.Text), Desc: optPtr(n.Desc), ResPkg: optPtr(n.ResPkg), ResName: optPtr(n.ResName),
+		Hint: optPtr(n.Hint), State: optPtr(n.State)}
+	if len(n.Children) > 0 {
+		out.Children = make([]nodeJSON, len(n.Children))
+		for i := range n.Children {
+			out.Children[i] = nodeToJSON(&n.Children[i])
+		}
+	}
+	if s := n.Scroll; s != nil {
+		out.Scroll = &scrollJSON{Axis: s.Axis, Flags: s.Flags}
+		if s.Range.Ok {
+			out.Scroll.Range = &rangeJSON{Unit: s.Range.Val.Unit, Lo: s.Range.Val.Lo, Hi: s.Range.Val.Hi}
+		}
+		if s.Position.Ok {
+			out.Scroll.Position = &positionJSON{Lo: s.Position.Val.Lo, Hi: s.Position.Val.Hi}
+		}
+	}
+	return out
+}
+
+// JSON → message.
+
+// FieldError is a JSON message that does not follow the schema: Path names
+// the field as the codec's decode errors do ("request.params.x").
+type FieldError struct {
+	Path string
+	Msg  string
+}
+
+// Error reports the field and the problem.
+func (e *FieldError) Error() string {
+	if e.Path == "" {
+		return e.Msg
+	}
+	return "field " + e.Path + ": " + e.Msg
+}
+
+// conv converts one JSON value into a message, keeping the first error:
+// after it every reader returns zero values, so the conversion code reads
+// straight through without checking each step.
+type conv struct {
+	err *FieldError
+}
+
+func (c *conv) failf(path *jpath, format string, a ...any) {
+	if c.err == nil {
+		c.err = &FieldError{Path: path.String(), Msg: fmt.Sprintf(format, a...)}
+	}
+}
+
+// jpath is a field path, built as the conversion descends and turned into
+// text ("request.params.x") only for an error message.
+type jpath struct {
+	up    *jpath
+	key   string
+	i     int
+	isIdx bool
+}
+
+func join(p *jpath, key string) *jpath { return &jpath{up: p, key: key} }
+
+func index(p *jpath, i int) *jpath { return &jpath{up: p, i: i, isIdx: true} }
+
+// String renders the path, outermost field first.
+func (p *jpath) String() string {
+	var segs []*jpath
+	for ; p != nil; p = p.up {
+		segs = append(segs, p)
+	}
+	var b strings.Builder
+	for i := len(segs) - 1; i >= 0; i-- {
+		if segs[i].isIdx {
+			b.WriteString("[" + strconv.Itoa(segs[i].i) + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(segs[i].key)
+	}
+	return b.String()
+}
+
+// jobj reads the fields of one JSON object, remembering which were read so
+// that end can reject the rest.
+type jobj struct {
+	c    *conv
+	path *jpath
+	v    *jval
+	used []bool
+}
+
+func (c *conv) object(v *jval, path *jpath) *jobj {
+	if v == nil {
+		return &jobj{c: c, path: path, v: &jval{kind: jObject}}
+	}
+	if v.kind != jObject {
+		c.failf(path, "want an object, got %s", v.describe())
+		return &jobj{c: c, path: path, v: &jval{kind: jObject}}
+	}
+	return &jobj{c: c, path: path, v: v, used: make([]bool, len(v.obj))}
+}
+
+// take returns the value of key and its path; the value is nil when the
+// key is absent or null (null reads as absent, as on the wire).
+func (o *jobj) take(key string) (*jval, *jpath) {
+	p := join(o.path, key)
+	for i, m := range o.v.obj {
+		if m.key == key {
+			o.used[i] = true
+			if m.val.kind == jNull {
+				return nil, p
+			}
+			return m.val, p
+		}
+	}
+	return nil, p
+}
+
+// need is take for a required key.
+func (o *jobj) need(key string) (*jval, *jpath) {
+	v, p := o.take(key)
+	if v == nil {
+		o.c.failf(p, "required field is missing")
+	}
+	return v, p
+}
+
+// end rejects every field that was not read.
+func (o *jobj) end() {
+	for i, u := range o.used {
+		if !u {
+			o.c.failf(join(o.path, o.v.obj[i].key), "unknown field")
+		}
+	}
+}
+
+func (o *jobj) u32(key string) uint32 { v, p := o.need(key); return uint32(o.c.uint(v, p, 32)) }
+func (o *jobj) u64(key string) uint64 { v, p := o.need(key); return o.c.uint(v, p, 64) }
+func (o *jobj) i32(key string) int32  { v, p := o.need(key); return int32(o.c.int(v, p, 32)) }
+func (o *jobj) i64(key string) int64  { v, p := o.need(key); return o.c.int(v, p, 64) }
+func (o *jobj) text(key string) string {
+	v, p := o.need(key)
+	return o.c.str(v, p)
+}
+
+func (o *jobj) optU32(key string) codec.Opt[uint32] {
+	if v, p := o.take(key); v != nil {
+		return codec.Some(uint32(o.c.uint(v, p, 32)))
+	}
+	return codec.Opt[uint32]{}
+}
+
+func (o *jobj) optU64(key string) codec.Opt[uint64] {
+	if v, p := o.take(key); v != nil {
+		return codec.Some(o.c.uint(v, p, 64))
+	}
+	return codec.Opt[uint64]{}
+}
+
+func (o *jobj) optText(key string) codec.Opt[string] {
+	if v, p := o.take(key); v != nil {
+		return codec.Some(o.c.str(v, p))
+	}
+	return codec.Opt[string]{}
+}
+
+func (o *jobj) optBool(key string) codec.Opt[bool] {
+	if v, p := o.take(key); v != nil {
+		return codec.Some(o.c.boolean(v, p))
+	}
+	return codec.Opt[bool]{}
+}
+
+func (o *jobj) u32s(key string) []uint32 {
+	v, p := o.need(key)
+	items := o.c.array(v, p)
+	out := make([]uint32, len(items))
+	for i, it := range items {
+		out[i] = uint32(o.c.uint(it, index(p, i), 32))
+	}
+	return out
+}
+
+func (o *jobj) bytes(key string) []byte {
+	v, p := o.need(key)
+	s := o.c.str(v, p)
+	b, err := base64.StdEncoding.Strict().DecodeString(s)
+	if err != nil {
+		o.c.failf(p, "not standard base64: %v", err)
+	}
+	return nonNil(b)
+}
+
+func (o *jobj) bounds(key string) codec.Bounds {
+	v, p := o.need(key)
+	return o.c.bounds(v, p)
+}
+
+func (c *conv) uint(v *jval, path *jpath, bits int) uint64 {
+	if v == nil || c.err != nil {
+		return 0
+	}
+	if v.kind != jNumber {
+		c.failf(path, "want an unsigned integer (u%d), got %s", bits, v.describe())
+		return 0
+	}
+	n, err := strconv.ParseUint(v.s, 10, bits)
+	if err != nil {
+		if isInteger(v.s) {
+			c.failf(path, "%s does not fit in u%d", v.s, bits)
+		} else {
+			c.failf(path, "want an unsigned integer (u%d), got %s", bits, v.s)
+		}
+	}
+	return n
+}
+
+func (c *conv) int(v *jval, path *jpath, bits int) int64 {
+	if v == nil || c.err != nil {
+		return 0
+	}
+	if v.kind != jNumber {
+		c.failf(path, "want an integer (i%d), got %s", bits, v.describe())
+		return 0
+	}
+	n, err := strconv.ParseInt(v.s, 10, bits)
+	if err != nil {
+		if isInteger(v.s) {
+			c.failf(path, "%s does not fit in i%d", v.s, bits)
+		} else {
+			c.failf(path, "want an integer (i%d), got %s", bits, v.s)
+		}
+	}
+	return n
+}
+
+// isInteger reports whether a JSON number literal has no fraction or
+// exponent.
+func isInteger(lit string) bool { return !strings.ContainsAny(lit, ".eE") }
+
+func (c *conv) str(v *jval, path *jpath) string {
+	if v == nil || c.err != nil {
+		return ""
+	}
+	if v.kind != jString {
+		c.failf(path, "want a string, got %s", v.describe())
+	}
+	return v.s
+}
+
+func (c *conv) boolean(v *jval, path *jpath) bool {
+	if v == nil || c.err != nil {
+		return false
+	}
+	if v.kind != jBool {
+		c.failf(path, "want true or false, got %s", v.describe())
+	}
+	return v.b
+}
+
+func (c *conv) array(v *jval, path *jpath) []*jval {
+	if v == nil || c.err != nil {
+		return nil
+	}
+	if v.kind != jArray {
+		c.failf(path, "want an array, got %s", v.describe())
+		return nil
+	}
+	return v.arr
+}
+
+func (c *conv) bounds(v *jval, path *jpath) codec.Bounds {
+	items := c.array(v, path)
+	if len(items) != 4 && c.err == nil {
+		c.failf(path, "bounds are [left, top, right, bottom], not %d numbers", len(items))
+		return codec.Bounds{}
+	}
+	var b [4]int32
+	for i, it := range items {
+		b[i] = int32(c.int(it, index(path, i), 32))
+	}
+	return codec.Bounds{Left: b[0], Top: b[1], Right: b[2], Bottom: b[3]}
+}
+
+// enum reads a name or a number. parse turns a name into its number;
+// names lists the known names for the error message.
+func (c *conv) enum(v *jval, path *jpath, what string, bits int, parse func(string) (uint64, bool), names []string) uint64 {
+	if v == nil || c.err != nil {
+		return 0
+	}
+	switch v.kind {
+	case jNumber:
+		return c.uint(v, path, bits)
+	case jString:
+		n, ok := parse(v.s)
+		if !ok {
+			known := "no names, only numbers"
+			if len(names) > 0 {
+				known = "known: " + strings.Join(names, ", ") + ", or a number"
+			}
+			c.failf(path, "unknown %s %q (%s)", what, v.s, known)
+		}
+		return n
+	}
+	c.failf(path, "want a %s name or number, got %s", what, v.describe())
+	return 0
+}
+
+var kindNames = []string{"hello", "welcome", "request", "response", "ping", "pong", "event"}
+
+func methodNames() []string {
+	var out []string
+	for _, m := range codec.Methods() {
+		out = append(out, m.String())
+	}
+	return out
+}
+
+func (c *conv) method(v *jval, path *jpath) codec.Method {
+	return codec.Method(c.enum(v, path, "method", 32, func(s string) (uint64, bool) {
+		m, ok := codec.ParseMethod(s)
+		return uint64(m), ok
+	}, methodNames()))
+}
+
+func (c *conv) stream(v *jval, path *jpath) codec.Stream {
+	return codec.Stream(c.enum(v, path, "stream", 32, func(s string) (uint64, bool) {
+		st, ok := codec.ParseStream(s)
+		return uint64(st), ok
+	}, []string{"tree", "frames"}))
+}
+
+// messageFromJSON converts the JSON form of a message back to the message.
+func messageFromJSON(v *jval) (codec.Message, error) {
+	c := &conv{}
+	m := c.message(v)
+	if c.err != nil {
+		return nil, c.err
+	}
+	return m, nil
+}
+
+func (c *conv) message(v *jval) codec.Message {
+	o := c.object(v, nil)
+	kv, kp := o.need("kind")
+	kind := codec.Kind(c.enum(kv, kp, "kind", 64, func(s string) (uint64, bool) {
+		k, ok := codec.ParseKind(s)
+		return uint64(k), ok
+	}, kindNames))
+	if c.err != nil {
+		return nil
+	}
+	if !kind.Known() {
+		c.failf(kp, "kind %d is not a kind of protocol version 1; it cannot be encoded", uint64(kind))
+		return nil
+	}
+	o.path = &jpath{key: kind.String()}
+	var m codec.Message
+	switch kind {
+	case codec.KindHello:
+		m = c.hello(o)
+	case codec.KindWelcome:
+		w := &codec.Welcome{Version: o.optU32("version"), MaxFrame: o.optU32("max_frame")}
+		if ev, ep := o.take("error"); ev != nil {
+			w.Error = c.protoError(ev, ep)
+		}
+		w.Session = o.optU64("session")
+		m = w
+	case codec.KindRequest:
+		m = c.request(o)
+	case codec.KindResponse:
+		m = c.response(o)
+	case codec.KindPing:
+		m = &codec.Ping{Nonce: o.u64("nonce")}
+	case codec.KindPong:
+		m = &codec.Pong{Nonce: o.u64("nonce")}
+	case codec.KindEvent:
+		m = c.event(o)
+	}
+	o.end()
+	return m
+}
+
+func (c *conv) hello(o *jobj) *codec.Hello {
+	h := &codec.Hello{Versions: o.u32s("versions"), MaxFrame: o.u32("max_frame")}
+	cv, cp := o.take("capabilities")
+	nv, np := o.take("capability_names")
+	if cv == nil && nv == nil {
+		c.failf(cp, "required field is missing")
+	}
+	caps := codec.Capabilities(c.uint(cv, cp, 32))
+	if nv != nil {
+		var named codec.Capabilities
+		for i, it := range c.array(nv, np) {
+			s := c.str(it, index(np, i))
+			bit, ok := codec.ParseCapability(s)
+			if !ok && c.err == nil {
+				c.failf(index(np, i), "unknown capability %q (known: tree, input, screenshot, frames, events, text_set, bounds, or \"bit N\")", s)
+			}
+			named |= bit
+		}
+		if cv == nil {
+			caps = named
+		} else if named != caps {
+			c.failf(np, "names %s (%d) disagree with capabilities %d (%s); fix one or drop capability_names", named, uint32(named), uint32(caps), caps)
+		}
+	}
+	h.Capabilities = caps
+	h.Token = o.optText("token")
+	h.Agent = o.text("agent")
+	if dv, dp := o.take("device"); dv != nil {
+		h.Device = codec.Some(c.device(dv, dp))
+	}
+	return h
+}
+
+func (c *conv) device(v *jval, path *jpath) codec.Device {
+	o := c.object(v, path)
+	d := codec.Device{Model: o.text("model"), SDK: o.u32("sdk"), ABI: o.text("abi")}
+	dv, dp := o.need("display")
+	d.Display = c.display(dv, dp)
+	o.end()
+	return d
+}
+
+func (c *conv) display(v *jval, path *jpath) codec.Display {
+	o := c.object(v, path)
+	d := codec.Display{Width: o.u32("width"), Height: o.u32("height"), DensityDPI: o.u32("density_dpi"), Rotation: o.u32("rotation")}
+	o.end()
+	return d
+}
+
+func (c *conv) protoError(v *jval, path *jpath) *codec.Error {
+	o := c.object(v, path)
+	e := &codec.Error{Code: codec.Code(o.text("code")), Message: o.text("message")}
+	rv, rp := o.need("retryable")
+	e.Retryable = c.boolean(rv, rp)
+	o.end()
+	return e
+}
+
+func (c *conv) request(o *jobj) *codec.Request {
+	r := &codec.Request{ID: o.u64("id")}
+	mv, mp := o.need("method")
+	r.Method = c.method(mv, mp)
+	pv, pp := o.need("params")
+	po := c.object(pv, pp)
+	if c.err == nil {
+		r.Params = codec.ParamsFor(r.Method)
+		if r.Params == nil && len(po.v.obj) > 0 {
+			c.failf(pp, "a request for unknown method %d is written with empty params {}; its params cannot be encoded", uint32(r.Method))
+		}
+		c.params(po, r.Params)
+	}
+	po.end()
+	r.DeadlineMS = o.optU32("deadline_ms")
+	return r
+}
+
+func (c *conv) params(o *jobj, p codec.Params) {
+	switch p := p.(type) {
+	case *codec.SnapshotParams:
+		p.MaxDepth, p.MaxNodes, p.MaxWindows = o.optU32("max_depth"), o.optU32("max_nodes"), o.optU32("max_windows")
+		p.EvictEventLess = o.optBool("evict_event_less")
+		p.Evict = o.u32s("evict")
+	case *codec.BoundsParams:
+		p.Nodes = o.u32s("nodes")
+	case *codec.TapParams:
+		p.X, p.Y = o.i32("x"), o.i32("y")
+	case *codec.LongPressParams:
+		p.X, p.Y, p.DurationMS = o.i32("x"), o.i32("y"), o.u32("duration_ms")
+	case *codec.SwipeParams:
+		p.X1, p.Y1, p.X2, p.Y2 = o.i32("x1"), o.i32("y1"), o.i32("x2"), o.i32("y2")
+		p.DurationMS, p.RestMS = o.u32("duration_ms"), o.optU32("rest_ms")
+	case *codec.KeyParams:
+		p.Keycode, p.Meta = o.u32("keycode"), o.optU32("meta")
+	case *codec.TypeTextParams:
+		p.Text = o.text("text")
+	case *codec.SetTextParams:
+		p.Node, p.Text = o.u32("node"), o.text("text")
+	case *codec.ScreenshotParams:
+		p.Format, p.Quality, p.ScalePct = o.optU32("format"), o.optU32("quality"), o.optU32("scale_pct")
+	case *codec.FramesStartParams:
+		p.MaxFPS, p.ScalePct, p.Quality = o.optU32("max_fps"), o.optU32("scale_pct"), o.optU32("quality")
+	case *codec.ResyncParams:
+		sv, sp := o.need("stream")
+		p.Stream = c.stream(sv, sp)
+	case nil, *codec.FramesStopParams, *codec.DeviceInfoParams:
+	default:
+		c.failf(o.path, "no JSON form for params %T", p)
+	}
+}
+
+func (c *conv) response(o *jobj) *codec.Response {
+	r := &codec.Response{ID: o.u64("id")}
+	mv, mp := o.need("method")
+	r.Method = c.method(mv, mp)
+	rv, rp := o.take("result")
+	ev, ep := o.take("error")
+	switch {
+	case rv != nil && ev != nil:
+		c.failf(o.path, "a response carries a result or an error, not both")
+	case ev != nil:
+		r.Error = c.protoError(ev, ep)
+	case rv != nil:
+		ro := c.object(rv, rp)
+		if c.err != nil {
+			return r
+		}
+		r.Result = codec.ResultFor(r.Method)
+		if r.Result == nil && len(ro.v.obj) > 0 {
+			c.failf(rp, "a response to unknown method %d is written with an empty result {}; its result cannot be encoded", uint32(r.Method))
+		}
+		c.result(ro, r.Result)
+		ro.end()
+	default:
+		c.failf(o.path, "a response carries a result or an error (neither is present)")
+	}
+	return r
+}
+
+func (c *conv) result(o *jobj, r codec.Result) {
+	switch r := r.(type) {
+	case *codec.Snapshot:
+		sv, sp := o.need("strings")
+		for i, it := range c.array(sv, sp) {
+			r.Strings = append(r.Strings, c.str(it, index(sp, i)))
+		}
+		r.Strings = nonNil(r.Strings)
+		wv, wp := o.need("windows")
+		items := c.array(wv, wp)
+		r.Windows = make([]codec.Window, len(items))
+		for i, it := range items {
+			c.window(it, index(wp, i), &r.Windows[i])
+		}
+		r.Truncated, r.Seq = o.u32("truncated"), o.u64("seq")
+		if dv, dp := o.take("display"); dv != nil {
+			r.Display = codec.Some(c.display(dv, dp))
+		}
+	case *codec.BoundsResult:
+		nv, np := o.need("nodes")
+		items := c.array(nv, np)
+		r.Nodes = make([]codec.NodeBounds, len(items))
+		for i, it := range items {
+			eo := c.object(it, index(np, i))
+			r.Nodes[i] = codec.NodeBounds{Node: eo.u32("node"), Bounds: eo.bounds("bounds")}
+			eo.end()
+		}
+	case *codec.ScreenshotResult:
+		r.Width, r.Height, r.Format, r.Image = o.u32("width"), o.u32("height"), o.u32("format"), o.bytes("image")
+	case *codec.FramesStartResult:
+		sv, sp := o.need("stream")
+		r.Stream = c.stream(sv, sp)
+	case *codec.ResyncResult:
+		r.Seq = o.u64("seq")
+	case *codec.Device:
+		*r = codec.Device{Model: o.text("model"), SDK: o.u32("sdk"), ABI: o.text("abi")}
+		dv, dp := o.need("display")
+		r.Display = c.display(dv, dp)
+	case nil, *codec.Empty:
+	default:
+		c.failf(o.path, "no JSON form for result %T", r)
+	}
+}
+
+func (c *conv) window(v *jval, path *jpath, w *codec.Window) {
+	o := c.object(v, path)
+	w.ID, w.Type, w.Layer = o.u32("id"), o.u32("type"), o.i32("layer")
+	w.Bounds, w.Flags = o.bounds("bounds"), o.u32("flags")
+	w.Title, w.Package = o.optText("title"), o.optU32("package")
+	if rv, rp := o.take("root"); rv != nil {
+		w.Root = new(codec.Node)
+		c.node(rv, rp, w.Root, 1)
+	}
+	w.EmitsEvents, w.Owner = o.optBool("emits_events"), o.optU32("owner")
+	w.Modal = o.optBool("modal").Val
+	o.end()
+}
+
+// node converts a node tree, recursing once per level: the JSON parser
+// bounds the nesting (see maxJSONDepth), and level MaxNodeDepth+1 fails.
+func (c *conv) node(v *jval, path *jpath, n *codec.Node, level int) {
+	if c.err != nil {
+		return
+	}
+	if level > codec.MaxNodeDepth {
+		c.failf(path, "node tree deeper than %d levels", codec.MaxNodeDepth)
+		return
+	}
+	o := c.object(v, path)
+	n.ID, n.Class, n.Bounds, n.Flags = o.u32("id"), o.u32("class"), o.bounds("bounds"), o.u32("flags")
+	n.Text, n.Desc, n.ResPkg, n.ResName = o.optText("text"), o.optText("desc"), o.optU32("res_pkg"), o.optText("res_name")
+	if cv, cp := o.take("children"); cv != nil {
+		items := c.array(cv, cp)
+		if len(items) > 0 {
+			n.Children = make([]codec.Node, len(items))
+		}
+		for i, it := range items {
+			c.node(it, index(cp, i), &n.Children[i], level+1)
+		}
+	}
+	if sv, sp := o.take("scroll"); sv != nil {
+		so := c.object(sv, sp)
+		s := &codec.Scroll{Axis: so.u32("axis"), Flags: so.u32("flags")}
+		if rv, rp := so.take("range"); rv != nil {
+			ro := c.object(rv, rp)
+			s.Range = codec.Some(codec.ScrollRange{Unit: ro.u32("unit"), Lo: ro.i64("lo"), Hi: ro.i64("hi")})
+			ro.end()
+		}
+		if pv, pp := so.take("position"); pv != nil {
+			if !s.Range.Ok {
+				c.failf(pp, "a scroll position needs a range")
+			}
+			po := c.object(pv, pp)
+			s.Position = codec.Some(codec.ScrollPosition{Lo: po.i64("lo"), Hi: po.i64("hi")})
+			po.end()
+		}
+		so.end()
+		n.Scroll = s
+	}
+	n.Hint, n.State = o.optText("hint"), o.optText("state")
+	o.end()
+}
+
+func (c *conv) event(o *jobj) *codec.Event {
+	e := &codec.Event{}
+	sv, sp := o.need("stream")
+	e.Stream = c.stream(sv, sp)
+	e.Seq = o.u64("seq")
+	tv, tp := o.need("type")
+	var names []string
+	for t := codec.EventType(0); t < 2; t++ {
+		if codec.BodyFor(e.Stream, t) != nil {
+			names = append(names, codec.EventTypeName(e.Stream, t))
+		}
+	}
+	e.Type = codec.EventType(c.enum(tv, tp, "event type for stream "+e.Stream.String(), 32, func(s string) (uint64, bool) {
+		t, ok := codec.ParseEventType(e.Stream, s)
+		return uint64(t), ok
+	}, names))
+	if c.err != nil {
+		return e
+	}
+	switch b := codec.BodyFor(e.Stream, e.Type).(type) {
+	case *codec.WindowChanged:
+		b.Window, b.Change = o.u32("window"), o.u32("change")
+		e.Body = b
+	case *codec.ContentChanged:
+		b.Window, b.Node, b.Change = o.u32("window"), o.u32("node"), o.u32("change")
+		e.Body = b
+	case *codec.ScreenFrame:
+		b.Width, b.Height, b.Format = o.u32("width"), o.u32("height"), o.u32("format")
+		b.UptimeMS, b.Image = o.u64("uptime_ms"), o.bytes("image")
+		e.Body = b
+	case nil:
+		// An unknown type: the codec writes it with no fields.
+	default:
+		c.failf(o.path, "no JSON form for event body %T", b)
+	}
+	return e
+}
