@@ -31,6 +31,9 @@ func TestToJSONAndBack(t *testing.T) {
 	if back.String() != string(first) {
 		t.Errorf("json → text → json differs:\n%s\n---\n%s", first, back.String())
 	}
+	if fi, err := os.Stat(js); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("baseline mode %v, %v; want 0644", fi.Mode(), err)
+	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 2 {
 		t.Errorf("temporary files left behind: %v", entries)

@@ -73,6 +73,9 @@ func (r Report) ConfigLines() []string {
 	switch r.Verdict {
 	case VerdictQuiet:
 		verdict = fmt.Sprintf("verified (%d quiet windows of %s in a row)", r.Need, r.Window)
+		if r.Need == 1 {
+			verdict = fmt.Sprintf("verified (1 quiet window of %s)", r.Window)
+		}
 	case VerdictNotQuiet:
 		verdict = fmt.Sprintf("not quiet within %s (%s)", r.Wait, strings.Join(r.Failures, ", "))
 	default:

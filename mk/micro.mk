@@ -1,0 +1,42 @@
+# The benchmark workbench (issue 3). The work is done by mk/micro.sh.
+#
+#   make micro      wait for a quiet host (cmd/quiethost), run the benchmarks
+#                   COUNT rounds, write reports/micro/latest.{txt,md}, and
+#                   compare with the baseline and with fxamacker (benchstat)
+#   make baseline   the same on a verified-quiet host, then rewrite
+#                   reports/micro/baseline.json from the run (the only target
+#                   that does; refuses QUIET=off and a narrowed BENCH)
+#   make profile    cpu and memory profiles of BENCH in PKG to
+#                   reports/profiles/, with `go tool pprof -top` of each
+#
+# Variables:
+#   QUIET=off       do not wait for a quiet host: record its readings anyway
+#                   and stamp every report "host not verified quiet"
+#   BENCH=regex     benchmarks to run (go test -bench), default all
+#   COUNT=n         rounds, default 10; each round runs every benchmark once
+#                   (-count 1), so implementations interleave round by round
+#   PKGS=...        packages to benchmark; default ./bench/... and every other
+#                   package with a Benchmark function
+#   PKG=./bench     the single package make profile builds
+#   QUIETHOST_FLAGS extra cmd/quiethost flags, e.g. -wait 30m -max-busy 5
+
+QUIET           ?= on
+BENCH           ?= .
+COUNT           ?= 10
+PKGS            ?=
+PKG             ?= ./bench
+QUIETHOST_FLAGS ?=
+
+MICRO_ENV = GO='$(GO)' QUIET='$(QUIET)' BENCH='$(BENCH)' COUNT='$(COUNT)' \
+	PKGS='$(PKGS)' PKG='$(PKG)' QUIETHOST_FLAGS='$(QUIETHOST_FLAGS)'
+
+.PHONY: baseline profile
+
+micro:
+	@$(MICRO_ENV) bash mk/micro.sh micro
+
+baseline:
+	@$(MICRO_ENV) bash mk/micro.sh baseline
+
+profile:
+	@$(MICRO_ENV) bash mk/micro.sh profile

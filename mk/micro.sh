@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# mk/micro.sh micro|baseline|profile|report — the workbench behind mk/micro.mk.
+# Settings come from the environment (see mk/micro.mk): GO QUIET BENCH COUNT
+# PKGS PKG QUIETHOST_FLAGS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+GO=${GO:-go}
+QUIET=${QUIET:-on}
+BENCH=${BENCH:-.}
+COUNT=${COUNT:-10}
+PKG=${PKG:-./bench}
+OUT=reports/micro
+LATEST=$OUT/latest.txt
+BASELINE=$OUT/baseline.json
+STAMP="host not verified quiet"
+
+say() { printf 'micro: %s\n' "$*" >&2; }
+die() { say "$*"; exit 2; }
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/micro.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+# bench_packages prints the packages with a Benchmark function, ./bench/...
+# first: every package whose _test.go files declare one.
+bench_packages() {
+	local tests dirs
+	tests=$($GO list -e -f '{{$d := .Dir}}{{range .TestGoFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}{{range .XTestGoFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}' ./... | grep -v '/node_modules/' || true)
+	[ -n "$tests" ] || return 0
+	dirs=$(grep -l '^func Benchmark' $tests | xargs -r -n1 dirname | sed "s|^$PWD|.|" | sort -u || true)
+	grep -E '^\./bench(/|$)' <<<"$dirs" || true
+	grep -vE '^\./bench(/|$)' <<<"$dirs" || true
+}
+
+# tools builds the workbench's own commands once, into $TMP.
+tools() {
+	$GO build -o "$TMP/" ./cmd/quiethost ./cmd/benchjson ./cmd/benchsummary
+}
+
+# check_quiet waits for a quiet host (or only records it with QUIET=off)
+# and writes its readings, as config lines, to $TMP/quiet.txt.
+check_quiet() {
+	if [ "$QUIET" = off ]; then
+		say "QUIET=off: recording the host's readings without waiting; reports are stamped \"$STAMP\""
+		"$TMP/quiethost" -record $QUIETHOST_FLAGS >"$TMP/quiet.txt" || die "quiethost failed"
+		return
+	fi
+	say "waiting for a quiet host (QUIET=off to skip)"
+	local rc=0
+	"$TMP/quiethost" $QUIETHOST_FLAGS >"$TMP/quiet.txt" || rc=$?
+	case $rc in
+	0) ;;
+	1) say "the host did not become quiet; nothing was measured (QUIET=off runs anyway, stamped \"$STAMP\")"; exit 1 ;;
+	*) die "quiethost failed (exit $rc)" ;;
+	esac
+}
+
+# run_rounds runs every benchmark COUNT times, one round at a time, into
+# $LATEST: the header (goos, goarch, go version, commit, quiethost readings,
+# unit metadata) once, then each round's go test output appended.
+run_rounds() {
+	local pkgs=$1 commit
+	commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+	[ -z "$(git status --porcelain 2>/dev/null)" ] || commit="$commit-dirty"
+	mkdir -p "$OUT"
+	{
+		echo "goos: $($GO env GOOS)"
+		echo "goarch: $($GO env GOARCH)"
+		echo "go-version: $($GO env GOVERSION)"
+		echo "commit: $commit"
+		cat "$TMP/quiet.txt"
+		echo "Unit allocs/op assume=exact"
+		echo "Unit B/op assume=exact"
+		echo
+	} >"$LATEST.partial"
+	local i start=$SECONDS
+	for ((i = 1; i <= COUNT; i++)); do
+		say "round $i/$COUNT ($((SECONDS - start))s)"
+		# -p 1: no package builds or runs alongside a benchmark.
+		if ! $GO test -p 1 -run '^$' -bench "$BENCH" -benchmem -count 1 $pkgs >>"$LATEST.partial" 2>&1; then
+			say "round $i failed; its output is in $LATEST.partial:"
+			grep -E -e '--- FAIL|FAIL|panic:|error' "$LATEST.partial" | tail -n 20 >&2 || true
+			exit 1
+		fi
+	done
+	mv "$LATEST.partial" "$LATEST"
+	say "$(grep -c '^Benchmark' "$LATEST") results in $LATEST ($((SECONDS - start))s)"
+}
+
+# ignore_keys lists the config keys of the given files that differ from run
+# to run without making results incomparable: benchstat -ignore.
+ignore_keys() {
+	{ grep -ohE '^(quiet[a-z0-9-]*|commit|go-version):' "$@" || true; } | tr -d : | sort -u | paste -sd, -
+}
+
+# report compares the run with the baseline and with fxamacker (benchstat)
+# and writes the summary to $OUT/latest.md; everything is printed too.
+report() {
+	local ignore stamp="" unverified=() attach=()
+	if [ "$QUIET" = off ]; then
+		stamp="$STAMP"$'\n\n'
+		unverified=(-unverified)
+	fi
+	rm -f "$OUT/latest.vs-baseline.txt" "$OUT/latest.vs-fxamacker.txt"
+
+	if [ -f "$BASELINE" ]; then
+		"$TMP/benchjson" totext -o "$TMP/baseline.txt" "$BASELINE"
+		ignore=$(ignore_keys "$LATEST" "$TMP/baseline.txt")
+		{ printf '%s' "$stamp"; $GO tool benchstat -ignore "$ignore" baseline="$TMP/baseline.txt" latest="$LATEST"; } >"$OUT/latest.vs-baseline.txt"
+		attach+=(-attach "benchstat: baseline vs latest=$OUT/latest.vs-baseline.txt")
+	else
+		say "no $BASELINE: comparison with the baseline skipped (make baseline records one)"
+	fi
+	if grep -qE '^Benchmark(Encode|Decode)/' "$LATEST"; then
+		ignore=$(ignore_keys "$LATEST")
+		{ printf '%s' "$stamp"; $GO tool benchstat -ignore "$ignore" -filter '.name:(Encode OR Decode)' -col '/impl@(fxamacker codec zerocopy)' "$LATEST"; } >"$OUT/latest.vs-fxamacker.txt"
+		attach+=(-attach "benchstat: codec and zerocopy vs fxamacker (-col /impl)=$OUT/latest.vs-fxamacker.txt")
+	fi
+	"$TMP/benchsummary" -baseline "$BASELINE" "${unverified[@]}" "${attach[@]}" -o "$OUT/latest.md" "$LATEST"
+	for f in "$OUT/latest.vs-baseline.txt" "$OUT/latest.vs-fxamacker.txt"; do
+		if [ -f "$f" ]; then
+			echo "== $f"
+			cat "$f"
+			echo
+		fi
+	done
+	echo "== $OUT/latest.md (benchstat sections above)"
+	sed '/^<details>/,$d' "$OUT/latest.md"
+}
+
+micro() {
+	local mode=$1 pkgs
+	pkgs=${PKGS:-$(bench_packages | paste -sd' ' -)}
+	if [ -z "$pkgs" ]; then
+		say "the workbench has no benchmarks yet (no Benchmark function in ./bench/... or any other package); nothing to do"
+		exit 0
+	fi
+	say "packages: $pkgs"
+	tools
+	# Build the test binaries before waiting, so that a compile error shows
+	# at once and no compile runs during a measured round.
+	$GO test -run '^$' -bench '^$' $pkgs >/dev/null || die "the benchmarks do not build"
+	check_quiet
+	run_rounds "$pkgs"
+	report
+	if [ "$mode" = baseline ]; then
+		grep -q '^quiet: verified' "$LATEST" || die "$LATEST is not from a verified-quiet host; baseline not written"
+		"$TMP/benchjson" tojson -o "$BASELINE" "$LATEST"
+		say "wrote $BASELINE ($(grep -c '^Benchmark' "$LATEST") runs); commit it with the change it measures"
+	fi
+}
+
+baseline() {
+	[ "$QUIET" != off ] || die "make baseline never runs on a host that is not verified quiet: drop QUIET=off"
+	[ "$BENCH" = . ] || die "a baseline covers every benchmark: drop BENCH=$BENCH"
+	[ "$COUNT" -ge 10 ] || say "warning: COUNT=$COUNT; benchstat needs about 10 runs for significance"
+	micro baseline
+}
+
+profile() {
+	[ -d "$PKG" ] || { say "no package $PKG yet: nothing to profile (PKG=dir picks another)"; exit 0; }
+	local dir=$PWD/reports/profiles
+	mkdir -p "$dir"
+	say "profiling -bench '$BENCH' in $PKG into reports/profiles/"
+	$GO test -run '^$' -bench "$BENCH" -benchmem -count 1 \
+		-cpuprofile "$dir/cpu.prof" -memprofile "$dir/mem.prof" -o "$dir/bench.test" "$PKG" | tee "$dir/bench.txt"
+	grep -q '^Benchmark' "$dir/bench.txt" || { say "no benchmark matched -bench '$BENCH' in $PKG"; exit 1; }
+	echo "== go tool pprof -top cpu.prof"
+	$GO tool pprof -top -nodecount=30 "$dir/bench.test" "$dir/cpu.prof"
+	echo
+	echo "== go tool pprof -top -sample_index=alloc_space mem.prof"
+	$GO tool pprof -top -nodecount=30 -sample_index=alloc_space "$dir/bench.test" "$dir/mem.prof"
+}
+
+case ${1:-} in
+micro) micro micro ;;
+baseline) baseline ;;
+profile) profile ;;
+report) tools && report ;; # redo the comparisons and summary of $LATEST
+*) die "usage: mk/micro.sh micro|baseline|profile|report" ;;
+esac
