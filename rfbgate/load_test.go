@@ -122,7 +122,10 @@ func TestLoad64Viewers(t *testing.T) {
 		dur = 3 * time.Second
 	}
 	const viewers = 64
-	const chunk = 16 << 10
+	chunk := 16 << 10
+	if raceEnabled {
+		chunk = 2 << 10
+	}
 	addr, conns := syntheticVNC(t, testPassword, chunk, 20*time.Millisecond)
 	tr := newTestRelay(t, Config{
 		Computers:    []Computer{{Name: "busy", Addr: addr, Password: NewSecret(testPassword)}},
@@ -177,7 +180,7 @@ func TestLoad64Viewers(t *testing.T) {
 					return
 				default:
 				}
-				c.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+				c.conn.SetReadDeadline(time.Now().Add(15 * time.Second))
 				n, err := c.conn.Read(got)
 				want.fill(exp[:n])
 				for j := 0; j < n; j++ {
@@ -237,7 +240,7 @@ type rawViewer struct {
 }
 
 func dialRFBRaw(url string) (*rawViewer, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{"binary"}})
 	if err != nil {
@@ -246,7 +249,7 @@ func dialRFBRaw(url string) (*rawViewer, error) {
 	ws.SetReadLimit(-1)
 	cctx, ccancel := context.WithCancel(context.Background())
 	c := &rfbClient{ws: ws, conn: websocket.NetConn(cctx, ws, websocket.MessageBinary)}
-	c.conn.SetDeadline(time.Now().Add(10 * time.Second))
+	c.conn.SetDeadline(time.Now().Add(30 * time.Second))
 	if err := c.handshake(); err != nil {
 		c.conn.Close()
 		ccancel()

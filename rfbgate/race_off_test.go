@@ -1,0 +1,5 @@
+//go:build !race
+
+package rfbgate
+
+const raceEnabled = false

@@ -1,0 +1,6 @@
+//go:build race
+
+package rfbgate
+
+// raceEnabled: the race detector slows everything about tenfold.
+const raceEnabled = true
