@@ -39,6 +39,15 @@ import (
 	"github.com/wirebench/wirebench/internal/quiet"
 )
 
+// source is what quiethost reads: quiet.Source, or recorded samples in tests.
+type source interface {
+	Snapshot() (quiet.Snapshot, error)
+	Host() quiet.Host
+}
+
+// newSource opens the filesystem root to read; tests replace it.
+var newSource = func(root string) source { return quiet.Source{FS: os.DirFS(root)} }
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -91,7 +100,7 @@ Flags:
 		return 2
 	}
 
-	src := quiet.Source{FS: os.DirFS(*root)}
+	src := newSource(*root)
 	w := &quiet.Waiter{
 		Sample:     src.Snapshot,
 		Sleep:      quiet.SleepContext,

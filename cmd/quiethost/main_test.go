@@ -2,13 +2,70 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"golang.org/x/perf/benchfmt"
+
+	"github.com/wirebench/wirebench/internal/quiet"
 )
+
+// recorded plays back the snapshots of a scenario under
+// internal/quiet/testdata, one per Snapshot call.
+type recorded struct {
+	dir  string
+	next int
+}
+
+func (r *recorded) Snapshot() (quiet.Snapshot, error) {
+	d := filepath.Join(r.dir, fmt.Sprint(r.next))
+	if _, err := os.Stat(d); err != nil {
+		return quiet.Snapshot{}, fmt.Errorf("scenario %s ran out of snapshots", r.dir)
+	}
+	r.next++
+	return quiet.Source{FS: os.DirFS(d)}.Snapshot()
+}
+
+func (r *recorded) Host() quiet.Host {
+	return quiet.Source{FS: os.DirFS(filepath.Join(r.dir, "0"))}.Host()
+}
+
+func playBack(t *testing.T) {
+	orig := newSource
+	t.Cleanup(func() { newSource = orig })
+	newSource = func(root string) source {
+		return &recorded{dir: filepath.Join("..", "..", "internal", "quiet", "testdata", root)}
+	}
+}
+
+func TestExitStatusOnRecordedHosts(t *testing.T) {
+	playBack(t)
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stdout string // a config line the readings must include
+		stderr string
+	}{
+		{[]string{"-root", "quiet", "-window", "1ms"}, 0, "quiet: verified (3 quiet windows of 1ms in a row)", "=> 3/3 quiet in a row"},
+		{[]string{"-root", "busy", "-window", "1ms", "-wait", "0"}, 1, "quiet-busy: 98.0% (max 10%", "failing readings of window 1: busy 98.0% > 10%"},
+		{[]string{"-root", "stolen", "-window", "1ms", "-wait", "0"}, 1, "quiet-steal: 10.0% (max 2%)", "steal 10.0% > 2%"},
+		{[]string{"-root", "throttled-v2", "-window", "1ms", "-wait", "0", "-need", "1"}, 1, "quiet-throttled: 12 (max 0, /sys/fs/cgroup/wirebench.slice/run.scope/cpu.stat)", "throttled 12 > 0"},
+		// Relaxed thresholds make the same host quiet.
+		{[]string{"-root", "throttled-v2", "-window", "1ms", "-need", "1", "-max-throttled", "20"}, 0, "quiet-throttled: 12 (max 20,", "=> 1/1 quiet"},
+		{[]string{"-root", "psi-lagging", "-window", "1ms", "-wait", "0"}, 1, "quiet-psi-cpu-some-avg10: 29.19 (max 5)", "psi 29.19 > 5"},
+		{[]string{"-root", "missing-optional", "-window", "1ms", "-need", "1"}, 0, "quiet-psi-cpu-some-avg10: n/a (no /proc/pressure/cpu)", "psi n/a | throttled n/a"},
+		{[]string{"-root", "busy", "-window", "1ms", "-record"}, 0, "quiet: host not verified quiet (busy 98.0% > 10%)", "window 1"},
+		{[]string{"-root", "garbage", "-window", "1ms"}, 2, "", "/proc/stat"},
+	} {
+		code, stdout, stderr := runArgs(tc.args...)
+		if code != tc.code || !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) {
+			t.Errorf("%q: exit %d, want %d with %q and %q\nstdout:\n%s\nstderr:\n%s", tc.args, code, tc.code, tc.stdout, tc.stderr, stdout, stderr)
+		}
+	}
+}
 
 func runArgs(args ...string) (int, string, string) {
 	var out, errb strings.Builder

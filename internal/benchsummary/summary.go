@@ -167,7 +167,11 @@ func Write(w io.Writer, latest *Set, opt Options) error {
 	if opt.Unverified || strings.HasPrefix(q, quiet.NotVerifiedStamp) || strings.HasPrefix(q, "not quiet") || q == "" {
 		b.WriteString("> **" + quiet.NotVerifiedStamp + "** — numbers from a host that may be busy; do not compare them with a baseline in a review.\n\n")
 	}
-	fmt.Fprintf(&b, "%s, %d runs per benchmark", describe(latest), latest.Runs())
+	runs := "runs"
+	if latest.Runs() == 1 {
+		runs = "run"
+	}
+	fmt.Fprintf(&b, "%s, %d %s per benchmark", describe(latest), latest.Runs(), runs)
 	if opt.Baseline != nil {
 		fmt.Fprintf(&b, "; baseline: %s", describe(opt.Baseline))
 	}
