@@ -3,6 +3,7 @@ package rfbgate
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 )
 
 func TestTicketsOneUseExpiryAgent(t *testing.T) {
@@ -472,3 +475,33 @@ func TestTicketExpiredAtUpgrade(t *testing.T) {
 }
 
 func writeFile(p, s string) error { return os.WriteFile(p, []byte(s), 0o600) }
+
+// TestOriginPolicy: a cross-origin upgrade is refused (403 from
+// coder/websocket, not a ticket error) unless OriginPatterns allows it.
+func TestOriginPolicy(t *testing.T) {
+	addr, _ := syntheticVNC(t, testPassword, 1024, 50*time.Millisecond)
+	for _, c := range []struct {
+		patterns []string
+		ok       bool
+	}{{nil, false}, {[]string{"deck.example"}, true}, {[]string{"other.example"}, false}} {
+		tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}, OriginPatterns: c.patterns})
+		tk, _ := tr.Watch("a", "s")
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ws, resp, err := websocket.Dial(ctx, tr.wsURL(tk.Token, "a"), &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {"https://deck.example"}}})
+		cancel()
+		if c.ok {
+			if err != nil {
+				t.Fatalf("patterns %v: %v", c.patterns, err)
+			}
+			ws.Close(websocket.StatusNormalClosure, "")
+			continue
+		}
+		if err == nil || resp == nil || resp.StatusCode != 403 {
+			t.Fatalf("patterns %v: cross-origin upgrade not refused: %v", c.patterns, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		if bytes.Contains(body, []byte("ticket_")) || bytes.Contains(body, []byte("RFB")) {
+			t.Fatalf("origin refusal looks like a ticket refusal or carries RFB: %q", body)
+		}
+	}
+}

@@ -229,7 +229,7 @@ func TestCutTextLengthNeverAllocated(t *testing.T) {
 			t.Fatalf("len %d: %v %x", l, err, out)
 		}
 		chunk := make([]byte, 64<<10)
-		a := testing.AllocsPerRun(50, func() {
+		a := minAllocs(50, func() {
 			out, err = g.Feed(out[:0], chunk)
 		})
 		if err != nil || len(out) != 0 || a != 0 {
@@ -342,7 +342,7 @@ func TestGateFeedDoesNotAllocate(t *testing.T) {
 		g := NewGate(Limits{})
 		g.SetKeyboard(kbd)
 		out := make([]byte, 0, 2*len(in))
-		a := testing.AllocsPerRun(20, func() {
+		a := minAllocs(20, func() {
 			var err error
 			out, err = g.Feed(out[:0], in)
 			if err != nil {
@@ -361,4 +361,15 @@ func TestProtocolErrorText(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %q, want %q", err, want)
 	}
+}
+
+// minAllocs is the least of several testing.AllocsPerRun: that counts every
+// goroutine's allocations, and a goroutine left from an earlier test (a
+// closing browser, a timer) must not fail an allocation test.
+func minAllocs(runs int, f func()) float64 {
+	best := testing.AllocsPerRun(runs, f)
+	for i := 0; i < 5 && best > 0; i++ {
+		best = min(best, testing.AllocsPerRun(runs, f))
+	}
+	return best
 }
