@@ -76,12 +76,15 @@ run_rounds() {
 	local i start=$SECONDS
 	for ((i = 1; i <= COUNT; i++)); do
 		say "round $i/$COUNT ($((SECONDS - start))s)"
-		# -p 1: no package builds or runs alongside a benchmark.
-		if ! $GO test -p 1 -run '^$' -bench "$BENCH" -benchmem -count 1 $pkgs >>"$LATEST.partial" 2>&1; then
-			say "round $i failed; its output is in $LATEST.partial:"
-			grep -E -e '--- FAIL|FAIL|panic:|error' "$LATEST.partial" | tail -n 20 >&2 || true
+		# -p 1: no package builds or runs alongside a benchmark. go test's own
+		# stderr (build errors) stays out of the report.
+		if ! $GO test -p 1 -run '^$' -bench "$BENCH" -benchmem -count 1 $pkgs >>"$LATEST.partial" 2>"$TMP/round.err"; then
+			cat "$TMP/round.err" >&2
+			say "round $i failed; the run so far is in $LATEST.partial, its end:"
+			tail -n 15 "$LATEST.partial" >&2
 			exit 1
 		fi
+		cat "$TMP/round.err" >&2
 	done
 	mv "$LATEST.partial" "$LATEST"
 	say "$(grep -c '^Benchmark' "$LATEST") results in $LATEST ($((SECONDS - start))s)"

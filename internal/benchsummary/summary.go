@@ -183,6 +183,11 @@ func Write(w io.Writer, latest *Set, opt Options) error {
 		}
 		b.WriteString("Baseline: " + note + "; ratios to the baseline skipped.\n")
 	}
+	if opt.Baseline != nil {
+		if a, b2 := latest.ConfigValue("cpu"), opt.Baseline.ConfigValue("cpu"); a != "" && b2 != "" && a != b2 {
+			b.WriteString("**The baseline is from another CPU** (" + b2 + "): ratios to it compare machines, not code.\n")
+		}
+	}
 	if q != "" {
 		b.WriteString("Host: quiet: " + q + "\n")
 	}

@@ -99,7 +99,7 @@ func TestSummaryOfRecordedRun(t *testing.T) {
 }
 
 func TestStampAndBaselineNote(t *testing.T) {
-	verified := "quiet: verified (3 quiet windows of 2s in a row)\ncommit: abc\nBenchmarkEncode/impl=codec/msg=m-2 10 100 ns/op 0 allocs/op\nBenchmarkEncode/impl=fxamacker/msg=m-2 10 300 ns/op 3 allocs/op\n"
+	verified := "quiet: verified (3 quiet windows of 2s in a row)\ncommit: abc\ncpu: This CPU\nBenchmarkEncode/impl=codec/msg=m-2 10 100 ns/op 0 allocs/op\nBenchmarkEncode/impl=fxamacker/msg=m-2 10 300 ns/op 3 allocs/op\n"
 	s, err := Load(strings.NewReader(verified), "latest.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -113,6 +113,11 @@ func TestStampAndBaselineNote(t *testing.T) {
 	}
 	if !strings.Contains(got, "| m | 100 ns | 3.00× | — | 300 ns | 0 · 3 |") {
 		t.Errorf("row:\n%s", got)
+	}
+	other, _ := Load(strings.NewReader("cpu: Other CPU\nBenchmarkEncode/impl=codec/msg=m-2 10 200 ns/op\n"), "baseline.json")
+	if got := summary(t, s, Options{Baseline: other}); !strings.Contains(got, "**The baseline is from another CPU** (Other CPU)") ||
+		!strings.Contains(got, "| m | 100 ns | 3.00× | ~ (p=1.000) |") {
+		t.Errorf("baseline from another CPU:\n%s", got)
 	}
 	if got := summary(t, s, Options{Unverified: true}); !strings.Contains(got, "**host not verified quiet**") {
 		t.Errorf("-unverified not stamped:\n%s", got)
