@@ -152,3 +152,28 @@ func TestFormat(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSummary checks that no benchmark text makes Load or Write panic, as
+// latest.txt is whatever the benchmarks printed.
+func FuzzSummary(f *testing.F) {
+	data, _ := os.ReadFile("testdata/latest.txt")
+	f.Add(data, []byte("BenchmarkEncode/impl=codec/msg=a-2 1 5 ns/op\n"))
+	f.Add([]byte("BenchmarkDecode//impl=/msg=-2 1 0 ns/op 0 allocs/op\nBenchmarkFrame/ 1 1 B/s\n"), []byte(""))
+	f.Fuzz(func(t *testing.T, latest, base []byte) {
+		l, err := Load(bytes.NewReader(latest), "latest.txt")
+		if err != nil {
+			return
+		}
+		b, err := Load(bytes.NewReader(base), "baseline.txt")
+		if err != nil {
+			return
+		}
+		var out strings.Builder
+		if err := Write(&out, l, Options{Baseline: b}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(out.String(), "## make micro\n") {
+			t.Fatalf("summary starts %q", out.String()[:min(40, out.Len())])
+		}
+	})
+}

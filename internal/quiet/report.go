@@ -20,15 +20,18 @@ const NotVerifiedStamp = "host not verified quiet"
 // Report is quiethost's final word: the verdict, the readings it rests on
 // and what the host is. Its ConfigLines go at the top of benchmark reports.
 type Report struct {
-	Verdict    string        `json:"verdict"`
-	Windows    int           `json:"windows"`
-	Need       int           `json:"need"`
-	Window     time.Duration `json:"-"`
-	Wait       time.Duration `json:"-"`
-	Readings   Readings      `json:"readings"`
-	Failures   []string      `json:"failures,omitempty"`
-	Thresholds Thresholds    `json:"thresholds"`
-	Host       Host          `json:"host"`
+	Verdict string        `json:"verdict"`
+	Windows int           `json:"windows"`
+	Need    int           `json:"need"`
+	Window  time.Duration `json:"-"`
+	Wait    time.Duration `json:"-"`
+	// WindowSeconds and WaitSeconds are Window and Wait for JSON.
+	WindowSeconds float64    `json:"window_s"`
+	WaitSeconds   float64    `json:"wait_s"`
+	Readings      Readings   `json:"readings"`
+	Failures      []string   `json:"failures,omitempty"`
+	Thresholds    Thresholds `json:"thresholds"`
+	Host          Host       `json:"host"`
 }
 
 // NewReport builds the report of a finished wait. verify false means the
@@ -36,14 +39,16 @@ type Report struct {
 // VerdictNotVerified whatever they say.
 func NewReport(o Outcome, w *Waiter, host Host, verify bool) Report {
 	r := Report{
-		Verdict:    VerdictQuiet,
-		Windows:    o.Windows,
-		Need:       max(w.Need, 1),
-		Window:     w.Window,
-		Wait:       w.Wait,
-		Readings:   o.Last,
-		Thresholds: w.Thresholds,
-		Host:       host,
+		Verdict:       VerdictQuiet,
+		Windows:       o.Windows,
+		Need:          max(w.Need, 1),
+		Window:        w.Window,
+		Wait:          w.Wait,
+		WindowSeconds: w.Window.Seconds(),
+		WaitSeconds:   w.Wait.Seconds(),
+		Readings:      o.Last,
+		Thresholds:    w.Thresholds,
+		Host:          host,
 	}
 	switch {
 	case !verify:
