@@ -3,3 +3,5 @@ package zerocopy
 import "unsafe"
 
 func uintptrOf(p *byte) uintptr { return uintptr(unsafe.Pointer(p)) }
+
+func unsafeStringData(s string) *byte { return unsafe.StringData(s) }

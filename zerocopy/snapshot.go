@@ -1,0 +1,485 @@
+package zerocopy
+
+import (
+	"errors"
+
+	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/cbor"
+)
+
+// ErrErrorResponse is returned by Snapshot.Parse for a well-formed
+// response that carries an error instead of a result; Header reads its
+// code.
+var ErrErrorResponse = errors.New("zerocopy: the response carries an error, not a result")
+
+// ErrNotSnapshot is returned by Snapshot.Parse for a payload that is not
+// a response of method snapshot.
+var ErrNotSnapshot = errors.New("zerocopy: not a response of method snapshot")
+
+// ErrReleased is returned by Snapshot.Check when the bytes under a view no
+// longer hold the snapshot it was parsed from: the frame was released.
+var ErrReleased = errors.New("zerocopy: the frame under the view was released or changed")
+
+// stringCache is how many string-table entries a Snapshot locates up
+// front; String(i) beyond them scans the table from the last one.
+const stringCache = 512
+
+type span struct{ off, end uint32 }
+
+// vframe is one open node of the validation pass's explicit stack.
+type vframe struct {
+	start  int    // offset of the node's map head
+	n, i   int    // pairs in the node's map (-1: indefinite), pairs read
+	kn, ki int    // children in the array (-1: indefinite), children started
+	seen   uint32 // keys present
+	inKids bool
+}
+
+// Snapshot is a validated view of a snapshot: a response payload (Parse)
+// or a bare result map (ParseResult). Its zero value is ready for Parse,
+// and a Snapshot may be reused for frame after frame; it holds the
+// validation stack itself (codec.MaxNodeDepth frames), so parsing
+// allocates nothing. Walk its windows and nodes with a Walker or Walk.
+//
+// Every string a Snapshot or its walk returns borrows the frame: it is
+// valid until Release.
+type Snapshot struct {
+	buf []byte
+
+	// ID is the response's id (Parse only).
+	ID uint64
+	// Truncated holds the truncated bits (key 2): which request bound cut
+	// the walk short.
+	Truncated uint32
+	// Seq is the last tree-stream event sent when the tree was read (key 3).
+	Seq uint64
+	// Display is the display (key 4), when present.
+	Display codec.Opt[codec.Display]
+
+	strOff, strN int // the string table's elements: offset of the first, count (-1: indefinite)
+	nStrings     int
+	spans        [stringCache]span
+	winOff, winN int // the windows array's elements, like strOff, strN
+	nWindows     int
+	nNodes       int
+	response     bool
+
+	stack [codec.MaxNodeDepth]vframe
+	node  NodeView // scratch for the validation pass
+	win   WindowView
+}
+
+// Parse validates payload, a response of method snapshot, and points v at
+// it. A response carrying an error fails with ErrErrorResponse, another
+// method's response or another kind with ErrNotSnapshot; a malformed
+// payload fails with a *cbor.Error naming the byte offset and the field.
+// On error v is empty.
+func (v *Snapshot) Parse(payload []byte) error {
+	err := v.parse(payload, true)
+	if err != nil {
+		v.reset(nil)
+	}
+	return err
+}
+
+// ParseResult validates result, a bare snapshot result map (the value of
+// a response's key 3), and points v at it.
+func (v *Snapshot) ParseResult(result []byte) error {
+	err := v.parse(result, false)
+	if err != nil {
+		v.reset(nil)
+	}
+	return err
+}
+
+func (v *Snapshot) reset(b []byte) {
+	v.buf, v.ID, v.Truncated, v.Seq, v.Display = b, 0, 0, 0, codec.Opt[codec.Display]{}
+	v.strOff, v.strN, v.nStrings = 0, 0, 0
+	v.winOff, v.winN, v.nWindows, v.nNodes = 0, 0, 0, 0
+}
+
+func (v *Snapshot) parse(b []byte, response bool) error {
+	v.reset(b)
+	v.response = response
+	d := cbor.NewDecoder(b)
+	if !response {
+		if err := v.result(&d); err != nil {
+			return cbor.In(err, "result")
+		}
+		return d.Done()
+	}
+	h, err := Header(b)
+	if err != nil {
+		return err
+	}
+	if h.Kind != codec.KindResponse || !h.HasMethod || h.Method != codec.MethodSnapshot {
+		return ErrNotSnapshot
+	}
+	if err := v.response1(&d); err != nil {
+		return cbor.In(err, "response")
+	}
+	return d.Done()
+}
+
+// response1 validates a response map as the codec decodes it.
+func (v *Snapshot) response1(d *cbor.Decoder) error {
+	start := d.Offset()
+	n, err := d.MapHead()
+	if err != nil {
+		return err
+	}
+	var seen uint32
+	for i := 0; d.More(n, i); i++ {
+		k, err := key(d)
+		if err != nil {
+			return err
+		}
+		if d.Null() {
+			if k < 32 {
+				seen &^= 1 << k
+			}
+			continue
+		}
+		at := d.Offset()
+		switch k {
+		case 0:
+			var kind uint64
+			if kind, err = d.Uint(); err == nil && codec.Kind(kind) != codec.KindResponse {
+				err = cbor.Errorf(cbor.ErrInvalid, at, "kind "+codec.Kind(kind).String()+" repeats key 0 of a response")
+			}
+		case 1:
+			v.ID, err = d.Uint()
+		case 2:
+			var m uint32
+			if m, err = d.Uint32(); err == nil && codec.Method(m) != codec.MethodSnapshot {
+				err = cbor.Errorf(cbor.ErrInvalid, at, "method "+codec.Method(m).String()+" repeats key 2 with another value than snapshot")
+			}
+		case 3:
+			err = v.result(d)
+		case 4:
+			_, err = protoError(d)
+		default:
+			err = d.Skip()
+		}
+		if err != nil {
+			return named(err, k, responseNames[:])
+		}
+		if k < 32 {
+			seen |= 1 << k
+		}
+	}
+	if err := missing(0x7, seen, responseNames[:], start); err != nil {
+		return err
+	}
+	switch seen & (1<<3 | 1<<4) {
+	case 0:
+		return cbor.Errorf(cbor.ErrMissing, start, "a response carries a result (key 3) or an error (key 4)")
+	case 1<<3 | 1<<4:
+		return cbor.Errorf(cbor.ErrInvalid, start, "a response carries a result (key 3) or an error (key 4), not both")
+	case 1 << 4:
+		return ErrErrorResponse
+	}
+	return nil
+}
+
+// result validates a snapshot map; a repeated result starts over.
+func (v *Snapshot) result(d *cbor.Decoder) error {
+	v.Truncated, v.Seq, v.Display = 0, 0, codec.Opt[codec.Display]{}
+	v.strOff, v.strN, v.nStrings = 0, 0, 0
+	v.winOff, v.winN, v.nWindows, v.nNodes = 0, 0, 0, 0
+	start := d.Offset()
+	n, err := d.MapHead()
+	if err != nil {
+		return err
+	}
+	var seen uint32
+	for i := 0; d.More(n, i); i++ {
+		k, err := key(d)
+		if err != nil {
+			return err
+		}
+		if d.Null() {
+			if k == 4 {
+				v.Display = codec.Opt[codec.Display]{}
+			}
+			if k < 32 {
+				seen &^= 1 << k
+			}
+			continue
+		}
+		switch k {
+		case 0:
+			err = v.stringTable(d)
+		case 1:
+			err = v.windows(d)
+		case 2:
+			v.Truncated, err = d.Uint32()
+		case 3:
+			v.Seq, err = d.Uint()
+		case 4:
+			v.Display = codec.Opt[codec.Display]{Ok: true}
+			err = display(d, &v.Display.Val)
+		default:
+			err = d.Skip()
+		}
+		if err != nil {
+			return named(err, k, snapshotNames[:])
+		}
+		if k < 32 {
+			seen |= 1 << k
+		}
+	}
+	return missing(0xf, seen, snapshotNames[:], start)
+}
+
+func (v *Snapshot) stringTable(d *cbor.Decoder) error {
+	n, err := d.ArrayHead()
+	if err != nil {
+		return err
+	}
+	v.strOff, v.strN, v.nStrings = d.Offset(), n, 0
+	for i := 0; d.More(n, i); i++ {
+		s, err := text(d)
+		if err != nil {
+			return cbor.At(err, i)
+		}
+		if i < stringCache {
+			end := d.Offset()
+			v.spans[i] = span{uint32(end - len(s)), uint32(end)}
+		}
+		v.nStrings++
+	}
+	return nil
+}
+
+func (v *Snapshot) windows(d *cbor.Decoder) error {
+	start := d.Offset()
+	n, err := d.ArrayHead()
+	if err != nil {
+		return err
+	}
+	if n > d.Len()/minWindowLen {
+		return cbor.Errorf(cbor.ErrTruncated, start, itoa(n)+" windows cannot fit in the "+itoa(d.Len())+" bytes left")
+	}
+	v.winOff, v.winN, v.nWindows, v.nNodes = d.Offset(), n, 0, 0
+	for i := 0; d.More(n, i); i++ {
+		if err := v.window(d); err != nil {
+			return cbor.At(err, i)
+		}
+		v.nWindows++
+	}
+	return nil
+}
+
+func (v *Snapshot) window(d *cbor.Decoder) error {
+	start := d.Offset()
+	n, err := d.MapHead()
+	if err != nil {
+		return err
+	}
+	w := &v.win
+	*w = WindowView{}
+	var seen uint32
+	for i := 0; d.More(n, i); i++ {
+		k, err := key(d)
+		if err != nil {
+			return err
+		}
+		if k == 7 {
+			if d.Null() {
+				seen &^= 1 << 7
+				continue
+			}
+			if err := v.tree(d); err != nil {
+				return cbor.In(err, "root")
+			}
+			seen |= 1 << 7
+			continue
+		}
+		if err := windowField(d, w, k, &seen); err != nil {
+			return err
+		}
+	}
+	return missing(0x1f, seen, windowNames[:], start)
+}
+
+// tree validates the node tree at d depth first with the explicit stack
+// in v: no recursion, and a tree deeper than codec.MaxNodeDepth fails as
+// soon as its level MaxNodeDepth+1 begins.
+func (v *Snapshot) tree(d *cbor.Decoder) (err error) {
+	sp := 0
+	defer func() {
+		if err != nil {
+			for j := sp - 1; j >= 1; j-- {
+				err = cbor.In(cbor.At(err, v.stack[j-1].ki-1), "children")
+			}
+		}
+	}()
+	start := d.Offset()
+	cnt, err := d.MapHead()
+	if err != nil {
+		return err
+	}
+	v.stack[0] = vframe{start: start, n: cnt}
+	sp = 1
+	v.nNodes++
+	for sp > 0 {
+		f := &v.stack[sp-1]
+		if f.inKids {
+			if d.More(f.kn, f.ki) {
+				if sp == len(v.stack) {
+					return cbor.Errorf(cbor.ErrDepth, d.Offset(), "node tree deeper than "+itoa(codec.MaxNodeDepth)+" levels")
+				}
+				f.ki++
+				start := d.Offset()
+				cnt, err := d.MapHead()
+				if err != nil {
+					sp++ // the path names the child
+					v.stack[sp-1] = vframe{}
+					return err
+				}
+				v.stack[sp] = vframe{start: start, n: cnt}
+				sp++
+				v.nNodes++
+				continue
+			}
+			f.inKids = false
+			f.seen |= 1 << 8
+			f.i++
+			continue
+		}
+		if !d.More(f.n, f.i) {
+			if err := missing(0xf, f.seen, nodeNames[:], f.start); err != nil {
+				return err
+			}
+			sp--
+			continue
+		}
+		k, err := key(d)
+		if err != nil {
+			return err
+		}
+		if k == 8 {
+			if d.Null() {
+				f.seen &^= 1 << 8
+				f.i++
+				continue
+			}
+			at := d.Offset()
+			kn, err := d.ArrayHead()
+			if err != nil {
+				return cbor.In(err, "children")
+			}
+			if kn > d.Len()/minNodeLen {
+				return cbor.In(cbor.Errorf(cbor.ErrTruncated, at, itoa(kn)+" children cannot fit in the "+itoa(d.Len())+" bytes left"), "children")
+			}
+			f.kn, f.ki, f.inKids = kn, 0, true
+			continue
+		}
+		if err := nodeField(d, &v.node, k, &f.seen); err != nil {
+			return err
+		}
+		f.i++
+	}
+	return nil
+}
+
+// NumStrings is the number of entries in the string table.
+func (v *Snapshot) NumStrings() int { return v.nStrings }
+
+// NumWindows is the number of windows.
+func (v *Snapshot) NumWindows() int { return v.nWindows }
+
+// NumNodes is the number of nodes in all the windows' trees.
+func (v *Snapshot) NumNodes() int { return v.nNodes }
+
+// Bytes is the payload v was parsed from.
+func (v *Snapshot) Bytes() []byte { return v.buf }
+
+// String returns entry i of the string table, borrowed from the frame,
+// and false when i is out of range. The first entries are located in
+// constant time, later ones by a scan from the last of those.
+func (v *Snapshot) String(i uint32) (string, bool) {
+	if uint64(i) >= uint64(v.nStrings) {
+		return "", false
+	}
+	if i < stringCache {
+		s := v.spans[i]
+		if s.off > s.end || int(s.end) > len(v.buf) {
+			return "", false
+		}
+		return str(v.buf[s.off:s.end:s.end]), true
+	}
+	s := v.spans[stringCache-1]
+	d := at(v.buf, int(s.end))
+	for j := uint32(stringCache); ; j++ {
+		t, err := text(&d)
+		if err != nil {
+			return "", false
+		}
+		if j == i {
+			return t, true
+		}
+	}
+}
+
+// Strings returns an iterator over the string table.
+func (v *Snapshot) Strings() StringIter {
+	return StringIter{d: at(v.buf, v.strOff), n: v.strN, left: v.nStrings, i: -1}
+}
+
+// StringIter walks a snapshot's string table in order:
+//
+//	for it := v.Strings(); it.Next(); {
+//		use(it.Index(), it.String())
+//	}
+type StringIter struct {
+	d    cbor.Decoder
+	n    int
+	left int
+	i    int
+	s    string
+}
+
+// Next advances to the next entry and reports whether there is one.
+func (it *StringIter) Next() bool {
+	if it.left <= 0 {
+		return false
+	}
+	s, err := text(&it.d)
+	if err != nil {
+		it.left = 0
+		return false
+	}
+	it.left--
+	it.i++
+	it.s = s
+	return true
+}
+
+// Index is the current entry's index.
+func (it *StringIter) Index() int { return it.i }
+
+// String is the current entry, borrowed from the frame.
+func (it *StringIter) String() string { return it.s }
+
+// Check reports whether the bytes under v still hold the snapshot v was
+// parsed from, by validating them again and comparing what they say: nil
+// if they do, ErrReleased (wrapping the validation error, if any) if the
+// frame went back to the pool and its buffer was poisoned or reused. It
+// costs a full validation; tests and checked builds call it.
+func (v *Snapshot) Check() error {
+	if v.buf == nil {
+		return nil
+	}
+	var again Snapshot
+	if err := again.parse(v.buf, v.response); err != nil {
+		return errors.Join(ErrReleased, err)
+	}
+	if again.ID != v.ID || again.Truncated != v.Truncated || again.Seq != v.Seq || again.Display != v.Display ||
+		again.nStrings != v.nStrings || again.nWindows != v.nWindows || again.nNodes != v.nNodes ||
+		again.strOff != v.strOff || again.winOff != v.winOff || again.spans != v.spans {
+		return ErrReleased
+	}
+	return nil
+}

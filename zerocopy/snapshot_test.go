@@ -1,0 +1,381 @@
+package zerocopy
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/wirebench/wirebench/bench/support"
+	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/cbor"
+)
+
+// checkSnapshot parses payload with a view and checks that it agrees with
+// the codec: both fail, or both succeed and the view's owned copy equals
+// the codec's snapshot. It reports whether the payload was a snapshot
+// response the view could compare.
+func checkSnapshot(t testing.TB, name string, payload []byte) bool {
+	t.Helper()
+	m, derr := codec.Decode(payload)
+	var v Snapshot
+	verr := v.Parse(payload)
+	if derr != nil {
+		if verr == nil {
+			t.Errorf("%s: codec fails (%v), view accepts", name, derr)
+		}
+		return false
+	}
+	r, ok := m.(*codec.Response)
+	if !ok || r.Method != codec.MethodSnapshot {
+		if !errors.Is(verr, ErrNotSnapshot) {
+			t.Errorf("%s: not a snapshot response, view says %v", name, verr)
+		}
+		return false
+	}
+	if r.Error != nil {
+		if !errors.Is(verr, ErrErrorResponse) {
+			t.Errorf("%s: error response, view says %v", name, verr)
+		}
+		return false
+	}
+	if errors.Is(verr, cbor.ErrIndefinite) {
+		return false // the view cannot borrow an indefinite-length string
+	}
+	if verr != nil {
+		t.Errorf("%s: codec accepts, view fails: %v", name, verr)
+		return false
+	}
+	if v.ID != r.ID {
+		t.Errorf("%s: id %d, codec %d", name, v.ID, r.ID)
+	}
+	got, err := v.ToOwned()
+	if err != nil {
+		t.Errorf("%s: ToOwned: %v", name, err)
+		return false
+	}
+	want := r.Result.(*codec.Snapshot)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: owned snapshot differs from the codec's\n got %+v\nwant %+v", name, got, want)
+	}
+	if err := v.Check(); err != nil {
+		t.Errorf("%s: Check on a live frame: %v", name, err)
+	}
+	return true
+}
+
+func TestSnapshotGolden(t *testing.T) {
+	n := 0
+	for _, g := range goldenFrames(t) {
+		if checkSnapshot(t, g.name, g.payload) {
+			n++
+		}
+	}
+	if n < 4 {
+		t.Errorf("%d golden snapshot responses compared, want at least 4", n)
+	}
+}
+
+func snapshotPayload(t testing.TB, nodes int, seed int64) []byte {
+	t.Helper()
+	s := support.Snapshot(nodes, seed)
+	b, err := codec.Marshal(&codec.Response{ID: uint64(seed), Method: codec.MethodSnapshot, Result: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestSnapshotGenerated(t *testing.T) {
+	for _, nodes := range []int{0, 1, 7, 50, 500, 5000} {
+		for seed := int64(1); seed <= 3; seed++ {
+			p := snapshotPayload(t, nodes, seed)
+			if !checkSnapshot(t, "generated", p) {
+				t.Errorf("%d nodes, seed %d: not compared", nodes, seed)
+			}
+			var v Snapshot
+			if err := v.Parse(p); err == nil && v.NumNodes() != countNodes(support.Snapshot(nodes, seed)) {
+				t.Errorf("%d nodes, seed %d: NumNodes %d", nodes, seed, v.NumNodes())
+			}
+		}
+	}
+}
+
+func countNodes(s *codec.Snapshot) int {
+	n := 0
+	var count func(*codec.Node)
+	count = func(x *codec.Node) {
+		n++
+		for i := range x.Children {
+			count(&x.Children[i])
+		}
+	}
+	for _, w := range s.Windows {
+		if w.Root != nil {
+			count(w.Root)
+		}
+	}
+	return n
+}
+
+// resultOf returns the bytes of key 3 of a response map.
+func resultOf(t testing.TB, payload []byte) []byte {
+	t.Helper()
+	d := cbor.NewDecoder(payload)
+	n, err := d.MapHead()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; d.More(n, i); i++ {
+		k, err := d.Uint()
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := d.Offset()
+		if err := d.Skip(); err != nil {
+			t.Fatal(err)
+		}
+		if k == 3 {
+			return payload[start:d.Offset()]
+		}
+	}
+	t.Fatal("no result")
+	return nil
+}
+
+func TestParseResult(t *testing.T) {
+	p := snapshotPayload(t, 300, 9)
+	var v, bare Snapshot
+	if err := v.Parse(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := bare.ParseResult(resultOf(t, p)); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := v.ToOwned()
+	b, _ := bare.ToOwned()
+	if !reflect.DeepEqual(a, b) {
+		t.Error("the bare result reads unlike the response's")
+	}
+	if err := bare.ParseResult(p); err == nil {
+		t.Error("a whole response parses as a bare result")
+	}
+}
+
+func TestStrings(t *testing.T) {
+	s := support.Snapshot(500, 4)
+	// Past the cached entries too.
+	for i := len(s.Strings); i < stringCache+40; i++ {
+		s.Strings = append(s.Strings, "extra-"+itoa(i)+"-ü")
+	}
+	b, err := codec.Marshal(&codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v Snapshot
+	if err := v.Parse(b); err != nil {
+		t.Fatal(err)
+	}
+	if v.NumStrings() != len(s.Strings) {
+		t.Fatalf("%d strings, want %d", v.NumStrings(), len(s.Strings))
+	}
+	for i, want := range s.Strings {
+		if got, ok := v.String(uint32(i)); !ok || got != want {
+			t.Errorf("String(%d) = %q, %v; want %q", i, got, ok, want)
+		}
+	}
+	if _, ok := v.String(uint32(len(s.Strings))); ok {
+		t.Error("String past the end is ok")
+	}
+	i := 0
+	for it := v.Strings(); it.Next(); i++ {
+		if it.Index() != i || it.String() != s.Strings[i] {
+			t.Fatalf("iterator entry %d: %d %q", i, it.Index(), it.String())
+		}
+	}
+	if i != len(s.Strings) {
+		t.Errorf("iterator gave %d strings", i)
+	}
+	// Strings borrow the frame.
+	got, _ := v.String(0)
+	if len(got) > 0 && !within(b, unsafeStringData(got)) {
+		t.Error("String(0) is not borrowed from the payload")
+	}
+}
+
+func within(b []byte, p *byte) bool {
+	return len(b) > 0 && uintptrOf(p) >= uintptrOf(&b[0]) && uintptrOf(p) <= uintptrOf(&b[len(b)-1])
+}
+
+// TestWalkOrder: the walk visits windows and nodes depth first, parents
+// before children, each node at its level, the same sequence as a
+// recursive walk of the codec's decode.
+func TestWalkOrder(t *testing.T) {
+	for seed := int64(1); seed <= 4; seed++ {
+		s := support.Snapshot(800, seed)
+		b, _ := codec.Marshal(&codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: s})
+		type visit struct {
+			id    uint32
+			depth int
+		}
+		var want []visit
+		var rec func(*codec.Node, int)
+		rec = func(n *codec.Node, d int) {
+			want = append(want, visit{n.ID, d})
+			for i := range n.Children {
+				rec(&n.Children[i], d+1)
+			}
+		}
+		for _, w := range s.Windows {
+			want = append(want, visit{w.ID, 0})
+			if w.Root != nil {
+				rec(w.Root, 1)
+			}
+		}
+		var v Snapshot
+		if err := v.Parse(b); err != nil {
+			t.Fatal(err)
+		}
+		var got []visit
+		err := v.Walk(func(w WindowView, n NodeView, depth int) bool {
+			if depth == 0 {
+				got = append(got, visit{w.ID, 0})
+			} else {
+				got = append(got, visit{n.ID, depth})
+				if name, _ := v.String(n.Class); n.ClassName != name || name == "" {
+					t.Errorf("node %d: class name %q, table %q", n.ID, n.ClassName, name)
+				}
+			}
+			return true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("seed %d: walk order differs (%d visits, want %d)", seed, len(got), len(want))
+		}
+		// Stopping early.
+		calls := 0
+		v.Walk(func(WindowView, NodeView, int) bool { calls++; return calls < 5 })
+		if calls != 5 {
+			t.Errorf("walk went on after false: %d calls", calls)
+		}
+	}
+}
+
+// chain encodes a snapshot response whose only window holds a chain of
+// depth nodes.
+func chain(depth int) []byte {
+	b := []byte{0xa4, 0x00, 0x03, 0x01, 0x01, 0x02, 0x01, 0x03}
+	b = append(b, 0xa4, 0x00, 0x81, 0x61, 'V', 0x01, 0x81)
+	b = append(b, 0xa6, 0, 1, 1, 1, 2, 0, 3, 0x84, 0, 0, 1, 1, 4, 0, 7)
+	for i := 1; i <= depth; i++ {
+		n := 5
+		if i == depth {
+			n = 4
+		}
+		b = cbor.AppendMapHead(b, n)
+		b = cbor.AppendUint(append(b, 0), uint64(i))
+		b = append(b, 1, 0, 2, 0x84, 0, 0, 1, 1, 3, 0)
+		if i < depth {
+			b = append(b, 8, 0x81)
+		}
+	}
+	return append(b, 2, 0, 3, 0)
+}
+
+func TestDepth(t *testing.T) {
+	for _, depth := range []int{1, 2, codec.MaxNodeDepth} {
+		if !checkSnapshot(t, "chain", chain(depth)) {
+			t.Fatalf("chain of %d: not compared", depth)
+		}
+		var v Snapshot
+		v.Parse(chain(depth))
+		deepest := 0
+		v.Walk(func(_ WindowView, _ NodeView, d int) bool { deepest = max(deepest, d); return true })
+		if deepest != depth {
+			t.Errorf("chain of %d: walk reaches level %d", depth, deepest)
+		}
+	}
+	var v Snapshot
+	err := v.Parse(chain(codec.MaxNodeDepth + 1))
+	if !errors.Is(err, cbor.ErrDepth) {
+		t.Fatalf("chain of %d: %v", codec.MaxNodeDepth+1, err)
+	}
+	if _, derr := codec.Decode(chain(codec.MaxNodeDepth + 1)); derr == nil {
+		t.Error("the codec accepts the deep chain")
+	}
+	var e *cbor.Error
+	if !errors.As(err, &e) || e.Offset == 0 || e.Path() == "" {
+		t.Errorf("depth error without offset or path: %v", err)
+	}
+}
+
+func TestSnapshotRejects(t *testing.T) {
+	good := snapshotPayload(t, 20, 2)
+	// Every proper prefix fails, without panicking.
+	for i := 0; i < len(good); i++ {
+		var v Snapshot
+		if err := v.Parse(good[:i]); err == nil {
+			t.Fatalf("prefix of %d bytes accepted", i)
+		}
+	}
+	// Trailing bytes.
+	var v Snapshot
+	if err := v.Parse(append(append([]byte{}, good...), 0)); !errors.Is(err, cbor.ErrTrailing) {
+		t.Errorf("trailing byte: %v", err)
+	}
+	// Invalid UTF-8 in a node's text: flip a byte of a string in place.
+	bad := append([]byte{}, good...)
+	if i := indexOf(bad, []byte("com.")); i >= 0 {
+		bad[i] = 0xff
+		err := v.Parse(bad)
+		var e *cbor.Error
+		if !errors.Is(err, cbor.ErrUTF8) || !errors.As(err, &e) || e.Path() == "" {
+			t.Errorf("bad UTF-8: %v", err)
+		}
+	} else {
+		t.Error("no string to break")
+	}
+	// Any single byte changed: the view and the codec agree.
+	for i := range good {
+		for _, x := range []byte{0x00, 0x17, 0x18, 0x7f, 0x9f, 0xf6, 0xff} {
+			if x == cbor.Null && i > 0 && good[i-1] == 8 {
+				continue // see codecChildrenNullBug
+			}
+			p := append([]byte{}, good...)
+			p[i] = x
+			checkSnapshot(t, "mutated", p)
+		}
+	}
+	if t.Failed() {
+		return
+	}
+	if err := v.Parse(chain(1)[:3]); err == nil {
+		t.Error("short response accepted")
+	}
+}
+
+func indexOf(b, sub []byte) int {
+	for i := 0; i+len(sub) <= len(b); i++ {
+		if string(b[i:i+len(sub)]) == string(sub) {
+			return i
+		}
+	}
+	return -1
+}
+
+// codecChildrenNullBug reports whether payload may meet a known bug of the
+// codec's node decoder (codec/snapshot.go, nodeTree and nodeField): for a
+// node's "8: null" it consumes the null, then nodeField looks for the null
+// again and skips the item after it, so the codec accepts frames that hold
+// one item too many. The view reads "8: null" as no children, as the
+// schema says. Comparisons skip payloads holding the byte pair 08 f6 until
+// the codec is fixed.
+func codecChildrenNullBug(payload []byte) bool {
+	for i := 1; i < len(payload); i++ {
+		if payload[i] == cbor.Null && payload[i-1] == 8 {
+			return true
+		}
+	}
+	return false
+}

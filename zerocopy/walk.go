@@ -1,0 +1,279 @@
+package zerocopy
+
+import (
+	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/cbor"
+)
+
+// WindowView is one window of a snapshot, read in place. Title borrows
+// the frame (valid until Release).
+type WindowView struct {
+	ID          uint32            // key 0
+	Type        uint32            // key 1, AccessibilityWindowInfo.TYPE_*
+	Layer       int32             // key 2
+	Bounds      codec.Bounds      // key 3
+	Flags       uint32            // key 4, bits codec.WindowActive ...
+	Title       codec.Opt[string] // key 5
+	Package     codec.Opt[uint32] // key 6, string table index
+	EmitsEvents codec.Opt[bool]   // key 8
+	Owner       codec.Opt[uint32] // key 9, string table index
+	Modal       bool              // key 10
+	HasRoot     bool              // key 7 is present: the walk visits its node tree next
+	rootOff     int               // offset of the root's map head
+}
+
+// NodeView is one node of a snapshot, read in place. Its strings borrow
+// the frame (valid until Release).
+type NodeView struct {
+	ID        uint32                  // key 0
+	Class     uint32                  // key 1, string table index
+	ClassName string                  // the string table's entry Class, "" when out of range
+	Bounds    codec.Bounds            // key 2
+	Flags     uint32                  // key 3, bits codec.NodeClickable ...
+	Text      codec.Opt[string]       // key 4
+	Desc      codec.Opt[string]       // key 5
+	ResPkg    codec.Opt[uint32]       // key 6, string table index
+	ResName   codec.Opt[string]       // key 7
+	Scroll    codec.Opt[codec.Scroll] // key 9: axis, flags, range, position
+	Hint      codec.Opt[string]       // key 10
+	State     codec.Opt[string]       // key 11
+	kidsOff   int                     // offset of the first child (after the children array's head)
+	kidsN     int                     // children in the array, -1 indefinite, 0 none
+	end       int                     // offset past the node's map, when endKnown
+	endKnown  bool                    // false: the map ends where its children do
+}
+
+// HasChildren reports whether the walk visits children of n next.
+func (n *NodeView) HasChildren() bool { return n.kidsN != 0 }
+
+// wframe is one open children array of a walk.
+type wframe struct {
+	next   int // offset of the next child, or of the array's end
+	n, i   int // children in the array (-1: indefinite), children visited
+	endsMe bool
+}
+
+// Walker walks a parsed Snapshot depth first: each window, then the nodes
+// of its tree in pre-order, parents before children. The stack of open
+// nodes is an array inside the Walker (codec.MaxNodeDepth frames), so a
+// walk allocates nothing and never recurses:
+//
+//	var w zerocopy.Walker
+//	for w.Reset(&v); w.Next(); {
+//		if n := w.Node(); n != nil {
+//			use(w.Window(), n, w.Depth())
+//		}
+//	}
+//
+// The views it returns are overwritten by the next call to Next.
+type Walker struct {
+	v       *Snapshot
+	buf     []byte
+	win     WindowView
+	node    NodeView
+	atNode  bool
+	depth   int
+	winNext int
+	winN    int
+	winI    int
+	rootDue bool
+	kidsDue bool
+	done    bool
+	err     error
+	sp      int
+	stack   [codec.MaxNodeDepth]wframe
+}
+
+// Reset starts a walk of v from its first window.
+func (w *Walker) Reset(v *Snapshot) {
+	w.v, w.buf = v, v.buf
+	w.win, w.node = WindowView{}, NodeView{}
+	w.atNode, w.depth, w.rootDue, w.kidsDue, w.err, w.sp = false, 0, false, false, nil, 0
+	w.winNext, w.winN, w.winI = v.winOff, v.winN, 0
+	w.done = v.buf == nil || v.nWindows == 0
+}
+
+// Window is the current window: the one visited, or the one whose tree
+// holds the current node.
+func (w *Walker) Window() *WindowView { return &w.win }
+
+// Node is the current node, or nil when the walk is at a window.
+func (w *Walker) Node() *NodeView {
+	if !w.atNode {
+		return nil
+	}
+	return &w.node
+}
+
+// Depth is the current node's level, 1 for a window's root, or 0 at a
+// window.
+func (w *Walker) Depth() int { return w.depth }
+
+// Err reports what stopped a walk early: the bytes under the view changed
+// after Parse (see Snapshot.Check). It is nil after a complete walk.
+func (w *Walker) Err() error { return w.err }
+
+func (w *Walker) fail(err error) bool {
+	w.err, w.done, w.atNode = err, true, false
+	return false
+}
+
+// Next advances to the next window or node and reports whether there is
+// one.
+func (w *Walker) Next() bool {
+	if w.done {
+		return false
+	}
+	if w.kidsDue {
+		w.kidsDue = false
+		if w.sp == len(w.stack) {
+			return w.fail(cbor.Errorf(cbor.ErrDepth, w.node.kidsOff, "node tree deeper than "+itoa(codec.MaxNodeDepth)+" levels"))
+		}
+		w.stack[w.sp] = wframe{next: w.node.kidsOff, n: w.node.kidsN, endsMe: !w.node.endKnown}
+		w.sp++
+	}
+	for {
+		if w.sp == 0 {
+			if w.rootDue {
+				w.rootDue = false
+				return w.visitNode(w.win.rootOff, 1)
+			}
+			d := at(w.buf, w.winNext)
+			if !d.More(w.winN, w.winI) {
+				w.done, w.atNode = true, false
+				return false
+			}
+			w.winI++
+			end, err := w.parseWindow(w.winNext)
+			if err != nil {
+				return w.fail(err)
+			}
+			w.winNext = end
+			w.atNode, w.depth, w.rootDue = false, 0, w.win.HasRoot
+			return true
+		}
+		f := &w.stack[w.sp-1]
+		d := at(w.buf, f.next)
+		if d.More(f.n, f.i) {
+			f.i++
+			off := f.next
+			if !w.visitNode(off, w.sp+1) {
+				return false
+			}
+			if w.node.endKnown {
+				f.next = w.node.end
+			}
+			return true
+		}
+		end := f.next + d.Offset() // past the break of an indefinite array
+		w.sp--
+		if f.endsMe && w.sp > 0 {
+			w.stack[w.sp-1].next = end
+		}
+	}
+}
+
+func (w *Walker) visitNode(off, depth int) bool {
+	if err := w.parseNode(off); err != nil {
+		return w.fail(err)
+	}
+	w.node.ClassName, _ = w.v.String(w.node.Class)
+	w.atNode, w.depth = true, depth
+	w.kidsDue = w.node.kidsN != 0
+	return true
+}
+
+// parseNode reads the node map at off into w.node. The children array is
+// only located: when pairs follow it, it is skipped to reach them.
+func (w *Walker) parseNode(off int) error {
+	d := at(w.buf, off)
+	nv := &w.node
+	*nv = NodeView{}
+	n, err := d.MapHead()
+	if err != nil {
+		return err
+	}
+	var seen uint32
+	for i := 0; d.More(n, i); i++ {
+		k, err := key(&d)
+		if err != nil {
+			return err
+		}
+		if k != 8 {
+			if err := nodeField(&d, nv, k, &seen); err != nil {
+				return err
+			}
+			continue
+		}
+		if d.Null() {
+			nv.kidsN = 0
+			continue
+		}
+		kn, err := d.ArrayHead()
+		if err != nil {
+			return err
+		}
+		nv.kidsOff, nv.kidsN = off+d.Offset(), kn
+		if kn != 0 && n >= 0 && i == n-1 {
+			return nil // the map ends with its children: endKnown stays false
+		}
+		if err := arrayEnd(&d, kn, 0); err != nil {
+			return err
+		}
+	}
+	nv.end, nv.endKnown = off+d.Offset(), true
+	return nil
+}
+
+// parseWindow reads the window map at off into w.win and returns the
+// offset past it.
+func (w *Walker) parseWindow(off int) (int, error) {
+	d := at(w.buf, off)
+	wv := &w.win
+	*wv = WindowView{}
+	n, err := d.MapHead()
+	if err != nil {
+		return 0, err
+	}
+	var seen uint32
+	for i := 0; d.More(n, i); i++ {
+		k, err := key(&d)
+		if err != nil {
+			return 0, err
+		}
+		if k != 7 {
+			if err := windowField(&d, wv, k, &seen); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		if d.Null() {
+			wv.HasRoot = false
+			continue
+		}
+		wv.HasRoot, wv.rootOff = true, off+d.Offset()
+		if err := d.Skip(); err != nil {
+			return 0, err
+		}
+	}
+	return off + d.Offset(), nil
+}
+
+// Walk calls fn for every window (depth 0, node zero) and every node of
+// its tree (depth 1 and below), depth first, until fn returns false. The
+// views are passed by value, so that nothing escapes and Walk allocates
+// nothing; a Walker avoids the copies.
+func (v *Snapshot) Walk(fn func(win WindowView, node NodeView, depth int) bool) error {
+	var w Walker
+	w.Reset(v)
+	for w.Next() {
+		if w.atNode {
+			if !fn(w.win, w.node, w.depth) {
+				break
+			}
+		} else if !fn(w.win, NodeView{}, 0) {
+			break
+		}
+	}
+	return w.err
+}
