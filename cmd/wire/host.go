@@ -1,0 +1,879 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/session"
+)
+
+// host: a session.Host over TCP that performs calls and prints their
+// results, and with -watch the agent's events, as JSON Lines.
+
+const hostUsage = `usage: wire host -connect ADDR [-token T] [-watch] [-for D] [-deadline D] [-timeout D] CALL...
+
+Connects to an agent on a loopback address, performs the calls in order
+and prints each result as one JSON object per line; with -watch it also
+prints the session's events (and keeps watching after the calls, for -for
+or until interrupted). Without CALLs it reads them from stdin, one a line.
+An error prints its code and message on stderr and exits 1.
+
+calls:
+  snapshot [max_depth=N] [max_nodes=N] [max_windows=N] [evict_event_less] [evict=ID,...]
+  bounds NODE...
+  tap X Y
+  long_press X Y [MS]
+  swipe X1 Y1 X2 Y2 MS [rest=MS]
+  key CODE [meta=N]
+  type_text TEXT
+  set_text NODE TEXT
+  screenshot [-o FILE] [format=png|jpeg] [quality=N] [scale=PCT]
+  frames_start [fps=N] [scale=PCT] [quality=N]
+  frames_stop
+  resync [STREAM]
+  device_info
+  sleep DURATION       (wait, printing events with -watch)
+
+flags:
+`
+
+// hostCall is one parsed call.
+type hostCall struct {
+	name   string
+	method codec.Method
+	params codec.Params
+	out    string        // screenshot -o FILE
+	sleep  time.Duration // the sleep pseudo-call
+}
+
+func runHost(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("wire host", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, hostUsage); fs.PrintDefaults() }
+	connect := fs.String("connect", "", "loopback `address` of the agent, such as 127.0.0.1:7100 (required)")
+	token := fs.String("token", "", "per-launch `token` the agent must present (none when empty)")
+	watch := fs.Bool("watch", false, "print the session's events too, and keep watching after the calls")
+	watchFor := fs.Duration("for", 0, "with -watch, stop watching after this `duration` (0: until interrupted or the agent leaves)")
+	deadline := fs.Duration("deadline", 10*time.Second, "each request's deadline")
+	timeout := fs.Duration("timeout", 10*time.Second, "how long to wait for the connection and the handshake")
+	maxFrame := fs.Uint("max-frame", codec.DefaultMaxFrame, "the host's frame limit in `bytes`")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if err := loopbackOnly(*connect); err != nil {
+		fmt.Fprintf(stderr, "wire host: -connect: %v\n", err)
+		return 2
+	}
+	if *maxFrame < codec.MinMaxFrame || *maxFrame > 1<<32-1 {
+		fmt.Fprintf(stderr, "wire host: -max-frame %d: want %d to 4294967295\n", *maxFrame, codec.MinMaxFrame)
+		return 2
+	}
+	words := fs.Args()
+	if len(words) == 0 && stdin != nil {
+		sc := bufio.NewScanner(stdin)
+		for sc.Scan() {
+			line := strings.TrimSpace(sc.Text())
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			words = append(words, hostSplitLine(line)...)
+		}
+		if err := sc.Err(); err != nil {
+			fmt.Fprintf(stderr, "wire host: reading calls from stdin: %v\n", err)
+			return 1
+		}
+	}
+	calls, err := hostParseCalls(words)
+	if err != nil {
+		fmt.Fprintf(stderr, "wire host: %v\n", err)
+		return 2
+	}
+	cfg := session.HostConfig{MaxFrame: uint32(*maxFrame), Session: uint64(time.Now().UnixNano())}
+	if *token != "" {
+		cfg.Token = codec.Some(*token)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	r := &hostRun{cfg: cfg, watch: *watch, watchFor: *watchFor, deadline: *deadline, timeout: *timeout, out: bufio.NewWriter(stdout), stderr: stderr}
+	code := r.run(ctx, *connect, calls)
+	r.out.Flush()
+	return code
+}
+
+// hostSplitLine splits a call line at spaces, keeping "quoted text"
+// together.
+func hostSplitLine(line string) []string {
+	var out []string
+	for line != "" {
+		line = strings.TrimLeft(line, " \t")
+		if line == "" {
+			break
+		}
+		if line[0] == '"' {
+			if q, err := strconv.QuotedPrefix(line); err == nil {
+				s, _ := strconv.Unquote(q)
+				out = append(out, s)
+				line = line[len(q):]
+				continue
+			}
+		}
+		i := strings.IndexAny(line, " \t")
+		if i < 0 {
+			i = len(line)
+		}
+		out = append(out, line[:i])
+		line = line[i:]
+	}
+	return out
+}
+
+// hostCallNames are the words that start a call.
+var hostCallNames = map[string]bool{"sleep": true}
+
+func init() {
+	for _, m := range codec.Methods() {
+		hostCallNames[m.String()] = true
+	}
+}
+
+// hostParseCalls parses the CALL words.
+func hostParseCalls(words []string) ([]hostCall, error) {
+	var calls []hostCall
+	for len(words) > 0 {
+		name := words[0]
+		if !hostCallNames[name] {
+			return nil, fmt.Errorf("unknown call %q (want a method such as snapshot, tap, screenshot, or sleep)", name)
+		}
+		// The call's words run to the next call name, but a text argument
+		// is taken whatever it says.
+		end := 1
+		text := map[string]int{"type_text": 1, "set_text": 2}[name]
+		for end < len(words) && (end <= text || !hostCallNames[words[end]]) {
+			end++
+		}
+		c, err := hostParseCall(name, words[1:end])
+		if err != nil {
+			return nil, fmt.Errorf("call %d (%s): %v", len(calls)+1, name, err)
+		}
+		calls = append(calls, c)
+		words = words[end:]
+	}
+	return calls, nil
+}
+
+// hostArgs reads a call's arguments: positional ones in order, then
+// key=value options, bare flags and -o FILE.
+type hostArgs struct {
+	pos  []string
+	opts map[string]string
+	out  string
+}
+
+func hostSplitArgs(args []string) (hostArgs, error) {
+	a := hostArgs{opts: map[string]string{}}
+	for i := 0; i < len(args); i++ {
+		s := args[i]
+		switch {
+		case s == "-o":
+			if i+1 >= len(args) {
+				return a, errors.New("-o needs a FILE")
+			}
+			a.out = args[i+1]
+			i++
+		case strings.Contains(s, "=") && !strings.HasPrefix(s, "="):
+			k, v, _ := strings.Cut(s, "=")
+			a.opts[k] = v
+		case s != "" && (s[0] < '0' || s[0] > '9') && s[0] != '-':
+			a.opts[s] = ""
+		default:
+			a.pos = append(a.pos, s)
+		}
+	}
+	return a, nil
+}
+
+func hostInt32(s, what string) (int32, error) {
+	v, err := strconv.ParseInt(s, 10, 32)
+	if err != nil {
+		return 0, fmt.Errorf("%s %q is not a 32-bit integer", what, s)
+	}
+	return int32(v), nil
+}
+
+func hostUint32(s, what string) (uint32, error) {
+	v, err := strconv.ParseUint(s, 10, 32)
+	if err != nil {
+		return 0, fmt.Errorf("%s %q is not an unsigned 32-bit integer", what, s)
+	}
+	return uint32(v), nil
+}
+
+func hostParseCall(name string, words []string) (hostCall, error) {
+	c := hostCall{name: name}
+	if name == "sleep" {
+		if len(words) != 1 {
+			return c, errors.New("want one DURATION, such as 2s")
+		}
+		d, err := time.ParseDuration(words[0])
+		if err != nil || d < 0 {
+			return c, fmt.Errorf("duration %q: want a duration such as 500ms", words[0])
+		}
+		c.sleep = d
+		return c, nil
+	}
+	m, _ := codec.ParseMethod(name)
+	c.method = m
+	if name == "type_text" || name == "set_text" {
+		want := map[string]int{"type_text": 1, "set_text": 2}[name]
+		if len(words) != want {
+			return c, fmt.Errorf("want %d arguments, have %d", want, len(words))
+		}
+		if name == "type_text" {
+			c.params = &codec.TypeTextParams{Text: words[0]}
+			return c, nil
+		}
+		n, err := hostUint32(words[0], "node")
+		c.params = &codec.SetTextParams{Node: n, Text: words[1]}
+		return c, err
+	}
+	a, err := hostSplitArgs(words)
+	if err != nil {
+		return c, err
+	}
+	var errs []error
+	num := func(i int, what string) int32 {
+		if i >= len(a.pos) {
+			errs = append(errs, fmt.Errorf("missing %s", what))
+			return 0
+		}
+		v, err := hostInt32(a.pos[i], what)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		return v
+	}
+	opt := func(key string) codec.Opt[uint32] {
+		s, ok := a.opts[key]
+		if !ok {
+			return codec.Opt[uint32]{}
+		}
+		delete(a.opts, key)
+		v, err := hostUint32(s, key)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		return codec.Some(v)
+	}
+	npos := 0
+	switch m {
+	case codec.MethodSnapshot:
+		p := &codec.SnapshotParams{MaxDepth: opt("max_depth"), MaxNodes: opt("max_nodes"), MaxWindows: opt("max_windows"), Evict: []uint32{}}
+		if _, ok := a.opts["evict_event_less"]; ok {
+			p.EvictEventLess = codec.Some(true)
+			delete(a.opts, "evict_event_less")
+		}
+		if s, ok := a.opts["evict"]; ok {
+			delete(a.opts, "evict")
+			for _, f := range strings.Split(s, ",") {
+				v, err := hostUint32(f, "evict window")
+				if err != nil {
+					errs = append(errs, err)
+				}
+				p.Evict = append(p.Evict, v)
+			}
+		}
+		c.params = p
+	case codec.MethodBounds:
+		p := &codec.BoundsParams{Nodes: []uint32{}}
+		for _, s := range a.pos {
+			v, err := hostUint32(s, "node")
+			if err != nil {
+				errs = append(errs, err)
+			}
+			p.Nodes = append(p.Nodes, v)
+		}
+		if len(p.Nodes) == 0 {
+			errs = append(errs, errors.New("want at least one NODE"))
+		}
+		npos = len(a.pos)
+		c.params = p
+	case codec.MethodTap:
+		c.params, npos = &codec.TapParams{X: num(0, "X"), Y: num(1, "Y")}, 2
+	case codec.MethodLongPress:
+		p := &codec.LongPressParams{X: num(0, "X"), Y: num(1, "Y"), DurationMS: 600}
+		npos = 2
+		if len(a.pos) > 2 {
+			p.DurationMS, npos = uint32(num(2, "MS")), 3
+		}
+		c.params = p
+	case codec.MethodSwipe:
+		c.params, npos = &codec.SwipeParams{X1: num(0, "X1"), Y1: num(1, "Y1"), X2: num(2, "X2"), Y2: num(3, "Y2"), DurationMS: uint32(num(4, "MS")), RestMS: opt("rest")}, 5
+	case codec.MethodKey:
+		c.params, npos = &codec.KeyParams{Keycode: uint32(num(0, "CODE")), Meta: opt("meta")}, 1
+	case codec.MethodScreenshot:
+		p := &codec.ScreenshotParams{Quality: opt("quality"), ScalePct: opt("scale")}
+		if f, ok := a.opts["format"]; ok {
+			delete(a.opts, "format")
+			switch f {
+			case "png":
+				p.Format = codec.Some(codec.FormatPNG)
+			case "jpeg", "jpg":
+				p.Format = codec.Some(codec.FormatJPEG)
+			case "webp":
+				p.Format = codec.Some(codec.FormatWebP)
+			default:
+				errs = append(errs, fmt.Errorf("format %q: want png, jpeg or webp", f))
+			}
+		}
+		c.params, c.out = p, a.out
+		a.out = ""
+	case codec.MethodFramesStart:
+		c.params = &codec.FramesStartParams{MaxFPS: opt("fps"), ScalePct: opt("scale"), Quality: opt("quality")}
+	case codec.MethodFramesStop:
+		c.params = &codec.FramesStopParams{}
+	case codec.MethodResync:
+		s := codec.StreamTree
+		if len(a.pos) > 0 {
+			v, err := hostUint32(a.pos[0], "stream")
+			s, npos = codec.Stream(v), 1
+			if err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if len(a.opts) == 1 {
+			for k := range a.opts {
+				if st, ok := codec.ParseStream(k); ok {
+					s = st
+					delete(a.opts, k)
+				}
+			}
+		}
+		c.params = &codec.ResyncParams{Stream: s}
+	case codec.MethodDeviceInfo:
+		c.params = &codec.DeviceInfoParams{}
+	}
+	if len(a.pos) > npos {
+		errs = append(errs, fmt.Errorf("unexpected argument %q", a.pos[npos]))
+	}
+	for k := range a.opts {
+		errs = append(errs, fmt.Errorf("unknown option %q", k))
+	}
+	if a.out != "" {
+		errs = append(errs, errors.New("-o is for screenshot"))
+	}
+	return c, errors.Join(errs...)
+}
+
+// hostRun is one run of the host verb.
+type hostRun struct {
+	cfg      session.HostConfig
+	watch    bool
+	watchFor time.Duration
+	deadline time.Duration
+	timeout  time.Duration
+	out      *bufio.Writer
+	stderr   io.Writer
+
+	h    *session.Host
+	w    *wireConn
+	done map[uint64]*session.Completed
+	err  error // the session closed
+}
+
+// hostFail is an error that ends the run with exit status 1.
+type hostFail struct{ msg string }
+
+func (e *hostFail) Error() string { return e.msg }
+
+func (r *hostRun) run(ctx context.Context, addr string, calls []hostCall) int {
+	c, err := net.DialTimeout("tcp", addr, r.timeout)
+	if err != nil {
+		fmt.Fprintf(r.stderr, "wire host: %v\n", err)
+		return 1
+	}
+	defer c.Close()
+	r.h = session.NewHost(r.cfg, time.Now())
+	r.w = newWireConn(c, r.h)
+	defer r.w.stop()
+	r.done = map[uint64]*session.Completed{}
+	if err := r.handshake(ctx); err != nil {
+		return r.fail(err)
+	}
+	for _, call := range calls {
+		if err := r.call(ctx, call); err != nil {
+			return r.fail(err)
+		}
+	}
+	if r.watch {
+		var until <-chan time.Time
+		if r.watchFor > 0 {
+			t := time.NewTimer(r.watchFor)
+			defer t.Stop()
+			until = t.C
+		}
+		if err := r.wait(ctx, until, func() bool { return false }); err != nil && !errors.Is(err, errHostStop) {
+			return r.fail(err)
+		}
+	}
+	r.h.Close(time.Now())
+	return 0
+}
+
+func (r *hostRun) fail(err error) int {
+	r.out.Flush()
+	var pe *codec.Error
+	if errors.As(err, &pe) {
+		fmt.Fprintf(r.stderr, "wire host: %s: %s\n", pe.Code, pe.Message)
+	} else {
+		fmt.Fprintf(r.stderr, "wire host: %v\n", err)
+	}
+	return 1
+}
+
+var errHostStop = errors.New("stop")
+
+func (r *hostRun) handshake(ctx context.Context) error {
+	t := time.NewTimer(r.timeout)
+	defer t.Stop()
+	err := r.wait(ctx, t.C, r.h.Connected)
+	if errors.Is(err, errHostStop) {
+		return fmt.Errorf("no handshake with the agent within %v", r.timeout)
+	}
+	return err
+}
+
+// call performs one call and prints its result.
+func (r *hostRun) call(ctx context.Context, c hostCall) error {
+	if c.sleep > 0 || c.name == "sleep" {
+		t := time.NewTimer(c.sleep)
+		defer t.Stop()
+		err := r.wait(ctx, t.C, func() bool { return false })
+		if errors.Is(err, errHostStop) {
+			return nil
+		}
+		return err
+	}
+	id, err := r.h.Request(time.Now(), c.method, c.params, r.deadline)
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.name, err)
+	}
+	if err := r.wait(ctx, nil, func() bool { return r.done[id] != nil }); err != nil {
+		return err
+	}
+	done := r.done[id]
+	delete(r.done, id)
+	if done.Err != nil {
+		return &hostFail{msg: fmt.Sprintf("%s (request %d): %s: %s", c.name, id, done.Err.Code, done.Err.Message)}
+	}
+	res, err := hostResultJSON(done.Result, c.out)
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.name, err)
+	}
+	return r.print(hostLine{Call: c.name, ID: id, Result: res})
+}
+
+// hostLine is one output line for a call's result.
+type hostLine struct {
+	Call   string `json:"call"`
+	ID     uint64 `json:"id"`
+	Result any    `json:"result"`
+}
+
+func (r *hostRun) print(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	r.out.Write(b)
+	r.out.WriteByte('\n')
+	return r.out.Flush()
+}
+
+// wait drives the session until done reports true (nil), until fires
+// (errHostStop), ctx ends (errHostStop) or the session closes (its
+// error).
+func (r *hostRun) wait(ctx context.Context, until <-chan time.Time, done func() bool) error {
+	for {
+		if err := r.w.flush(); err != nil {
+			return err
+		}
+		if err := r.events(); err != nil {
+			return err
+		}
+		if err := r.w.flush(); err != nil {
+			return err
+		}
+		if done() {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return errHostStop
+		case <-until:
+			return errHostStop
+		case ev := <-r.w.reads:
+			r.w.feed(ev)
+		case <-r.w.timer():
+			r.h.HandleTimeout(time.Now())
+		}
+	}
+}
+
+// events reads the session's events, printing them with -watch.
+func (r *hostRun) events() error {
+	for e, ok := r.h.PollEvent(); ok; e, ok = r.h.PollEvent() {
+		var line any
+		switch e := e.(type) {
+		case *session.Completed:
+			r.done[e.ID] = e
+		case *session.Closed:
+			r.err = e.Err
+			return &hostFail{msg: fmt.Sprintf("session closed (%s): %s: %s", e.Reason, e.Err.Code, e.Err.Message)}
+		case *session.Connected:
+			line = map[string]any{"connected": hostConnectedJSON{Version: e.Version, MaxFrame: e.MaxFrame, Session: e.Session, Agent: e.Agent, Capabilities: nonNilStrings(e.Capabilities.Names())}}
+		case *session.StreamEvent:
+			line = hostEventJSON(e.Event)
+		case *session.Dropped:
+			line = hostEventLine{Event: "dropped", Stream: e.Stream.String(), Seq: hostPtr(e.Seq), Count: hostPtr(e.Count)}
+		case *session.OutOfSync:
+			line = hostEventLine{Event: "out_of_sync", Stream: e.Stream.String(), Want: hostPtr(e.Want), Got: hostPtr(e.Got)}
+		case *session.InSync:
+			line = hostEventLine{Event: "in_sync", Stream: e.Stream.String(), From: hostPtr(e.From)}
+		case *session.ResyncFailed:
+			line = hostEventLine{Event: "resync_failed", Stream: e.Stream.String(), Error: &hostErrJSON{Code: string(e.Err.Code), Message: e.Err.Message, Retryable: e.Err.Retryable}}
+		case *session.ProtocolError:
+			fmt.Fprintf(r.stderr, "wire host: %v\n", e.Err)
+		}
+		if line != nil && r.watch {
+			if err := r.print(line); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// Output structs of wire host.
+
+type hostConnectedJSON struct {
+	Version      uint32   `json:"version"`
+	MaxFrame     uint32   `json:"max_frame"`
+	Session      uint64   `json:"session"`
+	Agent        string   `json:"agent"`
+	Capabilities []string `json:"capabilities"`
+}
+
+type hostErrJSON struct {
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+	Retryable bool   `json:"retryable"`
+}
+
+type hostSnapshotJSON struct {
+	Seq       uint64           `json:"seq"`
+	Truncated []string         `json:"truncated"`
+	Display   *hostDisplayJSON `json:"display,omitempty"`
+	Windows   []hostWindowJSON `json:"windows"`
+}
+
+type hostDisplayJSON struct {
+	Width      uint32 `json:"width"`
+	Height     uint32 `json:"height"`
+	DensityDPI uint32 `json:"density_dpi"`
+	Rotation   uint32 `json:"rotation"`
+}
+
+type hostWindowJSON struct {
+	ID      uint32        `json:"id"`
+	Type    uint32        `json:"type"`
+	Layer   int32         `json:"layer"`
+	Bounds  [4]int32      `json:"bounds"`
+	Flags   uint32        `json:"flags"`
+	Title   *string       `json:"title,omitempty"`
+	Package *string       `json:"package,omitempty"`
+	Root    *hostNodeJSON `json:"root,omitempty"`
+}
+
+type hostNodeJSON struct {
+	ID       uint32         `json:"id"`
+	Class    string         `json:"class"`
+	Bounds   [4]int32       `json:"bounds"`
+	Flags    uint32         `json:"flags"`
+	Text     *string        `json:"text,omitempty"`
+	Desc     *string        `json:"desc,omitempty"`
+	ResName  *string        `json:"res_name,omitempty"`
+	Hint     *string        `json:"hint,omitempty"`
+	Children []hostNodeJSON `json:"children,omitempty"`
+}
+
+type hostBoundsJSON struct {
+	Node   uint32   `json:"node"`
+	Bounds [4]int32 `json:"bounds"`
+}
+
+type hostScreenshotJSON struct {
+	Width  uint32 `json:"width"`
+	Height uint32 `json:"height"`
+	Format string `json:"format"`
+	Bytes  int    `json:"bytes"`
+	File   string `json:"file,omitempty"`
+	Image  string `json:"image,omitempty"` // base64, when not written to a file
+}
+
+type hostDeviceJSON struct {
+	Model   string          `json:"model"`
+	SDK     uint32          `json:"sdk"`
+	ABI     string          `json:"abi"`
+	Display hostDisplayJSON `json:"display"`
+}
+
+func hostBox(b codec.Bounds) [4]int32 { return [4]int32{b.Left, b.Top, b.Right, b.Bottom} }
+
+func hostFormat(f uint32) string {
+	switch f {
+	case codec.FormatPNG:
+		return "png"
+	case codec.FormatJPEG:
+		return "jpeg"
+	case codec.FormatWebP:
+		return "webp"
+	}
+	return strconv.FormatUint(uint64(f), 10)
+}
+
+func hostOptStr(o codec.Opt[string]) *string {
+	if o.Ok {
+		return &o.Val
+	}
+	return nil
+}
+
+// hostResultJSON maps a result to its output struct, writing a
+// screenshot's image to file when one is named.
+func hostResultJSON(r codec.Result, file string) (any, error) {
+	switch r := r.(type) {
+	case *codec.Snapshot:
+		str := func(i uint32) string {
+			if int(i) < len(r.Strings) {
+				return r.Strings[i]
+			}
+			return "#" + strconv.FormatUint(uint64(i), 10)
+		}
+		var node func(n *codec.Node) hostNodeJSON
+		node = func(n *codec.Node) hostNodeJSON {
+			out := hostNodeJSON{ID: n.ID, Class: str(n.Class), Bounds: hostBox(n.Bounds), Flags: n.Flags, Text: hostOptStr(n.Text), Desc: hostOptStr(n.Desc), ResName: hostOptStr(n.ResName), Hint: hostOptStr(n.Hint)}
+			for i := range n.Children {
+				out.Children = append(out.Children, node(&n.Children[i]))
+			}
+			return out
+		}
+		s := hostSnapshotJSON{Seq: r.Seq, Truncated: []string{}, Windows: []hostWindowJSON{}}
+		for bit, name := range []string{"depth", "nodes", "windows"} {
+			if r.Truncated&(1<<bit) != 0 {
+				s.Truncated = append(s.Truncated, name)
+			}
+		}
+		if d, ok := r.Display.Get(); ok {
+			s.Display = &hostDisplayJSON{d.Width, d.Height, d.DensityDPI, d.Rotation}
+		}
+		for i := range r.Windows {
+			w := &r.Windows[i]
+			wj := hostWindowJSON{ID: w.ID, Type: w.Type, Layer: w.Layer, Bounds: hostBox(w.Bounds), Flags: w.Flags, Title: hostOptStr(w.Title)}
+			if p, ok := w.Package.Get(); ok {
+				ps := str(p)
+				wj.Package = &ps
+			}
+			if w.Root != nil {
+				n := node(w.Root)
+				wj.Root = &n
+			}
+			s.Windows = append(s.Windows, wj)
+		}
+		return s, nil
+	case *codec.BoundsResult:
+		out := struct {
+			Nodes []hostBoundsJSON `json:"nodes"`
+		}{Nodes: []hostBoundsJSON{}}
+		for _, nb := range r.Nodes {
+			out.Nodes = append(out.Nodes, hostBoundsJSON{Node: nb.Node, Bounds: hostBox(nb.Bounds)})
+		}
+		return out, nil
+	case *codec.ScreenshotResult:
+		out := hostScreenshotJSON{Width: r.Width, Height: r.Height, Format: hostFormat(r.Format), Bytes: len(r.Image)}
+		if file != "" {
+			if err := os.WriteFile(file, r.Image, 0o644); err != nil {
+				return nil, err
+			}
+			out.File = file
+		} else {
+			out.Image = base64.StdEncoding.EncodeToString(r.Image)
+		}
+		return out, nil
+	case *codec.FramesStartResult:
+		return map[string]any{"stream": r.Stream.String()}, nil
+	case *codec.ResyncResult:
+		return map[string]any{"seq": r.Seq}, nil
+	case *codec.Device:
+		return hostDeviceJSON{Model: r.Model, SDK: r.SDK, ABI: r.ABI, Display: hostDisplayJSON{r.Display.Width, r.Display.Height, r.Display.DensityDPI, r.Display.Rotation}}, nil
+	case *codec.Empty, nil:
+		return struct{}{}, nil
+	}
+	return nil, fmt.Errorf("no output form for a %T result", r)
+}
+
+// hostEventLine is one output line for an event (-watch).
+type hostEventLine struct {
+	Event    string       `json:"event"`
+	Stream   string       `json:"stream"`
+	Seq      *uint64      `json:"seq,omitempty"`
+	Window   *uint32      `json:"window,omitempty"`
+	Node     *uint32      `json:"node,omitempty"`
+	Change   *uint32      `json:"change,omitempty"`
+	Width    *uint32      `json:"width,omitempty"`
+	Height   *uint32      `json:"height,omitempty"`
+	Format   string       `json:"format,omitempty"`
+	UptimeMS *uint64      `json:"uptime_ms,omitempty"`
+	Bytes    *int         `json:"bytes,omitempty"`
+	Count    *uint64      `json:"count,omitempty"`
+	Want     *uint64      `json:"want,omitempty"`
+	Got      *uint64      `json:"got,omitempty"`
+	From     *uint64      `json:"from,omitempty"`
+	Error    *hostErrJSON `json:"error,omitempty"`
+}
+
+func hostPtr[T any](v T) *T { return &v }
+
+// hostEventJSON maps a stream event to its output line.
+func hostEventJSON(e *codec.Event) hostEventLine {
+	out := hostEventLine{Event: codec.EventTypeName(e.Stream, e.Type), Stream: e.Stream.String(), Seq: hostPtr(e.Seq)}
+	switch b := e.Body.(type) {
+	case *codec.WindowChanged:
+		out.Window, out.Change = hostPtr(b.Window), hostPtr(b.Change)
+	case *codec.ContentChanged:
+		out.Window, out.Node, out.Change = hostPtr(b.Window), hostPtr(b.Node), hostPtr(b.Change)
+	case *codec.ScreenFrame:
+		out.Width, out.Height, out.Format, out.UptimeMS, out.Bytes = hostPtr(b.Width), hostPtr(b.Height), hostFormat(b.Format), hostPtr(b.UptimeMS), hostPtr(len(b.Image))
+	}
+	return out
+}
+
+// wireSession is what Host and Agent have in common for a driver.
+type wireSession interface {
+	Receive(now time.Time, b []byte)
+	EndOfStream(now time.Time)
+	PollTransmit() []byte
+	PollTimeout() (time.Time, bool)
+}
+
+// wireConn joins a session to a TCP connection: a goroutine reads, the
+// caller's loop feeds what it read, writes what the session sends and
+// waits on the session's timer.
+type wireConn struct {
+	c     net.Conn
+	s     wireSession
+	reads chan wireRead
+	quit  chan struct{}
+	t     *time.Timer
+}
+
+// wireRead is one read: bytes, or the end of the stream.
+type wireRead struct {
+	b   []byte
+	err error
+}
+
+func newWireConn(c net.Conn, s wireSession) *wireConn {
+	w := &wireConn{c: c, s: s, reads: make(chan wireRead), quit: make(chan struct{})}
+	go func() {
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := c.Read(buf)
+			var rd wireRead
+			if n > 0 {
+				rd.b = append([]byte(nil), buf[:n]...)
+			}
+			if err != nil && n == 0 {
+				rd.err = err
+			}
+			if rd.b == nil && rd.err == nil {
+				continue
+			}
+			select {
+			case w.reads <- rd:
+			case <-w.quit:
+				return
+			}
+			if rd.err != nil {
+				return
+			}
+		}
+	}()
+	return w
+}
+
+// feed hands one read to the session.
+func (w *wireConn) feed(rd wireRead) {
+	if rd.err != nil {
+		w.s.EndOfStream(time.Now())
+		return
+	}
+	w.s.Receive(time.Now(), rd.b)
+}
+
+// flush writes what the session has to send.
+func (w *wireConn) flush() error {
+	if b := w.s.PollTransmit(); len(b) > 0 {
+		if _, err := w.c.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// timer returns a channel that fires at the session's timeout, or nil.
+func (w *wireConn) timer() <-chan time.Time {
+	at, ok := w.s.PollTimeout()
+	if !ok {
+		return nil
+	}
+	d := max(time.Until(at), 0)
+	if w.t == nil {
+		w.t = time.NewTimer(d)
+	} else {
+		w.t.Reset(d)
+	}
+	return w.t.C
+}
+
+// stop ends the reader goroutine once the connection is closed.
+func (w *wireConn) stop() {
+	close(w.quit)
+	w.c.Close()
+	if w.t != nil {
+		w.t.Stop()
+	}
+}
