@@ -26,6 +26,36 @@ const stringCache = 512
 
 type span struct{ off, end uint32 }
 
+// strTable locates the entries of a string table in a payload.
+type strTable struct {
+	nStrings int
+	spans    [stringCache]span
+}
+
+// lookup returns entry i of the table in buf.
+func (t *strTable) lookup(buf []byte, i uint32) (string, bool) {
+	if uint64(i) >= uint64(t.nStrings) {
+		return "", false
+	}
+	if i < stringCache {
+		s := t.spans[i]
+		if s.off > s.end || int(s.end) > len(buf) {
+			return "", false
+		}
+		return str(buf[s.off:s.end:s.end]), true
+	}
+	d := at(buf, int(t.spans[stringCache-1].end))
+	for j := uint32(stringCache); ; j++ {
+		s, err := text(&d)
+		if err != nil {
+			return "", false
+		}
+		if j == i {
+			return s, true
+		}
+	}
+}
+
 // vframe is one open node of the validation pass's explicit stack.
 type vframe struct {
 	start  int    // offset of the node's map head
@@ -57,8 +87,7 @@ type Snapshot struct {
 	Display codec.Opt[codec.Display]
 
 	strOff, strN int // the string table's elements: offset of the first, count (-1: indefinite)
-	nStrings     int
-	spans        [stringCache]span
+	strTable
 	winOff, winN int // the windows array's elements, like strOff, strN
 	nWindows     int
 	nNodes       int
@@ -399,29 +428,7 @@ func (v *Snapshot) Bytes() []byte { return v.buf }
 // String returns entry i of the string table, borrowed from the frame,
 // and false when i is out of range. The first entries are located in
 // constant time, later ones by a scan from the last of those.
-func (v *Snapshot) String(i uint32) (string, bool) {
-	if uint64(i) >= uint64(v.nStrings) {
-		return "", false
-	}
-	if i < stringCache {
-		s := v.spans[i]
-		if s.off > s.end || int(s.end) > len(v.buf) {
-			return "", false
-		}
-		return str(v.buf[s.off:s.end:s.end]), true
-	}
-	s := v.spans[stringCache-1]
-	d := at(v.buf, int(s.end))
-	for j := uint32(stringCache); ; j++ {
-		t, err := text(&d)
-		if err != nil {
-			return "", false
-		}
-		if j == i {
-			return t, true
-		}
-	}
-}
+func (v *Snapshot) String(i uint32) (string, bool) { return v.lookup(v.buf, i) }
 
 // Strings returns an iterator over the string table.
 func (v *Snapshot) Strings() StringIter {

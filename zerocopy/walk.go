@@ -67,8 +67,8 @@ type wframe struct {
 //
 // The views it returns are overwritten by the next call to Next.
 type Walker struct {
-	v       *Snapshot
 	buf     []byte
+	tab     strTable
 	win     WindowView
 	node    NodeView
 	atNode  bool
@@ -86,7 +86,7 @@ type Walker struct {
 
 // Reset starts a walk of v from its first window.
 func (w *Walker) Reset(v *Snapshot) {
-	w.v, w.buf = v, v.buf
+	w.buf, w.tab = v.buf, v.strTable
 	w.win, w.node = WindowView{}, NodeView{}
 	w.atNode, w.depth, w.rootDue, w.kidsDue, w.err, w.sp = false, 0, false, false, nil, 0
 	w.winNext, w.winN, w.winI = v.winOff, v.winN, 0
@@ -177,7 +177,7 @@ func (w *Walker) visitNode(off, depth int) bool {
 	if err := w.parseNode(off); err != nil {
 		return w.fail(err)
 	}
-	w.node.ClassName, _ = w.v.String(w.node.Class)
+	w.node.ClassName, _ = w.tab.lookup(w.buf, w.node.Class)
 	w.atNode, w.depth = true, depth
 	w.kidsDue = w.node.kidsN != 0
 	return true
