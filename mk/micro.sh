@@ -50,7 +50,7 @@ check_quiet() {
 	"$TMP/quiethost" $QUIETHOST_FLAGS >"$TMP/quiet.txt" || rc=$?
 	case $rc in
 	0) ;;
-	1) say "the host did not become quiet; nothing was measured (QUIET=off runs anyway, stamped \"$STAMP\")"; exit 1 ;;
+	1) say "the host did not become quiet; nothing was measured (make micro QUIET=off runs anyway, stamped \"$STAMP\")"; exit 1 ;;
 	*) die "quiethost failed (exit $rc)" ;;
 	esac
 }
@@ -100,7 +100,7 @@ ignore_keys() {
 # and writes the summary to $OUT/latest.md; everything is printed too.
 report() {
 	local ignore stamp="" unverified=() attach=()
-	if [ "$QUIET" = off ]; then
+	if ! grep -q '^quiet: verified' "$LATEST"; then
 		stamp="$STAMP"$'\n\n'
 		unverified=(-unverified)
 	fi
@@ -148,6 +148,9 @@ micro() {
 	report
 	if [ "$mode" = baseline ]; then
 		grep -q '^quiet: verified' "$LATEST" || die "$LATEST is not from a verified-quiet host; baseline not written"
+		# The run took a while: the host must still be quiet at its end.
+		"$TMP/quiethost" -need 1 -wait 0 $QUIETHOST_FLAGS >/dev/null ||
+			die "the host was not quiet at the end of the run; baseline not written (the run is in $LATEST)"
 		"$TMP/benchjson" tojson -o "$BASELINE" "$LATEST"
 		say "wrote $BASELINE ($(grep -c '^Benchmark' "$LATEST") runs); commit it with the change it measures"
 	fi

@@ -137,7 +137,7 @@ Flags:
 		fmt.Fprintln(stdout, strings.Join(rep.ConfigLines(), "\n"))
 	}
 	if rep.Verdict == quiet.VerdictNotQuiet {
-		fmt.Fprintf(stderr, "quiethost: host not quiet within %s (%d windows, needed %d quiet in a row); failing readings of window %d: %s\n",
+		fmt.Fprintf(stderr, "quiethost: host not quiet within %s (%d window(s), needed %d quiet in a row); failing readings of window %d: %s\n",
 			*wait, out.Windows, w.Need, out.FailedWindow, strings.Join(rep.Failures, ", "))
 		if out.FailedWindow == 0 {
 			fmt.Fprintf(stderr, "quiethost: every window was quiet but -wait ended after %d of %d\n", out.Streak, w.Need)
