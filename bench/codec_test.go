@@ -1,0 +1,611 @@
+package bench
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strconv"
+	"testing"
+
+	"github.com/fxamacker/cbor/v2"
+	"github.com/wirebench/wirebench/bench/support"
+	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/golden"
+)
+
+// The codec benchmarks: our codec against github.com/fxamacker/cbor/v2 on
+// the same messages, in the same run, named so that
+// `benchstat -col /impl` puts the two side by side:
+//
+//	BenchmarkEncode/impl=<codec|fxamacker>/msg=<name>
+//	BenchmarkDecode/impl=<codec|fxamacker>/msg=<name>
+//	BenchmarkFrame/op=<write|read|memmove|oversized>/size=<bytes>
+//
+// The two implementations of a message run one after the other (siblings
+// under one b.Run level), so a change in the host's state between them is
+// as short as it can be. Each benchmark checks once, before timing, that
+// both implementations produce the same bytes (encode) or read the same
+// message (decode), and fails otherwise. After each result an
+// "allocations" line (support.CountAllocs) gives the allocations and bytes
+// counted around the timed loop.
+
+// benchMsgNames are the messages of BenchmarkEncode and BenchmarkDecode:
+// the golden samples first, then the seeded ones of support.Seeded.
+var benchMsgNames = []string{
+	"request_tap", "request_snapshot", "hello_full", "event_content_changed",
+	"response_bounds_64", "response_snapshot_500", "response_snapshot_5000", "response_screenshot_256k",
+}
+
+// benchMsg is one message of the benchmarks with its encoding by us.
+type benchMsg struct {
+	name string
+	msg  codec.Message
+	enc  []byte
+}
+
+// benchMessages returns the benchmarks' messages, encoded.
+func benchMessages(tb testing.TB) []benchMsg {
+	tb.Helper()
+	seeded := map[string]codec.Message{}
+	for _, s := range support.Seeded() {
+		seeded[s.Name] = s.Msg
+	}
+	var out []benchMsg
+	for _, name := range benchMsgNames {
+		m, ok := seeded[name]
+		if !ok {
+			s, found := golden.Lookup(name)
+			if !found {
+				tb.Fatalf("no golden sample or seeded message %s", name)
+			}
+			m = s.Msg
+		}
+		enc, err := codec.Marshal(m)
+		if err != nil {
+			tb.Fatalf("%s: encode: %v", name, err)
+		}
+		out = append(out, benchMsg{name, m, enc})
+	}
+	return out
+}
+
+// allMessages returns every golden sample and every seeded message, for
+// the allocation budgets.
+func allMessages(tb testing.TB) []benchMsg {
+	tb.Helper()
+	var out []benchMsg
+	add := func(name string, m codec.Message) {
+		enc, err := codec.Marshal(m)
+		if err != nil {
+			tb.Fatalf("%s: encode: %v", name, err)
+		}
+		out = append(out, benchMsg{name, m, enc})
+	}
+	for _, s := range golden.Samples() {
+		add(s.Name, s.Msg)
+	}
+	for _, s := range support.Seeded() {
+		add(s.Name, s.Msg)
+	}
+	return out
+}
+
+// Sinks keep the compiler from dropping the work of a loop.
+var (
+	sinkMsg   codec.Message
+	sinkAny   any
+	sinkBody  any
+	sinkBytes []byte
+)
+
+// BenchmarkEncode encodes each message with our codec and with fxamacker.
+//
+// Our codec appends into a reused buffer that has room: the hot path of a
+// writer that keeps its buffer between messages, as codec.Writer does.
+//
+// fxamacker encodes the twin structs a user of it would have as their
+// data model; they are built once, outside the timed loop, because such a
+// user holds the data in them already. It encodes with MarshalToBuffer
+// into reused bytes.Buffers, its counterpart of our reused buffer.
+// Requests and responses are encoded as a user must with fxamacker: the
+// params or result twin first, into a scratch buffer, then the envelope
+// twin holding those bytes as a cbor.RawMessage; both steps are inside
+// the loop. (Putting the pre-encoded params in the envelope once, outside
+// the loop, would time half the work.)
+func BenchmarkEncode(b *testing.B) {
+	for _, bm := range benchMessages(b) {
+		ref, err := newRefCase(bm.msg)
+		if err != nil {
+			b.Fatalf("%s: %v", bm.name, err)
+		}
+		support.Run(b, "impl=codec/msg="+bm.name, func(b *testing.B) {
+			buf := make([]byte, 0, 2*len(bm.enc)+64)
+			out, err := codec.Append(buf, bm.msg)
+			if err != nil || !bytes.Equal(out, bm.enc) {
+				b.Fatalf("encode into a buffer: %v, or other bytes than Marshal", err)
+			}
+			checkRefEncode(b, ref, bm.enc)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bm.enc)))
+			c := support.CountAllocs(b)
+			for i := 0; i < b.N; i++ {
+				buf, err = codec.Append(buf[:0], bm.msg)
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			c.Stop()
+			sinkBytes = buf
+		})
+		support.Run(b, "impl=fxamacker/msg="+bm.name, func(b *testing.B) {
+			checkRefEncode(b, ref, bm.enc)
+			var buf, scratch bytes.Buffer
+			buf.Grow(2*len(bm.enc) + 64)
+			scratch.Grow(2*len(bm.enc) + 64)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bm.enc)))
+			c := support.CountAllocs(b)
+			for i := 0; i < b.N; i++ {
+				if err := ref.encode(&buf, &scratch); err != nil {
+					b.Fatal(err)
+				}
+			}
+			c.Stop()
+			sinkBytes = buf.Bytes()
+		})
+	}
+}
+
+// checkRefEncode fails b unless fxamacker's encoding of the twins is ours.
+func checkRefEncode(b *testing.B, ref *refCase, want []byte) {
+	b.Helper()
+	var buf, scratch bytes.Buffer
+	if err := ref.encode(&buf, &scratch); err != nil {
+		b.Fatalf("fxamacker encode: %v", err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		b.Fatalf("fxamacker encodes %d bytes, our codec %d, and they differ:\n% x\n% x", buf.Len(), len(want), head(buf.Bytes()), head(want))
+	}
+}
+
+func head(b []byte) []byte { return b[:min(len(b), 64)] }
+
+// BenchmarkDecode decodes each message's encoding with our codec and with
+// fxamacker.
+//
+// Our codec's Decode copies its input once and returns a message that owns
+// its memory: what a caller gets who keeps the message after the frame
+// buffer goes back to the pool.
+//
+// fxamacker decodes into the twin structs as a user of it must: the
+// envelope twin first (params or result kept as a cbor.RawMessage), then
+// the params or result twin chosen by the method; for an event, a generic
+// array first for the head (fxamacker decodes a toarray struct only from
+// an array of exactly its length, and the length depends on the type),
+// then the event twin chosen by stream and type. Every step is inside the
+// loop, into new values, as a receiver that hands each message on would.
+func BenchmarkDecode(b *testing.B) {
+	for _, bm := range benchMessages(b) {
+		ref, err := newRefCase(bm.msg)
+		if err != nil {
+			b.Fatalf("%s: %v", bm.name, err)
+		}
+		support.Run(b, "impl=codec/msg="+bm.name, func(b *testing.B) {
+			checkDecode(b, ref, bm)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bm.enc)))
+			c := support.CountAllocs(b)
+			for i := 0; i < b.N; i++ {
+				m, err := codec.Decode(bm.enc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sinkMsg = m
+			}
+			c.Stop()
+		})
+		support.Run(b, "impl=fxamacker/msg="+bm.name, func(b *testing.B) {
+			checkDecode(b, ref, bm)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bm.enc)))
+			c := support.CountAllocs(b)
+			for i := 0; i < b.N; i++ {
+				env, body, err := ref.decode(bm.enc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sinkAny, sinkBody = env, body
+			}
+			c.Stop()
+		})
+	}
+}
+
+// checkDecode fails b unless both decoders read bm's bytes as bm's
+// message: ours decodes to the message itself, fxamacker's twins convert
+// to it (support.RefUnmarshal), and the twins the benchmark's own decode
+// path fills encode back to the same bytes, so that path read everything.
+func checkDecode(b *testing.B, ref *refCase, bm benchMsg) {
+	b.Helper()
+	got, err := codec.Decode(bm.enc)
+	if err != nil || !reflect.DeepEqual(got, bm.msg) {
+		b.Fatalf("our decode: %v, or another message", err)
+	}
+	refGot, err := support.RefUnmarshal(bm.enc)
+	if err != nil || !reflect.DeepEqual(refGot, bm.msg) {
+		b.Fatalf("fxamacker decode through the twins: %v, or another message", err)
+	}
+	env, body, err := ref.decode(bm.enc)
+	if err != nil {
+		b.Fatalf("fxamacker decode: %v", err)
+	}
+	again, err := reencode(env, body)
+	if err != nil || !bytes.Equal(again, bm.enc) {
+		b.Fatalf("fxamacker's decoded twins encode back to other bytes (%v)", err)
+	}
+}
+
+// refCase is how a user of fxamacker encodes and decodes one message.
+type refCase struct {
+	// encode writes the message into buf, using scratch for the params or
+	// result of a request or response.
+	encode func(buf, scratch *bytes.Buffer) error
+	// decode reads b into new twins: the envelope and, for a request or
+	// response, the params or result (nil otherwise).
+	decode func(b []byte) (env, body any, err error)
+}
+
+var refEnc = support.RefEncMode.(cbor.UserBufferEncMode)
+
+func ptr[T any](o codec.Opt[T]) *T {
+	if !o.Ok {
+		return nil
+	}
+	v := o.Val
+	return &v
+}
+
+func refErr(e *codec.Error) *support.RefError {
+	if e == nil {
+		return nil
+	}
+	return &support.RefError{Code: string(e.Code), Message: e.Message, Retryable: e.Retryable}
+}
+
+// newRefCase builds the twins of m, once, and the encode and decode paths
+// of its kind.
+func newRefCase(m codec.Message) (*refCase, error) {
+	switch m := m.(type) {
+	case *codec.Request:
+		params, err := support.RefParamsValue(m.Params)
+		if err != nil {
+			return nil, err
+		}
+		env := &support.RefRequest{Kind: uint64(codec.KindRequest), ID: m.ID, Method: uint32(m.Method), DeadlineMS: ptr(m.DeadlineMS)}
+		return &refCase{
+			encode: func(buf, scratch *bytes.Buffer) error {
+				scratch.Reset()
+				if err := refEnc.MarshalToBuffer(params, scratch); err != nil {
+					return err
+				}
+				env.Params = scratch.Bytes()
+				buf.Reset()
+				return refEnc.MarshalToBuffer(env, buf)
+			},
+			decode: decodeRefRequest,
+		}, nil
+	case *codec.Response:
+		env := &support.RefResponse{Kind: uint64(codec.KindResponse), ID: m.ID, Method: uint32(m.Method), Error: refErr(m.Error)}
+		var result any
+		if m.Error == nil {
+			var err error
+			if result, err = support.RefResultValue(m.Result); err != nil {
+				return nil, err
+			}
+		}
+		return &refCase{
+			encode: func(buf, scratch *bytes.Buffer) error {
+				env.Result = nil
+				if result != nil {
+					scratch.Reset()
+					if err := refEnc.MarshalToBuffer(result, scratch); err != nil {
+						return err
+					}
+					env.Result = scratch.Bytes()
+				}
+				buf.Reset()
+				return refEnc.MarshalToBuffer(env, buf)
+			},
+			decode: decodeRefResponse,
+		}, nil
+	case *codec.Hello:
+		h := &support.RefHello{Kind: uint64(codec.KindHello), Versions: m.Versions, MaxFrame: m.MaxFrame,
+			Capabilities: uint32(m.Capabilities), Token: ptr(m.Token), Agent: m.Agent}
+		if m.Device.Ok {
+			d := m.Device.Val
+			h.Device = &support.RefDevice{Model: d.Model, SDK: d.SDK, ABI: d.ABI, Display: support.RefDisplay(d.Display)}
+		}
+		return &refCase{
+			encode: func(buf, _ *bytes.Buffer) error { buf.Reset(); return refEnc.MarshalToBuffer(h, buf) },
+			decode: func(b []byte) (any, any, error) {
+				var t support.RefHello
+				err := support.RefDecMode.Unmarshal(b, &t)
+				return &t, nil, err
+			},
+		}, nil
+	case *codec.Event:
+		var twin any
+		switch body := m.Body.(type) {
+		case *codec.WindowChanged:
+			twin = &support.RefWindowChanged{Kind: uint64(codec.KindEvent), Stream: uint32(m.Stream), Seq: m.Seq, Type: uint32(m.Type), Window: body.Window, Change: body.Change}
+		case *codec.ContentChanged:
+			twin = &support.RefContentChanged{Kind: uint64(codec.KindEvent), Stream: uint32(m.Stream), Seq: m.Seq, Type: uint32(m.Type), Window: body.Window, Node: body.Node, Change: body.Change}
+		case *codec.ScreenFrame:
+			twin = &support.RefFrame{Kind: uint64(codec.KindEvent), Stream: uint32(m.Stream), Seq: m.Seq, Type: uint32(m.Type), Width: body.Width, Height: body.Height,
+				Format: body.Format, UptimeMS: body.UptimeMS, Image: body.Image}
+		default:
+			return nil, fmt.Errorf("no twin for an event body %T", body)
+		}
+		return &refCase{
+			encode: func(buf, _ *bytes.Buffer) error { buf.Reset(); return refEnc.MarshalToBuffer(twin, buf) },
+			decode: decodeRefEvent,
+		}, nil
+	}
+	return nil, fmt.Errorf("no twin for %T", m)
+}
+
+func decodeRefRequest(b []byte) (any, any, error) {
+	var env support.RefRequest
+	if err := support.RefDecMode.Unmarshal(b, &env); err != nil {
+		return nil, nil, err
+	}
+	var p any
+	switch codec.Method(env.Method) {
+	case codec.MethodTap:
+		p = new(support.RefTapParams)
+	case codec.MethodSnapshot:
+		p = new(support.RefSnapshotParams)
+	case codec.MethodBounds:
+		p = new(support.RefNodesParams)
+	case codec.MethodScreenshot:
+		p = new(support.RefThreeOpt)
+	default:
+		params := codec.ParamsFor(codec.Method(env.Method))
+		if params == nil {
+			return &env, nil, nil // unknown method: params skipped
+		}
+		var err error
+		if p, err = support.RefParamsValue(params); err != nil {
+			return nil, nil, err
+		}
+	}
+	return &env, p, support.RefDecMode.Unmarshal(env.Params, p)
+}
+
+func decodeRefResponse(b []byte) (any, any, error) {
+	var env support.RefResponse
+	if err := support.RefDecMode.Unmarshal(b, &env); err != nil {
+		return nil, nil, err
+	}
+	if env.Result == nil {
+		return &env, nil, nil
+	}
+	var r any
+	switch codec.Method(env.Method) {
+	case codec.MethodSnapshot:
+		r = new(support.RefSnapshot)
+	case codec.MethodBounds:
+		r = new(support.RefBoundsResult)
+	case codec.MethodScreenshot:
+		r = new(support.RefScreenshot)
+	case codec.MethodFramesStart:
+		r = new(support.RefStreamParams)
+	case codec.MethodResync:
+		r = new(support.RefSeqResult)
+	case codec.MethodDeviceInfo:
+		r = new(support.RefDevice)
+	default:
+		r = new(support.RefEmpty)
+	}
+	return &env, r, support.RefDecMode.Unmarshal(env.Result, r)
+}
+
+func decodeRefEvent(b []byte) (any, any, error) {
+	var elems []cbor.RawMessage
+	if err := support.RefDecMode.Unmarshal(b, &elems); err != nil {
+		return nil, nil, err
+	}
+	if len(elems) < 4 {
+		return nil, nil, errors.New("event shorter than its head")
+	}
+	var kind uint64
+	var stream, typ uint32
+	for i, dst := range []any{&kind, &stream, &typ} {
+		if err := support.RefDecMode.Unmarshal(elems[[]int{0, 1, 3}[i]], dst); err != nil {
+			return nil, nil, err
+		}
+	}
+	if kind != uint64(codec.KindEvent) {
+		return nil, nil, errors.New("not an event")
+	}
+	var t any
+	switch codec.BodyFor(codec.Stream(stream), codec.EventType(typ)).(type) {
+	case *codec.WindowChanged:
+		t = new(support.RefWindowChanged)
+	case *codec.ContentChanged:
+		t = new(support.RefContentChanged)
+	case *codec.ScreenFrame:
+		t = new(support.RefFrame)
+	default:
+		return nil, nil, errors.New("unknown event type")
+	}
+	return t, nil, support.RefDecMode.Unmarshal(b, t)
+}
+
+// reencode encodes decoded twins back with fxamacker.
+func reencode(env, body any) ([]byte, error) {
+	if body != nil {
+		raw, err := support.RefEncMode.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		switch e := env.(type) {
+		case *support.RefRequest:
+			c := *e
+			c.Params = raw
+			env = &c
+		case *support.RefResponse:
+			c := *e
+			c.Result = raw
+			env = &c
+		}
+	}
+	return support.RefEncMode.Marshal(env)
+}
+
+// loopReader reads b over and over, never ending: a steady stream of the
+// frames b holds, without allocating.
+type loopReader struct {
+	b   []byte
+	off int
+}
+
+func (l *loopReader) Read(p []byte) (int, error) {
+	n := copy(p, l.b[l.off:])
+	l.off += n
+	if l.off == len(l.b) {
+		l.off = 0
+	}
+	return n, nil
+}
+
+// steadyStream returns frame repeated to at least 256 KiB, so that reads
+// of the read-ahead buffer's size come back full.
+func steadyStream(frame []byte) []byte {
+	return bytes.Repeat(frame, max(1, (256<<10+len(frame)-1)/len(frame)))
+}
+
+// frameMsgs are the messages of BenchmarkFrame's write and read, largest
+// frame first.
+var frameMsgs = []string{"response_screenshot_256k", "response_snapshot_5000", "response_snapshot_500", "request_tap", "event_content_changed"}
+
+// BenchmarkFrame measures framing, named by the frame's length (header and
+// payload):
+//   - op=write: Writer.WriteMessage to io.Discard, encoding into the
+//     writer's kept buffer and writing the frame in one call;
+//   - op=read: Reader.Next and Frame.Release over an in-memory stream of
+//     the same frame repeated, a pooled buffer per frame: one copy of the
+//     payload, from the stream into the pooled buffer;
+//   - op=memmove (size=262144 only): a copy of the screenshot frame's
+//     bytes, the yardstick of issue 4's target for op=read of that frame
+//     (at least half memmove's speed);
+//   - op=oversized: a stream alternating a 256 KiB screenshot frame, over
+//     a 64 KiB limit, and a request_tap frame; each iteration gets the
+//     *OversizedError, discards the payload and reads the next frame. Its
+//     size is the two frames'.
+//
+// The reads run largest frame first. The frame pool (bytebufferpool)
+// recalibrates after 42 000 releases of one size class and then keeps only
+// the size classes of 95 % of its releases (see poolCalibration): after
+// the millions of small frames of a small-frame benchmark, every 256 KiB
+// frame would get a new buffer until 42 000 of them had passed, which is
+// not the steady state of a stream of large frames. Large first, each
+// read benchmark sees the pool as a steady stream of its size leaves it.
+func BenchmarkFrame(b *testing.B) {
+	msgs := map[string]codec.Message{}
+	for _, bm := range benchMessages(b) {
+		msgs[bm.name] = bm.msg
+	}
+	frameOf := func(name string) []byte {
+		f, err := codec.AppendFrame(nil, msgs[name], codec.DefaultMaxFrame)
+		if err != nil {
+			b.Fatalf("%s: %v", name, err)
+		}
+		return f
+	}
+	for _, name := range frameMsgs {
+		m, frame := msgs[name], frameOf(name)
+		size := "/size=" + strconv.Itoa(len(frame))
+		support.Run(b, "op=write"+size, func(b *testing.B) {
+			var out bytes.Buffer
+			if err := codec.NewWriter(&out, codec.DefaultMaxFrame).WriteMessage(m); err != nil || !bytes.Equal(out.Bytes(), frame) {
+				b.Fatalf("WriteMessage: %v, or another frame", err)
+			}
+			w := codec.NewWriter(io.Discard, codec.DefaultMaxFrame)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(frame)))
+			c := support.CountAllocs(b)
+			for i := 0; i < b.N; i++ {
+				if err := w.WriteMessage(m); err != nil {
+					b.Fatal(err)
+				}
+			}
+			c.Stop()
+		})
+		support.Run(b, "op=read"+size, func(b *testing.B) {
+			r := codec.NewReader(&loopReader{b: steadyStream(frame)}, codec.DefaultMaxFrame)
+			f, err := r.Next()
+			if err != nil || !bytes.Equal(f.Payload, frame[codec.HeaderLen:]) {
+				b.Fatalf("Next: %v, or another payload", err)
+			}
+			f.Release()
+			b.ReportAllocs()
+			b.SetBytes(int64(len(frame)))
+			c := support.CountAllocs(b)
+			for i := 0; i < b.N; i++ {
+				f, err := r.Next()
+				if err != nil {
+					b.Fatal(err)
+				}
+				f.Release()
+			}
+			c.Stop()
+		})
+		if len(frame) == support.ScreenshotFrameLen {
+			support.Run(b, "op=memmove"+size, func(b *testing.B) {
+				dst := make([]byte, len(frame))
+				b.ReportAllocs()
+				b.SetBytes(int64(len(frame)))
+				c := support.CountAllocs(b)
+				for i := 0; i < b.N; i++ {
+					copy(dst, frame)
+				}
+				c.Stop()
+				sinkBytes = dst
+			})
+		}
+	}
+	big, next := frameOf("response_screenshot_256k"), frameOf("request_tap")
+	const limit = 64 << 10
+	pair := append(append([]byte(nil), big...), next...)
+	support.Run(b, "op=oversized/size="+strconv.Itoa(len(pair)), func(b *testing.B) {
+		r := codec.NewReader(&loopReader{b: pair}, limit)
+		var oe *codec.OversizedError
+		if _, err := r.Next(); !errors.As(err, &oe) || oe.Length != uint32(len(big)-codec.HeaderLen) {
+			b.Fatalf("first Next: %v, want an *OversizedError for %d bytes", err, len(big)-codec.HeaderLen)
+		}
+		f, err := r.Next()
+		if err != nil || !bytes.Equal(f.Payload, next[codec.HeaderLen:]) {
+			b.Fatalf("Next after the oversized frame: %v, or another payload", err)
+		}
+		f.Release()
+		b.ReportAllocs()
+		b.SetBytes(int64(len(pair)))
+		c := support.CountAllocs(b)
+		for i := 0; i < b.N; i++ {
+			if _, err := r.Next(); err == nil {
+				b.Fatal("Next read the oversized frame")
+			} else if _, ok := err.(*codec.OversizedError); !ok {
+				b.Fatalf("Next: %v, want an *OversizedError", err)
+			}
+			f, err := r.Next()
+			if err != nil {
+				b.Fatal(err)
+			}
+			f.Release()
+		}
+		c.Stop()
+	})
+}
