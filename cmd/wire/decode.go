@@ -77,7 +77,7 @@ func scanInputs(verb string, names []string, stdin io.Reader, stderr io.Writer, 
 // scanFrames reads the frames of one stream. It returns only errors that
 // end the run (I/O, a failed write); bad frames are reported through rep.
 func scanFrames(rep *reporter, src string, in io.Reader, limit uint32, each func(payload []byte) error) error {
-	fr := codec.NewReader(in, limit)
+	fr := codec.NewReader(retryEmpty{in}, limit)
 	var (
 		index    int   // of the frame being read
 		start    int64 // its stream offset
@@ -127,6 +127,21 @@ func scanFrames(rep *reporter, src string, in io.Reader, limit uint32, each func
 	}
 }
 
+// retryEmpty retries a Read that returns no bytes and no error, which
+// io.Reader allows now and then but codec.Reader takes for a stuck stream
+// (io.ErrNoProgress) on the first one.
+type retryEmpty struct{ r io.Reader }
+
+func (r retryEmpty) Read(p []byte) (int, error) {
+	for range 100 {
+		n, err := r.r.Read(p)
+		if n > 0 || err != nil || len(p) == 0 {
+			return n, err
+		}
+	}
+	return 0, io.ErrNoProgress
+}
+
 // safeCall runs each, turning a panic into an error so that a codec bug
 // shows up as a report naming the frame, never as a crash.
 func safeCall(each func([]byte) error, payload []byte) (err error) {
@@ -164,7 +179,7 @@ func describeFrameError(index int, start int64, size int, err error) string {
 	}
 	field := de.Path()
 	if field == "" {
-		field = "(the message as a whole)"
+		field = "(top level)"
 	}
 	msg := de.Kind.Error()
 	if de.Detail != "" {

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/golden"
@@ -345,5 +348,46 @@ func TestUsage(t *testing.T) {
 	code, _, errs := vtRun(t, nil, "decode", "--", "-max-frame")
 	if code != 1 || !strings.Contains(errs, "-max-frame") {
 		t.Errorf("decode -- -max-frame: exit %d, %q (want the file -max-frame not found)", code, errs)
+	}
+}
+
+// vtZeroReads returns no bytes and no error on every other Read, which
+// io.Reader allows.
+type vtZeroReads struct {
+	r    io.Reader
+	skip bool
+}
+
+func (z *vtZeroReads) Read(p []byte) (int, error) {
+	if z.skip = !z.skip; z.skip {
+		return 0, nil
+	}
+	return z.r.Read(p)
+}
+
+// TestDecodeShortReads: frames split over reads of any size, data coming
+// with io.EOF, and empty reads decode the same.
+func TestDecodeShortReads(t *testing.T) {
+	var in []byte
+	for _, s := range golden.Samples() {
+		in = append(in, vtFrame(t, s.Msg)...)
+	}
+	_, want, _ := vtRun(t, in, "decode")
+	for name, r := range map[string]io.Reader{
+		"one byte":   iotest.OneByteReader(bytes.NewReader(in)),
+		"half":       iotest.HalfReader(bytes.NewReader(in)),
+		"data+EOF":   iotest.DataErrReader(bytes.NewReader(in)),
+		"zero reads": &vtZeroReads{r: bytes.NewReader(in)},
+	} {
+		var out, errb bytes.Buffer
+		if code := run([]string{"decode"}, r, &out, &errb); code != 0 || !bytes.Equal(out.Bytes(), want) {
+			t.Errorf("%s: exit %d, %s", name, code, errb.String())
+		}
+	}
+	// An I/O error is reported and exits 1.
+	var out, errb bytes.Buffer
+	r := io.MultiReader(bytes.NewReader(vtSample(t, "ping")), iotest.ErrReader(errors.New("link down")))
+	if code := run([]string{"decode"}, r, &out, &errb); code != 1 || !strings.Contains(errb.String(), "link down") || out.String() != `{"kind":"ping","nonce":1}`+"\n" {
+		t.Errorf("I/O error: exit %d, %q, %q", code, out.String(), errb.String())
 	}
 }

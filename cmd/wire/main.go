@@ -53,6 +53,10 @@ verbs:
   agent-sim ...                     a simulated device agent
   host ...                          a host session against an agent
 
+Bad input exits with status 1 and a message naming the input, the frame
+(index from 0, and its stream offset), the byte offset of the problem and
+the field it is in (for JSON: the line number and the field); frames and
+lines after a bad one are still processed. Usage errors exit with status 2.
 Run 'wire <verb> -h' for a verb's flags.
 `
 
