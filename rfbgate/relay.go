@@ -358,17 +358,19 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 		}
 	}()
 	go func() { // pings: round-trip time
+		// The ping's context is the viewer's own: coder/websocket closes a
+		// connection whose write outlives its context, and a ping queued
+		// behind framebuffer data on a slow link is congestion, not death.
+		// The round trip includes that queueing: it is what the viewer sees.
 		defer wg.Done()
 		t := time.NewTicker(r.cfg.PingInterval)
 		defer t.Stop()
 		for {
-			pctx, pcancel := context.WithTimeout(ctx, r.cfg.PingInterval)
 			start := time.Now()
-			err := ws.Ping(pctx)
-			pcancel()
-			if err == nil {
-				v.rtt.Store(int64(time.Since(start)))
+			if err := ws.Ping(ctx); err != nil {
+				return
 			}
+			v.rtt.Store(int64(time.Since(start)))
 			select {
 			case <-ctx.Done():
 				return
