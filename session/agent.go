@@ -63,7 +63,7 @@ type AgentStats struct {
 	Expired        uint64 // requests answered deadline_exceeded
 	LateAnswers    uint64 // answers dropped because their request had expired
 	OversizedIn    uint64 // incoming frames over the limit
-	DiscardedBytes uint64 // bytes that fed oversized frames' discards
+	DiscardedBytes uint64 // payload bytes of oversized frames, discarded as they arrive
 }
 
 // NewAgent returns an agent whose hello is already queued for
@@ -213,12 +213,25 @@ func (a *Agent) shutWith(reason CloseReason, err *codec.Error) {
 // deadline_exceeded, and Respond returns ErrNotPending. A response over
 // the frame limit is replaced by a frame_too_large error naming the
 // limit and the request, and Respond returns a *codec.Error saying so;
-// a result that does not encode is replaced by an internal error the
-// same way. Either way the request is answered exactly once.
+// a result that does not encode, or a nil one for a method that has a
+// result, is replaced by an internal error the same way (nil is fine for
+// the methods whose result is empty). Either way the request is answered exactly once.
 func (a *Agent) Respond(now time.Time, id uint64, r codec.Result) error {
 	p, err := a.take(now, id)
 	if err != nil {
 		return err
+	}
+	if r == nil {
+		// The codec writes a nil result as {}, which only the methods
+		// without a result decode.
+		if _, empty := codec.ResultFor(p.method).(*codec.Empty); !empty {
+			e := codec.NewError(codec.CodeInternal, fmt.Sprintf("the agent answered request %d (%s) with no result", id, p.method))
+			if err := a.answer(id, p.method, nil, e); err != nil {
+				return err
+			}
+			return e
+		}
+		r = &codec.Empty{}
 	}
 	return a.answer(id, p.method, r, nil)
 }

@@ -24,9 +24,9 @@
 // caller reads from its own clock (time.Now() in a program, a value moved
 // by hand in a test). Only differences between the values passed in
 // matter; the sessions never call time.Now, so a test drives the clock
-// itself. The values passed to one session should not go backwards; a
-// value earlier than one already seen is treated as that earlier value's
-// successor, never as a reason to fire or re-arm a timer.
+// itself. The values passed to one session should not go backwards; one
+// earlier than the latest already passed in is taken as that latest one,
+// so it neither fires nor re-arms a timer.
 //
 // # Closing
 //

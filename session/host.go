@@ -63,7 +63,7 @@ type HostStats struct {
 	UnknownKinds   uint64 // messages of a kind this version does not know, skipped
 	LateResponses  uint64 // responses to no request in flight (late or bogus), dropped
 	OversizedIn    uint64 // incoming frames over the limit
-	DiscardedBytes uint64 // bytes that fed oversized frames' discards
+	DiscardedBytes uint64 // payload bytes of oversized frames, discarded as they arrive
 }
 
 // NewHost returns a host waiting for the agent's hello; now starts its

@@ -347,3 +347,21 @@ func TestResponseWithTheWrongMethodFailsItsRequest(t *testing.T) {
 	e, _ := h.PollEvent()
 	wantCode(t, e.(*Completed).Err, codec.CodeBadRequest, "snapshot")
 }
+
+func TestAgentRespondWithNoResult(t *testing.T) {
+	a := connectedAgent(t, fullCaps(), 4096)
+	a.Receive(t0, frame(t, &codec.Request{ID: 1, Method: codec.MethodTap, Params: &codec.TapParams{}}))
+	a.Receive(t0, frame(t, &codec.Request{ID: 2, Method: codec.MethodSnapshot, Params: codec.ParamsFor(codec.MethodSnapshot)}))
+	if err := a.Respond(t0, 1, nil); err != nil {
+		t.Fatalf("nil result for tap: %v", err)
+	}
+	wantCode(t, a.Respond(t0, 2, nil), codec.CodeInternal, "snapshot", "no result")
+	ms := messages(t, a.PollTransmit())
+	if len(ms) != 2 {
+		t.Fatalf("sent %v", ms)
+	}
+	if r := ms[0].(*codec.Response); r.Error != nil || r.Result == nil {
+		t.Fatalf("tap answer %+v, want an empty result", r)
+	}
+	wantCode(t, ms[1].(*codec.Response).Error, codec.CodeInternal, "no result")
+}

@@ -400,6 +400,7 @@ type hostRun struct {
 // hostFail is an error that ends the run with exit status 1.
 type hostFail struct{ msg string }
 
+// Error is the message printed after "wire host: ".
 func (e *hostFail) Error() string { return e.msg }
 
 func (r *hostRun) run(ctx context.Context, addr string, calls []hostCall) int {
