@@ -38,7 +38,7 @@ func runEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // maxLineLen bounds a JSON line for a frame limit: base64 and field names
 // make JSON larger than CBOR, but not by more than this.
 func maxLineLen(limit uint32) int {
-	return int(min(8*uint64(limit)+1<<20, 1<<31-1))
+	return int(min(8*uint64(limit)+(1<<20), 1<<31-1))
 }
 
 // encodeStream encodes the JSON lines of one input. It returns only errors
