@@ -69,15 +69,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fl.Float64Var(&t.MaxStealPct, "max-steal", t.MaxStealPct, "max hypervisor steal, `percent` of all CPUs")
 	fl.Float64Var(&t.MaxIOWaitPct, "max-iowait", t.MaxIOWaitPct, "max iowait, `percent` of all CPUs")
 	fl.Float64Var(&t.MaxPSI, "max-psi", t.MaxPSI, "max /proc/pressure/cpu some avg10 (`percent`; not checked where absent)")
-	fl.Uint64Var(&t.MaxThrottled, "max-throttled", t.MaxThrottled, "max cgroup nr_throttled increase per window (`periods`; not checked where absent)")
+	fl.Uint64Var(&t.MaxThrottled, "max-throttled", t.MaxThrottled, "max cgroup nr_throttled increase per window (`periods`, default 0; not checked where absent)")
 	fl.Usage = func() {
-		fmt.Fprintf(fl.Output(), `usage: quiethost [flags]
+		fmt.Fprint(fl.Output(), `usage: quiethost [flags]
 
 Waits until this host is quiet enough for benchmarks: -need windows in a
-row with every reading within its threshold. Load per CPU is advice only;
-kernel, CPU model, governor and turbo are recorded, never failed on.
-Prints the final readings as benchmark config lines (or JSON) on stdout and
-one progress line per window on stderr.
+row with every reading within its threshold. Readings per window:
+  busy       CPU time of other processes, % of all CPUs (/proc/stat minus
+             quiethost's own /proc/self/stat)
+  steal      hypervisor steal, % of all CPUs (/proc/stat)
+  iowait     % of all CPUs (/proc/stat)
+  psi        /proc/pressure/cpu "some avg10", where present
+  throttled  nr_throttled increase of the cgroup's cpu.stat (v2 or v1),
+             where present
+  load/cpu   1-minute load average / CPUs: advice only, never failed on
+Kernel, CPU model, governor and turbo are recorded, never failed on.
+Prints the final readings as benchmark config lines ("quiet-busy: ...")
+or JSON on stdout, and one progress line per window on stderr.
 
 Exit status: 0 quiet, 1 not quiet within -wait, 2 error.
 

@@ -80,7 +80,8 @@ func TestHelpDocumentsThresholds(t *testing.T) {
 	}
 	for _, want := range []string{
 		"-max-busy percent", "(default 10)", "-max-steal percent", "(default 2)",
-		"-max-iowait percent", "(default 5)", "-max-psi percent", "-max-throttled periods",
+		"-max-iowait percent", "(default 5)", "-max-psi percent", "-max-throttled periods", "default 0;",
+		"/proc/pressure/cpu", "nr_throttled", "advice only",
 		"-wait duration", "(default 10m0s)", "-window duration", "(default 2s)", "-json", "-record",
 		"Exit status: 0 quiet, 1 not quiet within -wait, 2 error",
 	} {
