@@ -183,5 +183,3 @@ func (q *queue[E]) pop() (E, bool) {
 	}
 	return e, true
 }
-
-func (q *queue[E]) len() int { return len(q.items) - q.head }
