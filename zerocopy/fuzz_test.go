@@ -1,0 +1,87 @@
+package zerocopy
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/cbor"
+)
+
+// FuzzView checks that the views and codec.Decode agree on any payload:
+// both fail, or both succeed and the view's owned copy equals the codec's
+// message. Seeded from the golden frames and generated snapshots.
+func FuzzView(f *testing.F) {
+	for _, g := range goldenFrames(f) {
+		f.Add(g.payload)
+	}
+	f.Add(snapshotPayload(f, 40, 5))
+	f.Add(chain(codec.MaxNodeDepth))
+	f.Fuzz(func(t *testing.T, p []byte) {
+		m, derr := codec.Decode(p)
+		h, herr := Header(p)
+		if derr == nil {
+			if herr != nil {
+				t.Fatalf("codec decodes %T, Header fails: %v", m, herr)
+			}
+			if !repeatsTopKey(p, 1) {
+				checkHeader(t, "fuzz", h, m)
+			} else if h.Kind != m.Kind() {
+				t.Fatalf("kind %v, codec %v", h.Kind, m.Kind())
+			}
+		}
+		// The event view.
+		var ev EventView
+		everr := ev.Parse(p)
+		if e, ok := m.(*codec.Event); ok && derr == nil {
+			switch {
+			case errors.Is(everr, cbor.ErrIndefinite):
+			case everr != nil:
+				t.Fatalf("codec decodes an event, the view fails: %v", everr)
+			case !reflect.DeepEqual(ev.ToOwned(), e):
+				t.Fatalf("event: owned %+v, codec %+v", ev.ToOwned(), e)
+			}
+		} else if everr == nil {
+			t.Fatalf("the view accepts an event the codec decodes as %T, %v", m, derr)
+		}
+		// The snapshot view.
+		if !codecChildrenNullBug(p) {
+			checkSnapshot(t, "fuzz", p)
+		} else {
+			var v Snapshot
+			v.Parse(p)
+		}
+		var v Snapshot
+		if v.ParseResult(p) == nil {
+			if _, err := v.ToOwned(); err != nil {
+				t.Fatalf("ToOwned after ParseResult: %v", err)
+			}
+		}
+	})
+}
+
+// repeatsTopKey reports whether the top-level map of p holds key k more
+// than once (Header stops early and may miss a later repetition).
+func repeatsTopKey(p []byte, k uint64) bool {
+	d := cbor.NewDecoder(p)
+	n, err := d.MapHead()
+	if err != nil {
+		return false
+	}
+	seen := 0
+	for i := 0; d.More(n, i); i++ {
+		if b, ok := d.PeekByte(); ok && b>>5 == byte(cbor.MajorUint) {
+			v, _ := d.Uint()
+			if v == k {
+				seen++
+			}
+		} else if d.Skip() != nil {
+			return false
+		}
+		if d.Skip() != nil {
+			return false
+		}
+	}
+	return seen > 1
+}
