@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -201,5 +203,53 @@ func TestHostParseCalls(t *testing.T) {
 	}
 	if calls[5].sleep != 10*time.Millisecond {
 		t.Fatalf("sleep %+v", calls[5])
+	}
+}
+
+// TestHostAndAgentSimVerbsTogether runs both verbs as the command runs them, through
+// run (main's dispatcher) with their flags, over a loopback TCP port:
+// agent-sim -once serves the one host and exits.
+func TestHostAndAgentSimVerbsTogether(t *testing.T) {
+	pr, pw := io.Pipe()
+	var simErr bytes.Buffer
+	simDone := make(chan int, 1)
+	go func() {
+		code := run([]string{"agent-sim", "-listen", "127.0.0.1:0", "-once", "-seed", "9", "-token", "tok"}, nil, pw, &simErr)
+		pw.Close()
+		simDone <- code
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("agent-sim printed no address: %v (stderr %q)", err, simErr.String())
+	}
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if !ok || !strings.HasPrefix(addr, "127.0.0.1:") {
+		t.Fatalf("agent-sim said %q", line)
+	}
+	go io.Copy(io.Discard, pr)
+	shot := filepath.Join(t.TempDir(), "s.png")
+	var out, errb bytes.Buffer
+	code := run([]string{"host", "-connect", addr, "-token", "tok", "snapshot", "screenshot", "-o", shot, "tap", "500", "700"}, strings.NewReader(""), &out, &errb)
+	if code != 0 {
+		t.Fatalf("wire host: exit %d, stderr %q", code, errb.String())
+	}
+	if n := strings.Count(out.String(), "\n"); n != 3 {
+		t.Fatalf("wire host printed %d lines: %q", n, out.String())
+	}
+	b, err := os.ReadFile(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(b))
+	if err != nil || cfg.Width != 1080 || cfg.Height != 1920 {
+		t.Fatalf("screenshot %+v %v", cfg, err)
+	}
+	select {
+	case code := <-simDone:
+		if code != 0 {
+			t.Fatalf("agent-sim -once: exit %d, stderr %q", code, simErr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("agent-sim -once did not exit after its connection")
 	}
 }
