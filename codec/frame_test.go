@@ -246,3 +246,35 @@ func TestTakeKeepsTheBuffer(t *testing.T) {
 		t.Fatal("Take")
 	}
 }
+
+// emptyReader returns (0, nil) every other call.
+type emptyReader struct {
+	r    io.Reader
+	flip bool
+}
+
+func (e *emptyReader) Read(p []byte) (int, error) {
+	if e.flip = !e.flip; e.flip {
+		return 0, nil
+	}
+	return e.r.Read(p)
+}
+
+func TestReaderEmptyReads(t *testing.T) {
+	b, _ := stream(t, codec.MinMaxFrame)
+	r := codec.NewReader(&emptyReader{r: iotest.OneByteReader(bytes.NewReader(b))}, codec.MinMaxFrame)
+	n := 0
+	for {
+		_, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil && !errors.Is(err, codec.ErrFrameTooLarge) {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 3 {
+		t.Fatalf("%d frames", n)
+	}
+}

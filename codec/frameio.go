@@ -75,16 +75,23 @@ func (r *Reader) fill() error {
 		n := copy(r.rbuf, r.rbuf[r.rpos:r.rend])
 		r.rpos, r.rend = 0, n
 	}
-	n, err := r.r.Read(r.rbuf[r.rend:])
-	r.rend += n
-	if n > 0 {
-		return nil
+	// A Read may return no bytes and no error: try again, a bounded number
+	// of times, as bufio does.
+	for range maxEmptyReads {
+		n, err := r.r.Read(r.rbuf[r.rend:])
+		r.rend += n
+		if n > 0 {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
 	}
-	if err == nil {
-		err = io.ErrNoProgress
-	}
-	return err
+	return io.ErrNoProgress
 }
+
+// maxEmptyReads is how many empty reads in a row fill accepts.
+const maxEmptyReads = 100
 
 // need makes n bytes (n <= readAhead) available in the read-ahead buffer.
 func (r *Reader) need(n int, what string) error {

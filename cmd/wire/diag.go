@@ -17,12 +17,16 @@ func runDiag(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	out := bufio.NewWriter(stdout)
+	var line []byte
 	return scanInputs("diag", names, stdin, stderr, out, maxFrame.limit, func(payload []byte) error {
-		v, err := cbor.DecodeValue(payload)
+		// AppendDiag streams: memory follows the output, not the item
+		// count, so a frame of 16 M tiny items costs no Value tree.
+		var err error
+		line, err = cbor.AppendDiag(line[:0], payload)
 		if err != nil {
 			return err
 		}
-		_, err = out.WriteString(cbor.Diag(v) + "\n")
+		_, err = out.Write(append(line, '\n'))
 		return writeErr{err}.orNil()
 	})
 }

@@ -103,6 +103,9 @@ func TestAppendixA(t *testing.T) {
 			continue
 		}
 		checked++
+		if streamed, err := AppendDiag(nil, in); err != nil || string(streamed) != Diag(v) {
+			t.Errorf("%s: AppendDiag %q (%v), Diag %q", vec.Hex, streamed, err, Diag(v))
+		}
 		if vec.Diagnostic != "" {
 			if vec.Hex != "5f42010243030405ff" { // chunks are shown joined
 				if got := Diag(v); got != vec.Diagnostic {
@@ -149,4 +152,32 @@ func hasIndefinite(v Value) bool {
 		}
 	}
 	return false
+}
+
+func TestDiagQuoting(t *testing.T) {
+	v := Value{Kind: KindText, Text: "a\"b\\c\n\x7f\x01é"}
+	if got, want := Diag(v), `"a\"b\\c\n\u007f\u0001é"`; got != want {
+		t.Errorf("%s, want %s", got, want)
+	}
+}
+
+func TestAppendDiagBounded(t *testing.T) {
+	// A flat array of a million zeros: no Value tree is built.
+	n := 1 << 20
+	b := append([]byte{0x9a, byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}, make([]byte, n)...)
+	allocs := testing.AllocsPerRun(1, func() {
+		out, err := AppendDiag(make([]byte, 0, 4*n), b)
+		if err != nil || len(out) != 3*n {
+			t.Fatalf("%d bytes, %v", len(out), err)
+		}
+	})
+	if allocs > 10 {
+		t.Errorf("%v allocations", allocs)
+	}
+	if _, err := AppendDiag(nil, []byte{0x9a, 0xff, 0xff, 0xff, 0xff, 0}); err == nil {
+		t.Error("2^32 elements with one byte left")
+	}
+	if _, err := AppendDiag(nil, []byte{0x00, 0x00}); err == nil {
+		t.Error("trailing bytes")
+	}
 }

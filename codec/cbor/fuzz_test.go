@@ -45,6 +45,8 @@ func FuzzValue(f *testing.F) {
 		if enc2 := AppendValue(nil, v2); !bytes.Equal(enc, enc2) {
 			t.Fatalf("unstable: %x %x", enc, enc2)
 		}
-		_ = Diag(v)
+		if streamed, err := AppendDiag(nil, b[:d.Offset()]); err != nil || string(streamed) != Diag(v) {
+			t.Fatalf("AppendDiag %q (%v), Diag %q", streamed, err, Diag(v))
+		}
 	})
 }
