@@ -95,9 +95,11 @@ func (c *conn) feed(now time.Time, b []byte, sink frameSink) {
 		}
 		switch st.Kind {
 		case codec.GotFrame:
-			payload := st.Frame.Payload
-			m, err := st.Frame.Take()
-			sink.frame(now, payload, m, err)
+			// Decode copies the payload into memory the message owns, and
+			// the pooled buffer goes back for the next frame.
+			m, err := st.Frame.Decode()
+			sink.frame(now, st.Frame.Payload, m, err)
+			st.Frame.Release()
 		case codec.GotOversized:
 			sink.oversized(now, st.Oversized)
 		}
