@@ -212,7 +212,7 @@ func AppendDiag(dst []byte, b []byte) ([]byte, error) {
 					per = 2
 				}
 				if h.Arg > uint64(d.Len())/per {
-					return dst, Errorf(ErrTruncated, start, h.Major.String()+" of "+strconv.FormatUint(h.Arg, 10)+" items with only "+strconv.Itoa(d.Len())+" bytes left")
+					return dst, Errorf(ErrTruncated, start, h.Major.String()+" of "+strconv.FormatUint(h.Arg, 10)+" elements with only "+strconv.Itoa(d.Len())+" bytes left")
 				}
 				o.n = int64(h.Arg * per)
 			}
