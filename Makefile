@@ -10,7 +10,7 @@ TESTFLAGS ?= -timeout 14m
 # Targets that must run before the tests (mk/*.mk append to it).
 TEST_DEPS :=
 
-.PHONY: all test vet fmt-check micro fuzz-smoke golden
+.PHONY: all test vet fmt-check micro golden
 
 all: test
 
@@ -25,6 +25,8 @@ fmt-check:
 
 test: $(TEST_DEPS) vet fmt-check
 	$(GO) test $(TESTFLAGS) ./...
+	@echo "== checked mode: released frame buffers poisoned (make test-poison)"
+	$(GO) test $(TESTFLAGS) -tags wirebench_poison ./zerocopy/ ./codec/
 
 golden:
 	UPDATE_GOLDEN=1 $(GO) test ./golden/ -run TestGolden -count=1
