@@ -24,6 +24,11 @@ import (
 //     the clock never passes a due timer without firing it;
 //   - the connection never closes, the pings keeping it alive through the
 //     stalls.
+//
+// TestSimulationSilentClose runs the same with stalls long enough to
+// close the session as Silent, and checks that the close fails every
+// pending request exactly once with disconnected, that later requests
+// are refused the same way, and that nothing is reported after Closed.
 
 const (
 	simSeeds     = 64
@@ -64,6 +69,11 @@ type sim struct {
 	toA   simLink
 	quiet bool // the drain phase: no new work, no busy answers
 
+	maxStall    time.Duration
+	allowClose  bool // the silent-close variant
+	hostClosed  bool
+	agentClosed bool
+
 	issued  map[uint64]*simIssued
 	answers []simAnswer
 
@@ -88,7 +98,7 @@ func TestSimulation(t *testing.T) {
 	}
 	var total struct{ completed, expired, hostExpired, tooLarge, late, resyncs, outOfSync, events, pings int }
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
-		s := runSim(t, seed, simSteps)
+		s := runSim(t, seed, simSteps, simMaxStall, false)
 		total.completed += s.completed
 		total.expired += s.stats.expired
 		total.tooLarge += s.stats.tooLarge
@@ -108,8 +118,23 @@ func TestSimulation(t *testing.T) {
 	}
 }
 
-func runSim(t *testing.T, seed uint64, steps int) *sim {
+func TestSimulationSilentClose(t *testing.T) {
+	closed := 0
+	for seed := uint64(1); seed <= 32; seed++ {
+		s := runSim(t, seed, simSteps, 6*time.Second, true)
+		if s.hostClosed {
+			closed++
+		}
+	}
+	if closed == 0 {
+		t.Fatal("no seed closed the session: the variant tests nothing")
+	}
+	t.Logf("%d of 32 seeds closed as silent", closed)
+}
+
+func runSim(t *testing.T, seed uint64, steps int, maxStall time.Duration, allowClose bool) *sim {
 	s := &sim{
+		maxStall: maxStall, allowClose: allowClose,
 		t: t, seed: seed, rng: rand.New(rand.NewPCG(seed, 0x5e55)), now: t0,
 		issued: map[uint64]*simIssued{},
 		sent:   map[codec.Stream]map[uint64]bool{}, got: map[codec.Stream]map[uint64]bool{},
@@ -119,6 +144,13 @@ func runSim(t *testing.T, seed uint64, steps int) *sim {
 	s.a = NewAgent(AgentConfig{Capabilities: codec.CapAll, Name: "sim"}, s.now)
 	for s.step = 0; s.step < steps; s.step++ {
 		s.tick()
+		if s.hostClosed {
+			break
+		}
+	}
+	if s.hostClosed {
+		s.checkClosed()
+		return s
 	}
 	// Drain: no new work; every answer still scheduled goes out.
 	s.quiet = true
@@ -194,7 +226,7 @@ func (s *sim) move(l *simLink, out []byte, recv func(time.Time, []byte)) {
 	l.buf = l.buf[n:]
 	recv(s.now, chunk)
 	if !s.quiet && s.rng.IntN(150) == 0 {
-		l.stallUntil = s.now.Add(time.Duration(1+s.rng.Int64N(int64(simMaxStall))) * time.Nanosecond)
+		l.stallUntil = s.now.Add(time.Duration(1+s.rng.Int64N(int64(s.maxStall))) * time.Nanosecond)
 	}
 }
 
@@ -248,6 +280,7 @@ func (s *sim) agentWork() {
 		var pe *codec.Error
 		switch {
 		case err == nil:
+		case s.agentClosed:
 		case errors.Is(err, ErrNotPending):
 			s.stats.late++
 		case errors.As(err, &pe) && pe.Code == codec.CodeFrameTooLarge:
@@ -321,7 +354,14 @@ func (s *sim) agentEvents() {
 			}
 			s.answers = append(s.answers, an)
 		case *Closed:
-			s.fail("agent closed: %v", e.Err)
+			if !s.allowClose || s.agentClosed {
+				s.fail("agent closed: %v", e.Err)
+			}
+			s.agentClosed = true
+			continue
+		}
+		if s.agentClosed {
+			s.fail("agent event %T after Closed", e)
 		}
 	}
 }
@@ -335,6 +375,9 @@ func (s *sim) set(m map[codec.Stream]map[uint64]bool, st codec.Stream, seq uint6
 
 func (s *sim) hostEvents() {
 	for e, ok := s.h.PollEvent(); ok; e, ok = s.h.PollEvent() {
+		if s.hostClosed {
+			s.fail("host event %T after Closed", e)
+		}
 		switch e := e.(type) {
 		case *Completed:
 			is := s.issued[e.ID]
@@ -352,6 +395,11 @@ func (s *sim) hostEvents() {
 				s.stats.expired++
 				if strings.Contains(e.Err.Message, "grace") {
 					s.stats.hostExpired++ // the host failed it itself
+				}
+			}
+			if s.allowClose && e.Err != nil && e.Err.Code == codec.CodeDisconnected {
+				if !strings.Contains(e.Err.Message, "reconnect") {
+					s.fail("disconnected without a reconnect hint: %v", e.Err)
 				}
 			}
 			if e.Err != nil && e.Err.Code == codec.CodeFrameTooLarge {
@@ -395,7 +443,13 @@ func (s *sim) hostEvents() {
 		case *ProtocolError:
 			s.fail("protocol error: %v", e.Err)
 		case *Closed:
-			s.fail("host closed: %v", e.Err)
+			if !s.allowClose {
+				s.fail("host closed: %v", e.Err)
+			}
+			if e.Reason != CloseSilent {
+				s.fail("host closed as %s, want silent", e.Reason)
+			}
+			s.hostClosed = true
 		}
 	}
 }
@@ -422,4 +476,33 @@ func (s *sim) check() {
 		}
 	}
 	s.stats.pings = int(s.h.live.nonce + s.a.live.nonce)
+}
+
+// checkClosed checks the state after the host closed as silent.
+func (s *sim) checkClosed() {
+	s.hostEvents() // nothing may follow Closed
+	for id, is := range s.issued {
+		if !is.done {
+			s.fail("request %d (%s) pending at the close never completed", id, is.method)
+		}
+	}
+	if s.h.InFlight() != 0 {
+		s.fail("%d requests in flight after the close", s.h.InFlight())
+	}
+	_, err := s.h.Request(s.now, codec.MethodTap, nil, 0)
+	var pe *codec.Error
+	if !errors.As(err, &pe) || pe.Code != codec.CodeDisconnected || !strings.Contains(pe.Message, "reconnect") {
+		s.fail("request after the close: %v, want disconnected with a reconnect hint", err)
+	}
+	if _, ok := s.h.PollTimeout(); ok {
+		s.fail("a closed host still has a timer")
+	}
+	// The agent, hearing nothing more, closes within SilentAfter of the
+	// last bytes it got.
+	for i := 0; !s.agentClosed; i++ {
+		if i > 100000 {
+			s.fail("the agent never closed after the host did")
+		}
+		s.tick()
+	}
 }
