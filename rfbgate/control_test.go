@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -59,9 +60,18 @@ func TestTicketsOneUseExpiryAgent(t *testing.T) {
 	if _, err := tk.Redeem(d.Token, ""); !errors.Is(err, ErrTicketExpired) {
 		t.Fatalf("past 30 s: %v", err)
 	}
-	tk.Issue("x", "y") // sweeps the expired ones
-	if n := tk.Outstanding(); n != 1 {
-		t.Fatalf("%d outstanding after a sweep", n)
+	// Expired tickets that nobody presents are swept.
+	for i := 0; i < 10; i++ {
+		tk.Issue("x", "y")
+	}
+	mu.Lock()
+	now = now.Add(time.Minute)
+	mu.Unlock()
+	for i := 0; i < 256; i++ {
+		tk.Issue("x", "y") // one of these is a 256th issue, which sweeps
+	}
+	if n := tk.Outstanding(); n != 256 {
+		t.Fatalf("%d outstanding after a sweep, want 256", n)
 	}
 }
 
@@ -503,5 +513,116 @@ func TestOriginPolicy(t *testing.T) {
 		if bytes.Contains(body, []byte("ticket_")) || bytes.Contains(body, []byte("RFB")) {
 			t.Fatalf("origin refusal looks like a ticket refusal or carries RFB: %q", body)
 		}
+	}
+}
+
+// TestVNCPasswdKnownAnswer checks the bit-reversed-key DES against TigerVNC's
+// own vncpasswd: the same DES with VNC's fixed key must give its bytes.
+func TestVNCPasswdKnownAnswer(t *testing.T) {
+	bin := needPeer(t, "vncpasswd")
+	for _, pw := range []string{testPassword, "12345678", "a", "longer-than-eight"} {
+		cmd := exec.Command(bin, "-f")
+		cmd.Stdin = strings.NewReader(pw + "\n")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("vncpasswd -f: %v", err)
+		}
+		if got := vncPasswdFile(pw); !bytes.Equal(got, out) {
+			t.Fatalf("%q: ours %x, vncpasswd %x", pw, got, out)
+		}
+	}
+}
+
+func TestHandshakeLimitsAt(t *testing.T) {
+	// A reason string of exactly maxReasonLen bytes is read and reported.
+	long := strings.Repeat("r", maxReasonLen)
+	_, err := ClientHandshake(fakeServer(t, func(c net.Conn) {
+		c.Write([]byte("RFB 003.008\n"))
+		io.ReadFull(c, make([]byte, 12))
+		c.Write(append(binary.BigEndian.AppendUint32([]byte{0}, uint32(len(long))), long...))
+	}), NewSecret("pw"))
+	if err == nil || !strings.Contains(err.Error(), long) {
+		t.Fatalf("reason at the limit: %.200v", err)
+	}
+	// A desktop name of exactly maxDesktopNameLen bytes is accepted.
+	name := strings.Repeat("n", maxDesktopNameLen)
+	init, err := ClientHandshake(fakeServer(t, func(c net.Conn) {
+		c.Write([]byte("RFB 003.008\n"))
+		io.ReadFull(c, make([]byte, 12))
+		c.Write([]byte{1, 2})
+		io.ReadFull(c, make([]byte, 1))
+		c.Write(make([]byte, 16))
+		io.ReadFull(c, make([]byte, 16))
+		c.Write([]byte{0, 0, 0, 0})
+		io.ReadFull(c, make([]byte, 1))
+		c.Write(serverInit(name))
+	}), NewSecret(""))
+	if err != nil || init.Name != name {
+		t.Fatalf("name at the limit: %v", err)
+	}
+}
+
+func TestTicketsLimit(t *testing.T) {
+	tk := NewTickets(time.Minute, nil)
+	for i := 0; i < maxTickets; i++ {
+		if _, err := tk.Issue("a", "s"); err != nil {
+			t.Fatalf("ticket %d: %v", i, err)
+		}
+	}
+	if _, err := tk.Issue("a", "s"); !errors.Is(err, ErrTooManyTickets) {
+		t.Fatalf("past the limit: %v", err)
+	}
+}
+
+// TestClientMessageLimit: one WebSocket message of MaxClientMessage bytes
+// passes; one byte more closes the viewer with 1009.
+func TestClientMessageLimit(t *testing.T) {
+	addr, _ := syntheticVNC(t, testPassword, 1024, 50*time.Millisecond)
+	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
+	msg := func(n int) []byte { // FramebufferUpdateRequests, then a cut text to fill
+		var b []byte
+		for len(b)+10 <= n-8 {
+			b = append(b, fbur...)
+		}
+		return append(b, cutText(int32(n-len(b)-8), make([]byte, n-len(b)-8))...)
+	}
+	for _, c := range []struct {
+		n  int
+		ok bool
+	}{{MaxClientMessage, true}, {MaxClientMessage + 1, false}} {
+		tk, _ := tr.Watch("a", "s")
+		v, err := dialRFBRaw(tr.wsURL(tk.Token, "a"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := msg(c.n)
+		if len(b) != c.n {
+			t.Fatalf("built %d bytes, want %d", len(b), c.n)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err = v.ws.Write(ctx, websocket.MessageBinary, b)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Read until the relay either keeps streaming for a while or closes.
+		deadline := time.Now().Add(1500 * time.Millisecond)
+		var rerr error
+		buf := make([]byte, 64<<10)
+		for time.Now().Before(deadline) && rerr == nil {
+			v.conn.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+			_, rerr = v.conn.Read(buf)
+			if rerr != nil && strings.Contains(rerr.Error(), "deadline") {
+				rerr = nil
+			}
+		}
+		status := websocket.CloseStatus(rerr)
+		if c.ok && rerr != nil {
+			t.Fatalf("%d bytes: viewer closed: %v", c.n, rerr)
+		}
+		if !c.ok && status != websocket.StatusMessageTooBig {
+			t.Fatalf("%d bytes: want close 1009, got %v (status %d)", c.n, rerr, status)
+		}
+		v.close()
 	}
 }

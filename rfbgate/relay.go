@@ -58,6 +58,11 @@ type Relay struct {
 	cancel  context.CancelFunc
 }
 
+// MaxClientMessage bounds one WebSocket message from a browser (noVNC sends
+// one RFB message or a few per WebSocket message; its queue is 10 KiB).
+// A longer one closes the viewer (status 1009).
+const MaxClientMessage = 1 << 20
+
 // ErrUnknownComputer: no computer has that name.
 var ErrUnknownComputer = errors.New("unknown computer")
 
@@ -278,7 +283,6 @@ func (r *Relay) ServeStream(w http.ResponseWriter, req *http.Request) {
 func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 	ctx, cancel := context.WithCancel(r.ctx)
 	defer cancel()
-	ws.SetReadLimit(1 << 20)
 	log := r.log.With("agent", comp.Name, "surface", surface)
 
 	d := net.Dialer{Timeout: r.cfg.HandshakeTimeout}
@@ -300,6 +304,7 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 
 	client := websocket.NetConn(ctx, ws, websocket.MessageBinary)
 	defer client.Close()
+	ws.SetReadLimit(MaxClientMessage) // after NetConn, which turns the limit off
 	client.SetDeadline(time.Now().Add(r.cfg.HandshakeTimeout))
 	if err := ServeClientHandshake(client, init); err != nil {
 		log.Info("rfbgate: browser handshake failed", "err", err)

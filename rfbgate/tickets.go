@@ -39,6 +39,8 @@ type Tickets struct {
 	ttl time.Duration
 	now func() time.Time
 	m   map[string]Ticket
+
+	issued uint64
 }
 
 // NewTickets returns a ticket store; ttl <= 0 takes DefaultTicketTTL; now
@@ -63,9 +65,12 @@ func (t *Tickets) Issue(agent, surface string) (Ticket, error) {
 	tk := Ticket{Token: base64.RawURLEncoding.EncodeToString(b[:]), Agent: agent, Surface: surface, ExpiresAt: now.Add(t.ttl)}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for k, v := range t.m {
-		if now.After(v.ExpiresAt) {
-			delete(t.m, k)
+	// Sweep expired tickets now and then: every 256 issues, and before refusing.
+	if t.issued++; t.issued%256 == 0 || len(t.m) >= maxTickets {
+		for k, v := range t.m {
+			if now.After(v.ExpiresAt) {
+				delete(t.m, k)
+			}
 		}
 	}
 	if len(t.m) >= maxTickets {
