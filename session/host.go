@@ -223,7 +223,10 @@ func (h *Host) Close(now time.Time) {
 // The outcome is reported once, as a *Completed event, unless Request
 // returns an error: then nothing was sent, and the error is a
 // *codec.Error (missing_capability naming the capability,
-// frame_too_large, disconnected after a close) or ErrNotConnected.
+// frame_too_large, disconnected after a close), ErrNotConnected, or a
+// plain error for a caller's mistake (parameters of another method, a
+// negative deadline, parameters that do not encode). A resync sent with
+// Request is the same as one sent with Resync.
 func (h *Host) Request(now time.Time, m codec.Method, p codec.Params, deadline time.Duration) (uint64, error) {
 	return h.request(now, m, p, deadline, false, 0)
 }
@@ -251,6 +254,9 @@ func (h *Host) request(now time.Time, m codec.Method, p codec.Params, deadline t
 	}
 	if deadline < 0 {
 		return 0, fmt.Errorf("session: request %s: negative deadline %v", m, deadline)
+	}
+	if rp, ok := p.(*codec.ResyncParams); ok {
+		s = rp.Stream // a resync sent with Request counts for its stream too
 	}
 	if p == nil {
 		// Not nil: the codec encodes nil params as {}, which its own

@@ -305,3 +305,28 @@ func TestStreamsNumberFromOneOnEachConnection(t *testing.T) {
 		}
 	}
 }
+
+func TestResyncSentWithRequestCountsForItsStream(t *testing.T) {
+	p := newPair(t, HostConfig{}, fullCaps())
+	p.a.SkipEvent(7)
+	p.a.SendEvent(7, 0, nil)
+	p.pump()
+	answerResync(p, codec.NewError(codec.CodeInternal, "no")) // the automatic one fails for good
+	if p.h.InSyncStream(7) {
+		t.Fatal("stream 7 in sync")
+	}
+	p.takeHost()
+	id, err := p.h.Request(p.now, codec.MethodResync, &codec.ResyncParams{Stream: 7}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.pump()
+	answerResync(p, nil)
+	evs := p.takeHost()
+	if c := completions(evs)[id]; c == nil || c.Err != nil {
+		t.Fatalf("events %v", evs)
+	}
+	if is := ofType[*InSync](evs); len(is) != 1 || is[0].Stream != 7 || is[0].From != 3 || !p.h.InSyncStream(7) {
+		t.Fatalf("events %v, want stream 7 in sync from 3", evs)
+	}
+}
