@@ -394,7 +394,6 @@ type hostRun struct {
 	h    *session.Host
 	w    *wireConn
 	done map[uint64]*session.Completed
-	err  error // the session closed
 }
 
 // hostFail is an error that ends the run with exit status 1.
@@ -545,7 +544,6 @@ func (r *hostRun) events() error {
 		case *session.Completed:
 			r.done[e.ID] = e
 		case *session.Closed:
-			r.err = e.Err
 			return &hostFail{msg: fmt.Sprintf("session closed (%s): %s: %s", e.Reason, e.Err.Code, e.Err.Message)}
 		case *session.Connected:
 			line = map[string]any{"connected": hostConnectedJSON{Version: e.Version, MaxFrame: e.MaxFrame, Session: e.Session, Agent: e.Agent, Capabilities: nonNilStrings(e.Capabilities.Names())}}
