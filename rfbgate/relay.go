@@ -234,6 +234,23 @@ func (v *viewer) syncKeyboard() {
 	}
 }
 
+// releaseOnClose lets go of keys and buttons a closing viewer still holds,
+// while the server connection is still open (Xvnc also releases a closed
+// connection's keys; this does not depend on it).
+func (v *viewer) releaseOnClose() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.gate.HasKeyboard() {
+		return
+	}
+	v.gate.SetKeyboard(false)
+	v.out = v.gate.Release(v.out[:0])
+	if len(v.out) > 0 {
+		v.server.SetWriteDeadline(time.Now().Add(time.Second))
+		v.server.Write(v.out)
+	}
+}
+
 func (v *viewer) writeServerLocked() error {
 	if len(v.out) == 0 {
 		return nil
@@ -384,6 +401,7 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 		}
 	}()
 	<-ctx.Done()
+	v.releaseOnClose()
 	server.Close()
 	ws.Close(websocket.StatusGoingAway, "viewer closed")
 	client.Close()

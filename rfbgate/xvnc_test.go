@@ -98,6 +98,28 @@ func TestXvncEndToEnd(t *testing.T) {
 		})
 	}
 
+	// A viewer that closes with keys down: they are released.
+	t.Run("loss-by-close", func(t *testing.T) {
+		third := tr.open(t, "agent1", "tablet", false)
+		tr.Leases.TakeOver("agent1", "tablet")
+		third.Send(t, qemuKey(true, 'a', 30), pointer(4, 30, 30))
+		ev := xe.waitFor(3*time.Second, func(e []xEvent) bool { return count(e, "KeyPress") >= 1 && count(e, "ButtonPress") >= 1 })
+		if count(ev, "KeyPress") != 1 || count(ev, "ButtonPress") != 1 {
+			t.Fatalf("press: X saw %v", ev)
+		}
+		third.Close()
+		ev = xe.waitFor(3*time.Second, func(e []xEvent) bool { return count(e, "KeyRelease") >= 1 && count(e, "ButtonRelease") >= 1 })
+		if count(ev, "KeyRelease") != 1 || count(ev, "ButtonRelease") != 1 {
+			t.Fatalf("closed with keys down: X saw %v", ev)
+		}
+		xe.take()
+		tr.Leases.GiveBack("agent1", "tablet")
+		deadline := time.Now().Add(3 * time.Second)
+		for tr.Viewers("agent1") != 2 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+
 	st, err := tr.Status("agent1")
 	if err != nil || len(st.Viewers) != 2 || st.Keyboard != nil {
 		t.Fatalf("status %+v %v", st, err)
