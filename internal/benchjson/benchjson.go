@@ -20,8 +20,9 @@
 //
 //   - text → JSON → text yields the canonical form of the text, which has
 //     the same benchfmt records; canonical text → JSON → text is identical;
-//   - JSON → text → JSON is identical for every JSON that ReadJSON accepts
-//     (it rejects JSON whose text form would read back differently).
+//   - JSON → text → JSON gives the same Doc for every JSON that ReadJSON
+//     accepts (it rejects JSON whose text form would read back
+//     differently), and identical bytes for JSON that WriteJSON wrote.
 package benchjson
 
 import (
