@@ -61,6 +61,7 @@ type vframe struct {
 	start  int    // offset of the node's map head
 	n, i   int    // pairs in the node's map (-1: indefinite), pairs read
 	kn, ki int    // children in the array (-1: indefinite), children started
+	kidsAt int    // offset of the children array's head
 	seen   uint32 // keys present
 	inKids bool
 }
@@ -93,6 +94,7 @@ type Snapshot struct {
 	nNodes       int
 	response     bool
 
+	tails tailTable
 	stack [codec.MaxNodeDepth]vframe
 	node  NodeView // scratch for the validation pass
 	win   WindowView
@@ -129,6 +131,7 @@ func (v *Snapshot) reset(b []byte) {
 
 func (v *Snapshot) parse(b []byte, response bool) error {
 	v.reset(b)
+	v.tails.clear()
 	v.response = response
 	d := cbor.NewDecoder(b)
 	if !response {
@@ -319,8 +322,12 @@ func (v *Snapshot) window(d *cbor.Decoder) error {
 				seen &^= 1 << 7
 				continue
 			}
+			at := d.Offset()
 			if err := v.tree(d); err != nil {
 				return cbor.In(err, "root")
+			}
+			if n < 0 || i+1 < n {
+				v.tails.put(at, d.Offset())
 			}
 			seen |= 1 << 7
 			continue
@@ -373,6 +380,9 @@ func (v *Snapshot) tree(d *cbor.Decoder) (err error) {
 				continue
 			}
 			f.inKids = false
+			if f.n < 0 || f.i+1 < f.n {
+				v.tails.put(f.kidsAt, d.Offset())
+			}
 			f.seen |= 1 << 8
 			f.i++
 			continue
@@ -402,7 +412,7 @@ func (v *Snapshot) tree(d *cbor.Decoder) (err error) {
 			if kn > d.Len()/minNodeLen {
 				return cbor.In(cbor.Errorf(cbor.ErrTruncated, at, itoa(kn)+" children cannot fit in the "+itoa(d.Len())+" bytes left"), "children")
 			}
-			f.kn, f.ki, f.inKids = kn, 0, true
+			f.kn, f.ki, f.inKids, f.kidsAt = kn, 0, true, at
 			continue
 		}
 		if err := nodeField(d, &v.node, k, &f.seen); err != nil {

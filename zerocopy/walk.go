@@ -69,6 +69,7 @@ type wframe struct {
 type Walker struct {
 	buf     []byte
 	tab     strTable
+	tails   tailTable
 	win     WindowView
 	node    NodeView
 	atNode  bool
@@ -86,7 +87,7 @@ type Walker struct {
 
 // Reset starts a walk of v from its first window.
 func (w *Walker) Reset(v *Snapshot) {
-	w.buf, w.tab = v.buf, v.strTable
+	w.buf, w.tab, w.tails = v.buf, v.strTable, v.tails
 	w.win, w.node = WindowView{}, NodeView{}
 	w.atNode, w.depth, w.rootDue, w.kidsDue, w.err, w.sp = false, 0, false, false, nil, 0
 	w.winNext, w.winN, w.winI = v.winOff, v.winN, 0
@@ -184,9 +185,10 @@ func (w *Walker) visitNode(off, depth int) bool {
 }
 
 // parseNode reads the node map at off into w.node. The children array is
-// only located: when pairs follow it, it is skipped to reach them.
+// only located: when pairs follow it, the walk jumps past it to them.
 func (w *Walker) parseNode(off int) error {
-	d := at(w.buf, off)
+	base := off
+	d := at(w.buf, base)
 	nv := &w.node
 	*nv = NodeView{}
 	n, err := d.MapHead()
@@ -209,26 +211,33 @@ func (w *Walker) parseNode(off int) error {
 			nv.kidsN = 0
 			continue
 		}
+		head := base + d.Offset()
 		kn, err := d.ArrayHead()
 		if err != nil {
 			return err
 		}
-		nv.kidsOff, nv.kidsN = off+d.Offset(), kn
+		nv.kidsOff, nv.kidsN = base+d.Offset(), kn
 		if kn != 0 && n >= 0 && i == n-1 {
 			return nil // the map ends with its children: endKnown stays false
+		}
+		if end, ok := w.tails.get(head); ok && end >= nv.kidsOff && end <= len(w.buf) {
+			base = end
+			d = at(w.buf, base)
+			continue
 		}
 		if err := arrayEnd(&d, kn, 0); err != nil {
 			return err
 		}
 	}
-	nv.end, nv.endKnown = off+d.Offset(), true
+	nv.end, nv.endKnown = base+d.Offset(), true
 	return nil
 }
 
 // parseWindow reads the window map at off into w.win and returns the
 // offset past it.
 func (w *Walker) parseWindow(off int) (int, error) {
-	d := at(w.buf, off)
+	base := off
+	d := at(w.buf, base)
 	wv := &w.win
 	*wv = WindowView{}
 	n, err := d.MapHead()
@@ -251,12 +260,17 @@ func (w *Walker) parseWindow(off int) (int, error) {
 			wv.HasRoot = false
 			continue
 		}
-		wv.HasRoot, wv.rootOff = true, off+d.Offset()
+		wv.HasRoot, wv.rootOff = true, base+d.Offset()
+		if end, ok := w.tails.get(wv.rootOff); ok && end > wv.rootOff && end <= len(w.buf) {
+			base = end
+			d = at(w.buf, base)
+			continue
+		}
 		if err := d.Skip(); err != nil {
 			return 0, err
 		}
 	}
-	return off + d.Offset(), nil
+	return base + d.Offset(), nil
 }
 
 // Walk calls fn for every window (depth 0, node zero) and every node of

@@ -1,0 +1,48 @@
+package zerocopy
+
+import (
+	"testing"
+
+	"github.com/wirebench/wirebench/codec"
+)
+
+func BenchmarkSnapshot500(b *testing.B) {
+	p := snapshotPayload(b, 500, 1)
+	b.Run("op=parse", func(b *testing.B) {
+		var v Snapshot
+		b.SetBytes(int64(len(p)))
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if err := v.Parse(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("op=parse+walk", func(b *testing.B) {
+		var v Snapshot
+		var w Walker
+		b.SetBytes(int64(len(p)))
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if err := v.Parse(p); err != nil {
+				b.Fatal(err)
+			}
+			var s uint64
+			for w.Reset(&v); w.Next(); {
+				if n := w.Node(); n != nil {
+					s += readNode(n)
+				}
+			}
+			sink += s
+		}
+	})
+	b.Run("op=codec.Decode", func(b *testing.B) {
+		b.SetBytes(int64(len(p)))
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := codec.Decode(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
