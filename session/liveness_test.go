@@ -195,3 +195,24 @@ func TestClockGoingBackwardsFiresNothing(t *testing.T) {
 		t.Fatalf("ping at %v, want 1.9s", at.Sub(t0))
 	}
 }
+
+func TestAgentDiscardedBytesAreNoSignOfLife(t *testing.T) {
+	a := connectedAgent(t, fullCaps(), 4096)
+	a.PollTransmit()
+	a.Receive(t0, []byte{0x7f, 0, 0, 0}) // a frame claiming 2 GiB
+	for ms := 250; ms <= 4000; ms += 250 {
+		now := t0.Add(time.Duration(ms) * time.Millisecond)
+		a.Receive(now, make([]byte, 512))
+		a.HandleTimeout(now)
+		if !a.Connected() {
+			if d := now.Sub(t0); d != SilentAfter {
+				t.Fatalf("agent closed at %v, want %v", d, SilentAfter)
+			}
+			if a.Stats().OversizedIn != 1 {
+				t.Fatalf("stats %+v", a.Stats())
+			}
+			return
+		}
+	}
+	t.Fatal("discarded bytes kept the agent alive")
+}
