@@ -203,18 +203,25 @@ func TestLoad64Viewers(t *testing.T) {
 	time.Sleep(dur)
 	close(stop)
 	wg.Wait()
-	// Expect at least a third of the offered rate per viewer.
-	min := int64(float64(chunk) * dur.Seconds() / 0.020 / 3)
+	// Every viewer must have got a real share (the offered rate is 0.8 MB/s
+	// each; a host busy with other tests gives less, never nothing).
+	const floor = 1 << 20
 	var total int64
+	lo, hi := int64(-1), int64(0)
 	for i, r := range results {
 		if r.err != nil {
 			t.Fatalf("viewer %d: %v", i, r.err)
 		}
-		if r.bytes < min {
-			t.Fatalf("viewer %d got %d bytes in %v, want at least %d", i, r.bytes, dur, min)
+		if r.bytes < floor {
+			t.Fatalf("viewer %d got %d bytes in %v, want at least %d", i, r.bytes, dur, floor)
 		}
 		total += r.bytes
+		if lo < 0 || r.bytes < lo {
+			lo = r.bytes
+		}
+		hi = max(hi, r.bytes)
 	}
+	t.Logf("per viewer: %.1f to %.1f MB", float64(lo)/1e6, float64(hi)/1e6)
 	t.Logf("%d viewers, %v: %.1f MB checked in order, %.1f MB/s in all", viewers, dur, float64(total)/1e6, float64(total)/1e6/dur.Seconds())
 	deadline := time.Now().Add(10 * time.Second)
 	for {

@@ -33,9 +33,15 @@ func TestXvncEndToEnd(t *testing.T) {
 	xv := startXvnc(t, testPassword)
 	xe := watchX(t, xv.Display)
 	tr := newTestRelay(t, Config{
-		Computers: []Computer{{Name: "agent1", Addr: xv.Addr, Password: NewSecret(testPassword)}},
-		LeaseTTL:  2 * time.Second, PingInterval: 200 * time.Millisecond,
+		Computers:    []Computer{{Name: "agent1", Addr: xv.Addr, Password: NewSecret(testPassword)}},
+		PingInterval: 200 * time.Millisecond,
 	})
+	// A second relay to the same Xvnc with a short lease, for expiry.
+	short := newTestRelay(t, Config{
+		Computers: []Computer{{Name: "agent1", Addr: xv.Addr, Password: NewSecret(testPassword)}},
+		LeaseTTL:  1500 * time.Millisecond,
+	})
+	cs := short.open(t, "agent1", "laptop", false)
 	c := tr.open(t, "agent1", "laptop", false)
 	if w, h := int(c.Init[0])<<8|int(c.Init[1]), int(c.Init[2])<<8|int(c.Init[3]); w != 640 || h != 480 {
 		t.Fatalf("ServerInit says %dx%d, want 640x480", w, h)
@@ -71,7 +77,11 @@ func TestXvncEndToEnd(t *testing.T) {
 	// and the button; nothing stays down.
 	for _, how := range []string{"giveback", "expiry", "moved"} {
 		t.Run("loss-by-"+how, func(t *testing.T) {
-			tr.Leases.TakeOver("agent1", "laptop")
+			r, c := tr, c
+			if how == "expiry" {
+				r, c = short, cs
+			}
+			r.Leases.TakeOver("agent1", "laptop")
 			c.Send(t, qemuKey(true, 'a', 30), keyEvent(true, 0xffe1 /* Shift_L */), pointer(1, 20, 20))
 			ev := xe.waitFor(3*time.Second, func(e []xEvent) bool { return count(e, "KeyPress") >= 2 && count(e, "ButtonPress") >= 1 })
 			if count(ev, "KeyPress") != 2 || count(ev, "ButtonPress") != 1 {
@@ -79,21 +89,24 @@ func TestXvncEndToEnd(t *testing.T) {
 			}
 			switch how {
 			case "giveback":
-				tr.Leases.GiveBack("agent1", "laptop")
-			case "expiry": // 2 s lease, not renewed
+				r.Leases.GiveBack("agent1", "laptop")
+			case "expiry": // 1.5 s lease, not renewed
 			case "moved":
-				tr.Leases.TakeOver("agent1", "phone")
+				r.Leases.TakeOver("agent1", "phone")
 			}
 			ev = xe.waitFor(4*time.Second, func(e []xEvent) bool { return count(e, "KeyRelease") >= 2 && count(e, "ButtonRelease") >= 1 })
 			if count(ev, "KeyRelease") != 2 || count(ev, "ButtonRelease") != 1 {
 				t.Fatalf("lease lost by %s with keys down: X saw %v, want both keys and the button released", how, ev)
+			}
+			if _, held := r.Leases.Holder("agent1"); held != (how == "moved") {
+				t.Fatalf("after loss by %s: holder %v", how, held)
 			}
 			// The browser's own late key-up is now a watcher's input: dropped.
 			xe.take()
 			c.Send(t, qemuKey(false, 'a', 30), keyEvent(false, 0xffe1), pointer(0, 20, 20))
 			noEvents(t, xe, "late key-up after the loss")
 			if how == "moved" {
-				tr.Leases.GiveBack("agent1", "phone")
+				r.Leases.GiveBack("agent1", "phone")
 			}
 		})
 	}
