@@ -1,0 +1,228 @@
+package zerocopy
+
+import (
+	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/cbor"
+)
+
+var requestNames = [...]string{"kind", "id", "method", "params", "deadline_ms"}
+
+// RequestView is a request read in place: its envelope checked as the
+// codec checks it, its params located as a map that is well-formed CBOR
+// with valid UTF-8 text, to be read by key. The params are not checked
+// against the method's schema: a payload ParseRequest accepts may still
+// fail codec.Decode, and one the codec decodes, ParseRequest reads alike.
+type RequestView struct {
+	ID         uint64            // key 1
+	Method     codec.Method      // key 2
+	DeadlineMS codec.Opt[uint32] // key 4
+	Params     ParamsView        // key 3
+}
+
+// ParamsView is a request's params map, read by key: the last of a
+// repeated key wins and a null value counts as absent, as in the codec.
+// Strings borrow the frame (valid until Release).
+type ParamsView struct {
+	b []byte // the map's bytes
+}
+
+// ParseRequest reads the request in payload. It allocates nothing on
+// success.
+func ParseRequest(payload []byte) (RequestView, error) {
+	var r RequestView
+	err := r.Parse(payload)
+	return r, err
+}
+
+// Parse is ParseRequest into r.
+func (r *RequestView) Parse(payload []byte) error {
+	*r = RequestView{}
+	h, err := Header(payload)
+	if err != nil {
+		return err
+	}
+	if h.Kind != codec.KindRequest {
+		return cbor.In(cbor.Errorf(cbor.ErrInvalid, 0, "a "+h.Kind.String()+" where a request was expected"), "kind")
+	}
+	d := cbor.NewDecoder(payload)
+	if err := r.envelope(&d, payload); err != nil {
+		return cbor.In(err, "request")
+	}
+	return d.Done()
+}
+
+func (r *RequestView) envelope(d *cbor.Decoder, payload []byte) error {
+	start := d.Offset()
+	n, err := d.MapHead()
+	if err != nil {
+		return err
+	}
+	var seen uint32
+	method, haveMethod := codec.Method(0), false
+	for i := 0; d.More(n, i); i++ {
+		k, err := key(d)
+		if err != nil {
+			return err
+		}
+		if d.Null() {
+			switch k {
+			case 3:
+				r.Params = ParamsView{}
+			case 4:
+				r.DeadlineMS = codec.Opt[uint32]{}
+			}
+			if k < 32 {
+				seen &^= 1 << k
+			}
+			continue
+		}
+		at := d.Offset()
+		switch k {
+		case 0:
+			var kind uint64
+			if kind, err = d.Uint(); err == nil && codec.Kind(kind) != codec.KindRequest {
+				err = cbor.Errorf(cbor.ErrInvalid, at, "kind "+codec.Kind(kind).String()+" repeats key 0 of a request")
+			}
+		case 1:
+			r.ID, err = d.Uint()
+		case 2:
+			var m uint32
+			if m, err = d.Uint32(); err == nil {
+				if haveMethod && codec.Method(m) != method {
+					err = cbor.Errorf(cbor.ErrInvalid, at, "method "+codec.Method(m).String()+" repeats key 2 with another value than "+method.String())
+				}
+				method, haveMethod = codec.Method(m), true
+			}
+		case 3:
+			if b, ok := d.PeekByte(); ok && b>>5 != byte(cbor.MajorMap) {
+				h, herr := d.ReadHead()
+				if herr != nil {
+					err = herr
+				} else {
+					err = cbor.Errorf(cbor.ErrType, at, h.Major.String()+" where a map was expected")
+				}
+			} else if err = d.Skip(); err == nil {
+				r.Params = ParamsView{b: payload[at:d.Offset():d.Offset()]}
+			}
+		case 4:
+			r.DeadlineMS, err = optU32(d)
+		default:
+			err = d.Skip()
+		}
+		if err != nil {
+			return named(err, k, requestNames[:])
+		}
+		if k < 32 {
+			seen |= 1 << k
+		}
+	}
+	r.Method = method
+	return missing(0xf, seen, requestNames[:], start)
+}
+
+// Bytes is the params map as it is in the frame.
+func (p ParamsView) Bytes() []byte { return p.b }
+
+// find positions a decoder at the value of the last non-null key k.
+func (p ParamsView) find(k uint64) (cbor.Decoder, bool) {
+	d := cbor.NewDecoder(p.b)
+	var found cbor.Decoder
+	ok := false
+	n, err := d.MapHead()
+	if err != nil {
+		return found, false
+	}
+	for i := 0; d.More(n, i); i++ {
+		kk, err := key(&d)
+		if err != nil {
+			return found, false
+		}
+		if kk == k {
+			if d.Null() {
+				ok = false
+				continue
+			}
+			found, ok = d, true
+		}
+		if d.Skip() != nil {
+			return found, false
+		}
+	}
+	return found, ok
+}
+
+// major reports the major type of the next item.
+func major(d *cbor.Decoder) (cbor.Major, byte) {
+	b, ok := d.PeekByte()
+	if !ok {
+		return cbor.MajorSimple, 0xff
+	}
+	return cbor.Major(b >> 5), b
+}
+
+// The accessors look at the item's type before reading it, so that a key
+// of another type costs no error value: they allocate nothing.
+
+// Uint returns the unsigned integer at key k.
+func (p ParamsView) Uint(k uint64) (uint64, bool) {
+	d, ok := p.find(k)
+	if m, _ := major(&d); !ok || m != cbor.MajorUint {
+		return 0, false
+	}
+	v, err := d.Uint()
+	return v, err == nil
+}
+
+// Uint32 returns the u32 at key k.
+func (p ParamsView) Uint32(k uint64) (uint32, bool) {
+	v, ok := p.Uint(k)
+	if !ok || v > 0xffffffff {
+		return 0, false
+	}
+	return uint32(v), true
+}
+
+// Int returns the integer at key k, when it fits in an int64.
+func (p ParamsView) Int(k uint64) (int64, bool) {
+	d, ok := p.find(k)
+	if m, _ := major(&d); !ok || (m != cbor.MajorUint && m != cbor.MajorNegInt) {
+		return 0, false
+	}
+	h, err := d.ReadHead()
+	if err != nil || h.Arg > 1<<63-1 {
+		return 0, false
+	}
+	if h.Major == cbor.MajorNegInt {
+		return -1 - int64(h.Arg), true
+	}
+	return int64(h.Arg), true
+}
+
+// Int32 returns the i32 at key k.
+func (p ParamsView) Int32(k uint64) (int32, bool) {
+	v, ok := p.Int(k)
+	if !ok || v < -1<<31 || v > 1<<31-1 {
+		return 0, false
+	}
+	return int32(v), true
+}
+
+// Bool returns the boolean at key k.
+func (p ParamsView) Bool(k uint64) (bool, bool) {
+	d, ok := p.find(k)
+	_, b := major(&d)
+	if !ok || (b != cbor.True && b != cbor.False) {
+		return false, false
+	}
+	return b == cbor.True, true
+}
+
+// Text returns the text at key k, borrowed from the frame.
+func (p ParamsView) Text(k uint64) (string, bool) {
+	d, ok := p.find(k)
+	if m, b := major(&d); !ok || m != cbor.MajorText || b == 0x7f {
+		return "", false
+	}
+	s, err := text(&d)
+	return s, err == nil
+}
