@@ -140,11 +140,12 @@ func (d *decoder) optBool() (Opt[bool], error) {
 // key reads a map key. A key that is not an unsigned integer is skipped
 // and reported as unknownKey, so its value is skipped too.
 func (d *decoder) key() (uint64, error) {
-	if b, ok := d.PeekByte(); ok && b < 24 {
-		d.Uint()
+	b, ok := d.PeekByte()
+	if ok && b < 24 {
+		d.Advance(1)
 		return uint64(b), nil
 	}
-	if b, ok := d.PeekByte(); ok && b>>5 == byte(cbor.MajorUint) {
+	if ok && b>>5 == byte(cbor.MajorUint) {
 		return d.Uint()
 	}
 	if err := d.Skip(); err != nil {
@@ -161,6 +162,13 @@ func (d *decoder) mapHead() (int, error) { return d.MapHead() }
 // missing reports the first required field absent from seen.
 func (d *decoder) missing(need, seen uint32, names []string, start int) error {
 	lack := need &^ seen
+	if lack == 0 {
+		return nil
+	}
+	return missingError(lack, names, start)
+}
+
+func missingError(lack uint32, names []string, start int) error {
 	for k := 0; k < 32; k++ {
 		if lack&(1<<k) != 0 {
 			name := strconv.Itoa(k)
@@ -266,8 +274,13 @@ func (d *decoder) message() (Message, error) {
 // consuming anything. Keys come in any order and may repeat (the last one
 // wins), so the whole map is scanned.
 func (d *decoder) peekKind() (Kind, error) {
-	save := *d
-	defer func() { d.Decoder = save.Decoder }()
+	save := d.Decoder
+	k, err := d.scanKind()
+	d.Decoder = save
+	return k, err
+}
+
+func (d *decoder) scanKind() (Kind, error) {
 	start := d.Offset()
 	n, err := d.mapHead()
 	if err != nil {

@@ -333,6 +333,17 @@ func TestEncodeChecks(t *testing.T) {
 		&codec.Response{ID: 1, Method: codec.MethodTap, Result: &codec.ResyncResult{}},
 		&codec.Event{Stream: codec.StreamFrames, Type: 0, Body: &codec.ContentChanged{}},
 		&codec.UnknownKind{Value: 9},
+		&codec.Request{ID: 1, Method: codec.MethodTap},
+		&codec.Response{ID: 1, Method: codec.MethodSnapshot},
+	}
+	for _, m := range []codec.Message{&codec.Request{ID: 1, Method: codec.MethodDeviceInfo}, &codec.Request{ID: 1, Method: 99},
+		&codec.Response{ID: 1, Method: codec.MethodTap}, &codec.Response{ID: 1, Method: 99}} {
+		b, err := codec.Marshal(m)
+		if err != nil {
+			t.Errorf("%#v: %v", m, err)
+		} else if _, err := codec.Decode(b); err != nil {
+			t.Errorf("%#v encodes to what does not decode: %v", m, err)
+		}
 	}
 	for _, m := range bad {
 		dst := []byte{1, 2, 3}

@@ -9,7 +9,10 @@ type Request struct {
 	ID     uint64 // key 1, host-assigned, unique among requests in flight
 	Method Method // key 2
 	// Params (key 3) holds the method's parameters: *SnapshotParams for
-	// MethodSnapshot, and so on (see ParamsFor). nil encodes as {}; a
+	// MethodSnapshot, and so on (see ParamsFor). nil encodes as {} for an
+	// unknown method and for the methods whose parameters are all
+	// optional (screenshot, frames_start, frames_stop, device_info); the
+	// encoder refuses nil for the others, since {} would not decode. A
 	// request with an unknown method decodes with nil Params.
 	Params Params
 	// DeadlineMS (key 4) is relative to the agent's receipt of the request.
@@ -186,6 +189,9 @@ func ParamsFor(m Method) Params {
 func (r *Request) appendCBOR(dst []byte) ([]byte, error) {
 	if r.Params != nil && r.Params.Method() != r.Method {
 		return dst, &EncodeError{Field: "request.params", Detail: "parameters of " + r.Params.Method().String() + " in a " + r.Method.String() + " request"}
+	}
+	if r.Params == nil && r.Method.Known() && !optionalParams(r.Method) {
+		return dst, &EncodeError{Field: "request.params", Detail: r.Method.String() + " needs its parameters; nil encodes {}, which does not decode"}
 	}
 	dst = cbor.AppendMapHead(dst, 4+present(r.DeadlineMS.Ok))
 	dst = append(dst, 0x00, byte(KindRequest))
@@ -379,7 +385,12 @@ func (d *decoder) skipMap() error {
 // to report with the right field path.
 func (d *decoder) peekMethod() (m Method, found bool, err error) {
 	save := d.Decoder
-	defer func() { d.Decoder = save }()
+	m, found, err = d.scanMethod()
+	d.Decoder = save
+	return m, found, err
+}
+
+func (d *decoder) scanMethod() (m Method, found bool, err error) {
 	n, err := d.mapHead()
 	if err != nil {
 		return 0, false, nil
@@ -641,4 +652,14 @@ func (d *decoder) optU32Fields(names []string, dst ...*Opt[uint32]) error {
 		*dst[k], err = d.optU32()
 		return err
 	}, func(k uint64) { *dst[k] = Opt[uint32]{} })
+}
+
+// optionalParams reports whether every parameter of m is optional, so
+// that {} is a valid parameter map.
+func optionalParams(m Method) bool {
+	switch m {
+	case MethodScreenshot, MethodFramesStart, MethodFramesStop, MethodDeviceInfo:
+		return true
+	}
+	return false
 }

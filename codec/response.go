@@ -10,8 +10,10 @@ type Response struct {
 	Method Method // key 2, echoes the request's, so the result decodes alone
 	// Result (key 3) is the method's result: *Snapshot, *BoundsResult,
 	// *ScreenshotResult, *FramesStartResult, *ResyncResult, *Device, or
-	// *Empty for methods without one. nil with a nil Error encodes as {}.
-	// A response to an unknown method decodes with a nil Result.
+	// *Empty for methods without one. nil with a nil Error encodes as {}
+	// for those methods and for unknown ones; the encoder refuses it for
+	// a method with a result. A response to an unknown method decodes
+	// with a nil Result.
 	Result Result
 	Error  *Error // key 4
 }
@@ -127,6 +129,9 @@ func (r *Response) appendCBOR(dst []byte) ([]byte, error) {
 	case r.Error != nil:
 		dst, err = r.Error.appendCBOR(append(dst, 4), "response.error")
 	case r.Result == nil:
+		if r.Method.Known() && !(*Empty).ResultOf(nil, r.Method) {
+			return dst, &EncodeError{Field: "response.result", Detail: r.Method.String() + " needs its result; nil encodes {}, which does not decode"}
+		}
 		dst = append(dst, 3, 0xa0)
 	default:
 		dst, err = r.Result.appendCBOR(append(dst, 3))

@@ -345,6 +345,19 @@ func ValidUTF8(b []byte) bool {
 // count is checked against the bytes left (each item takes at least one
 // byte), so a caller may reserve n elements without trusting the input.
 func (d *Decoder) container(m Major, want string) (int, error) {
+	// Fast path: a one-byte head of the right major type.
+	if d.off < len(d.buf) {
+		if b := d.buf[d.off]; b>>5 == byte(m) && b&0x1f < 24 {
+			n := int(b & 0x1f)
+			if m == MajorMap {
+				n *= 2
+			}
+			if n <= len(d.buf)-d.off-1 {
+				d.off++
+				return int(b & 0x1f), nil
+			}
+		}
+	}
 	start := d.off
 	h, err := d.ReadHead()
 	if err != nil {
@@ -392,8 +405,22 @@ func (d *Decoder) More(n, i int) bool {
 // once; definite containers cost Skip no memory at all.
 const MaxSkipNesting = 1024
 
+// Advance consumes n bytes the caller has already looked at (PeekByte).
+func (d *Decoder) Advance(n int) { d.off = min(d.off+n, len(d.buf)) }
+
 // Skip consumes one well-formed item of any type, without recursion.
 func (d *Decoder) Skip() error {
+	// Fast path: an integer or simple value with a one-byte head.
+	if d.off < len(d.buf) {
+		if b := d.buf[d.off]; b < 0x18 || (b >= 0x20 && b < 0x38) || (b >= 0xe0 && b < 0xf8) {
+			d.off++
+			return nil
+		}
+	}
+	return d.skipSlow()
+}
+
+func (d *Decoder) skipSlow() error {
 	// pending counts the items still to skip in the innermost run of
 	// definite containers. Each open indefinite container saves the
 	// pending count of its parent, and counts its own items so that a map
