@@ -209,6 +209,15 @@ func (d *decoder) arrayEnd(n, i int) error {
 	return nil
 }
 
+// mapIter is a message map opened by message: its head read, and maybe
+// its first pairs (the kind) too.
+type mapIter struct {
+	head  cbor.Decoder // the decoder positioned at the map's head
+	start int          // offset of the map's head
+	n, i  int          // pairs in the map (-1: indefinite), pairs read
+	seen  uint32       // keys read
+}
+
 // message decodes any envelope.
 func (d *decoder) message() (Message, error) {
 	start := d.Offset()
@@ -221,65 +230,82 @@ func (d *decoder) message() (Message, error) {
 		return d.event()
 	case byte(cbor.MajorMap):
 	default:
-		h, err := d.ReadHead()
-		if err != nil {
+		if _, err := d.ReadHead(); err != nil {
 			return nil, cbor.In(err, "message")
 		}
-		_ = h
 		return nil, cbor.In(cbor.Errorf(cbor.ErrType, start, cbor.Major(b>>5).String()+" where a message map or event array was expected"), "message")
 	}
-	kind, err := d.peekKind()
+	kind, it, err := d.openMessage()
 	if err != nil {
 		return nil, cbor.In(err, "message")
 	}
 	switch kind {
 	case KindHello:
 		h := new(Hello)
-		return h, cbor.In(d.hello(h), "hello")
+		return h, cbor.In(d.hello(h, it), "hello")
 	case KindWelcome:
 		w := new(Welcome)
-		return w, cbor.In(d.welcome(w), "welcome")
+		return w, cbor.In(d.welcome(w, it), "welcome")
 	case KindRequest:
-		m, _, err := d.peekMethod()
-		if err != nil {
-			return nil, cbor.In(cbor.In(err, "method"), "request")
-		}
-		r := newRequest(m)
-		return r, cbor.In(d.request(r), "request")
+		r, err := d.request(it)
+		return r, cbor.In(err, "request")
 	case KindResponse:
-		m, _, err := d.peekMethod()
-		if err != nil {
-			return nil, cbor.In(cbor.In(err, "method"), "response")
-		}
-		r, res := newResponse(m)
-		return r, cbor.In(d.response(r, res), "response")
+		r, err := d.response(it)
+		return r, cbor.In(err, "response")
 	case KindPing:
-		p := new(Ping)
-		n, err := d.nonce(KindPing)
-		p.Nonce = n
-		return p, cbor.In(err, "ping")
+		n, err := d.nonce(KindPing, it)
+		return &Ping{Nonce: n}, cbor.In(err, "ping")
 	case KindPong:
-		p := new(Pong)
-		n, err := d.nonce(KindPong)
-		p.Nonce = n
-		return p, cbor.In(err, "pong")
+		n, err := d.nonce(KindPong, it)
+		return &Pong{Nonce: n}, cbor.In(err, "pong")
 	}
-	if err := d.Skip(); err != nil {
-		return nil, cbor.In(err, "message")
+	for i := it.i; d.More(it.n, i); i++ {
+		if err := d.Skip(); err != nil {
+			return nil, cbor.In(err, "message")
+		}
+		if err := d.Skip(); err != nil {
+			return nil, cbor.In(err, "message")
+		}
 	}
 	return &UnknownKind{Value: uint64(kind)}, nil
 }
 
-// peekKind finds key 0 of the map at the decoder's position without
-// consuming anything. Keys come in any order and may repeat (the last one
-// wins), so the whole map is scanned.
-func (d *decoder) peekKind() (Kind, error) {
-	save := d.Decoder
-	k, err := d.scanKind()
-	d.Decoder = save
-	return k, err
+// openMessage reads the head of a message map and its kind. The canonical
+// layout puts the kind first, and then the kind's pair is consumed; keys
+// may come in any order and repeat, though, so otherwise the whole map is
+// scanned for key 0 (the last one wins) and the map is reopened. A later
+// repetition of key 0 with another value is caught by the decoder of the
+// kind (see checkKind).
+func (d *decoder) openMessage() (Kind, mapIter, error) {
+	it := mapIter{head: d.Decoder, start: d.Offset()}
+	n, err := d.mapHead()
+	if err != nil {
+		return 0, it, err
+	}
+	it.n = n
+	if b, ok := d.PeekByte(); ok && b == 0 && n != 0 {
+		d.Advance(1)
+		if !d.Null() {
+			v, err := d.u64()
+			if err != nil {
+				return 0, it, cbor.In(err, "kind")
+			}
+			it.i, it.seen = 1, 1
+			return Kind(v), it, nil
+		}
+	}
+	d.Decoder = it.head
+	kind, err := d.scanKind()
+	if err != nil {
+		return 0, it, err
+	}
+	d.Decoder = it.head
+	it.n, _ = d.mapHead()
+	return kind, it, nil
 }
 
+// scanKind finds key 0 of the map at the decoder's position, consuming
+// the map.
 func (d *decoder) scanKind() (Kind, error) {
 	start := d.Offset()
 	n, err := d.mapHead()
@@ -288,29 +314,16 @@ func (d *decoder) scanKind() (Kind, error) {
 	}
 	var kind Kind
 	found := false
-	// Fast path: the canonical layout puts the kind first. A later
-	// repetition of key 0 with another value is caught by the decoder of
-	// the kind (see checkKind).
-	if b, ok := d.PeekByte(); ok && b == 0 && n != 0 {
-		d.key()
-		if !d.Null() {
-			v, err := d.u64()
-			if err != nil {
-				return 0, cbor.In(err, "kind")
-			}
-			return Kind(v), nil
-		}
-		n-- // the pair is consumed; an indefinite map stays -1 below
-		if n < -1 {
-			n = -1
-		}
-	}
 	for i := 0; d.More(n, i); i++ {
 		k, err := d.key()
 		if err != nil {
 			return 0, err
 		}
-		if k == 0 && !d.Null() {
+		if k == 0 {
+			if d.Null() {
+				found = false
+				continue
+			}
 			v, err := d.u64()
 			if err != nil {
 				return 0, cbor.In(err, "kind")
@@ -329,15 +342,10 @@ func (d *decoder) scanKind() (Kind, error) {
 }
 
 // nonce decodes a ping or pong.
-func (d *decoder) nonce(kind Kind) (uint64, error) {
-	start := d.Offset()
-	n, err := d.mapHead()
-	if err != nil {
-		return 0, err
-	}
-	var seen uint32
+func (d *decoder) nonce(kind Kind, it mapIter) (uint64, error) {
+	start, n, seen := it.start, it.n, it.seen
 	var nonce uint64
-	for i := 0; d.More(n, i); i++ {
+	for i := it.i; d.More(n, i); i++ {
 		k, err := d.key()
 		if err != nil {
 			return 0, err

@@ -418,3 +418,31 @@ func TestHeadBoundaries(t *testing.T) {
 	}
 	_ = binary.BigEndian
 }
+
+func TestResponseAnyKeyOrder(t *testing.T) {
+	want := &codec.Response{ID: 5, Method: codec.MethodResync, Result: &codec.ResyncResult{Seq: 9}}
+	for name, in := range map[string][]byte{
+		"result before method": hexb(t, 0xa4, 0x03, 0xa1, 0x00, 0x09, 0x01, 0x05, 0x00, 0x03, 0x02, 0x0c),
+		"kind last":            hexb(t, 0xa4, 0x01, 0x05, 0x02, 0x0c, 0x03, 0xa1, 0x00, 0x09, 0x00, 0x03),
+	} {
+		m, err := codec.Decode(in)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		} else if !reflect.DeepEqual(m, want) {
+			t.Errorf("%s: %#v", name, m)
+		}
+	}
+	// An error response with the error before the method.
+	m, err := codec.Decode(hexb(t, 0xa4, 0x00, 0x03, 0x04, 0xa3, 0x00, 0x64, 'b', 'u', 's', 'y', 0x01, 0x60, 0x02, 0xf5, 0x01, 0x05, 0x02, 0x0c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := m.(*codec.Response); r.Method != codec.MethodResync || r.ID != 5 || r.Error.Code != codec.CodeBusy || r.Result != nil {
+		t.Fatalf("%#v", r)
+	}
+	// A method repeated after the params with another value is refused.
+	_, err = codec.Decode(hexb(t, 0xa5, 0x00, 0x03, 0x01, 0x05, 0x02, 0x0c, 0x03, 0xa1, 0x00, 0x09, 0x02, 0x01))
+	if !errors.Is(err, codec.ErrInvalid) {
+		t.Fatalf("%v", err)
+	}
+}

@@ -126,14 +126,9 @@ func (e *Error) appendCBOR(dst []byte, field string) ([]byte, error) {
 
 var helloNames = []string{"kind", "versions", "max_frame", "capabilities", "token", "agent", "device"}
 
-func (d *decoder) hello(h *Hello) error {
-	start := d.Offset()
-	n, err := d.mapHead()
-	if err != nil {
-		return err
-	}
-	var seen uint32
-	for i := 0; d.More(n, i); i++ {
+func (d *decoder) hello(h *Hello, it mapIter) error {
+	start, n, seen := it.start, it.n, it.seen
+	for i := it.i; d.More(n, i); i++ {
 		k, err := d.key()
 		if err != nil {
 			return err
@@ -186,14 +181,9 @@ func (d *decoder) hello(h *Hello) error {
 
 var welcomeNames = []string{"kind", "version", "max_frame", "error", "session"}
 
-func (d *decoder) welcome(w *Welcome) error {
-	start := d.Offset()
-	n, err := d.mapHead()
-	if err != nil {
-		return err
-	}
-	var seen uint32
-	for i := 0; d.More(n, i); i++ {
+func (d *decoder) welcome(w *Welcome, it mapIter) error {
+	start, n, seen := it.start, it.n, it.seen
+	for i := it.i; d.More(n, i); i++ {
 		k, err := d.key()
 		if err != nil {
 			return err

@@ -302,27 +302,35 @@ func (*DeviceInfoParams) appendCBOR(dst []byte) ([]byte, error) { return append(
 
 var requestNames = []string{"kind", "id", "method", "params", "deadline_ms"}
 
-// request decodes the map of a request made by newRequest.
-func (d *decoder) request(r *Request) error {
-	start := d.Offset()
-	// The method (key 2) decides how to read the params (key 3), and keys
-	// may come in any order: find the method first.
-	n, err := d.mapHead()
-	if err != nil {
-		return err
-	}
-	var seen uint32
-	for i := 0; d.More(n, i); i++ {
+// request decodes the rest of a request map opened by message. The
+// method (key 2) decides how to read the params (key 3); the canonical
+// order puts it first, and the request and its params are allocated when
+// key 3 comes. Only when key 3 comes before key 2 is the map scanned for
+// the method first.
+func (d *decoder) request(it mapIter) (*Request, error) {
+	var (
+		r          *Request
+		id         uint64
+		deadline   Opt[uint32]
+		method     Method
+		haveMethod bool
+	)
+	start, n, seen := it.start, it.n, it.seen
+	for i := it.i; d.More(n, i); i++ {
 		k, err := d.key()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if d.Null() {
 			switch k {
+			case 2:
+				haveMethod = false
 			case 3:
-				r.Params = nil
+				if r != nil {
+					r.Params = nil
+				}
 			case 4:
-				r.DeadlineMS = Opt[uint32]{}
+				deadline = Opt[uint32]{}
 			}
 			if k < 32 {
 				seen &^= 1 << k
@@ -333,10 +341,25 @@ func (d *decoder) request(r *Request) error {
 		case 0:
 			err = d.checkKind(KindRequest)
 		case 1:
-			r.ID, err = d.u64()
+			id, err = d.u64()
 		case 2:
-			err = d.checkMethod(r.Method)
+			var v uint32
+			at := d.Offset()
+			if v, err = d.u32(); err == nil {
+				if r != nil && Method(v) != r.Method {
+					err = cbor.Errorf(cbor.ErrInvalid, at, "method "+Method(v).String()+" repeats key 2 with another value than "+r.Method.String())
+				}
+				method, haveMethod = Method(v), true
+			}
 		case 3:
+			if r == nil {
+				if !haveMethod {
+					if method, haveMethod, err = d.peekMethodAt(it.head); err != nil {
+						return nil, cbor.In(err, "method")
+					}
+				}
+				r = newRequest(method)
+			}
 			if r.Params == nil {
 				r.Params = ParamsFor(r.Method)
 			}
@@ -348,7 +371,7 @@ func (d *decoder) request(r *Request) error {
 				err = r.Params.decodeFrom(d)
 			}
 		case 4:
-			r.DeadlineMS, err = d.optU32()
+			deadline, err = d.optU32()
 		default:
 			err = d.Skip()
 		}
@@ -356,13 +379,27 @@ func (d *decoder) request(r *Request) error {
 			if k < uint64(len(requestNames)) {
 				err = cbor.In(err, requestNames[k])
 			}
-			return err
+			return nil, err
 		}
 		if k < 32 {
 			seen |= 1 << k
 		}
 	}
-	return d.missing(0xf, seen, requestNames, start)
+	if err := d.missing(0xf, seen, requestNames, start); err != nil {
+		return nil, err
+	}
+	r.ID, r.DeadlineMS = id, deadline
+	return r, nil
+}
+
+// peekMethodAt scans the map whose head head is positioned at for its
+// method (key 2, the last one when it repeats), leaving d where it is.
+func (d *decoder) peekMethodAt(head cbor.Decoder) (Method, bool, error) {
+	save := d.Decoder
+	d.Decoder = head
+	m, found, err := d.scanMethod()
+	d.Decoder = save
+	return m, found, err
 }
 
 // skipMap skips an item that must be a map.
@@ -378,18 +415,9 @@ func (d *decoder) skipMap() error {
 	return d.Skip()
 }
 
-// peekMethod finds the method (key 2) of the request or response map at
-// the decoder's position without consuming anything. The canonical order
-// puts it before the params or result (key 3), and the scan stops there;
-// otherwise it skips on, and a map it cannot scan is left to the main loop
-// to report with the right field path.
-func (d *decoder) peekMethod() (m Method, found bool, err error) {
-	save := d.Decoder
-	m, found, err = d.scanMethod()
-	d.Decoder = save
-	return m, found, err
-}
-
+// scanMethod reads the map at the decoder's position for its method (key
+// 2). A map it cannot scan is left to the main loop to report with the
+// right field path.
 func (d *decoder) scanMethod() (m Method, found bool, err error) {
 	n, err := d.mapHead()
 	if err != nil {
@@ -418,20 +446,6 @@ func (d *decoder) scanMethod() (m Method, found bool, err error) {
 		}
 	}
 	return m, found, nil
-}
-
-// checkMethod reads key 2 in the main loop, which must repeat the method
-// the peek found.
-func (d *decoder) checkMethod(want Method) error {
-	start := d.Offset()
-	v, err := d.u32()
-	if err != nil {
-		return err
-	}
-	if Method(v) != want {
-		return cbor.Errorf(cbor.ErrInvalid, start, "method "+Method(v).String()+" repeats key 2 with another value than "+want.String())
-	}
-	return nil
 }
 
 // Parameter decoders. Each resets its receiver, so a repeated key's last

@@ -170,26 +170,35 @@ func (v *Device) appendCBOR(dst []byte) ([]byte, error) { return v.appendField(d
 
 var responseNames = []string{"kind", "id", "method", "result", "error"}
 
-// response decodes the map of a response made by newResponse, with res
-// the empty result allocated with it.
-func (d *decoder) response(r *Response, res Result) error {
-	start := d.Offset()
-	n, err := d.mapHead()
-	if err != nil {
-		return err
-	}
-	var seen uint32
-	for i := 0; d.More(n, i); i++ {
+// response decodes the rest of a response map opened by message, as
+// request does: the response is allocated with its result when key 3
+// comes, by itself when an error (key 4) comes first.
+func (d *decoder) response(it mapIter) (*Response, error) {
+	var (
+		r          *Response
+		res        Result
+		id         uint64
+		method     Method
+		haveMethod bool
+	)
+	start, n, seen := it.start, it.n, it.seen
+	for i := it.i; d.More(n, i); i++ {
 		k, err := d.key()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if d.Null() {
 			switch k {
+			case 2:
+				haveMethod = false
 			case 3:
-				r.Result = nil
+				if r != nil {
+					r.Result = nil
+				}
 			case 4:
-				r.Error = nil
+				if r != nil {
+					r.Error = nil
+				}
 			}
 			if k < 32 {
 				seen &^= 1 << k
@@ -200,20 +209,38 @@ func (d *decoder) response(r *Response, res Result) error {
 		case 0:
 			err = d.checkKind(KindResponse)
 		case 1:
-			r.ID, err = d.u64()
+			id, err = d.u64()
 		case 2:
-			err = d.checkMethod(r.Method)
+			var v uint32
+			at := d.Offset()
+			if v, err = d.u32(); err == nil {
+				if seen&(1<<3) != 0 && Method(v) != method {
+					err = cbor.Errorf(cbor.ErrInvalid, at, "method "+Method(v).String()+" repeats key 2 with another value than "+method.String())
+				}
+				method, haveMethod = Method(v), true
+			}
 		case 3:
+			if !haveMethod {
+				if method, haveMethod, err = d.peekMethodAt(it.head); err != nil {
+					return nil, cbor.In(err, "method")
+				}
+			}
+			if r == nil {
+				r, res = newResponse(method)
+			}
 			if res == nil {
-				res = ResultFor(r.Method)
+				res = ResultFor(method)
 			}
 			r.Result = res
-			if r.Result == nil {
+			if res == nil {
 				err = d.skipMap()
 			} else {
-				err = r.Result.decodeFrom(d)
+				err = res.decodeFrom(d)
 			}
 		case 4:
+			if r == nil {
+				r = new(Response)
+			}
 			r.Error = new(Error)
 			err = d.protoError(r.Error)
 		default:
@@ -223,22 +250,23 @@ func (d *decoder) response(r *Response, res Result) error {
 			if k < uint64(len(responseNames)) {
 				err = cbor.In(err, responseNames[k])
 			}
-			return err
+			return nil, err
 		}
 		if k < 32 {
 			seen |= 1 << k
 		}
 	}
 	if err := d.missing(0x7, seen, responseNames, start); err != nil {
-		return err
+		return nil, err
 	}
 	switch seen & (1<<3 | 1<<4) {
 	case 0:
-		return cbor.Errorf(cbor.ErrMissing, start, "a response carries a result (key 3) or an error (key 4)")
+		return nil, cbor.Errorf(cbor.ErrMissing, start, "a response carries a result (key 3) or an error (key 4)")
 	case 1<<3 | 1<<4:
-		return cbor.Errorf(cbor.ErrInvalid, start, "a response carries a result (key 3) or an error (key 4), not both")
+		return nil, cbor.Errorf(cbor.ErrInvalid, start, "a response carries a result (key 3) or an error (key 4), not both")
 	}
-	return nil
+	r.ID, r.Method = id, method
+	return r, nil
 }
 
 func (*Empty) decodeFrom(d *decoder) error { return d.fields(0, nil, nil, nil) }
