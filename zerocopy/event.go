@@ -41,7 +41,7 @@ func ParseEvent(payload []byte) (EventView, error) {
 // Parse is ParseEvent into e.
 func (e *EventView) Parse(payload []byte) error {
 	*e = EventView{}
-	d := cbor.NewDecoder(payload)
+	d := newDec(payload)
 	var h HeaderView
 	if b, ok := d.PeekByte(); !ok || b>>5 != byte(cbor.MajorArray) {
 		if _, err := Header(payload); err != nil {

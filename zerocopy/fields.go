@@ -33,18 +33,18 @@ func named(err error, k uint64, names []string) error {
 	return err
 }
 
-func optText(d *cbor.Decoder) (codec.Opt[string], error) {
+func optText(d *dec) (codec.Opt[string], error) {
 	s, err := text(d)
 	return codec.Opt[string]{Val: s, Ok: err == nil}, err
 }
 
-func optU32(d *cbor.Decoder) (codec.Opt[uint32], error) {
+func optU32(d *dec) (codec.Opt[uint32], error) {
 	v, err := d.Uint32()
 	return codec.Opt[uint32]{Val: v, Ok: err == nil}, err
 }
 
 // bounds reads [left, top, right, bottom], skipping elements past those.
-func bounds(d *cbor.Decoder, b *codec.Bounds) error {
+func bounds(d *dec, b *codec.Bounds) error {
 	start := d.Offset()
 	n, err := d.ArrayHead()
 	if err != nil {
@@ -65,7 +65,7 @@ func bounds(d *cbor.Decoder, b *codec.Bounds) error {
 
 // nodeField reads the value of key k of a node into nv; key 8 (children)
 // is the caller's. seen collects the keys present.
-func nodeField(d *cbor.Decoder, nv *NodeView, k uint64, seen *uint32) (err error) {
+func nodeField(d *dec, nv *NodeView, k uint64, seen *uint32) (err error) {
 	if d.Null() {
 		switch k {
 		case 4:
@@ -125,7 +125,7 @@ func nodeField(d *cbor.Decoder, nv *NodeView, k uint64, seen *uint32) (err error
 }
 
 // scroll reads a Scroll map.
-func scroll(d *cbor.Decoder, s *codec.Scroll) error {
+func scroll(d *dec, s *codec.Scroll) error {
 	start := d.Offset()
 	n, err := d.MapHead()
 	if err != nil {
@@ -174,7 +174,7 @@ func scroll(d *cbor.Decoder, s *codec.Scroll) error {
 	return missing(3, seen, scrollNames[:], start)
 }
 
-func scrollRange(d *cbor.Decoder, r *codec.ScrollRange) error {
+func scrollRange(d *dec, r *codec.ScrollRange) error {
 	start := d.Offset()
 	n, err := d.ArrayHead()
 	if err != nil {
@@ -201,7 +201,7 @@ func scrollRange(d *cbor.Decoder, r *codec.ScrollRange) error {
 	return arrayEnd(d, n, 3)
 }
 
-func scrollPosition(d *cbor.Decoder, p *codec.ScrollPosition) error {
+func scrollPosition(d *dec, p *codec.ScrollPosition) error {
 	start := d.Offset()
 	n, err := d.ArrayHead()
 	if err != nil {
@@ -224,7 +224,7 @@ func scrollPosition(d *cbor.Decoder, p *codec.ScrollPosition) error {
 
 // windowField reads the value of key k of a window into wv; key 7 (root)
 // is the caller's.
-func windowField(d *cbor.Decoder, wv *WindowView, k uint64, seen *uint32) (err error) {
+func windowField(d *dec, wv *WindowView, k uint64, seen *uint32) (err error) {
 	if d.Null() {
 		switch k {
 		case 5:
@@ -279,7 +279,7 @@ func windowField(d *cbor.Decoder, wv *WindowView, k uint64, seen *uint32) (err e
 }
 
 // display reads a Display map.
-func display(d *cbor.Decoder, v *codec.Display) error {
+func display(d *dec, v *codec.Display) error {
 	start := d.Offset()
 	n, err := d.MapHead()
 	if err != nil {
@@ -320,7 +320,7 @@ func display(d *cbor.Decoder, v *codec.Display) error {
 }
 
 // protoError validates an Error map and returns its code, borrowed.
-func protoError(d *cbor.Decoder) (string, error) {
+func protoError(d *dec) (string, error) {
 	start := d.Offset()
 	n, err := d.MapHead()
 	if err != nil {

@@ -46,7 +46,7 @@ type HeaderView struct {
 // Header reads alike.
 func Header(payload []byte) (HeaderView, error) {
 	var h HeaderView
-	d := cbor.NewDecoder(payload)
+	d := newDec(payload)
 	b, ok := d.PeekByte()
 	if !ok {
 		return h, cbor.In(cbor.Errorf(cbor.ErrTruncated, 0, "empty input where a message was expected"), "message")
@@ -151,7 +151,7 @@ func idName(k codec.Kind) string {
 // peekKind finds key 0 of the map at the start of b, scanning the whole
 // map only when the kind does not come first.
 func peekKind(b []byte) (codec.Kind, error) {
-	d := cbor.NewDecoder(b)
+	d := newDec(b)
 	n, err := d.MapHead()
 	if err != nil {
 		return 0, err
@@ -189,7 +189,7 @@ func peekKind(b []byte) (codec.Kind, error) {
 }
 
 // errorCode reads an Error map and returns its code (key 0), borrowed.
-func errorCode(d *cbor.Decoder) (string, error) {
+func errorCode(d *dec) (string, error) {
 	n, err := d.MapHead()
 	if err != nil {
 		return "", err
@@ -220,7 +220,7 @@ func errorCode(d *cbor.Decoder) (string, error) {
 }
 
 // eventHead reads [kind, stream, seq, type] of an event array.
-func eventHead(d *cbor.Decoder, h *HeaderView) (int, error) {
+func eventHead(d *dec, h *HeaderView) (int, error) {
 	n, err := d.ArrayHead()
 	if err != nil {
 		return n, cbor.In(err, "message")

@@ -21,7 +21,7 @@ func str(b []byte) string {
 
 // key reads a map key as the codec does: a key that is not an unsigned
 // integer is skipped and reported as unknownKey.
-func key(d *cbor.Decoder) (uint64, error) {
+func key(d *dec) (uint64, error) {
 	if b, ok := d.PeekByte(); ok && b < 24 {
 		d.Uint()
 		return uint64(b), nil
@@ -37,7 +37,7 @@ func key(d *cbor.Decoder) (uint64, error) {
 // text reads a definite-length text string as a borrowed string. An
 // indefinite-length string would have to be joined into new memory, so a
 // view refuses it with cbor.ErrIndefinite.
-func text(d *cbor.Decoder) (string, error) {
+func text(d *dec) (string, error) {
 	if b, ok := d.PeekByte(); ok && b == 0x7f {
 		return "", cbor.Errorf(cbor.ErrIndefinite, d.Offset(), "an indefinite-length text string cannot be borrowed")
 	}
@@ -47,7 +47,7 @@ func text(d *cbor.Decoder) (string, error) {
 
 // byteString reads a definite-length byte string as a subslice of the
 // frame, refusing an indefinite-length one like text.
-func byteString(d *cbor.Decoder) ([]byte, error) {
+func byteString(d *dec) ([]byte, error) {
 	if b, ok := d.PeekByte(); ok && b == 0x5f {
 		return nil, cbor.Errorf(cbor.ErrIndefinite, d.Offset(), "an indefinite-length byte string cannot be borrowed")
 	}
@@ -72,22 +72,13 @@ func missing(need, seen uint32, names []string, start int) error {
 
 // arrayEnd skips the elements of an array of count n (-1: indefinite)
 // after the first i.
-func arrayEnd(d *cbor.Decoder, n, i int) error {
+func arrayEnd(d *dec, n, i int) error {
 	for ; d.More(n, i); i++ {
 		if err := d.Skip(); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// at returns a decoder over b positioned at off. Offsets it reports are
-// relative to off; the walkers only read bytes that were validated.
-func at(b []byte, off int) cbor.Decoder {
-	if off < 0 || off > len(b) {
-		off = len(b)
-	}
-	return cbor.NewDecoder(b[off:])
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -44,14 +44,14 @@ func (r *RequestView) Parse(payload []byte) error {
 	if h.Kind != codec.KindRequest {
 		return cbor.In(cbor.Errorf(cbor.ErrInvalid, 0, "a "+h.Kind.String()+" where a request was expected"), "kind")
 	}
-	d := cbor.NewDecoder(payload)
+	d := newDec(payload)
 	if err := r.envelope(&d, payload); err != nil {
 		return cbor.In(err, "request")
 	}
 	return d.Done()
 }
 
-func (r *RequestView) envelope(d *cbor.Decoder, payload []byte) error {
+func (r *RequestView) envelope(d *dec, payload []byte) error {
 	start := d.Offset()
 	n, err := d.MapHead()
 	if err != nil {
@@ -124,9 +124,9 @@ func (r *RequestView) envelope(d *cbor.Decoder, payload []byte) error {
 func (p ParamsView) Bytes() []byte { return p.b }
 
 // find positions a decoder at the value of the last non-null key k.
-func (p ParamsView) find(k uint64) (cbor.Decoder, bool) {
-	d := cbor.NewDecoder(p.b)
-	var found cbor.Decoder
+func (p ParamsView) find(k uint64) (dec, bool) {
+	d := newDec(p.b)
+	var found dec
 	ok := false
 	n, err := d.MapHead()
 	if err != nil {
@@ -152,7 +152,7 @@ func (p ParamsView) find(k uint64) (cbor.Decoder, bool) {
 }
 
 // major reports the major type of the next item.
-func major(d *cbor.Decoder) (cbor.Major, byte) {
+func major(d *dec) (cbor.Major, byte) {
 	b, ok := d.PeekByte()
 	if !ok {
 		return cbor.MajorSimple, 0xff

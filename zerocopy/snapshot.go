@@ -133,7 +133,7 @@ func (v *Snapshot) parse(b []byte, response bool) error {
 	v.reset(b)
 	v.tails.clear()
 	v.response = response
-	d := cbor.NewDecoder(b)
+	d := newDec(b)
 	if !response {
 		if err := v.result(&d); err != nil {
 			return cbor.In(err, "result")
@@ -154,7 +154,7 @@ func (v *Snapshot) parse(b []byte, response bool) error {
 }
 
 // response1 validates a response map as the codec decodes it.
-func (v *Snapshot) response1(d *cbor.Decoder) error {
+func (v *Snapshot) response1(d *dec) error {
 	start := d.Offset()
 	n, err := d.MapHead()
 	if err != nil {
@@ -215,7 +215,7 @@ func (v *Snapshot) response1(d *cbor.Decoder) error {
 }
 
 // result validates a snapshot map; a repeated result starts over.
-func (v *Snapshot) result(d *cbor.Decoder) error {
+func (v *Snapshot) result(d *dec) error {
 	v.Truncated, v.Seq, v.Display = 0, 0, codec.Opt[codec.Display]{}
 	v.strOff, v.strN, v.nStrings = 0, 0, 0
 	v.winOff, v.winN, v.nWindows, v.nNodes = 0, 0, 0, 0
@@ -264,7 +264,7 @@ func (v *Snapshot) result(d *cbor.Decoder) error {
 	return missing(0xf, seen, snapshotNames[:], start)
 }
 
-func (v *Snapshot) stringTable(d *cbor.Decoder) error {
+func (v *Snapshot) stringTable(d *dec) error {
 	n, err := d.ArrayHead()
 	if err != nil {
 		return err
@@ -284,7 +284,7 @@ func (v *Snapshot) stringTable(d *cbor.Decoder) error {
 	return nil
 }
 
-func (v *Snapshot) windows(d *cbor.Decoder) error {
+func (v *Snapshot) windows(d *dec) error {
 	start := d.Offset()
 	n, err := d.ArrayHead()
 	if err != nil {
@@ -303,7 +303,7 @@ func (v *Snapshot) windows(d *cbor.Decoder) error {
 	return nil
 }
 
-func (v *Snapshot) window(d *cbor.Decoder) error {
+func (v *Snapshot) window(d *dec) error {
 	start := d.Offset()
 	n, err := d.MapHead()
 	if err != nil {
@@ -342,7 +342,7 @@ func (v *Snapshot) window(d *cbor.Decoder) error {
 // tree validates the node tree at d depth first with the explicit stack
 // in v: no recursion, and a tree deeper than codec.MaxNodeDepth fails as
 // soon as its level MaxNodeDepth+1 begins.
-func (v *Snapshot) tree(d *cbor.Decoder) (err error) {
+func (v *Snapshot) tree(d *dec) (err error) {
 	sp := 0
 	defer func() {
 		if err != nil {
@@ -451,7 +451,7 @@ func (v *Snapshot) Strings() StringIter {
 //		use(it.Index(), it.String())
 //	}
 type StringIter struct {
-	d    cbor.Decoder
+	d    dec
 	n    int
 	left int
 	i    int

@@ -166,7 +166,7 @@ func (w *Walker) Next() bool {
 			}
 			return true
 		}
-		end := f.next + d.Offset() // past the break of an indefinite array
+		end := d.Offset() // past the break of an indefinite array
 		w.sp--
 		if f.endsMe && w.sp > 0 {
 			w.stack[w.sp-1].next = end
@@ -187,8 +187,7 @@ func (w *Walker) visitNode(off, depth int) bool {
 // parseNode reads the node map at off into w.node. The children array is
 // only located: when pairs follow it, the walk jumps past it to them.
 func (w *Walker) parseNode(off int) error {
-	base := off
-	d := at(w.buf, base)
+	d := at(w.buf, off)
 	nv := &w.node
 	*nv = NodeView{}
 	n, err := d.MapHead()
@@ -211,33 +210,31 @@ func (w *Walker) parseNode(off int) error {
 			nv.kidsN = 0
 			continue
 		}
-		head := base + d.Offset()
+		head := d.Offset()
 		kn, err := d.ArrayHead()
 		if err != nil {
 			return err
 		}
-		nv.kidsOff, nv.kidsN = base+d.Offset(), kn
+		nv.kidsOff, nv.kidsN = d.Offset(), kn
 		if kn != 0 && n >= 0 && i == n-1 {
 			return nil // the map ends with its children: endKnown stays false
 		}
 		if end, ok := w.tails.get(head); ok && end >= nv.kidsOff && end <= len(w.buf) {
-			base = end
-			d = at(w.buf, base)
+			d = at(w.buf, end)
 			continue
 		}
 		if err := arrayEnd(&d, kn, 0); err != nil {
 			return err
 		}
 	}
-	nv.end, nv.endKnown = base+d.Offset(), true
+	nv.end, nv.endKnown = d.Offset(), true
 	return nil
 }
 
 // parseWindow reads the window map at off into w.win and returns the
 // offset past it.
 func (w *Walker) parseWindow(off int) (int, error) {
-	base := off
-	d := at(w.buf, base)
+	d := at(w.buf, off)
 	wv := &w.win
 	*wv = WindowView{}
 	n, err := d.MapHead()
@@ -260,17 +257,16 @@ func (w *Walker) parseWindow(off int) (int, error) {
 			wv.HasRoot = false
 			continue
 		}
-		wv.HasRoot, wv.rootOff = true, base+d.Offset()
+		wv.HasRoot, wv.rootOff = true, d.Offset()
 		if end, ok := w.tails.get(wv.rootOff); ok && end > wv.rootOff && end <= len(w.buf) {
-			base = end
-			d = at(w.buf, base)
+			d = at(w.buf, end)
 			continue
 		}
 		if err := d.Skip(); err != nil {
 			return 0, err
 		}
 	}
-	return base + d.Offset(), nil
+	return d.Offset(), nil
 }
 
 // Walk calls fn for every window (depth 0, node zero) and every node of
