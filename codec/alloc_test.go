@@ -3,6 +3,7 @@ package codec_test
 import (
 	"bytes"
 	"io"
+	"runtime"
 	"testing"
 
 	"github.com/wirebench/wirebench/codec"
@@ -112,5 +113,34 @@ func TestDecodeAllocations(t *testing.T) {
 		if allocs := testing.AllocsPerRun(100, func() { codec.Decode(b) }); allocs > budget {
 			t.Errorf("%s: %v allocations per decode, budget %v", name, allocs, budget)
 		}
+	}
+}
+
+// TestLargeFramesKeepTheirBuffers: after a long run of small frames, a
+// rare large frame still finds a pooled buffer (bytebufferpool calibrates
+// each size class on its own).
+func TestLargeFramesKeepTheirBuffers(t *testing.T) {
+	small := frameOf(t, &codec.Ping{Nonce: 1})
+	big := frameOf(t, bigResponse(t, 1, 256<<10))
+	const n = 45_000 // past bytebufferpool's calibration (42 000 calls)
+	smalls := bytes.Repeat(small, n)
+	r := codec.NewReader(&loopReader{b: append(append([]byte{}, big...), smalls...)}, codec.DefaultMaxFrame)
+	next := func() {
+		f, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Release()
+	}
+	for i := 0; i < n+1; i++ {
+		next()
+	}
+	// The stream is now at the big frame again: count one read of it.
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	next()
+	runtime.ReadMemStats(&after)
+	if got := after.Mallocs - before.Mallocs; got != 0 {
+		t.Errorf("a large frame after %d small ones: %d allocations", n, got)
 	}
 }

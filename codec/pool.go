@@ -4,14 +4,29 @@ import (
 	"github.com/valyala/bytebufferpool"
 )
 
-// framePool holds the buffers of frame payloads. bytebufferpool calibrates
-// itself to the sizes in use, so a stray 16 MiB frame does not pin 16 MiB
-// buffers in the pool for good.
-var framePool bytebufferpool.Pool
+// Frame buffers come from bytebufferpool pools, one per size class.
+// A single pool calibrates itself to the sizes that make up 95 % of its
+// traffic and drops larger buffers on Put, so on a stream of small events
+// with a screenshot now and then every screenshot would get a fresh
+// buffer. With a pool per class each calibrates among frames of its own
+// size, and rare large frames keep their buffers.
+var framePools [len(classLimits)]bytebufferpool.Pool
+
+// classLimits are the upper bounds of the size classes.
+var classLimits = [...]int{4 << 10, 64 << 10, 1 << 20, 1 << 62}
+
+func sizeClass(n int) int {
+	for i, l := range classLimits {
+		if n <= l {
+			return i
+		}
+	}
+	return len(classLimits) - 1
+}
 
 // getBuffer returns a pooled buffer with room for n bytes and length 0.
 func getBuffer(n int) *bytebufferpool.ByteBuffer {
-	b := framePool.Get()
+	b := framePools[sizeClass(n)].Get()
 	if cap(b.B) < n {
 		b.B = make([]byte, 0, n)
 	}
@@ -19,9 +34,9 @@ func getBuffer(n int) *bytebufferpool.ByteBuffer {
 	return b
 }
 
-// putBuffer returns b to the pool. Under the wirebench_poison build tag
-// the bytes are overwritten first, so a view used after release reads
-// garbage that tests can see.
+// putBuffer returns b to the pool of its capacity's class. Under the
+// wirebench_poison build tag the bytes are overwritten first, so a view
+// used after release reads garbage that tests can see.
 func putBuffer(b *bytebufferpool.ByteBuffer) {
 	if poisonReleased {
 		full := b.B[:cap(b.B)]
@@ -29,5 +44,5 @@ func putBuffer(b *bytebufferpool.ByteBuffer) {
 			full[i] = 0xDB
 		}
 	}
-	framePool.Put(b)
+	framePools[sizeClass(cap(b.B))].Put(b)
 }
