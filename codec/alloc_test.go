@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"runtime"
+	"runtime/debug"
 	"testing"
 
 	"github.com/wirebench/wirebench/codec"
@@ -120,6 +121,9 @@ func TestDecodeAllocations(t *testing.T) {
 // rare large frame still finds a pooled buffer (bytebufferpool calibrates
 // each size class on its own).
 func TestLargeFramesKeepTheirBuffers(t *testing.T) {
+	// sync.Pool drops its contents at garbage collections; hold them off
+	// so that what is measured is bytebufferpool's calibration alone.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	small := frameOf(t, &codec.Ping{Nonce: 1})
 	big := frameOf(t, bigResponse(t, 1, 256<<10))
 	const n = 45_000 // past bytebufferpool's calibration (42 000 calls)
