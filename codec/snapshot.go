@@ -538,7 +538,7 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 		if err != nil {
 			return err
 		}
-		*n = Node{}
+		// n comes zeroed from takeNodes.
 		stack = append(stack, nodeFrame{node: n, start: start, n: cnt})
 		return nil
 	}
@@ -781,10 +781,15 @@ const typicalNodeLen = 48
 // out, like takeNodes.
 func (d *decoder) takeScroll() *Scroll {
 	if len(d.scrolls) == cap(d.scrolls) {
-		d.scrolls = make([]Scroll, 0, min(max(16, 2*cap(d.scrolls)), d.Len()/minScrollLen+1))
+		// The first chunk assumes a scrolling node per typicalScrollGap
+		// bytes left; later ones double.
+		d.scrolls = make([]Scroll, 0, min(max(16, 2*cap(d.scrolls), d.Len()/typicalScrollGap), d.Len()/minScrollLen+1))
 	}
 	d.scrolls = d.scrolls[:len(d.scrolls)+1]
 	return &d.scrolls[len(d.scrolls)-1]
 }
 
-const minScrollLen = 5 // map head, keys 0 and 1, two one-byte values
+const (
+	minScrollLen     = 5   // map head, keys 0 and 1, two one-byte values
+	typicalScrollGap = 512 // bytes between scrolling nodes in an app's tree
+)
