@@ -57,7 +57,13 @@ func byteString(d *dec) ([]byte, error) {
 // missing reports the first required key absent from seen, as the codec
 // words it.
 func missing(need, seen uint32, names []string, start int) error {
-	lack := need &^ seen
+	if need&^seen == 0 {
+		return nil
+	}
+	return missingKey(need&^seen, names, start)
+}
+
+func missingKey(lack uint32, names []string, start int) error {
 	for k := 0; k < 32; k++ {
 		if lack&(1<<k) != 0 {
 			name := strconv.Itoa(k)

@@ -394,6 +394,10 @@ func (v *Snapshot) tree(d *dec) (err error) {
 			sp--
 			continue
 		}
+		if fastNodePair(d, &v.node, &f.seen) {
+			f.i++
+			continue
+		}
 		k, err := key(d)
 		if err != nil {
 			return err

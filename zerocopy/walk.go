@@ -196,6 +196,9 @@ func (w *Walker) parseNode(off int) error {
 	}
 	var seen uint32
 	for i := 0; d.More(n, i); i++ {
+		if fastNodePair(&d, nv, &seen) {
+			continue
+		}
 		k, err := key(&d)
 		if err != nil {
 			return err
