@@ -78,7 +78,7 @@ func TestTicketsOneUseExpiryAgent(t *testing.T) {
 func TestLeases(t *testing.T) {
 	var changes []string
 	var mu sync.Mutex
-	l := NewLeases(150*time.Millisecond, func(a string) { mu.Lock(); changes = append(changes, a); mu.Unlock() })
+	l := NewLeases(600*time.Millisecond, func(a string) { mu.Lock(); changes = append(changes, a); mu.Unlock() })
 	ch, cancel := l.Subscribe(16)
 	defer cancel()
 	if err := l.CheckAgentInput("a"); err != nil {
@@ -97,7 +97,7 @@ func TestLeases(t *testing.T) {
 	}
 	l.TakeOver("a", "phone") // moves it
 	for i := 0; i < 4; i++ { // renewals keep it past its TTL
-		time.Sleep(60 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond)
 		if _, err := l.Renew("a", "phone"); err != nil {
 			t.Fatalf("renew %d: %v", i, err)
 		}
@@ -105,9 +105,12 @@ func TestLeases(t *testing.T) {
 	if s, ok := l.Holder("a"); !ok || s != "phone" {
 		t.Fatalf("holder %q %v", s, ok)
 	}
-	time.Sleep(300 * time.Millisecond) // expires
-	if _, ok := l.Holder("a"); ok {
-		t.Fatal("lease did not expire")
+	deadline := time.Now().Add(5 * time.Second)
+	for _, ok := l.Holder("a"); ok; _, ok = l.Holder("a") {
+		if time.Now().After(deadline) {
+			t.Fatal("lease did not expire")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	l.TakeOver("a", "laptop")
 	if err := l.GiveBack("a", "laptop"); err != nil {
@@ -467,9 +470,14 @@ func TestHTTPAPI(t *testing.T) {
 
 func TestTicketExpiredAtUpgrade(t *testing.T) {
 	xv := startXvnc(t, testPassword)
-	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: xv.Addr, Password: NewSecret(testPassword)}}, TicketTTL: 100 * time.Millisecond})
+	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: xv.Addr, Password: NewSecret(testPassword)}}})
+	var mu sync.Mutex
+	now := time.Now()
+	tr.Tickets = NewTickets(30*time.Second, func() time.Time { mu.Lock(); defer mu.Unlock(); return now })
 	tk, _ := tr.Watch("a", "s")
-	time.Sleep(150 * time.Millisecond)
+	mu.Lock()
+	now = now.Add(30*time.Second + time.Millisecond)
+	mu.Unlock()
 	_, err := dialRFB(t, tr.wsURL(tk.Token, "a"), false)
 	if err == nil || !strings.Contains(err.Error(), "403") {
 		t.Fatalf("expired ticket: %v", err)
@@ -605,16 +613,25 @@ func TestClientMessageLimit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Read until the relay either keeps streaming for a while or closes.
-		deadline := time.Now().Add(1500 * time.Millisecond)
-		var rerr error
-		buf := make([]byte, 64<<10)
-		for time.Now().Before(deadline) && rerr == nil {
-			v.conn.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
-			_, rerr = v.conn.Read(buf)
-			if rerr != nil && strings.Contains(rerr.Error(), "deadline") {
-				rerr = nil
+		// Read until the relay closes, or for 1.5 s of it streaming on.
+		errc := make(chan error, 1)
+		go func() {
+			buf := make([]byte, 64<<10)
+			for {
+				if _, err := v.conn.Read(buf); err != nil {
+					errc <- err
+					return
+				}
 			}
+		}()
+		var rerr error
+		wait := 1500 * time.Millisecond
+		if !c.ok {
+			wait = 10 * time.Second
+		}
+		select {
+		case rerr = <-errc:
+		case <-time.After(wait):
 		}
 		status := websocket.CloseStatus(rerr)
 		if c.ok && rerr != nil {
