@@ -46,3 +46,37 @@ func BenchmarkSnapshot500(b *testing.B) {
 		}
 	})
 }
+
+func BenchmarkRequestTap(b *testing.B) {
+	var p []byte
+	for _, g := range goldenFrames(b) {
+		if g.name == "request_tap.bin" {
+			p = g.payload
+		}
+	}
+	b.Run("op=header", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			Header(p)
+		}
+	})
+	b.Run("op=parse", func(b *testing.B) {
+		var r RequestView
+		for i := 0; i < b.N; i++ {
+			r.Parse(p)
+		}
+	})
+	b.Run("op=parse+xy", func(b *testing.B) {
+		var r RequestView
+		for i := 0; i < b.N; i++ {
+			r.Parse(p)
+			x, _ := r.Params.Int32(0)
+			y, _ := r.Params.Int32(1)
+			sink += uint64(x + y)
+		}
+	})
+	b.Run("op=codec.Decode", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			codec.Decode(p)
+		}
+	})
+}

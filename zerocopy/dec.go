@@ -1,6 +1,8 @@
 package zerocopy
 
 import (
+	"encoding/binary"
+
 	"github.com/wirebench/wirebench/codec/cbor"
 )
 
@@ -78,6 +80,15 @@ func (d *dec) Uint() (uint64, error) {
 }
 
 func (d *dec) uintSlow() (uint64, error) {
+	if d.off < len(d.b) {
+		if c := d.b[d.off]; c >= 0x18 && c <= 0x1b {
+			if n := 1 << (c - 0x18); d.off+1+n <= len(d.b) {
+				v := argAt(d.b[d.off+1:], n)
+				d.off += 1 + n
+				return v, nil
+			}
+		}
+	}
 	c := d.slow()
 	v, err := c.Uint()
 	return v, d.done(&c, err)
@@ -263,6 +274,85 @@ func (d *dec) Skip() error {
 			return nil
 		}
 	}
+	return d.skipSlow()
+}
+
+func (d *dec) skipSlow() error {
+	if d.skipFast() {
+		return nil
+	}
 	c := d.slow()
 	return d.done(&c, c.Skip())
+}
+
+// argAt reads an n-byte big-endian argument (n is 1, 2, 4 or 8).
+func argAt(b []byte, n int) uint64 {
+	switch n {
+	case 1:
+		return uint64(b[0])
+	case 2:
+		return uint64(binary.BigEndian.Uint16(b))
+	case 4:
+		return uint64(binary.BigEndian.Uint32(b))
+	}
+	return binary.BigEndian.Uint64(b)
+}
+
+// skipFast skips an item built of integers, simple values 0 to 23,
+// definite strings and definite containers, reporting false (and moving
+// nothing) at anything else, which cbor.Decoder.Skip then judges from
+// the item's start.
+func (d *dec) skipFast() bool {
+	b, i := d.b, d.off
+	for pending := 1; pending > 0; pending-- {
+		if i >= len(b) {
+			return false
+		}
+		c := b[i]
+		info := c & 0x1f
+		arg := uint64(info)
+		switch {
+		case info < 24:
+			i++
+		case info <= 27:
+			n := 1 << (info - 24)
+			if i+1+n > len(b) {
+				return false
+			}
+			arg = argAt(b[i+1:], n)
+			i += 1 + n
+		default:
+			return false
+		}
+		left := uint64(len(b) - i)
+		switch c >> 5 {
+		case 0, 1:
+		case 2, 3:
+			if arg > left {
+				return false
+			}
+			if c>>5 == 3 && !d.trusted && !cbor.ValidUTF8(b[i:i+int(arg)]) {
+				return false
+			}
+			i += int(arg)
+		case 4:
+			if arg > left {
+				return false
+			}
+			pending += int(arg)
+		case 5:
+			if arg > left/2 {
+				return false
+			}
+			pending += 2 * int(arg)
+		case 7:
+			if info >= 24 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	d.off = i
+	return true
 }

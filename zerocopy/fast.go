@@ -34,6 +34,23 @@ func u32At(b []byte, i int) (uint32, int) {
 	return 0, 0
 }
 
+// u64At reads an unsigned integer at b[i:] like u32At, up to 64 bits.
+func u64At(b []byte, i int) (uint64, int) {
+	if i >= len(b) {
+		return 0, 0
+	}
+	c := b[i]
+	if c < 24 {
+		return uint64(c), 1
+	}
+	if c >= 0x18 && c <= 0x1b {
+		if n := 1 << (c - 0x18); i+1+n <= len(b) {
+			return argAt(b[i+1:], n), 1 + n
+		}
+	}
+	return 0, 0
+}
+
 // i32At reads a signed integer with a head of at most three bytes (which
 // always fits in 32 bits).
 func i32At(b []byte, i int) (int32, int) {

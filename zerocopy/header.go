@@ -62,6 +62,9 @@ func Header(payload []byte) (HeaderView, error) {
 		}
 		return h, cbor.In(cbor.Errorf(cbor.ErrType, 0, cbor.Major(b>>5).String()+" where a message map or event array was expected"), "message")
 	}
+	if headerFast(payload, &h) {
+		return h, nil
+	}
 	kind, err := peekKind(payload)
 	if err != nil {
 		return h, cbor.In(err, "message")
@@ -254,3 +257,43 @@ func eventHead(d *dec, h *HeaderView) (int, error) {
 }
 
 var eventNames = [...]string{"kind", "stream", "seq", "type"}
+
+// headerFast reads the canonical envelope of a request or a response with
+// a result, a ping or a pong: a definite map that starts with kind, then
+// id (or nonce), then method, then params or result. It reports false for
+// anything else, which Header then reads in full.
+func headerFast(b []byte, h *HeaderView) bool {
+	if len(b) < 5 || b[0] < 0xa2 || b[0] > 0xb7 || b[1] != 0 || b[3] != 1 {
+		return false
+	}
+	kind := codec.Kind(b[2])
+	id, n := u64At(b, 4)
+	if n == 0 {
+		return false
+	}
+	i := 4 + n
+	switch kind {
+	case codec.KindPing, codec.KindPong:
+		if b[0] != 0xa2 {
+			return false
+		}
+		h.Kind, h.Nonce, h.HasID = kind, id, true
+		return true
+	case codec.KindRequest, codec.KindResponse:
+		if b[0] < 0xa4 {
+			return false
+		}
+	default:
+		return false
+	}
+	if i+1 >= len(b) || b[i] != 2 {
+		return false
+	}
+	m, n := u32At(b, i+1)
+	if n == 0 || i+1+n >= len(b) || b[i+1+n] != 3 {
+		return false
+	}
+	h.Kind, h.ID, h.HasID, h.Method, h.HasMethod = kind, id, true, codec.Method(m), true
+	h.HasResult = kind == codec.KindResponse
+	return true
+}

@@ -23,7 +23,43 @@ type RequestView struct {
 // repeated key wins and a null value counts as absent, as in the codec.
 // Strings borrow the frame (valid until Release).
 type ParamsView struct {
-	b []byte // the map's bytes
+	b  []byte               // the map's bytes
+	at [paramsIndexed]int32 // 1 + offset in b of the value of key k, 0 when absent
+}
+
+// paramsIndexed is how many keys (0, 1, ...) ParamsView locates once, as
+// it checks the map, so that reading them costs no scan: every method's
+// params fit.
+const paramsIndexed = 8
+
+// index checks the params map at d (starting at at in payload) and
+// locates the values of its first keys.
+func (p *ParamsView) index(d *dec, payload []byte, at int) error {
+	*p = ParamsView{}
+	n, err := d.MapHead()
+	if err != nil {
+		return err
+	}
+	for i := 0; d.More(n, i); i++ {
+		k, err := key(d)
+		if err != nil {
+			return err
+		}
+		if d.Null() {
+			if k < paramsIndexed {
+				p.at[k] = 0
+			}
+			continue
+		}
+		if k < paramsIndexed {
+			p.at[k] = int32(d.Offset() - at + 1)
+		}
+		if err := d.Skip(); err != nil {
+			return err
+		}
+	}
+	p.b = payload[at:d.Offset():d.Offset()]
+	return nil
 }
 
 // ParseRequest reads the request in payload. It allocates nothing on
@@ -37,12 +73,11 @@ func ParseRequest(payload []byte) (RequestView, error) {
 // Parse is ParseRequest into r.
 func (r *RequestView) Parse(payload []byte) error {
 	*r = RequestView{}
-	h, err := Header(payload)
-	if err != nil {
-		return err
-	}
-	if h.Kind != codec.KindRequest {
-		return cbor.In(cbor.Errorf(cbor.ErrInvalid, 0, "a "+h.Kind.String()+" where a request was expected"), "kind")
+	if len(payload) == 0 || payload[0]>>5 != byte(cbor.MajorMap) {
+		if _, err := Header(payload); err != nil {
+			return err
+		}
+		return cbor.In(cbor.Errorf(cbor.ErrType, 0, "an event array where a request map was expected"), "message")
 	}
 	d := newDec(payload)
 	if err := r.envelope(&d, payload); err != nil {
@@ -101,8 +136,8 @@ func (r *RequestView) envelope(d *dec, payload []byte) error {
 				} else {
 					err = cbor.Errorf(cbor.ErrType, at, h.Major.String()+" where a map was expected")
 				}
-			} else if err = d.Skip(); err == nil {
-				r.Params = ParamsView{b: payload[at:d.Offset():d.Offset()]}
+			} else {
+				err = r.Params.index(d, payload, at)
 			}
 		case 4:
 			r.DeadlineMS, err = optU32(d)
@@ -121,10 +156,17 @@ func (r *RequestView) envelope(d *dec, payload []byte) error {
 }
 
 // Bytes is the params map as it is in the frame.
-func (p ParamsView) Bytes() []byte { return p.b }
+func (p *ParamsView) Bytes() []byte { return p.b }
 
 // find positions a decoder at the value of the last non-null key k.
-func (p ParamsView) find(k uint64) (dec, bool) {
+func (p *ParamsView) find(k uint64) (dec, bool) {
+	if k < paramsIndexed {
+		o := int(p.at[k]) - 1
+		if o < 0 || o >= len(p.b) {
+			return dec{}, false
+		}
+		return dec{b: p.b, off: o}, true
+	}
 	d := newDec(p.b)
 	var found dec
 	ok := false
@@ -164,7 +206,7 @@ func major(d *dec) (cbor.Major, byte) {
 // of another type costs no error value: they allocate nothing.
 
 // Uint returns the unsigned integer at key k.
-func (p ParamsView) Uint(k uint64) (uint64, bool) {
+func (p *ParamsView) Uint(k uint64) (uint64, bool) {
 	d, ok := p.find(k)
 	if m, _ := major(&d); !ok || m != cbor.MajorUint {
 		return 0, false
@@ -174,7 +216,7 @@ func (p ParamsView) Uint(k uint64) (uint64, bool) {
 }
 
 // Uint32 returns the u32 at key k.
-func (p ParamsView) Uint32(k uint64) (uint32, bool) {
+func (p *ParamsView) Uint32(k uint64) (uint32, bool) {
 	v, ok := p.Uint(k)
 	if !ok || v > 0xffffffff {
 		return 0, false
@@ -183,10 +225,13 @@ func (p ParamsView) Uint32(k uint64) (uint32, bool) {
 }
 
 // Int returns the integer at key k, when it fits in an int64.
-func (p ParamsView) Int(k uint64) (int64, bool) {
+func (p *ParamsView) Int(k uint64) (int64, bool) {
 	d, ok := p.find(k)
 	if m, _ := major(&d); !ok || (m != cbor.MajorUint && m != cbor.MajorNegInt) {
 		return 0, false
+	}
+	if v, n := i32At(d.b, d.off); n > 0 {
+		return int64(v), true
 	}
 	h, err := d.ReadHead()
 	if err != nil || h.Arg > 1<<63-1 {
@@ -199,7 +244,12 @@ func (p ParamsView) Int(k uint64) (int64, bool) {
 }
 
 // Int32 returns the i32 at key k.
-func (p ParamsView) Int32(k uint64) (int32, bool) {
+func (p *ParamsView) Int32(k uint64) (int32, bool) {
+	if d, ok := p.find(k); ok {
+		if v, n := i32At(d.b, d.off); n > 0 {
+			return v, true
+		}
+	}
 	v, ok := p.Int(k)
 	if !ok || v < -1<<31 || v > 1<<31-1 {
 		return 0, false
@@ -208,7 +258,7 @@ func (p ParamsView) Int32(k uint64) (int32, bool) {
 }
 
 // Bool returns the boolean at key k.
-func (p ParamsView) Bool(k uint64) (bool, bool) {
+func (p *ParamsView) Bool(k uint64) (bool, bool) {
 	d, ok := p.find(k)
 	_, b := major(&d)
 	if !ok || (b != cbor.True && b != cbor.False) {
@@ -218,7 +268,7 @@ func (p ParamsView) Bool(k uint64) (bool, bool) {
 }
 
 // Text returns the text at key k, borrowed from the frame.
-func (p ParamsView) Text(k uint64) (string, bool) {
+func (p *ParamsView) Text(k uint64) (string, bool) {
 	d, ok := p.find(k)
 	if m, b := major(&d); !ok || m != cbor.MajorText || b == 0x7f {
 		return "", false
