@@ -1,22 +1,30 @@
 // Package zerocopy reads wirebench frames in place: views of a payload's
-// envelope (Header), of events (EventView) and of snapshots (Snapshot)
-// that allocate nothing and point into the frame's bytes instead of
-// copying them.
+// envelope (Header), of requests (RequestView), of events (EventView) and
+// of snapshots (Snapshot, walked by a Walker) that allocate nothing and
+// point into the frame's bytes instead of copying them.
 //
 // Lifetime rule: every string and byte slice a view returns borrows the
 // frame's buffer, so it is valid until Release (codec.Frame.Release) and
 // must not be kept past it; call ToOwned (or the codec's Decode) for
-// anything that has to outlive the frame. Tests build with the
-// wirebench_poison tag, under which a released buffer is overwritten with
-// 0xDB, and Snapshot.Check then reports a view used after release.
+// anything that has to outlive the frame. Under the wirebench_poison
+// build tag (make test-poison) the codec overwrites a released buffer
+// with 0xDB, so that a borrowed string read after Release shows as 0xDB
+// bytes and Snapshot.Check reports ErrReleased.
 //
-// Views validate what they expose: Header reads only the envelope up to
-// the result or params, EventView the whole event, and Snapshot.Parse the
-// whole payload (UTF-8 of every text, types, lengths, required keys and
-// a node depth of at most codec.MaxNodeDepth, with an explicit stack), so
-// a walk never meets malformed input. Errors are *cbor.Error values with
-// the byte offset and field path, like the codec's. Where the codec joins
-// an indefinite-length string into new memory, a view fails with
-// cbor.ErrIndefinite instead, since it cannot borrow one; the canonical
-// encoding never writes them.
+// Views validate what they expose, and read it as the codec does (keys in
+// any order, the last of a repeated key wins, null is absent, unknown keys
+// are skipped): Header reads the envelope only, up to the result or
+// params; RequestView the envelope, and the params as well-formed CBOR;
+// EventView the whole event; Snapshot.Parse the whole payload, once, up
+// front (UTF-8 of every text, types, lengths, required keys, and a node
+// depth of at most codec.MaxNodeDepth, with an explicit stack, never
+// recursion), so a walk meets no malformed input. Errors are *cbor.Error
+// values naming the byte offset and the field path, like the codec's.
+// Where the codec joins an indefinite-length string into new memory, a
+// view fails with cbor.ErrIndefinite instead, since it cannot borrow it;
+// the canonical encoding never writes one.
+//
+// A Snapshot and a Walker hold their stacks and tables inside them, so
+// they may live on the stack or be reused frame after frame: parsing and
+// walking a snapshot of any size allocates nothing.
 package zerocopy
