@@ -7,7 +7,7 @@ TEST_DEPS += $(NOVNC_DIR)/core/rfb.js
 $(NOVNC_DIR)/core/rfb.js:
 	npm install --no-save --no-audit --no-fund --silent @novnc/novnc@$(NOVNC_VERSION)
 
-.PHONY: glass glass-run rfbgate-test rfbgate-bench
+.PHONY: glass glass-demo rfbgate-test rfbgate-bench
 
 # Build the relay program into bin/.
 glass:
@@ -20,3 +20,15 @@ rfbgate-test: $(NOVNC_DIR)/core/rfb.js
 # The gate and relay benchmarks only.
 rfbgate-bench:
 	$(GO) test -run '^$$' -bench 'BenchmarkGate|BenchmarkRelay' -benchmem ./bench/
+
+# A trial: Xvnc on display $(GLASS_DISPLAY) (loopback only, a fresh random
+# password) behind glass; open http://127.0.0.1:7900/glass/?agent=demo&surface=me
+GLASS_DISPLAY ?= 77
+glass-demo: glass $(NOVNC_DIR)/core/rfb.js
+	@d=$$(mktemp -d); port=$$((5900 + $(GLASS_DISPLAY))); \
+	head -c 12 /dev/urandom | base64 | tr -d '/+=' > $$d/pw; \
+	vncpasswd -f < $$d/pw > $$d/rfbauth; \
+	Xvnc :$(GLASS_DISPLAY) -localhost yes -rfbport $$port -rfbauth $$d/rfbauth -geometry 1280x800 -depth 24 -retro & xpid=$$!; \
+	trap 'kill $$xpid; rm -rf $$d' EXIT INT TERM; sleep 1; \
+	echo "open http://127.0.0.1:7900/glass/?agent=demo&surface=me"; \
+	bin/glass -computer demo=127.0.0.1:$$port -password-file demo=$$d/pw -novnc $(NOVNC_DIR)
