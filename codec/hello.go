@@ -235,23 +235,7 @@ func (d *decoder) welcome(w *Welcome, it mapIter) error {
 var deviceNames = []string{"model", "sdk", "abi", "display"}
 
 func (d *decoder) device(v *Device) error {
-	start := d.Offset()
-	n, err := d.mapHead()
-	if err != nil {
-		return err
-	}
-	var seen uint32
-	for i := 0; d.More(n, i); i++ {
-		k, err := d.key()
-		if err != nil {
-			return err
-		}
-		if d.Null() {
-			if k < 32 {
-				seen &^= 1 << k
-			}
-			continue
-		}
+	return d.fields(0xf, deviceNames, func(k uint64) (err error) {
 		switch k {
 		case 0:
 			v.Model, err = d.text()
@@ -259,89 +243,27 @@ func (d *decoder) device(v *Device) error {
 			v.SDK, err = d.u32()
 		case 2:
 			v.ABI, err = d.text()
-		case 3:
-			err = d.display(&v.Display)
 		default:
-			err = d.Skip()
+			err = d.display(&v.Display)
 		}
-		if err != nil {
-			if k < uint64(len(deviceNames)) {
-				err = cbor.In(err, deviceNames[k])
-			}
-			return err
-		}
-		if k < 32 {
-			seen |= 1 << k
-		}
-	}
-	return d.missing(0xf, seen, deviceNames, start)
+		return err
+	}, nil)
 }
 
 var displayNames = []string{"width", "height", "density_dpi", "rotation"}
 
 func (d *decoder) display(v *Display) error {
-	start := d.Offset()
-	n, err := d.mapHead()
-	if err != nil {
+	return d.fields(0xf, displayNames, func(k uint64) (err error) {
+		dst := [...]*uint32{&v.Width, &v.Height, &v.DensityDPI, &v.Rotation}[k]
+		*dst, err = d.u32()
 		return err
-	}
-	var seen uint32
-	for i := 0; d.More(n, i); i++ {
-		k, err := d.key()
-		if err != nil {
-			return err
-		}
-		if d.Null() {
-			if k < 32 {
-				seen &^= 1 << k
-			}
-			continue
-		}
-		switch k {
-		case 0:
-			v.Width, err = d.u32()
-		case 1:
-			v.Height, err = d.u32()
-		case 2:
-			v.DensityDPI, err = d.u32()
-		case 3:
-			v.Rotation, err = d.u32()
-		default:
-			err = d.Skip()
-		}
-		if err != nil {
-			if k < uint64(len(displayNames)) {
-				err = cbor.In(err, displayNames[k])
-			}
-			return err
-		}
-		if k < 32 {
-			seen |= 1 << k
-		}
-	}
-	return d.missing(0xf, seen, displayNames, start)
+	}, nil)
 }
 
 var errorNames = []string{"code", "message", "retryable"}
 
 func (d *decoder) protoError(e *Error) error {
-	start := d.Offset()
-	n, err := d.mapHead()
-	if err != nil {
-		return err
-	}
-	var seen uint32
-	for i := 0; d.More(n, i); i++ {
-		k, err := d.key()
-		if err != nil {
-			return err
-		}
-		if d.Null() {
-			if k < 32 {
-				seen &^= 1 << k
-			}
-			continue
-		}
+	return d.fields(7, errorNames, func(k uint64) (err error) {
 		switch k {
 		case 0:
 			var c string
@@ -349,20 +271,9 @@ func (d *decoder) protoError(e *Error) error {
 			e.Code = Code(c)
 		case 1:
 			e.Message, err = d.text()
-		case 2:
-			e.Retryable, err = d.Bool()
 		default:
-			err = d.Skip()
+			e.Retryable, err = d.Bool()
 		}
-		if err != nil {
-			if k < uint64(len(errorNames)) {
-				err = cbor.In(err, errorNames[k])
-			}
-			return err
-		}
-		if k < 32 {
-			seen |= 1 << k
-		}
-	}
-	return d.missing(7, seen, errorNames, start)
+		return err
+	}, nil)
 }
