@@ -111,8 +111,13 @@ func fastNodePair(d *dec, nv *NodeView, seen *uint32) bool {
 	i++
 	switch k {
 	case 0, 1, 3, 6:
-		v, n := u32At(b, i)
-		if n == 0 {
+		var v uint32
+		var n int
+		if c := b[i]; c < 24 {
+			v, n = uint32(c), 1
+		} else if c == 0x19 && i+3 <= len(b) {
+			v, n = uint32(b[i+1])<<8|uint32(b[i+2]), 3
+		} else if v, n = u32At(b, i); n == 0 {
 			return false
 		}
 		switch k {
@@ -133,17 +138,31 @@ func fastNodePair(d *dec, nv *NodeView, seen *uint32) bool {
 		i++
 		var v [4]int32
 		for j := range v {
-			x, n := i32At(b, i)
-			if n == 0 {
+			if i >= len(b) {
 				return false
 			}
-			v[j] = x
-			i += n
+			if c := b[i]; c < 24 {
+				v[j] = int32(c)
+				i++
+			} else if c == 0x19 && i+3 <= len(b) {
+				v[j] = int32(b[i+1])<<8 | int32(b[i+2])
+				i += 3
+			} else {
+				x, n := i32At(b, i)
+				if n == 0 {
+					return false
+				}
+				v[j] = x
+				i += n
+			}
 		}
 		nv.Bounds = codec.Bounds{Left: v[0], Top: v[1], Right: v[2], Bottom: v[3]}
 	case 4, 5, 7, 10, 11:
-		s, n := textAt(b, i, d.trusted)
-		if n == 0 {
+		var s string
+		var n int
+		if c := b[i]; c >= 0x60 && c < 0x78 && i+1+int(c-0x60) <= len(b) && (d.trusted || ascii(b[i+1:i+1+int(c-0x60)])) {
+			s, n = str(b[i+1:i+1+int(c-0x60)]), 1+int(c-0x60)
+		} else if s, n = textAt(b, i, d.trusted); n == 0 {
 			return false
 		}
 		o := codec.Opt[string]{Val: s, Ok: true}
@@ -165,5 +184,15 @@ func fastNodePair(d *dec, nv *NodeView, seen *uint32) bool {
 	}
 	*seen |= 1 << k
 	d.off = i
+	return true
+}
+
+// ascii reports whether b is all ASCII (and so valid UTF-8).
+func ascii(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
 	return true
 }
