@@ -379,3 +379,47 @@ func codecChildrenNullBug(payload []byte) bool {
 	}
 	return false
 }
+
+// TestSkipChildren: a walk that skips the children of every node at some
+// level visits what a recursive walk pruned there visits.
+func TestSkipChildren(t *testing.T) {
+	for seed := int64(1); seed <= 3; seed++ {
+		s := support.Snapshot(600, seed)
+		b, _ := codec.Marshal(&codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: s})
+		var v Snapshot
+		if err := v.Parse(b); err != nil {
+			t.Fatal(err)
+		}
+		for _, cut := range []int{1, 2, 3, 5} {
+			var want []uint32
+			var rec func(*codec.Node, int)
+			rec = func(n *codec.Node, d int) {
+				want = append(want, n.ID)
+				if d == cut {
+					return
+				}
+				for i := range n.Children {
+					rec(&n.Children[i], d+1)
+				}
+			}
+			for _, w := range s.Windows {
+				if w.Root != nil {
+					rec(w.Root, 1)
+				}
+			}
+			var got []uint32
+			var w Walker
+			for w.Reset(&v); w.Next(); {
+				if n := w.Node(); n != nil {
+					got = append(got, n.ID)
+					if w.Depth() == cut {
+						w.SkipChildren()
+					}
+				}
+			}
+			if w.Err() != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("seed %d, cut at %d: %d nodes visited, want %d (%v)", seed, cut, len(got), len(want), w.Err())
+			}
+		}
+	}
+}

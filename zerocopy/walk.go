@@ -110,6 +110,27 @@ func (w *Walker) Node() *NodeView {
 // window.
 func (w *Walker) Depth() int { return w.depth }
 
+// SkipChildren makes the walk pass over the children of the current
+// node: the next call to Next goes to its next sibling (or further up).
+func (w *Walker) SkipChildren() {
+	if !w.atNode || !w.kidsDue {
+		return
+	}
+	w.kidsDue = false
+	if w.node.endKnown {
+		return // the parent's next child is known already
+	}
+	// The node's map ends with its children: find where they end.
+	d := at(w.buf, w.node.kidsOff)
+	if err := arrayEnd(&d, w.node.kidsN, 0); err != nil {
+		w.fail(err)
+		return
+	}
+	if w.sp > 0 {
+		w.stack[w.sp-1].next = d.Offset()
+	}
+}
+
 // Err reports what stopped a walk early: the bytes under the view changed
 // after Parse (see Snapshot.Check). It is nil after a complete walk.
 func (w *Walker) Err() error { return w.err }
