@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -86,10 +87,7 @@ func startXvnc(t testing.TB, password string, extra ...string) *xvnc {
 	displayMu.Lock()
 	defer displayMu.Unlock()
 	for d := 40 + os.Getpid()%40; d < 200; d++ {
-		if _, err := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", d)); err == nil {
-			continue
-		}
-		if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", d)); err == nil {
+		if !displayFree(d) {
 			continue
 		}
 		if x := tryXvnc(t, bin, d, pwFile, extra); x != nil {
@@ -98,6 +96,26 @@ func startXvnc(t testing.TB, password string, extra ...string) *xvnc {
 	}
 	t.Fatal("no free X display")
 	return nil
+}
+
+// displayFree reports whether X display d is free, clearing the lock and
+// socket an X server killed without a chance to clean up left behind.
+func displayFree(d int) bool {
+	lock := fmt.Sprintf("/tmp/.X%d-lock", d)
+	sock := fmt.Sprintf("/tmp/.X11-unix/X%d", d)
+	if b, err := os.ReadFile(lock); err == nil {
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid <= 0 || syscall.Kill(pid, 0) == nil {
+			return false // unreadable, or its server is alive
+		}
+		if os.Remove(lock) != nil {
+			return false
+		}
+		os.Remove(sock)
+		return true
+	}
+	_, err := os.Stat(sock)
+	return os.IsNotExist(err)
 }
 
 // tryXvnc starts Xvnc on display d; nil if it exited (display taken).
@@ -126,8 +144,14 @@ func tryXvnc(t testing.TB, bin string, d int, pwFile string, extra []string) *xv
 			c.Close()
 			if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", d)); err == nil {
 				t.Cleanup(func() {
-					cmd.Process.Kill()
-					<-done
+					// SIGTERM lets Xvnc remove its lock file and socket.
+					cmd.Process.Signal(syscall.SIGTERM)
+					select {
+					case <-done:
+					case <-time.After(5 * time.Second):
+						cmd.Process.Kill()
+						<-done
+					}
 				})
 				return &xvnc{Display: d, Addr: addr}
 			}
