@@ -21,8 +21,16 @@ var ErrNotSnapshot = errors.New("zerocopy: not a response of method snapshot")
 var ErrReleased = errors.New("zerocopy: the frame under the view was released or changed")
 
 // stringCache is how many string-table entries a Snapshot locates up
-// front; String(i) beyond them scans the table from the last one.
-const stringCache = 512
+// front; past them it keeps the offset of every stringStride-th entry, for
+// stringMarks of them, so that String(i) scans at most stringStride-1
+// entries for a table of up to stringCache+stringMarks*stringStride
+// (131 584) entries, and from the last mark beyond.
+const (
+	stringCache  = 512
+	stringStride = 256
+	stringMarks  = 512
+	stringNear   = stringCache + stringMarks*stringStride
+)
 
 type span struct{ off, end uint32 }
 
@@ -30,6 +38,16 @@ type span struct{ off, end uint32 }
 type strTable struct {
 	nStrings int
 	spans    [stringCache]span
+	marks    [stringMarks]uint32 // offset of entry stringCache+k*stringStride
+}
+
+// note records entry i, read from start to end.
+func (t *strTable) note(i, start, end, textLen int) {
+	if i < stringCache {
+		t.spans[i] = span{uint32(end - textLen), uint32(end)}
+	} else if j := i - stringCache; j%stringStride == 0 && j/stringStride < stringMarks {
+		t.marks[j/stringStride] = uint32(start)
+	}
 }
 
 // lookup returns entry i of the table in buf.
@@ -44,8 +62,9 @@ func (t *strTable) lookup(buf []byte, i uint32) (string, bool) {
 		}
 		return str(buf[s.off:s.end:s.end]), true
 	}
-	d := at(buf, int(t.spans[stringCache-1].end))
-	for j := uint32(stringCache); ; j++ {
+	m := min((i-stringCache)/stringStride, stringMarks-1)
+	d := at(buf, int(t.marks[m]))
+	for j := stringCache + m*stringStride; ; j++ {
 		s, err := text(&d)
 		if err != nil {
 			return "", false
@@ -271,14 +290,12 @@ func (v *Snapshot) stringTable(d *dec) error {
 	}
 	v.strOff, v.strN, v.nStrings = d.Offset(), n, 0
 	for i := 0; d.More(n, i); i++ {
+		start := d.Offset()
 		s, err := text(d)
 		if err != nil {
 			return cbor.At(err, i)
 		}
-		if i < stringCache {
-			end := d.Offset()
-			v.spans[i] = span{uint32(end - len(s)), uint32(end)}
-		}
+		v.note(i, start, d.Offset(), len(s))
 		v.nStrings++
 	}
 	return nil
@@ -440,8 +457,9 @@ func (v *Snapshot) NumNodes() int { return v.nNodes }
 func (v *Snapshot) Bytes() []byte { return v.buf }
 
 // String returns entry i of the string table, borrowed from the frame,
-// and false when i is out of range. The first entries are located in
-// constant time, later ones by a scan from the last of those.
+// and false when i is out of range. The first 512 entries are located in
+// constant time, later ones by a scan of at most 255 entries (from the
+// last mark past 131 584 entries).
 func (v *Snapshot) String(i uint32) (string, bool) { return v.lookup(v.buf, i) }
 
 // Strings returns an iterator over the string table.
@@ -499,7 +517,7 @@ func (v *Snapshot) Check() error {
 	}
 	if again.ID != v.ID || again.Truncated != v.Truncated || again.Seq != v.Seq || again.Display != v.Display ||
 		again.nStrings != v.nStrings || again.nWindows != v.nWindows || again.nNodes != v.nNodes ||
-		again.strOff != v.strOff || again.winOff != v.winOff || again.spans != v.spans {
+		again.strOff != v.strOff || again.winOff != v.winOff || again.strTable != v.strTable {
 		return ErrReleased
 	}
 	return nil

@@ -164,7 +164,7 @@ func TestParseResult(t *testing.T) {
 func TestStrings(t *testing.T) {
 	s := support.Snapshot(500, 4)
 	// Past the cached entries too.
-	for i := len(s.Strings); i < stringCache+40; i++ {
+	for i := len(s.Strings); i < stringCache+3*stringStride+40; i++ {
 		s.Strings = append(s.Strings, "extra-"+itoa(i)+"-ü")
 	}
 	b, err := codec.Marshal(&codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: s})
@@ -421,5 +421,39 @@ func TestSkipChildren(t *testing.T) {
 				t.Fatalf("seed %d, cut at %d: %d nodes visited, want %d (%v)", seed, cut, len(got), len(want), w.Err())
 			}
 		}
+	}
+}
+
+// TestHugeStringTable: past the marked entries String still finds every
+// entry, and a walk leaves ClassName empty there rather than scan.
+func TestHugeStringTable(t *testing.T) {
+	s := support.Snapshot(20, 2)
+	for i := len(s.Strings); i < stringNear+300; i++ {
+		s.Strings = append(s.Strings, itoa(i))
+	}
+	s.Windows[0].Root.Class = stringNear + 5
+	b, err := codec.Marshal(&codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v Snapshot
+	if err := v.Parse(b); err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{0, 31, stringCache - 1, stringCache, stringCache + 1, stringCache + stringStride - 1,
+		stringCache + stringStride, 70000, stringNear - 1, stringNear, stringNear + 299} {
+		if got, ok := v.String(uint32(i)); !ok || got != s.Strings[i] {
+			t.Errorf("String(%d) = %q, %v; want %q", i, got, ok, s.Strings[i])
+		}
+	}
+	var w Walker
+	w.Reset(&v)
+	for w.Next() && w.Node() == nil {
+	}
+	if n := w.Node(); n == nil || n.Class != stringNear+5 || n.ClassName != "" {
+		t.Errorf("root: %+v", n)
+	}
+	if !checkSnapshot(t, "huge table", b) {
+		t.Error("not compared")
 	}
 }

@@ -27,7 +27,7 @@ type WindowView struct {
 type NodeView struct {
 	ID        uint32                  // key 0
 	Class     uint32                  // key 1, string table index
-	ClassName string                  // the string table's entry Class, "" when out of range
+	ClassName string                  // the string table's entry Class; "" when out of range or past entry 131 584 (Snapshot.String reads those)
 	Bounds    codec.Bounds            // key 2
 	Flags     uint32                  // key 3, bits codec.NodeClickable ...
 	Text      codec.Opt[string]       // key 4
@@ -199,7 +199,9 @@ func (w *Walker) visitNode(off, depth int) bool {
 	if err := w.parseNode(off); err != nil {
 		return w.fail(err)
 	}
-	w.node.ClassName, _ = w.tab.lookup(w.buf, w.node.Class)
+	if w.node.Class < stringNear {
+		w.node.ClassName, _ = w.tab.lookup(w.buf, w.node.Class)
+	}
 	w.atNode, w.depth = true, depth
 	w.kidsDue = w.node.kidsN != 0
 	return true
