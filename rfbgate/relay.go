@@ -51,11 +51,13 @@ type Relay struct {
 	Tickets   *Tickets
 	Leases    *Leases
 
-	mu      sync.Mutex
-	viewers map[string]map[*viewer]struct{}
-	wg      sync.WaitGroup
-	ctx     context.Context
-	cancel  context.CancelFunc
+	mu       sync.Mutex
+	viewers  map[string]map[*viewer]struct{}
+	closed   bool
+	authHold map[string]time.Time // computer -> no dialling until then
+	wg       sync.WaitGroup
+	ctx      context.Context
+	cancel   context.CancelFunc
 }
 
 // MaxClientMessage bounds one WebSocket message from a browser (noVNC sends
@@ -81,7 +83,7 @@ func NewRelay(cfg Config) (*Relay, error) {
 		cfg.Logger = slog.Default()
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
-	r := &Relay{cfg: cfg, computers: make(map[string]Computer), log: cfg.Logger, viewers: make(map[string]map[*viewer]struct{})}
+	r := &Relay{cfg: cfg, computers: make(map[string]Computer), log: cfg.Logger, viewers: make(map[string]map[*viewer]struct{}), authHold: make(map[string]time.Time)}
 	for _, c := range cfg.Computers {
 		if c.Name == "" || c.Addr == "" {
 			return nil, fmt.Errorf("rfbgate: computer %q: name and address are required", c.Name)
@@ -102,9 +104,17 @@ func NewRelay(cfg Config) (*Relay, error) {
 
 // Close ends every viewer and waits for their goroutines.
 func (r *Relay) Close() {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
 	r.cancel()
 	r.wg.Wait()
 }
+
+// AuthHoldOff is how long the relay stops dialling a computer that refused
+// its VNC password: Xvnc blacklists an address after five failures, and
+// every viewer comes from the relay's address.
+const AuthHoldOff = 30 * time.Second
 
 // Known reports whether agent names a computer.
 func (r *Relay) Known(agent string) bool { _, ok := r.computers[agent]; return ok }
@@ -291,7 +301,14 @@ func (r *Relay) ServeStream(w http.ResponseWriter, req *http.Request) {
 		r.log.Info("rfbgate: websocket upgrade refused", "agent", tk.Agent, "surface", tk.Surface, "err", err)
 		return
 	}
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		ws.Close(websocket.StatusGoingAway, "relay closing")
+		return
+	}
 	r.wg.Add(1)
+	r.mu.Unlock()
 	defer r.wg.Done()
 	r.serveViewer(ws, comp, tk.Surface)
 }
@@ -302,6 +319,14 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 	defer cancel()
 	log := r.log.With("agent", comp.Name, "surface", surface)
 
+	r.mu.Lock()
+	hold := r.authHold[comp.Name]
+	r.mu.Unlock()
+	if time.Now().Before(hold) {
+		log.Warn("rfbgate: not dialling: the VNC server refused the password recently", "until", hold.Format(time.RFC3339))
+		ws.Close(websocket.StatusTryAgainLater, "computer refused the relay; backing off")
+		return
+	}
 	d := net.Dialer{Timeout: r.cfg.HandshakeTimeout}
 	server, err := d.DialContext(ctx, "tcp", comp.Addr)
 	if err != nil {
@@ -314,6 +339,11 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 	init, err := ClientHandshake(server, comp.Password)
 	if err != nil {
 		log.Warn("rfbgate: VNC handshake failed", "addr", comp.Addr, "err", err)
+		if errors.Is(err, ErrAuthFailed) {
+			r.mu.Lock()
+			r.authHold[comp.Name] = time.Now().Add(AuthHoldOff)
+			r.mu.Unlock()
+		}
 		ws.Close(websocket.StatusTryAgainLater, "computer refused the relay")
 		return
 	}

@@ -246,3 +246,31 @@ func TestSecretNeverPrinted(t *testing.T) {
 		t.Fatalf("log: %s", l)
 	}
 }
+
+// TestXvncWrongPasswordBacksOff: a relay with the wrong password tries Xvnc
+// once, then stops dialling (Xvnc blacklists an address after five failures),
+// and the password is in no log line.
+func TestXvncWrongPasswordBacksOff(t *testing.T) {
+	xv := startXvnc(t, testPassword)
+	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: xv.Addr, Password: NewSecret("not-" + testPassword)}}})
+	for i := 0; i < 7; i++ {
+		tk, _ := tr.Watch("a", "s")
+		if _, err := dialRFB(t, tr.wsURL(tk.Token, "a"), false); err == nil {
+			t.Fatal("a viewer opened with the wrong password")
+		}
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for strings.Count(tr.logs.String(), "backing off")+strings.Count(tr.logs.String(), "refused the password recently") < 6 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	l := tr.logs.String()
+	if n := strings.Count(l, "VNC handshake failed"); n != 1 {
+		t.Fatalf("dialled Xvnc %d times with a refused password, want 1:\n%s", n, l)
+	}
+	if !strings.Contains(l, "Authentication failure") || strings.Contains(l, testPassword) {
+		t.Fatalf("log must give Xvnc's reason and no password:\n%s", l)
+	}
+	// The right password still works from this address: not blacklisted.
+	good := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: xv.Addr, Password: NewSecret(testPassword)}}})
+	good.open(t, "a", "s", false)
+}
