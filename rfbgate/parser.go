@@ -2,11 +2,27 @@
 // TigerVNC Xvnc server, and gates the client-to-server stream so that only the
 // viewer whose surface holds the computer's keyboard may send input.
 //
+//	browser (noVNC) --WebSocket--> Relay: Gate per viewer --TCP--> Xvnc
+//	browser <-------------------- untouched ---------------------- Xvnc
+//
 // The pieces, bottom up: Parser reads the client-to-server message stream in
-// chunks of any size; Gate decides per message what reaches the server;
-// DialServer and ServeClientHandshake speak RFB 3.8 to each side; Tickets and
-// Leases hold who may watch and who may type; Relay joins a WebSocket to a
-// server connection; Handler is the HTTP surface (control API and upgrade).
+// chunks of any size; Gate decides per message what reaches the server (the
+// message table, msgTable, is the one place that classifies types);
+// ClientHandshake and ServeClientHandshake speak RFB 3.8 to each side;
+// Tickets and Leases hold who may watch and who may type; Relay joins a
+// WebSocket to a server connection; NewHandler is the HTTP surface (control
+// API, stream upgrade and, with a noVNC directory, the /glass/ viewer page).
+//
+// Rules the gate keeps:
+//   - A message's verdict is taken at its first byte and holds for all of it.
+//   - Fixed parts are held until complete (at most one SetEncodings, capped);
+//     ClientCutText, ClientFence and SetDesktopSize payloads stream through
+//     or are dropped as they arrive, never buffered whole.
+//   - SetEncodings loses −316 (extended mouse buttons), so a PointerEvent is
+//     always 6 bytes for both the gate and Xvnc.
+//   - When a viewer loses the keyboard (give-back, expiry, move, or its own
+//     close) the keys it holds are released in the form it pressed them, and
+//     a pointer event with no buttons follows.
 package rfbgate
 
 import (
