@@ -73,6 +73,9 @@ func ParseRequest(payload []byte) (RequestView, error) {
 // Parse is ParseRequest into r.
 func (r *RequestView) Parse(payload []byte) error {
 	*r = RequestView{}
+	if r.parseFast(payload) {
+		return nil
+	}
 	if len(payload) == 0 || payload[0]>>5 != byte(cbor.MajorMap) {
 		if _, err := Header(payload); err != nil {
 			return err
@@ -275,4 +278,65 @@ func (p *ParamsView) Text(k uint64) (string, bool) {
 	}
 	s, err := text(&d)
 	return s, err == nil
+}
+
+// parseFast reads a request in the canonical layout, {0: 2, 1: id,
+// 2: method, 3: params, 4?: deadline_ms} with params of plain items under
+// one-byte keys, straight from the bytes; it reports false for anything
+// else, which the general path then reads. It accepts only what the
+// general path accepts, and reads it alike.
+func (r *RequestView) parseFast(b []byte) bool {
+	if len(b) < 8 || (b[0] != 0xa4 && b[0] != 0xa5) || b[1] != 0 || b[2] != byte(codec.KindRequest) || b[3] != 1 {
+		return false
+	}
+	id, n := u64At(b, 4)
+	if n == 0 {
+		return false
+	}
+	i := 4 + n
+	if i+1 >= len(b) || b[i] != 2 {
+		return false
+	}
+	m, n := u32At(b, i+1)
+	if n == 0 {
+		return false
+	}
+	i += 1 + n
+	if i+1 >= len(b) || b[i] != 3 || b[i+1] < 0xa0 || b[i+1] > 0xb7 {
+		return false
+	}
+	start := i + 1
+	pairs := int(b[start] - 0xa0)
+	i = start + 1
+	var p ParamsView
+	for j := 0; j < pairs; j++ {
+		if i+1 >= len(b) || b[i] >= paramsIndexed || b[i+1] == cbor.Null {
+			return false
+		}
+		k := b[i]
+		d := dec{b: b, off: i + 1}
+		if !d.skipFast() {
+			return false
+		}
+		p.at[k] = int32(i + 1 - start + 1)
+		i = d.off
+	}
+	p.b = b[start:i:i]
+	var deadline codec.Opt[uint32]
+	if b[0] == 0xa5 {
+		if i+1 >= len(b) || b[i] != 4 {
+			return false
+		}
+		v, n := u32At(b, i+1)
+		if n == 0 {
+			return false
+		}
+		deadline = codec.Opt[uint32]{Val: v, Ok: true}
+		i += 1 + n
+	}
+	if i != len(b) {
+		return false
+	}
+	r.ID, r.Method, r.DeadlineMS, r.Params = id, codec.Method(m), deadline, p
+	return true
 }

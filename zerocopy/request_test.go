@@ -103,3 +103,27 @@ func TestParamsAbsentAndWrongType(t *testing.T) {
 		t.Error("params that are not a map accepted")
 	}
 }
+
+// TestRequestFastPath: the canonical fast path and the general path read
+// every golden request alike.
+func TestRequestFastPath(t *testing.T) {
+	n := 0
+	for _, g := range goldenFrames(t) {
+		var fast, slow RequestView
+		if !fast.parseFast(g.payload) {
+			continue
+		}
+		n++
+		d := newDec(g.payload)
+		if err := slow.envelope(&d, g.payload); err != nil || d.Done() != nil {
+			t.Fatalf("%s: the fast path accepts what the general path refuses: %v", g.name, err)
+		}
+		if fast.ID != slow.ID || fast.Method != slow.Method || fast.DeadlineMS != slow.DeadlineMS ||
+			fast.Params.at != slow.Params.at || string(fast.Params.b) != string(slow.Params.b) {
+			t.Errorf("%s: fast %+v, general %+v", g.name, fast, slow)
+		}
+	}
+	if n < 10 {
+		t.Errorf("the fast path reads only %d golden requests", n)
+	}
+}
