@@ -80,6 +80,11 @@ func (g *Gate) Feed(dst, in []byte) ([]byte, error) {
 	g.stats.BytesIn += uint64(len(in))
 	before := len(dst)
 	for {
+		if g.p.state == stIdle {
+			var n int
+			dst, n = g.whole(dst, in)
+			in = in[n:]
+		}
 		n, ev, body, err := g.p.Step(in)
 		in = in[n:]
 		if err != nil {
@@ -95,7 +100,7 @@ func (g *Gate) Feed(dst, in []byte) ([]byte, error) {
 			g.fwd = ClassOf(g.p.Type()) == ClassPass || g.kbd.Load()
 		case EventHeader:
 			if g.fwd {
-				dst = g.header(dst)
+				dst = g.header(dst, g.p.Header(), g.p.BodyLen())
 			}
 		case EventBody:
 			if g.fwd {
@@ -116,14 +121,66 @@ func (g *Gate) Feed(dst, in []byte) ([]byte, error) {
 	}
 }
 
+// fixedLen is the length of the fixed-size messages the fast path takes
+// whole: the ones noVNC sends most (keys, pointer, update requests).
+func fixedLen(in []byte) int {
+	switch in[0] {
+	case MsgPointerEvent:
+		return 6
+	case MsgKeyEvent:
+		return 8
+	case MsgFramebufferUpdateReq, MsgEnableContinuousUpdates:
+		return 10
+	case MsgSetPixelFormat:
+		return 20
+	case MsgQEMU:
+		if len(in) >= 2 && in[1] == QEMUExtendedKeyEvent {
+			return 12
+		}
+	}
+	return 0
+}
+
+// whole is the fast path: while the parser is between messages and the
+// input holds a whole fixed-size message, it decides that message in one go
+// (the same decisions as Step's events) and returns the bytes it consumed.
+func (g *Gate) whole(dst, in []byte) ([]byte, int) {
+	used := 0
+	for len(in) > 0 {
+		n := fixedLen(in)
+		if n == 0 || len(in) < n {
+			break
+		}
+		t := in[0]
+		g.p.typ, g.p.start, g.p.bodyLen = t, g.p.off, 0
+		g.p.off += int64(n)
+		g.stats.Messages++
+		g.fwd = ClassOf(t) == ClassPass || g.kbd.Load()
+		if g.fwd {
+			dst = g.header(dst, in[:n], 0)
+		}
+		if g.fwd {
+			g.stats.Passed++
+		} else {
+			g.stats.DroppedInput++
+			g.stats.DroppedByType[t]++
+		}
+		if g.pending || !g.kbd.Load() {
+			dst = g.appendRelease(dst)
+		}
+		in = in[n:]
+		used += n
+	}
+	return dst, used
+}
+
 // header handles a complete fixed part whose verdict is "forward".
-func (g *Gate) header(dst []byte) []byte {
-	h := g.p.Header()
+func (g *Gate) header(dst, h []byte, bodyLen int64) []byte {
 	switch h[0] {
 	case MsgSetEncodings:
 		return g.rewriteEncodings(dst, h)
 	case MsgClientCutText:
-		if g.p.BodyLen() > int64(g.lim.MaxCutText) {
+		if bodyLen > int64(g.lim.MaxCutText) {
 			g.fwd = false // over the cap: read through and dropped
 			return dst
 		}
@@ -145,7 +202,7 @@ func (g *Gate) header(dst []byte) []byte {
 		g.py = binary.BigEndian.Uint16(h[4:6])
 		g.pointerOn = true
 	}
-	if g.p.BodyLen() > 0 {
+	if bodyLen > 0 {
 		g.mid = true
 	}
 	return append(dst, h...)

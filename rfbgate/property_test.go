@@ -161,7 +161,7 @@ func runReference(stream []byte, msgs []refMsg, flips []flip, lim Limits) []byte
 	return r.out
 }
 
-func fixedLen(b []byte) int {
+func refFixedLen(b []byte) int {
 	switch b[0] {
 	case MsgSetEncodings:
 		return len(b)
@@ -195,7 +195,7 @@ func TestGateProperty(t *testing.T) {
 				s := len(stream)
 				var typ uint8
 				stream, typ = genMsg(r, stream, lim)
-				msgs = append(msgs, refMsg{start: s, hdrEnd: s + fixedLen(stream[s:]), end: len(stream), typ: typ})
+				msgs = append(msgs, refMsg{start: s, hdrEnd: s + refFixedLen(stream[s:]), end: len(stream), typ: typ})
 			}
 			// Chunk and flip.
 			g := NewGate(lim)
