@@ -196,3 +196,57 @@ func ascii(b []byte) bool {
 	}
 	return true
 }
+
+// checkNodePair is fastNodePair for the validation pass, which keeps no
+// values: it checks a canonical pair at d's position and records its key
+// in seen.
+func checkNodePair(d *dec, seen *uint32) bool {
+	b, i := d.b, d.off
+	if i+1 >= len(b) {
+		return false
+	}
+	k := b[i]
+	i++
+	switch k {
+	case 0, 1, 3, 6:
+		if c := b[i]; c < 24 {
+			i++
+		} else if _, n := u32At(b, i); n > 0 {
+			i += n
+		} else {
+			return false
+		}
+	case 2:
+		if b[i] != 0x84 {
+			return false
+		}
+		i++
+		for j := 0; j < 4; j++ {
+			if i >= len(b) {
+				return false
+			}
+			if c := b[i]; c < 24 || (c >= 0x20 && c < 0x38) {
+				i++
+			} else if c&^0x20 == 0x19 && i+3 <= len(b) {
+				i += 3
+			} else if _, n := i32At(b, i); n > 0 {
+				i += n
+			} else {
+				return false
+			}
+		}
+	case 4, 5, 7, 10, 11:
+		if c := b[i]; c >= 0x60 && c < 0x78 && i+1+int(c-0x60) <= len(b) && ascii(b[i+1:i+1+int(c-0x60)]) {
+			i += 1 + int(c-0x60)
+		} else if _, n := textAt(b, i, false); n > 0 {
+			i += n
+		} else {
+			return false
+		}
+	default:
+		return false
+	}
+	*seen |= 1 << k
+	d.off = i
+	return true
+}

@@ -411,7 +411,7 @@ func (v *Snapshot) tree(d *dec) (err error) {
 			sp--
 			continue
 		}
-		if fastNodePair(d, &v.node, &f.seen) {
+		if checkNodePair(d, &f.seen) {
 			f.i++
 			continue
 		}
