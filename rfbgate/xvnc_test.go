@@ -21,7 +21,7 @@ func typeA(t *testing.T, c *rfbClient) {
 
 func noEvents(t *testing.T, x *xEvents, what string) {
 	t.Helper()
-	time.Sleep(400 * time.Millisecond)
+	time.Sleep(700 * time.Millisecond)
 	if ev := x.take(); len(ev) != 0 {
 		t.Fatalf("%s: X saw %v", what, ev)
 	}
