@@ -15,7 +15,7 @@ import (
 // views are reused from message to message (a Snapshot and a Walker hold
 // their stacks inside), and nothing is copied out of the frame.
 //
-//	request_*        zerocopy.ParseRequest, then each param by key
+//	request_*        zerocopy.RequestView.Parse, then each param by key
 //	event_*          zerocopy.EventView.Parse
 //	response_snapshot_*  zerocopy.Snapshot.Parse (full validation), then a
 //	                 Walker over every window and node, every field read
@@ -54,7 +54,7 @@ func zerocopyDecoder(tb testing.TB, bm benchMsg) func() error {
 			if err := v.Parse(bm.enc); err != nil {
 				return err
 			}
-			sinkZC += uint64(v.ID) + uint64(v.Method) + uint64(v.DeadlineMS.Val) + zerocopyParams(v.Params, m.Method)
+			sinkZC += uint64(v.ID) + uint64(v.Method) + uint64(v.DeadlineMS.Val) + zerocopyParams(&v.Params, m.Method)
 			return nil
 		}
 	case *codec.Event:
@@ -105,15 +105,20 @@ func zerocopyDecoder(tb testing.TB, bm benchMsg) func() error {
 	return nil
 }
 
-// zerocopyParams reads the params of the methods with scalar params.
-func zerocopyParams(p zerocopy.ParamsView, m codec.Method) uint64 {
+// zerocopyParams reads each param of the methods with scalar params, by
+// key, as a handler of the method would.
+func zerocopyParams(p *zerocopy.ParamsView, m codec.Method) uint64 {
 	var s uint64
+	ints := 0
 	switch m {
-	case codec.MethodTap, codec.MethodLongPress, codec.MethodSwipe:
-		for k := uint64(0); k < 4; k++ {
-			v, _ := p.Int32(k)
-			s += uint64(v)
-		}
+	case codec.MethodTap:
+		ints = 2
+	case codec.MethodLongPress:
+		ints = 2
+		d, _ := p.Uint32(2)
+		s += uint64(d)
+	case codec.MethodSwipe:
+		ints = 4
 		d, _ := p.Uint32(4)
 		r, _ := p.Uint32(5)
 		s += uint64(d) + uint64(r)
@@ -122,6 +127,10 @@ func zerocopyParams(p zerocopy.ParamsView, m codec.Method) uint64 {
 		s += uint64(len(t))
 	default:
 		s += uint64(len(p.Bytes()))
+	}
+	for k := 0; k < ints; k++ {
+		v, _ := p.Int32(uint64(k))
+		s += uint64(v)
 	}
 	return s
 }
