@@ -643,3 +643,30 @@ func TestClientMessageLimit(t *testing.T) {
 		v.close()
 	}
 }
+
+// TestViewersCounted: open viewers are counted, and OnViewers hears every
+// change (open viewers keep the computer checked out).
+func TestViewersCounted(t *testing.T) {
+	addr, _ := syntheticVNC(t, testPassword, 1024, 50*time.Millisecond)
+	var mu sync.Mutex
+	var heard []int
+	tr := newTestRelay(t, Config{
+		Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}},
+		OnViewers: func(agent string, n int) { mu.Lock(); heard = append(heard, n); mu.Unlock() },
+	})
+	v1 := tr.open(t, "a", "s1", false)
+	tr.open(t, "a", "s2", false)
+	if n := tr.Viewers("a"); n != 2 {
+		t.Fatalf("%d viewers open, want 2", n)
+	}
+	v1.Close()
+	deadline := time.Now().Add(3 * time.Second)
+	for tr.Viewers("a") != 1 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if tr.Viewers("a") != 1 || len(heard) != 3 || heard[0] != 1 || heard[1] != 2 || heard[2] != 1 {
+		t.Fatalf("viewers %d, OnViewers heard %v, want [1 2 1]", tr.Viewers("a"), heard)
+	}
+}
