@@ -446,3 +446,20 @@ func TestResponseAnyKeyOrder(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+func TestNodeChildrenNull(t *testing.T) {
+	// A root whose key 8 is null: absent children, nothing skipped after.
+	root := []byte{0xa5, 0x00, 0x01, 0x01, 0x00, 0x02, 0x84, 0x00, 0x00, 0x01, 0x01, 0x03, 0x00, 0x08, 0xf6}
+	m, err := codec.Decode(snapshotResponse(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := m.(*codec.Response).Result.(*codec.Snapshot).Windows[0].Root; n.Children != nil || n.ID != 1 {
+		t.Fatalf("%#v", n)
+	}
+	// A stray item after the null is a malformed map, not a skipped value.
+	bad := append(append([]byte{}, root[:len(root)-1]...), 0xf6, 0x00)
+	if _, err := codec.Decode(snapshotResponse(bad)); err == nil {
+		t.Fatal("stray item after a null children key accepted")
+	}
+}

@@ -581,7 +581,14 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 		if err != nil {
 			return err
 		}
-		if k == 8 && !d.Null() {
+		if k == 8 && d.Null() {
+			// Null reads as absent.
+			f.node.Children = nil
+			f.seen &^= 1 << 8
+			f.i++
+			continue
+		}
+		if k == 8 {
 			at := d.Offset()
 			kn, err := d.ArrayHead()
 			if err != nil {
