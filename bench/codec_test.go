@@ -220,6 +220,9 @@ func BenchmarkDecode(b *testing.B) {
 			}
 			c.Stop()
 		})
+		if run := zerocopyDecoder(b, bm); run != nil {
+			support.Run(b, "impl=zerocopy/msg="+bm.name, func(b *testing.B) { benchZerocopy(b, bm, run) })
+		}
 	}
 }
 

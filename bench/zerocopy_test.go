@@ -163,16 +163,6 @@ func benchZerocopy(b *testing.B, bm benchMsg, run func() error) {
 	c.Stop()
 }
 
-// BenchmarkZerocopyDecode is impl=zerocopy of BenchmarkDecode, run on its
-// own until BenchmarkDecode runs it (see above).
-func BenchmarkZerocopyDecode(b *testing.B) {
-	for _, bm := range benchMessages(b) {
-		if run := zerocopyDecoder(b, bm); run != nil {
-			support.Run(b, "impl=zerocopy/msg="+bm.name, func(b *testing.B) { benchZerocopy(b, bm, run) })
-		}
-	}
-}
-
 // TestZerocopyDecodeAllocs: the zerocopy decode of every benchmark message
 // a view applies to allocates nothing.
 func TestZerocopyDecodeAllocs(t *testing.T) {
