@@ -73,13 +73,25 @@ func TestCountAllocsExact(t *testing.T) {
 		if len(lines) != 2 {
 			t.Fatalf("k=%d: %d allocation lines, want 2 (one per sub-benchmark):\n%s", k, len(lines), out.String())
 		}
-		want := "allocations  " + strconv.Itoa(k) + " " + strconv.Itoa(64*k) // testing.Benchmark names nothing
+		// The counts are process-wide (runtime.ReadMemStats): a stray
+		// allocation by the runtime or the test framework during the 200
+		// iterations shows as a few hundredths, so allow up to 2 of them.
+		near := func(got float64, want int, per int) bool {
+			return got >= float64(want) && got <= float64(want)+2.0*float64(per)/200
+		}
 		for _, l := range lines {
-			if l != want {
-				t.Errorf("k=%d: line %q, want %q", k, l, want)
+			f := strings.Fields(l) // testing.Benchmark names nothing: "allocations <allocs> <bytes>"
+			if len(f) != 3 || f[0] != "allocations" {
+				t.Errorf("k=%d: line %q", k, l)
+				continue
+			}
+			a, err1 := strconv.ParseFloat(f[1], 64)
+			by, err2 := strconv.ParseFloat(f[2], 64)
+			if err1 != nil || err2 != nil || !near(a, k, 1) || !near(by, 64*k, 1024) {
+				t.Errorf("k=%d: line %q, want %d allocations of 64 bytes", k, l, k)
 			}
 		}
-		if perIter[0] != float64(k) || perIter[1] != float64(64*k) {
+		if !near(perIter[0], k, 1) || !near(perIter[1], 64*k, 1024) {
 			t.Errorf("k=%d: PerOp = %v allocs, %v bytes", k, perIter[0], perIter[1])
 		}
 	}
