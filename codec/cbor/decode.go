@@ -138,11 +138,20 @@ func simpleName(h Head) string {
 
 // Uint reads an unsigned integer (major type 0).
 func (d *Decoder) Uint() (uint64, error) {
-	// Fast path: a one-byte head.
+	// Fast paths: heads of one, two and three bytes.
 	if d.off < len(d.buf) {
-		if b := d.buf[d.off]; b < 24 {
+		switch b := d.buf[d.off]; {
+		case b < 24:
 			d.off++
 			return uint64(b), nil
+		case b == 0x18 && d.off+1 < len(d.buf):
+			v := uint64(d.buf[d.off+1])
+			d.off += 2
+			return v, nil
+		case b == 0x19 && d.off+2 < len(d.buf):
+			v := uint64(d.buf[d.off+1])<<8 | uint64(d.buf[d.off+2])
+			d.off += 3
+			return v, nil
 		}
 	}
 	start := d.off
@@ -172,13 +181,31 @@ func (d *Decoder) Uint32() (uint32, error) {
 
 // Int reads a signed integer (major type 0 or 1) that fits in an int64.
 func (d *Decoder) Int() (int64, error) {
+	// Fast paths: heads of one, two and three bytes, either sign.
 	if d.off < len(d.buf) {
-		if b := d.buf[d.off]; b < 24 {
+		b := d.buf[d.off]
+		switch info := b & 0x1f; {
+		case b >= 0x40:
+		case info < 24 && (b < 0x18 || b >= 0x20):
 			d.off++
-			return int64(b), nil
-		} else if b >= 0x20 && b < 0x38 {
-			d.off++
+			if b < 0x20 {
+				return int64(b), nil
+			}
 			return -1 - int64(b-0x20), nil
+		case info == 24 && d.off+1 < len(d.buf):
+			v := int64(d.buf[d.off+1])
+			d.off += 2
+			if b < 0x20 {
+				return v, nil
+			}
+			return -1 - v, nil
+		case info == 25 && d.off+2 < len(d.buf):
+			v := int64(d.buf[d.off+1])<<8 | int64(d.buf[d.off+2])
+			d.off += 3
+			if b < 0x20 {
+				return v, nil
+			}
+			return -1 - v, nil
 		}
 	}
 	start := d.off
@@ -264,6 +291,26 @@ func (d *Decoder) Text() ([]byte, error) { return d.str(MajorText, "a text strin
 func (d *Decoder) Bytes() ([]byte, error) { return d.str(MajorBytes, "a byte string") }
 
 func (d *Decoder) str(m Major, want string) ([]byte, error) {
+	// Fast path: a definite string with a one- or two-byte head.
+	if d.off < len(d.buf) {
+		b := d.buf[d.off]
+		if b>>5 == byte(m) && b&0x1f <= 24 {
+			n, h := int(b&0x1f), 1
+			if n == 24 && d.off+1 < len(d.buf) {
+				n, h = int(d.buf[d.off+1]), 2
+			}
+			if n < 24 || h == 2 {
+				if s := d.buf[d.off+h:]; n <= len(s) {
+					s = s[:n:n]
+					if m == MajorText && !ValidUTF8(s) {
+						return nil, Errorf(ErrUTF8, d.off, "text string is not valid UTF-8")
+					}
+					d.off += h + n
+					return s, nil
+				}
+			}
+		}
+	}
 	start := d.off
 	h, err := d.ReadHead()
 	if err != nil {
