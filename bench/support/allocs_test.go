@@ -195,7 +195,11 @@ func TestAllocationLines(t *testing.T) {
 				t.Errorf("-v=%v: allocation line %q before its result line", v, l)
 			}
 			k, _ := strconv.Atoi(m[2])
-			if m[3] != strconv.Itoa(k) || m[4] != strconv.Itoa(64*k) {
+			// Counts are process-wide: allow two stray runtime allocations
+			// (of up to 512 bytes each) over the 20 iterations.
+			a, err1 := strconv.ParseFloat(m[3], 64)
+			by, err2 := strconv.ParseFloat(m[4], 64)
+			if err1 != nil || err2 != nil || a < float64(k) || a > float64(k)+0.1 || by < float64(64*k) || by > float64(64*k)+1024.0/20 {
 				t.Errorf("-v=%v: %q: want %d allocations and %d bytes", v, l, k, 64*k)
 			}
 		}
