@@ -291,27 +291,14 @@ func (r *BoundsResult) decodeFrom(d *decoder) error {
 }
 
 func (d *decoder) nodeBounds(nb *NodeBounds) error {
-	start := d.Offset()
-	n, err := d.ArrayHead()
-	if err != nil {
+	return d.positional("a node's bounds entry", []string{"node", "bounds"}, func(i int) (err error) {
+		if i == 0 {
+			nb.Node, err = d.u32()
+		} else {
+			err = d.bounds(&nb.Bounds)
+		}
 		return err
-	}
-	if n >= 0 && n < 2 {
-		return cbor.Errorf(cbor.ErrMissing, start, "a node's bounds entry has 2 elements, not "+itoa(n))
-	}
-	if !d.More(n, 0) {
-		return cbor.Errorf(cbor.ErrMissing, start, "a node's bounds entry has 2 elements, not 0")
-	}
-	if nb.Node, err = d.u32(); err != nil {
-		return cbor.In(err, "node")
-	}
-	if !d.More(n, 1) {
-		return cbor.Errorf(cbor.ErrMissing, start, "a node's bounds entry has 2 elements, not 1")
-	}
-	if err := d.bounds(&nb.Bounds); err != nil {
-		return cbor.In(err, "bounds")
-	}
-	return d.arrayEnd(n, 2)
+	})
 }
 
 func (r *ScreenshotResult) decodeFrom(d *decoder) error {

@@ -716,51 +716,48 @@ func (d *decoder) scroll(s *Scroll) error {
 }
 
 func (d *decoder) scrollRange(r *ScrollRange) error {
-	start := d.Offset()
-	n, err := d.ArrayHead()
-	if err != nil {
+	return d.positional("a scroll range", []string{"unit", "lo", "hi"}, func(i int) (err error) {
+		switch i {
+		case 0:
+			r.Unit, err = d.u32()
+		case 1:
+			r.Lo, err = d.i64()
+		default:
+			r.Hi, err = d.i64()
+		}
 		return err
-	}
-	if !d.More(n, 0) {
-		return cbor.Errorf(cbor.ErrMissing, start, "a scroll range has 3 elements, not 0")
-	}
-	if r.Unit, err = d.u32(); err != nil {
-		return cbor.In(err, "unit")
-	}
-	if !d.More(n, 1) {
-		return cbor.Errorf(cbor.ErrMissing, start, "a scroll range has 3 elements, not 1")
-	}
-	if r.Lo, err = d.i64(); err != nil {
-		return cbor.In(err, "lo")
-	}
-	if !d.More(n, 2) {
-		return cbor.Errorf(cbor.ErrMissing, start, "a scroll range has 3 elements, not 2")
-	}
-	if r.Hi, err = d.i64(); err != nil {
-		return cbor.In(err, "hi")
-	}
-	return d.arrayEnd(n, 3)
+	})
 }
 
 func (d *decoder) scrollPosition(p *ScrollPosition) error {
+	return d.positional("a scroll position", []string{"lo", "hi"}, func(i int) (err error) {
+		if i == 0 {
+			p.Lo, err = d.i64()
+		} else {
+			p.Hi, err = d.i64()
+		}
+		return err
+	})
+}
+
+// positional reads a fixed-layout array whose elements are named by
+// names: read decodes element i; elements past the named ones are skipped
+// (receivers accept appended elements), and fewer is an error.
+func (d *decoder) positional(what string, names []string, read func(i int) error) error {
 	start := d.Offset()
 	n, err := d.ArrayHead()
 	if err != nil {
 		return err
 	}
-	if !d.More(n, 0) {
-		return cbor.Errorf(cbor.ErrMissing, start, "a scroll position has 2 elements, not 0")
+	for i, name := range names {
+		if !d.More(n, i) {
+			return cbor.Errorf(cbor.ErrMissing, start, what+" has "+itoa(len(names))+" elements, not "+itoa(i))
+		}
+		if err := read(i); err != nil {
+			return cbor.In(err, name)
+		}
 	}
-	if p.Lo, err = d.i64(); err != nil {
-		return cbor.In(err, "lo")
-	}
-	if !d.More(n, 1) {
-		return cbor.Errorf(cbor.ErrMissing, start, "a scroll position has 2 elements, not 1")
-	}
-	if p.Hi, err = d.i64(); err != nil {
-		return cbor.In(err, "hi")
-	}
-	return d.arrayEnd(n, 2)
+	return d.arrayEnd(n, len(names))
 }
 
 // takeNodes returns n zeroed nodes for one children array (or a root),
