@@ -103,7 +103,7 @@ func textAt(b []byte, i int, trusted bool) (string, int) {
 // fastNodePair reads the pair at d's position into nv if it has one of
 // the canonical shapes, and reports whether it did.
 func fastNodePair(d *dec, nv *NodeView, seen *uint32) bool {
-	b, i := d.b, d.off
+	b, i := d.Input(), d.Offset()
 	if i+1 >= len(b) {
 		return false
 	}
@@ -160,9 +160,9 @@ func fastNodePair(d *dec, nv *NodeView, seen *uint32) bool {
 	case 4, 5, 7, 10, 11:
 		var s string
 		var n int
-		if c := b[i]; c >= 0x60 && c < 0x78 && i+1+int(c-0x60) <= len(b) && (d.trusted || ascii(b[i+1:i+1+int(c-0x60)])) {
+		if c := b[i]; c >= 0x60 && c < 0x78 && i+1+int(c-0x60) <= len(b) && (d.Trusted() || ascii(b[i+1:i+1+int(c-0x60)])) {
 			s, n = str(b[i+1:i+1+int(c-0x60)]), 1+int(c-0x60)
-		} else if s, n = textAt(b, i, d.trusted); n == 0 {
+		} else if s, n = textAt(b, i, d.Trusted()); n == 0 {
 			return false
 		}
 		o := codec.Opt[string]{Val: s, Ok: true}
@@ -183,7 +183,7 @@ func fastNodePair(d *dec, nv *NodeView, seen *uint32) bool {
 		return false
 	}
 	*seen |= 1 << k
-	d.off = i
+	d.Seek(i)
 	return true
 }
 
@@ -201,7 +201,7 @@ func ascii(b []byte) bool {
 // values: it checks a canonical pair at d's position and records its key
 // in seen.
 func checkNodePair(d *dec, seen *uint32) bool {
-	b, i := d.b, d.off
+	b, i := d.Input(), d.Offset()
 	if i+1 >= len(b) {
 		return false
 	}
@@ -247,6 +247,6 @@ func checkNodePair(d *dec, seen *uint32) bool {
 		return false
 	}
 	*seen |= 1 << k
-	d.off = i
+	d.Seek(i)
 	return true
 }

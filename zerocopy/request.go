@@ -168,7 +168,9 @@ func (p *ParamsView) find(k uint64) (dec, bool) {
 		if o < 0 || o >= len(p.b) {
 			return dec{}, false
 		}
-		return dec{b: p.b, off: o}, true
+		d := newDec(p.b)
+		d.Seek(o)
+		return d, true
 	}
 	d := newDec(p.b)
 	var found dec
@@ -233,7 +235,7 @@ func (p *ParamsView) Int(k uint64) (int64, bool) {
 	if m, _ := major(&d); !ok || (m != cbor.MajorUint && m != cbor.MajorNegInt) {
 		return 0, false
 	}
-	if v, n := i32At(d.b, d.off); n > 0 {
+	if v, n := i32At(d.Input(), d.Offset()); n > 0 {
 		return int64(v), true
 	}
 	h, err := d.ReadHead()
@@ -249,7 +251,7 @@ func (p *ParamsView) Int(k uint64) (int64, bool) {
 // Int32 returns the i32 at key k.
 func (p *ParamsView) Int32(k uint64) (int32, bool) {
 	if d, ok := p.find(k); ok {
-		if v, n := i32At(d.b, d.off); n > 0 {
+		if v, n := i32At(d.Input(), d.Offset()); n > 0 {
 			return v, true
 		}
 	}
@@ -314,12 +316,13 @@ func (r *RequestView) parseFast(b []byte) bool {
 			return false
 		}
 		k := b[i]
-		d := dec{b: b, off: i + 1}
-		if !d.skipFast() {
+		d := newDec(b)
+		d.Seek(i + 1)
+		if !d.SkipDefinite() {
 			return false
 		}
 		p.at[k] = int32(i + 1 - start + 1)
-		i = d.off
+		i = d.Offset()
 	}
 	p.b = b[start:i:i]
 	var deadline codec.Opt[uint32]

@@ -20,15 +20,26 @@ type Head struct {
 // allocates for definite-length items: text and byte strings are returned as
 // subslices of the input.
 type Decoder struct {
-	buf []byte
-	off int
+	buf     []byte
+	off     int
+	trusted bool // text was validated before: skip the UTF-8 checks
 }
 
 // NewDecoder returns a Decoder positioned at the start of b.
 func NewDecoder(b []byte) Decoder { return Decoder{buf: b} }
 
 // Reset positions d at the start of b.
-func (d *Decoder) Reset(b []byte) { d.buf, d.off = b, 0 }
+func (d *Decoder) Reset(b []byte) { d.buf, d.off, d.trusted = b, 0, false }
+
+// Seek positions d at offset off of its input (clamped to the input).
+func (d *Decoder) Seek(off int) { d.off = max(0, min(off, len(d.buf))) }
+
+// Trust makes d skip the UTF-8 checks of text: for a second pass over
+// bytes a first pass has validated. Everything else is still checked.
+func (d *Decoder) Trust() { d.trusted = true }
+
+// Trusted reports whether d skips the UTF-8 checks of text (see Trust).
+func (d *Decoder) Trusted() bool { return d.trusted }
 
 // Offset is the number of bytes consumed so far.
 func (d *Decoder) Offset() int { return d.off }
@@ -302,7 +313,7 @@ func (d *Decoder) str(m Major, want string) ([]byte, error) {
 			if n < 24 || h == 2 {
 				if s := d.buf[d.off+h:]; n <= len(s) {
 					s = s[:n:n]
-					if m == MajorText && !ValidUTF8(s) {
+					if m == MajorText && !d.trusted && !ValidUTF8(s) {
 						return nil, Errorf(ErrUTF8, d.off, "text string is not valid UTF-8")
 					}
 					d.off += h + n
@@ -327,7 +338,7 @@ func (d *Decoder) str(m Major, want string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m == MajorText && !ValidUTF8(s) {
+	if m == MajorText && !d.trusted && !ValidUTF8(s) {
 		return nil, Errorf(ErrUTF8, start, "text string is not valid UTF-8")
 	}
 	return s, nil
@@ -364,7 +375,7 @@ func (d *Decoder) indefiniteString(m Major, start int) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if m == MajorText && !ValidUTF8(c) {
+		if m == MajorText && !d.trusted && !ValidUTF8(c) {
 			return nil, Errorf(ErrUTF8, cs, "text chunk is not valid UTF-8")
 		}
 		out = append(out, c...)
@@ -464,7 +475,79 @@ func (d *Decoder) Skip() error {
 			return nil
 		}
 	}
+	if d.SkipDefinite() {
+		return nil
+	}
 	return d.skipSlow()
+}
+
+// SkipDefinite skips one item built only of integers, simple values 0 to
+// 23, definite-length strings and definite-length containers, and reports
+// true. At anything else (an indefinite length, a tag, a float, a
+// malformed or truncated item) it moves nothing and reports false, and
+// Skip judges the item from its start.
+func (d *Decoder) SkipDefinite() bool {
+	b, i := d.buf, d.off
+	for pending := 1; pending > 0; pending-- {
+		if i >= len(b) {
+			return false
+		}
+		c := b[i]
+		info := c & 0x1f
+		arg := uint64(info)
+		switch {
+		case info < 24:
+			i++
+		case info <= 27:
+			n := 1 << (info - 24)
+			if i+1+n > len(b) {
+				return false
+			}
+			switch n {
+			case 1:
+				arg = uint64(b[i+1])
+			case 2:
+				arg = uint64(binary.BigEndian.Uint16(b[i+1:]))
+			case 4:
+				arg = uint64(binary.BigEndian.Uint32(b[i+1:]))
+			default:
+				arg = binary.BigEndian.Uint64(b[i+1:])
+			}
+			i += 1 + n
+		default:
+			return false
+		}
+		left := uint64(len(b) - i)
+		switch Major(c >> 5) {
+		case MajorUint, MajorNegInt:
+		case MajorBytes, MajorText:
+			if arg > left {
+				return false
+			}
+			if c>>5 == byte(MajorText) && !d.trusted && !ValidUTF8(b[i:i+int(arg)]) {
+				return false
+			}
+			i += int(arg)
+		case MajorArray:
+			if arg > left {
+				return false
+			}
+			pending += int(arg)
+		case MajorMap:
+			if arg > left/2 {
+				return false
+			}
+			pending += 2 * int(arg)
+		case MajorSimple:
+			if info >= 24 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	d.off = i
+	return true
 }
 
 func (d *Decoder) skipSlow() error {
@@ -513,7 +596,7 @@ func (d *Decoder) skipSlow() error {
 				}
 			} else if s, err := d.chunk(h.Arg, h.Major.String()); err != nil {
 				return err
-			} else if h.Major == MajorText && !ValidUTF8(s) {
+			} else if h.Major == MajorText && !d.trusted && !ValidUTF8(s) {
 				return Errorf(ErrUTF8, start, "text string is not valid UTF-8")
 			}
 		case MajorArray, MajorMap:
@@ -559,7 +642,7 @@ func (d *Decoder) skipIndefiniteString(m Major) error {
 		if err != nil {
 			return err
 		}
-		if m == MajorText && !ValidUTF8(c) {
+		if m == MajorText && !d.trusted && !ValidUTF8(c) {
 			return Errorf(ErrUTF8, cs, "text chunk is not valid UTF-8")
 		}
 	}
