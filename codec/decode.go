@@ -137,49 +137,8 @@ func (d *decoder) optBool() (Opt[bool], error) {
 	return Opt[bool]{Val: v, Ok: err == nil}, err
 }
 
-// key reads a map key. A key that is not an unsigned integer is skipped
-// and reported as unknownKey, so its value is skipped too.
-func (d *decoder) key() (uint64, error) {
-	b, ok := d.PeekByte()
-	if ok && b < 24 {
-		d.Advance(1)
-		return uint64(b), nil
-	}
-	if ok && b>>5 == byte(cbor.MajorUint) {
-		return d.Uint()
-	}
-	if err := d.Skip(); err != nil {
-		return 0, err
-	}
-	return unknownKey, nil
-}
-
-const unknownKey = ^uint64(0)
-
 // mapHead reads a map head; n is -1 for an indefinite map.
 func (d *decoder) mapHead() (int, error) { return d.MapHead() }
-
-// missing reports the first required field absent from seen.
-func (d *decoder) missing(need, seen uint32, names []string, start int) error {
-	lack := need &^ seen
-	if lack == 0 {
-		return nil
-	}
-	return missingError(lack, names, start)
-}
-
-func missingError(lack uint32, names []string, start int) error {
-	for k := 0; k < 32; k++ {
-		if lack&(1<<k) != 0 {
-			name := strconv.Itoa(k)
-			if k < len(names) && names[k] != "" {
-				name = names[k]
-			}
-			return cbor.In(cbor.Errorf(cbor.ErrMissing, start, "key "+strconv.Itoa(k)+" ("+name+") is required"), name)
-		}
-	}
-	return nil
-}
 
 // u32Array reads an array of u32, reserving no more than the input holds.
 func (d *decoder) u32Array() ([]uint32, error) {
@@ -196,17 +155,6 @@ func (d *decoder) u32Array() ([]uint32, error) {
 		out = append(out, v)
 	}
 	return out, nil
-}
-
-// arrayEnd skips elements past the first known ones of an array with
-// count n (-1: indefinite), of which i were read.
-func (d *decoder) arrayEnd(n, i int) error {
-	for ; d.More(n, i); i++ {
-		if err := d.Skip(); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // mapIter is a message map opened by message: its head read, and maybe
@@ -315,7 +263,7 @@ func (d *decoder) scanKind() (Kind, error) {
 	var kind Kind
 	found := false
 	for i := 0; d.More(n, i); i++ {
-		k, err := d.key()
+		k, err := d.Key()
 		if err != nil {
 			return 0, err
 		}
@@ -346,7 +294,7 @@ func (d *decoder) nonce(kind Kind, it mapIter) (uint64, error) {
 	start, n, seen := it.start, it.n, it.seen
 	var nonce uint64
 	for i := it.i; d.More(n, i); i++ {
-		k, err := d.key()
+		k, err := d.Key()
 		if err != nil {
 			return 0, err
 		}
@@ -371,7 +319,7 @@ func (d *decoder) nonce(kind Kind, it mapIter) (uint64, error) {
 			return 0, err
 		}
 	}
-	return nonce, d.missing(3, seen, []string{"kind", "nonce"}, start)
+	return nonce, cbor.Missing(3, seen, []string{"kind", "nonce"}, start)
 }
 
 // checkKind reads key 0 inside the decoder of a kind and insists that a

@@ -231,7 +231,7 @@ func (d *decoder) event() (Message, error) {
 		}
 		if i == 0 && Kind(head[0]) != KindEvent {
 			// An array of another kind: report the kind, skip the rest.
-			if err := d.arrayEnd(n, 1); err != nil {
+			if err := d.SkipElements(n, 1); err != nil {
 				return nil, cbor.In(err, "message")
 			}
 			return &UnknownKind{Value: head[0]}, nil
@@ -249,7 +249,7 @@ func (d *decoder) event() (Message, error) {
 		}
 		i += e.Body.fieldCount()
 	}
-	if err := d.arrayEnd(n, i); err != nil {
+	if err := d.SkipElements(n, i); err != nil {
 		return nil, cbor.In(err, "event")
 	}
 	return e, nil

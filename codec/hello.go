@@ -129,7 +129,7 @@ var helloNames = []string{"kind", "versions", "max_frame", "capabilities", "toke
 func (d *decoder) hello(h *Hello, it mapIter) error {
 	start, n, seen := it.start, it.n, it.seen
 	for i := it.i; d.More(n, i); i++ {
-		k, err := d.key()
+		k, err := d.Key()
 		if err != nil {
 			return err
 		}
@@ -176,7 +176,7 @@ func (d *decoder) hello(h *Hello, it mapIter) error {
 			seen |= 1 << k
 		}
 	}
-	return d.missing(1<<0|1<<1|1<<2|1<<3|1<<5, seen, helloNames, start)
+	return cbor.Missing(1<<0|1<<1|1<<2|1<<3|1<<5, seen, helloNames, start)
 }
 
 var welcomeNames = []string{"kind", "version", "max_frame", "error", "session"}
@@ -184,7 +184,7 @@ var welcomeNames = []string{"kind", "version", "max_frame", "error", "session"}
 func (d *decoder) welcome(w *Welcome, it mapIter) error {
 	start, n, seen := it.start, it.n, it.seen
 	for i := it.i; d.More(n, i); i++ {
-		k, err := d.key()
+		k, err := d.Key()
 		if err != nil {
 			return err
 		}
@@ -229,7 +229,7 @@ func (d *decoder) welcome(w *Welcome, it mapIter) error {
 			seen |= 1 << k
 		}
 	}
-	return d.missing(1, seen, welcomeNames, start)
+	return cbor.Missing(1, seen, welcomeNames, start)
 }
 
 var deviceNames = []string{"model", "sdk", "abi", "display"}

@@ -317,7 +317,7 @@ func (d *decoder) request(it mapIter) (*Request, error) {
 	)
 	start, n, seen := it.start, it.n, it.seen
 	for i := it.i; d.More(n, i); i++ {
-		k, err := d.key()
+		k, err := d.Key()
 		if err != nil {
 			return nil, err
 		}
@@ -385,7 +385,7 @@ func (d *decoder) request(it mapIter) (*Request, error) {
 			seen |= 1 << k
 		}
 	}
-	if err := d.missing(0xf, seen, requestNames, start); err != nil {
+	if err := cbor.Missing(0xf, seen, requestNames, start); err != nil {
 		return nil, err
 	}
 	r.ID, r.DeadlineMS = id, deadline
@@ -424,7 +424,7 @@ func (d *decoder) scanMethod() (m Method, found bool, err error) {
 		return 0, false, nil
 	}
 	for i := 0; d.More(n, i); i++ {
-		k, err := d.key()
+		k, err := d.Key()
 		if err != nil {
 			return 0, false, nil
 		}
@@ -462,7 +462,7 @@ func (p *SnapshotParams) decodeFrom(d *decoder) error {
 	}
 	var seen uint32
 	for i := 0; d.More(n, i); i++ {
-		k, err := d.key()
+		k, err := d.Key()
 		if err != nil {
 			return err
 		}
@@ -506,7 +506,7 @@ func (p *SnapshotParams) decodeFrom(d *decoder) error {
 			seen |= 1 << k
 		}
 	}
-	return d.missing(1<<4, seen, snapshotParamNames, start)
+	return cbor.Missing(1<<4, seen, snapshotParamNames, start)
 }
 
 func (p *BoundsParams) decodeFrom(d *decoder) error {
@@ -632,7 +632,7 @@ func (d *decoder) fields(need uint32, names []string, read func(k uint64) error,
 	}
 	var seen uint32
 	for i := 0; d.More(n, i); i++ {
-		k, err := d.key()
+		k, err := d.Key()
 		if err != nil {
 			return err
 		}
@@ -657,7 +657,7 @@ func (d *decoder) fields(need uint32, names []string, read func(k uint64) error,
 		}
 		seen |= 1 << k
 	}
-	return d.missing(need, seen, names, start)
+	return cbor.Missing(need, seen, names, start)
 }
 
 // optU32Fields decodes a map of optional u32 fields at keys 0, 1, ...

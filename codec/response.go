@@ -183,7 +183,7 @@ func (d *decoder) response(it mapIter) (*Response, error) {
 	)
 	start, n, seen := it.start, it.n, it.seen
 	for i := it.i; d.More(n, i); i++ {
-		k, err := d.key()
+		k, err := d.Key()
 		if err != nil {
 			return nil, err
 		}
@@ -256,7 +256,7 @@ func (d *decoder) response(it mapIter) (*Response, error) {
 			seen |= 1 << k
 		}
 	}
-	if err := d.missing(0x7, seen, responseNames, start); err != nil {
+	if err := cbor.Missing(0x7, seen, responseNames, start); err != nil {
 		return nil, err
 	}
 	switch seen & (1<<3 | 1<<4) {
@@ -291,7 +291,7 @@ func (r *BoundsResult) decodeFrom(d *decoder) error {
 }
 
 func (d *decoder) nodeBounds(nb *NodeBounds) error {
-	return d.positional("a node's bounds entry", []string{"node", "bounds"}, func(i int) (err error) {
+	return d.Fixed("a node's bounds entry", []string{"node", "bounds"}, func(i int) (err error) {
 		if i == 0 {
 			nb.Node, err = d.u32()
 		} else {

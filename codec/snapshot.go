@@ -329,7 +329,7 @@ func (s *Snapshot) decodeFrom(d *decoder) error {
 	}
 	var seen uint32
 	for i := 0; d.More(n, i); i++ {
-		k, err := d.key()
+		k, err := d.Key()
 		if err != nil {
 			return err
 		}
@@ -367,7 +367,7 @@ func (s *Snapshot) decodeFrom(d *decoder) error {
 			seen |= 1 << k
 		}
 	}
-	return d.missing(0xf, seen, snapshotNames, start)
+	return cbor.Missing(0xf, seen, snapshotNames, start)
 }
 
 func (d *decoder) stringTable() ([]string, error) {
@@ -423,7 +423,7 @@ func (d *decoder) window(w *Window) error {
 	}
 	var seen uint32
 	for i := 0; d.More(n, i); i++ {
-		k, err := d.key()
+		k, err := d.Key()
 		if err != nil {
 			return err
 		}
@@ -484,27 +484,17 @@ func (d *decoder) window(w *Window) error {
 			seen |= 1 << k
 		}
 	}
-	return d.missing(0x1f, seen, windowNames, start)
+	return cbor.Missing(0x1f, seen, windowNames, start)
 }
 
 // bounds reads [left, top, right, bottom], skipping elements past those.
 func (d *decoder) bounds(b *Bounds) error {
-	start := d.Offset()
-	n, err := d.ArrayHead()
-	if err != nil {
+	var v [4]int32
+	if err := d.Int32s(v[:], "bounds"); err != nil {
 		return err
 	}
-	var v [4]int32
-	for i := 0; i < 4; i++ {
-		if !d.More(n, i) {
-			return cbor.Errorf(cbor.ErrMissing, start, "bounds has "+itoa(i)+" elements, want 4")
-		}
-		if v[i], err = d.i32(); err != nil {
-			return cbor.At(err, i)
-		}
-	}
 	*b = Bounds{v[0], v[1], v[2], v[3]}
-	return d.arrayEnd(n, 4)
+	return nil
 }
 
 // nodeFrame is one open node of the decoder's explicit stack.
@@ -571,13 +561,13 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 			continue
 		}
 		if !d.More(f.n, f.i) {
-			if err := d.missing(0xf, f.seen, nodeNames, f.start); err != nil {
+			if err := cbor.Missing(0xf, f.seen, nodeNames, f.start); err != nil {
 				return err
 			}
 			stack = stack[:len(stack)-1]
 			continue
 		}
-		k, err := d.key()
+		k, err := d.Key()
 		if err != nil {
 			return err
 		}
@@ -716,7 +706,7 @@ func (d *decoder) scroll(s *Scroll) error {
 }
 
 func (d *decoder) scrollRange(r *ScrollRange) error {
-	return d.positional("a scroll range", []string{"unit", "lo", "hi"}, func(i int) (err error) {
+	return d.Fixed("a scroll range", []string{"unit", "lo", "hi"}, func(i int) (err error) {
 		switch i {
 		case 0:
 			r.Unit, err = d.u32()
@@ -730,7 +720,7 @@ func (d *decoder) scrollRange(r *ScrollRange) error {
 }
 
 func (d *decoder) scrollPosition(p *ScrollPosition) error {
-	return d.positional("a scroll position", []string{"lo", "hi"}, func(i int) (err error) {
+	return d.Fixed("a scroll position", []string{"lo", "hi"}, func(i int) (err error) {
 		if i == 0 {
 			p.Lo, err = d.i64()
 		} else {
@@ -738,26 +728,6 @@ func (d *decoder) scrollPosition(p *ScrollPosition) error {
 		}
 		return err
 	})
-}
-
-// positional reads a fixed-layout array whose elements are named by
-// names: read decodes element i; elements past the named ones are skipped
-// (receivers accept appended elements), and fewer is an error.
-func (d *decoder) positional(what string, names []string, read func(i int) error) error {
-	start := d.Offset()
-	n, err := d.ArrayHead()
-	if err != nil {
-		return err
-	}
-	for i, name := range names {
-		if !d.More(n, i) {
-			return cbor.Errorf(cbor.ErrMissing, start, what+" has "+itoa(len(names))+" elements, not "+itoa(i))
-		}
-		if err := read(i); err != nil {
-			return cbor.In(err, name)
-		}
-	}
-	return d.arrayEnd(n, len(names))
 }
 
 // takeNodes returns n zeroed nodes for one children array (or a root),

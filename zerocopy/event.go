@@ -91,7 +91,7 @@ func (e *EventView) Parse(payload []byte) error {
 		i++
 	}
 	e.Known = names != nil
-	if err := arrayEnd(&d, n, i); err != nil {
+	if err := d.SkipElements(n, i); err != nil {
 		return cbor.In(err, "event")
 	}
 	return d.Done()

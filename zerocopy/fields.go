@@ -45,22 +45,12 @@ func optU32(d *dec) (codec.Opt[uint32], error) {
 
 // bounds reads [left, top, right, bottom], skipping elements past those.
 func bounds(d *dec, b *codec.Bounds) error {
-	start := d.Offset()
-	n, err := d.ArrayHead()
-	if err != nil {
+	var v [4]int32
+	if err := d.Int32s(v[:], "bounds"); err != nil {
 		return err
 	}
-	var v [4]int32
-	for i := 0; i < 4; i++ {
-		if !d.More(n, i) {
-			return cbor.Errorf(cbor.ErrMissing, start, "bounds has "+itoa(i)+" elements, want 4")
-		}
-		if v[i], err = d.Int32(); err != nil {
-			return cbor.At(err, i)
-		}
-	}
 	*b = codec.Bounds{Left: v[0], Top: v[1], Right: v[2], Bottom: v[3]}
-	return arrayEnd(d, n, 4)
+	return nil
 }
 
 // nodeField reads the value of key k of a node into nv; key 8 (children)
@@ -133,7 +123,7 @@ func scroll(d *dec, s *codec.Scroll) error {
 	}
 	var seen uint32
 	for i := 0; d.More(n, i); i++ {
-		k, err := key(d)
+		k, err := d.Key()
 		if err != nil {
 			return err
 		}
@@ -171,55 +161,32 @@ func scroll(d *dec, s *codec.Scroll) error {
 			seen |= 1 << k
 		}
 	}
-	return missing(3, seen, scrollNames[:], start)
+	return cbor.Missing(3, seen, scrollNames[:], start)
 }
 
 func scrollRange(d *dec, r *codec.ScrollRange) error {
-	start := d.Offset()
-	n, err := d.ArrayHead()
-	if err != nil {
+	return d.Fixed("a scroll range", []string{"unit", "lo", "hi"}, func(i int) (err error) {
+		switch i {
+		case 0:
+			r.Unit, err = d.Uint32()
+		case 1:
+			r.Lo, err = d.Int()
+		default:
+			r.Hi, err = d.Int()
+		}
 		return err
-	}
-	if !d.More(n, 0) {
-		return cbor.Errorf(cbor.ErrMissing, start, "a scroll range has 3 elements, not 0")
-	}
-	if r.Unit, err = d.Uint32(); err != nil {
-		return cbor.In(err, "unit")
-	}
-	if !d.More(n, 1) {
-		return cbor.Errorf(cbor.ErrMissing, start, "a scroll range has 3 elements, not 1")
-	}
-	if r.Lo, err = d.Int(); err != nil {
-		return cbor.In(err, "lo")
-	}
-	if !d.More(n, 2) {
-		return cbor.Errorf(cbor.ErrMissing, start, "a scroll range has 3 elements, not 2")
-	}
-	if r.Hi, err = d.Int(); err != nil {
-		return cbor.In(err, "hi")
-	}
-	return arrayEnd(d, n, 3)
+	})
 }
 
 func scrollPosition(d *dec, p *codec.ScrollPosition) error {
-	start := d.Offset()
-	n, err := d.ArrayHead()
-	if err != nil {
+	return d.Fixed("a scroll position", []string{"lo", "hi"}, func(i int) (err error) {
+		if i == 0 {
+			p.Lo, err = d.Int()
+		} else {
+			p.Hi, err = d.Int()
+		}
 		return err
-	}
-	if !d.More(n, 0) {
-		return cbor.Errorf(cbor.ErrMissing, start, "a scroll position has 2 elements, not 0")
-	}
-	if p.Lo, err = d.Int(); err != nil {
-		return cbor.In(err, "lo")
-	}
-	if !d.More(n, 1) {
-		return cbor.Errorf(cbor.ErrMissing, start, "a scroll position has 2 elements, not 1")
-	}
-	if p.Hi, err = d.Int(); err != nil {
-		return cbor.In(err, "hi")
-	}
-	return arrayEnd(d, n, 2)
+	})
 }
 
 // windowField reads the value of key k of a window into wv; key 7 (root)
@@ -287,7 +254,7 @@ func display(d *dec, v *codec.Display) error {
 	}
 	var seen uint32
 	for i := 0; d.More(n, i); i++ {
-		k, err := key(d)
+		k, err := d.Key()
 		if err != nil {
 			return err
 		}
@@ -316,7 +283,7 @@ func display(d *dec, v *codec.Display) error {
 			seen |= 1 << k
 		}
 	}
-	return missing(0xf, seen, displayNames[:], start)
+	return cbor.Missing(0xf, seen, displayNames[:], start)
 }
 
 // protoError validates an Error map and returns its code, borrowed.
@@ -329,7 +296,7 @@ func protoError(d *dec) (string, error) {
 	var seen uint32
 	var code string
 	for i := 0; d.More(n, i); i++ {
-		k, err := key(d)
+		k, err := d.Key()
 		if err != nil {
 			return "", err
 		}
@@ -356,5 +323,5 @@ func protoError(d *dec) (string, error) {
 			seen |= 1 << k
 		}
 	}
-	return code, missing(7, seen, errorNames[:], start)
+	return code, cbor.Missing(7, seen, errorNames[:], start)
 }

@@ -78,7 +78,7 @@ func Header(payload []byte) (HeaderView, error) {
 	name := kind.String()
 	n, _ := d.MapHead() // read by peekKind
 	for i := 0; d.More(n, i); i++ {
-		k, err := key(&d)
+		k, err := d.Key()
 		if err != nil {
 			return h, cbor.In(err, name)
 		}
@@ -162,7 +162,7 @@ func peekKind(b []byte) (codec.Kind, error) {
 	var kind codec.Kind
 	found := false
 	for i := 0; d.More(n, i); i++ {
-		k, err := key(&d)
+		k, err := d.Key()
 		if err != nil {
 			return 0, err
 		}
@@ -199,7 +199,7 @@ func errorCode(d *dec) (string, error) {
 	}
 	var code string
 	for i := 0; d.More(n, i); i++ {
-		k, err := key(d)
+		k, err := d.Key()
 		if err != nil {
 			return "", err
 		}

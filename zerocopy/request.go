@@ -41,7 +41,7 @@ func (p *ParamsView) index(d *dec, payload []byte, at int) error {
 		return err
 	}
 	for i := 0; d.More(n, i); i++ {
-		k, err := key(d)
+		k, err := d.Key()
 		if err != nil {
 			return err
 		}
@@ -98,7 +98,7 @@ func (r *RequestView) envelope(d *dec, payload []byte) error {
 	var seen uint32
 	method, haveMethod := codec.Method(0), false
 	for i := 0; d.More(n, i); i++ {
-		k, err := key(d)
+		k, err := d.Key()
 		if err != nil {
 			return err
 		}
@@ -155,7 +155,7 @@ func (r *RequestView) envelope(d *dec, payload []byte) error {
 		}
 	}
 	r.Method = method
-	return missing(0xf, seen, requestNames[:], start)
+	return cbor.Missing(0xf, seen, requestNames[:], start)
 }
 
 // Bytes is the params map as it is in the frame.
@@ -180,7 +180,7 @@ func (p *ParamsView) find(k uint64) (dec, bool) {
 		return found, false
 	}
 	for i := 0; d.More(n, i); i++ {
-		kk, err := key(&d)
+		kk, err := d.Key()
 		if err != nil {
 			return found, false
 		}

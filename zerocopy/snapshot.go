@@ -181,7 +181,7 @@ func (v *Snapshot) response1(d *dec) error {
 	}
 	var seen uint32
 	for i := 0; d.More(n, i); i++ {
-		k, err := key(d)
+		k, err := d.Key()
 		if err != nil {
 			return err
 		}
@@ -219,7 +219,7 @@ func (v *Snapshot) response1(d *dec) error {
 			seen |= 1 << k
 		}
 	}
-	if err := missing(0x7, seen, responseNames[:], start); err != nil {
+	if err := cbor.Missing(0x7, seen, responseNames[:], start); err != nil {
 		return err
 	}
 	switch seen & (1<<3 | 1<<4) {
@@ -245,7 +245,7 @@ func (v *Snapshot) result(d *dec) error {
 	}
 	var seen uint32
 	for i := 0; d.More(n, i); i++ {
-		k, err := key(d)
+		k, err := d.Key()
 		if err != nil {
 			return err
 		}
@@ -280,7 +280,7 @@ func (v *Snapshot) result(d *dec) error {
 			seen |= 1 << k
 		}
 	}
-	return missing(0xf, seen, snapshotNames[:], start)
+	return cbor.Missing(0xf, seen, snapshotNames[:], start)
 }
 
 func (v *Snapshot) stringTable(d *dec) error {
@@ -330,7 +330,7 @@ func (v *Snapshot) window(d *dec) error {
 	*w = WindowView{}
 	var seen uint32
 	for i := 0; d.More(n, i); i++ {
-		k, err := key(d)
+		k, err := d.Key()
 		if err != nil {
 			return err
 		}
@@ -353,7 +353,7 @@ func (v *Snapshot) window(d *dec) error {
 			return err
 		}
 	}
-	return missing(0x1f, seen, windowNames[:], start)
+	return cbor.Missing(0x1f, seen, windowNames[:], start)
 }
 
 // tree validates the node tree at d depth first with the explicit stack
@@ -405,7 +405,7 @@ func (v *Snapshot) tree(d *dec) (err error) {
 			continue
 		}
 		if !d.More(f.n, f.i) {
-			if err := missing(0xf, f.seen, nodeNames[:], f.start); err != nil {
+			if err := cbor.Missing(0xf, f.seen, nodeNames[:], f.start); err != nil {
 				return err
 			}
 			sp--
@@ -415,7 +415,7 @@ func (v *Snapshot) tree(d *dec) (err error) {
 			f.i++
 			continue
 		}
-		k, err := key(d)
+		k, err := d.Key()
 		if err != nil {
 			return err
 		}

@@ -122,7 +122,7 @@ func (w *Walker) SkipChildren() {
 	}
 	// The node's map ends with its children: find where they end.
 	d := at(w.buf, w.node.kidsOff)
-	if err := arrayEnd(&d, w.node.kidsN, 0); err != nil {
+	if err := d.SkipElements(w.node.kidsN, 0); err != nil {
 		w.fail(err)
 		return
 	}
@@ -222,7 +222,7 @@ func (w *Walker) parseNode(off int) error {
 		if fastNodePair(&d, nv, &seen) {
 			continue
 		}
-		k, err := key(&d)
+		k, err := d.Key()
 		if err != nil {
 			return err
 		}
@@ -249,7 +249,7 @@ func (w *Walker) parseNode(off int) error {
 			d = at(w.buf, end)
 			continue
 		}
-		if err := arrayEnd(&d, kn, 0); err != nil {
+		if err := d.SkipElements(kn, 0); err != nil {
 			return err
 		}
 	}
@@ -269,7 +269,7 @@ func (w *Walker) parseWindow(off int) (int, error) {
 	}
 	var seen uint32
 	for i := 0; d.More(n, i); i++ {
-		k, err := key(&d)
+		k, err := d.Key()
 		if err != nil {
 			return 0, err
 		}
