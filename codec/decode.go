@@ -290,36 +290,15 @@ func (d *decoder) scanKind() (Kind, error) {
 }
 
 // nonce decodes a ping or pong.
-func (d *decoder) nonce(kind Kind, it mapIter) (uint64, error) {
-	start, n, seen := it.start, it.n, it.seen
-	var nonce uint64
-	for i := it.i; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return 0, err
+func (d *decoder) nonce(kind Kind, it mapIter) (nonce uint64, err error) {
+	err = d.walk(it, 3, []string{"kind", "nonce"}, func(k uint64) (err error) {
+		if k == 0 {
+			return d.checkKind(kind)
 		}
-		if d.Null() {
-			if k < 2 {
-				seen &^= 1 << k
-			}
-			continue
-		}
-		switch k {
-		case 0:
-			err = d.checkKind(kind)
-			seen |= 1
-		case 1:
-			nonce, err = d.u64()
-			err = cbor.In(err, "nonce")
-			seen |= 2
-		default:
-			err = d.Skip()
-		}
-		if err != nil {
-			return 0, err
-		}
-	}
-	return nonce, cbor.Missing(3, seen, []string{"kind", "nonce"}, start)
+		nonce, err = d.u64()
+		return err
+	}, nil)
+	return nonce, err
 }
 
 // checkKind reads key 0 inside the decoder of a kind and insists that a
@@ -328,10 +307,10 @@ func (d *decoder) checkKind(want Kind) error {
 	start := d.Offset()
 	v, err := d.u64()
 	if err != nil {
-		return cbor.In(err, "kind")
+		return err
 	}
 	if Kind(v) != want {
-		return cbor.In(cbor.Errorf(cbor.ErrInvalid, start, "kind "+Kind(v).String()+" repeats key 0 of a "+want.String()), "kind")
+		return cbor.Errorf(cbor.ErrInvalid, start, "kind "+Kind(v).String()+" repeats key 0 of a "+want.String())
 	}
 	return nil
 }

@@ -127,24 +127,7 @@ func (e *Error) appendCBOR(dst []byte, field string) ([]byte, error) {
 var helloNames = []string{"kind", "versions", "max_frame", "capabilities", "token", "agent", "device"}
 
 func (d *decoder) hello(h *Hello, it mapIter) error {
-	start, n, seen := it.start, it.n, it.seen
-	for i := it.i; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return err
-		}
-		if d.Null() {
-			switch k {
-			case 4:
-				h.Token = Opt[string]{}
-			case 6:
-				h.Device = Opt[Device]{}
-			}
-			if k < 32 {
-				seen &^= 1 << k
-			}
-			continue
-		}
+	return d.walk(it, 1<<0|1<<1|1<<2|1<<3|1<<5, helloNames, func(k uint64) (err error) {
 		switch k {
 		case 0:
 			err = d.checkKind(KindHello)
@@ -160,50 +143,25 @@ func (d *decoder) hello(h *Hello, it mapIter) error {
 			h.Token, err = d.optText()
 		case 5:
 			h.Agent, err = d.text()
-		case 6:
+		default:
 			h.Device = Opt[Device]{Ok: true}
 			err = d.device(&h.Device.Val)
-		default:
-			err = d.Skip()
 		}
-		if err != nil {
-			if k < uint64(len(helloNames)) {
-				err = cbor.In(err, helloNames[k])
-			}
-			return err
+		return err
+	}, func(k uint64) {
+		switch k {
+		case 4:
+			h.Token = Opt[string]{}
+		case 6:
+			h.Device = Opt[Device]{}
 		}
-		if k < 32 {
-			seen |= 1 << k
-		}
-	}
-	return cbor.Missing(1<<0|1<<1|1<<2|1<<3|1<<5, seen, helloNames, start)
+	})
 }
 
 var welcomeNames = []string{"kind", "version", "max_frame", "error", "session"}
 
 func (d *decoder) welcome(w *Welcome, it mapIter) error {
-	start, n, seen := it.start, it.n, it.seen
-	for i := it.i; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return err
-		}
-		if d.Null() {
-			switch k {
-			case 1:
-				w.Version = Opt[uint32]{}
-			case 2:
-				w.MaxFrame = Opt[uint32]{}
-			case 3:
-				w.Error = nil
-			case 4:
-				w.Session = Opt[uint64]{}
-			}
-			if k < 32 {
-				seen &^= 1 << k
-			}
-			continue
-		}
+	return d.walk(it, 1, welcomeNames, func(k uint64) (err error) {
 		switch k {
 		case 0:
 			err = d.checkKind(KindWelcome)
@@ -214,22 +172,22 @@ func (d *decoder) welcome(w *Welcome, it mapIter) error {
 		case 3:
 			w.Error = new(Error)
 			err = d.protoError(w.Error)
-		case 4:
-			w.Session, err = d.optU64()
 		default:
-			err = d.Skip()
+			w.Session, err = d.optU64()
 		}
-		if err != nil {
-			if k < uint64(len(welcomeNames)) {
-				err = cbor.In(err, welcomeNames[k])
-			}
-			return err
+		return err
+	}, func(k uint64) {
+		switch k {
+		case 1:
+			w.Version = Opt[uint32]{}
+		case 2:
+			w.MaxFrame = Opt[uint32]{}
+		case 3:
+			w.Error = nil
+		case 4:
+			w.Session = Opt[uint64]{}
 		}
-		if k < 32 {
-			seen |= 1 << k
-		}
-	}
-	return cbor.Missing(1, seen, welcomeNames, start)
+	})
 }
 
 var deviceNames = []string{"model", "sdk", "abi", "display"}

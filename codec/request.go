@@ -455,33 +455,7 @@ var snapshotParamNames = []string{"max_depth", "max_nodes", "max_windows", "evic
 
 func (p *SnapshotParams) decodeFrom(d *decoder) error {
 	*p = SnapshotParams{}
-	start := d.Offset()
-	n, err := d.mapHead()
-	if err != nil {
-		return err
-	}
-	var seen uint32
-	for i := 0; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return err
-		}
-		if d.Null() {
-			switch k {
-			case 0:
-				p.MaxDepth = Opt[uint32]{}
-			case 1:
-				p.MaxNodes = Opt[uint32]{}
-			case 2:
-				p.MaxWindows = Opt[uint32]{}
-			case 3:
-				p.EvictEventLess = Opt[bool]{}
-			}
-			if k < 32 {
-				seen &^= 1 << k
-			}
-			continue
-		}
+	return d.fields(1<<4, snapshotParamNames, func(k uint64) (err error) {
 		switch k {
 		case 0:
 			p.MaxDepth, err = d.optU32()
@@ -491,22 +465,24 @@ func (p *SnapshotParams) decodeFrom(d *decoder) error {
 			p.MaxWindows, err = d.optU32()
 		case 3:
 			p.EvictEventLess, err = d.optBool()
-		case 4:
-			p.Evict, err = d.u32Array()
 		default:
-			err = d.Skip()
+			p.Evict, err = d.u32Array()
 		}
-		if err != nil {
-			if k < uint64(len(snapshotParamNames)) {
-				err = cbor.In(err, snapshotParamNames[k])
-			}
-			return err
+		return err
+	}, func(k uint64) {
+		switch k {
+		case 0:
+			p.MaxDepth = Opt[uint32]{}
+		case 1:
+			p.MaxNodes = Opt[uint32]{}
+		case 2:
+			p.MaxWindows = Opt[uint32]{}
+		case 3:
+			p.EvictEventLess = Opt[bool]{}
+		case 4:
+			p.Evict = nil
 		}
-		if k < 32 {
-			seen |= 1 << k
-		}
-	}
-	return cbor.Missing(1<<4, seen, snapshotParamNames, start)
+	})
 }
 
 func (p *BoundsParams) decodeFrom(d *decoder) error {
@@ -620,18 +596,24 @@ func (p *ResyncParams) decodeFrom(d *decoder) error {
 
 func (*DeviceInfoParams) decodeFrom(d *decoder) error { return d.fields(0, nil, nil, nil) }
 
-// fields walks a small map whose known keys are 0..len(names)-1: it calls
-// read for each known key with a non-null value, clear for a known key
-// with a null value (when clear is non-nil), skips every other key, and
-// checks that the keys in the need mask were present.
+// fields walks a map whose known keys are 0..len(names)-1: it calls read
+// for each known key with a non-null value, clear for a known key with a
+// null value (when clear is non-nil), skips every other key, and checks
+// that the keys in the need mask were present. It is how every map but a
+// node, a request and a response is read.
 func (d *decoder) fields(need uint32, names []string, read func(k uint64) error, clear func(k uint64)) error {
 	start := d.Offset()
 	n, err := d.mapHead()
 	if err != nil {
 		return err
 	}
-	var seen uint32
-	for i := 0; d.More(n, i); i++ {
+	return d.walk(mapIter{start: start, n: n}, need, names, read, clear)
+}
+
+// walk is fields for a map already opened (and maybe partly read) by it.
+func (d *decoder) walk(it mapIter, need uint32, names []string, read func(k uint64) error, clear func(k uint64)) error {
+	seen := it.seen
+	for i := it.i; d.More(it.n, i); i++ {
 		k, err := d.Key()
 		if err != nil {
 			return err
@@ -657,7 +639,7 @@ func (d *decoder) fields(need uint32, names []string, read func(k uint64) error,
 		}
 		seen |= 1 << k
 	}
-	return cbor.Missing(need, seen, names, start)
+	return cbor.Missing(need, seen, names, it.start)
 }
 
 // optU32Fields decodes a map of optional u32 fields at keys 0, 1, ...

@@ -322,26 +322,7 @@ var snapshotNames = []string{"strings", "windows", "truncated", "seq", "display"
 
 func (s *Snapshot) decodeFrom(d *decoder) error {
 	*s = Snapshot{}
-	start := d.Offset()
-	n, err := d.mapHead()
-	if err != nil {
-		return err
-	}
-	var seen uint32
-	for i := 0; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return err
-		}
-		if d.Null() {
-			if k == 4 {
-				s.Display = Opt[Display]{}
-			}
-			if k < 32 {
-				seen &^= 1 << k
-			}
-			continue
-		}
+	return d.fields(0xf, snapshotNames, func(k uint64) (err error) {
 		switch k {
 		case 0:
 			s.Strings, err = d.stringTable()
@@ -351,23 +332,21 @@ func (s *Snapshot) decodeFrom(d *decoder) error {
 			s.Truncated, err = d.u32()
 		case 3:
 			s.Seq, err = d.u64()
-		case 4:
+		default:
 			s.Display = Opt[Display]{Ok: true}
 			err = d.display(&s.Display.Val)
-		default:
-			err = d.Skip()
 		}
-		if err != nil {
-			if k < uint64(len(snapshotNames)) {
-				err = cbor.In(err, snapshotNames[k])
-			}
-			return err
+		return err
+	}, func(k uint64) {
+		switch k {
+		case 0:
+			s.Strings = nil
+		case 1:
+			s.Windows = nil
+		case 4:
+			s.Display = Opt[Display]{}
 		}
-		if k < 32 {
-			seen |= 1 << k
-		}
-	}
-	return cbor.Missing(0xf, seen, snapshotNames, start)
+	})
 }
 
 func (d *decoder) stringTable() ([]string, error) {
@@ -416,37 +395,7 @@ func (d *decoder) windows() ([]Window, error) {
 var windowNames = []string{"id", "type", "layer", "bounds", "flags", "title", "package", "root", "emits_events", "owner", "modal"}
 
 func (d *decoder) window(w *Window) error {
-	start := d.Offset()
-	n, err := d.mapHead()
-	if err != nil {
-		return err
-	}
-	var seen uint32
-	for i := 0; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return err
-		}
-		if d.Null() {
-			switch k {
-			case 5:
-				w.Title = Opt[string]{}
-			case 6:
-				w.Package = Opt[uint32]{}
-			case 7:
-				w.Root = nil
-			case 8:
-				w.EmitsEvents = Opt[bool]{}
-			case 9:
-				w.Owner = Opt[uint32]{}
-			case 10:
-				w.Modal = false
-			}
-			if k < 32 {
-				seen &^= 1 << k
-			}
-			continue
-		}
+	return d.fields(0x1f, windowNames, func(k uint64) (err error) {
 		switch k {
 		case 0:
 			w.ID, err = d.u32()
@@ -469,22 +418,26 @@ func (d *decoder) window(w *Window) error {
 			w.EmitsEvents, err = d.optBool()
 		case 9:
 			w.Owner, err = d.optU32()
-		case 10:
-			w.Modal, err = d.Bool()
 		default:
-			err = d.Skip()
+			w.Modal, err = d.Bool()
 		}
-		if err != nil {
-			if k < uint64(len(windowNames)) {
-				err = cbor.In(err, windowNames[k])
-			}
-			return err
+		return err
+	}, func(k uint64) {
+		switch k {
+		case 5:
+			w.Title = Opt[string]{}
+		case 6:
+			w.Package = Opt[uint32]{}
+		case 7:
+			w.Root = nil
+		case 8:
+			w.EmitsEvents = Opt[bool]{}
+		case 9:
+			w.Owner = Opt[uint32]{}
+		case 10:
+			w.Modal = false
 		}
-		if k < 32 {
-			seen |= 1 << k
-		}
-	}
-	return cbor.Missing(0x1f, seen, windowNames, start)
+	})
 }
 
 // bounds reads [left, top, right, bottom], skipping elements past those.
