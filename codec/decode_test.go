@@ -464,3 +464,18 @@ func TestNodeChildrenNull(t *testing.T) {
 		t.Fatal("stray item after a null children key accepted")
 	}
 }
+
+func TestOptPointers(t *testing.T) {
+	o := codec.Some[uint32](7)
+	p := o.Ptr()
+	if p == nil || *p != 7 {
+		t.Fatal("Ptr of a present value")
+	}
+	*p = 8
+	if o.Val != 7 {
+		t.Fatal("Ptr aliases the Opt")
+	}
+	if (codec.Opt[uint32]{}).Ptr() != nil || codec.OptFrom[uint32](nil).Ok || codec.OptFrom(p) != codec.Some[uint32](8) {
+		t.Fatal("OptFrom")
+	}
+}

@@ -23,3 +23,22 @@ func (o Opt[T]) Or(def T) T {
 
 // IsZero reports whether the field is absent (for encoding/json's omitzero).
 func (o Opt[T]) IsZero() bool { return !o.Ok }
+
+// Ptr returns a pointer to a copy of the value when present and nil
+// otherwise, for mappings that spell optional fields as pointers (JSON,
+// the reference codec's twins).
+func (o Opt[T]) Ptr() *T {
+	if !o.Ok {
+		return nil
+	}
+	v := o.Val
+	return &v
+}
+
+// OptFrom is the inverse of Ptr: present with *p when p is not nil.
+func OptFrom[T any](p *T) Opt[T] {
+	if p == nil {
+		return Opt[T]{}
+	}
+	return Some(*p)
+}

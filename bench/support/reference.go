@@ -283,35 +283,20 @@ type (
 	}
 )
 
-func optPtr[T any](o codec.Opt[T]) *T {
-	if !o.Ok {
-		return nil
-	}
-	v := o.Val
-	return &v
-}
-
-func ptrOpt[T any](p *T) codec.Opt[T] {
-	if p == nil {
-		return codec.Opt[T]{}
-	}
-	return codec.Some(*p)
-}
-
 // RefMarshal encodes m with the reference codec through its twin.
 func RefMarshal(m codec.Message) ([]byte, error) {
 	switch m := m.(type) {
 	case *codec.Hello:
 		return RefEncMode.Marshal(&RefHello{Kind: 0, Versions: m.Versions, MaxFrame: m.MaxFrame, Capabilities: uint32(m.Capabilities),
-			Token: optPtr(m.Token), Agent: m.Agent, Device: refDevicePtr(m.Device)})
+			Token: m.Token.Ptr(), Agent: m.Agent, Device: refDevicePtr(m.Device)})
 	case *codec.Welcome:
-		return RefEncMode.Marshal(&RefWelcome{Kind: 1, Version: optPtr(m.Version), MaxFrame: optPtr(m.MaxFrame), Error: refError(m.Error), Session: optPtr(m.Session)})
+		return RefEncMode.Marshal(&RefWelcome{Kind: 1, Version: m.Version.Ptr(), MaxFrame: m.MaxFrame.Ptr(), Error: refError(m.Error), Session: m.Session.Ptr()})
 	case *codec.Request:
 		p, err := refParams(m.Params)
 		if err != nil {
 			return nil, err
 		}
-		return RefEncMode.Marshal(&RefRequest{Kind: 2, ID: m.ID, Method: uint32(m.Method), Params: p, DeadlineMS: optPtr(m.DeadlineMS)})
+		return RefEncMode.Marshal(&RefRequest{Kind: 2, ID: m.ID, Method: uint32(m.Method), Params: p, DeadlineMS: m.DeadlineMS.Ptr()})
 	case *codec.Response:
 		r := &RefResponse{Kind: 3, ID: m.ID, Method: uint32(m.Method), Error: refError(m.Error)}
 		if m.Error == nil {
@@ -367,7 +352,7 @@ func RefParamsValue(p codec.Params) (any, error) {
 	case nil:
 		return &RefEmpty{}, nil
 	case *codec.SnapshotParams:
-		return &RefSnapshotParams{MaxDepth: optPtr(p.MaxDepth), MaxNodes: optPtr(p.MaxNodes), MaxWindows: optPtr(p.MaxWindows), EvictEventLess: optPtr(p.EvictEventLess), Evict: p.Evict}, nil
+		return &RefSnapshotParams{MaxDepth: p.MaxDepth.Ptr(), MaxNodes: p.MaxNodes.Ptr(), MaxWindows: p.MaxWindows.Ptr(), EvictEventLess: p.EvictEventLess.Ptr(), Evict: p.Evict}, nil
 	case *codec.BoundsParams:
 		return &RefNodesParams{Nodes: p.Nodes}, nil
 	case *codec.TapParams:
@@ -375,17 +360,17 @@ func RefParamsValue(p codec.Params) (any, error) {
 	case *codec.LongPressParams:
 		return &RefLongPressParams{X: p.X, Y: p.Y, DurationMS: p.DurationMS}, nil
 	case *codec.SwipeParams:
-		return &RefSwipeParams{X1: p.X1, Y1: p.Y1, X2: p.X2, Y2: p.Y2, DurationMS: p.DurationMS, RestMS: optPtr(p.RestMS)}, nil
+		return &RefSwipeParams{X1: p.X1, Y1: p.Y1, X2: p.X2, Y2: p.Y2, DurationMS: p.DurationMS, RestMS: p.RestMS.Ptr()}, nil
 	case *codec.KeyParams:
-		return &RefKeyParams{Keycode: p.Keycode, Meta: optPtr(p.Meta)}, nil
+		return &RefKeyParams{Keycode: p.Keycode, Meta: p.Meta.Ptr()}, nil
 	case *codec.TypeTextParams:
 		return &RefTextParams{Text: p.Text}, nil
 	case *codec.SetTextParams:
 		return &RefSetTextParams{Node: p.Node, Text: p.Text}, nil
 	case *codec.ScreenshotParams:
-		return &RefThreeOpt{A: optPtr(p.Format), B: optPtr(p.Quality), C: optPtr(p.ScalePct)}, nil
+		return &RefThreeOpt{A: p.Format.Ptr(), B: p.Quality.Ptr(), C: p.ScalePct.Ptr()}, nil
 	case *codec.FramesStartParams:
-		return &RefThreeOpt{A: optPtr(p.MaxFPS), B: optPtr(p.ScalePct), C: optPtr(p.Quality)}, nil
+		return &RefThreeOpt{A: p.MaxFPS.Ptr(), B: p.ScalePct.Ptr(), C: p.Quality.Ptr()}, nil
 	case *codec.FramesStopParams, *codec.DeviceInfoParams:
 		return &RefEmpty{}, nil
 	case *codec.ResyncParams:
@@ -452,7 +437,7 @@ func RefSnapshotOf(s *codec.Snapshot) *RefSnapshot {
 	for i := range s.Windows {
 		w := &s.Windows[i]
 		rw := RefWindow{ID: w.ID, Type: w.Type, Layer: w.Layer, Bounds: refBounds(w.Bounds), Flags: w.Flags,
-			Title: optPtr(w.Title), Package: optPtr(w.Package), EmitsEvents: optPtr(w.EmitsEvents), Owner: optPtr(w.Owner), Modal: w.Modal}
+			Title: w.Title.Ptr(), Package: w.Package.Ptr(), EmitsEvents: w.EmitsEvents.Ptr(), Owner: w.Owner.Ptr(), Modal: w.Modal}
 		if w.Root != nil {
 			n := refNode(w.Root)
 			rw.Root = &n
@@ -463,8 +448,8 @@ func RefSnapshotOf(s *codec.Snapshot) *RefSnapshot {
 }
 
 func refNode(n *codec.Node) RefNode {
-	r := RefNode{ID: n.ID, Class: n.Class, Bounds: refBounds(n.Bounds), Flags: n.Flags, Text: optPtr(n.Text), Desc: optPtr(n.Desc),
-		ResPkg: optPtr(n.ResPkg), ResName: optPtr(n.ResName), Hint: optPtr(n.Hint), State: optPtr(n.State)}
+	r := RefNode{ID: n.ID, Class: n.Class, Bounds: refBounds(n.Bounds), Flags: n.Flags, Text: n.Text.Ptr(), Desc: n.Desc.Ptr(),
+		ResPkg: n.ResPkg.Ptr(), ResName: n.ResName.Ptr(), Hint: n.Hint.Ptr(), State: n.State.Ptr()}
 	if n.Scroll != nil {
 		s := &RefScroll{Axis: n.Scroll.Axis, Flags: n.Scroll.Flags}
 		if n.Scroll.Range.Ok {
@@ -546,7 +531,7 @@ func RefUnmarshal(b []byte) (codec.Message, error) {
 		if err := RefDecMode.Unmarshal(b, &t); err != nil {
 			return nil, err
 		}
-		h := &codec.Hello{Versions: t.Versions, MaxFrame: t.MaxFrame, Capabilities: codec.Capabilities(t.Capabilities), Token: ptrOpt(t.Token), Agent: t.Agent}
+		h := &codec.Hello{Versions: t.Versions, MaxFrame: t.MaxFrame, Capabilities: codec.Capabilities(t.Capabilities), Token: codec.OptFrom(t.Token), Agent: t.Agent}
 		if t.Device != nil {
 			h.Device = codec.Some(ownDevice(t.Device))
 		}
@@ -556,13 +541,13 @@ func RefUnmarshal(b []byte) (codec.Message, error) {
 		if err := RefDecMode.Unmarshal(b, &t); err != nil {
 			return nil, err
 		}
-		return &codec.Welcome{Version: ptrOpt(t.Version), MaxFrame: ptrOpt(t.MaxFrame), Error: ownError(t.Error), Session: ptrOpt(t.Session)}, nil
+		return &codec.Welcome{Version: codec.OptFrom(t.Version), MaxFrame: codec.OptFrom(t.MaxFrame), Error: ownError(t.Error), Session: codec.OptFrom(t.Session)}, nil
 	case codec.KindRequest:
 		var t RefRequest
 		if err := RefDecMode.Unmarshal(b, &t); err != nil {
 			return nil, err
 		}
-		r := &codec.Request{ID: t.ID, Method: codec.Method(t.Method), DeadlineMS: ptrOpt(t.DeadlineMS)}
+		r := &codec.Request{ID: t.ID, Method: codec.Method(t.Method), DeadlineMS: codec.OptFrom(t.DeadlineMS)}
 		p, err := RefUnmarshalParams(r.Method, t.Params)
 		r.Params = p
 		return r, err
@@ -616,7 +601,7 @@ func RefUnmarshalParams(m codec.Method, raw []byte) (codec.Params, error) {
 		if t.Evict == nil {
 			t.Evict = []uint32{}
 		}
-		return &codec.SnapshotParams{MaxDepth: ptrOpt(t.MaxDepth), MaxNodes: ptrOpt(t.MaxNodes), MaxWindows: ptrOpt(t.MaxWindows), EvictEventLess: ptrOpt(t.EvictEventLess), Evict: t.Evict}, nil
+		return &codec.SnapshotParams{MaxDepth: codec.OptFrom(t.MaxDepth), MaxNodes: codec.OptFrom(t.MaxNodes), MaxWindows: codec.OptFrom(t.MaxWindows), EvictEventLess: codec.OptFrom(t.EvictEventLess), Evict: t.Evict}, nil
 	case codec.MethodBounds:
 		var t RefNodesParams
 		if err := un(&t); err != nil {
@@ -637,11 +622,11 @@ func RefUnmarshalParams(m codec.Method, raw []byte) (codec.Params, error) {
 	case codec.MethodSwipe:
 		var t RefSwipeParams
 		err := un(&t)
-		return &codec.SwipeParams{X1: t.X1, Y1: t.Y1, X2: t.X2, Y2: t.Y2, DurationMS: t.DurationMS, RestMS: ptrOpt(t.RestMS)}, err
+		return &codec.SwipeParams{X1: t.X1, Y1: t.Y1, X2: t.X2, Y2: t.Y2, DurationMS: t.DurationMS, RestMS: codec.OptFrom(t.RestMS)}, err
 	case codec.MethodKey:
 		var t RefKeyParams
 		err := un(&t)
-		return &codec.KeyParams{Keycode: t.Keycode, Meta: ptrOpt(t.Meta)}, err
+		return &codec.KeyParams{Keycode: t.Keycode, Meta: codec.OptFrom(t.Meta)}, err
 	case codec.MethodTypeText:
 		var t RefTextParams
 		err := un(&t)
@@ -653,11 +638,11 @@ func RefUnmarshalParams(m codec.Method, raw []byte) (codec.Params, error) {
 	case codec.MethodScreenshot:
 		var t RefThreeOpt
 		err := un(&t)
-		return &codec.ScreenshotParams{Format: ptrOpt(t.A), Quality: ptrOpt(t.B), ScalePct: ptrOpt(t.C)}, err
+		return &codec.ScreenshotParams{Format: codec.OptFrom(t.A), Quality: codec.OptFrom(t.B), ScalePct: codec.OptFrom(t.C)}, err
 	case codec.MethodFramesStart:
 		var t RefThreeOpt
 		err := un(&t)
-		return &codec.FramesStartParams{MaxFPS: ptrOpt(t.A), ScalePct: ptrOpt(t.B), Quality: ptrOpt(t.C)}, err
+		return &codec.FramesStartParams{MaxFPS: codec.OptFrom(t.A), ScalePct: codec.OptFrom(t.B), Quality: codec.OptFrom(t.C)}, err
 	case codec.MethodFramesStop:
 		var t RefEmpty
 		return &codec.FramesStopParams{}, un(&t)
@@ -729,7 +714,7 @@ func OwnSnapshot(t *RefSnapshot) *codec.Snapshot {
 	for i := range t.Windows {
 		rw := &t.Windows[i]
 		w := codec.Window{ID: rw.ID, Type: rw.Type, Layer: rw.Layer, Bounds: ownBounds(rw.Bounds), Flags: rw.Flags,
-			Title: ptrOpt(rw.Title), Package: ptrOpt(rw.Package), EmitsEvents: ptrOpt(rw.EmitsEvents), Owner: ptrOpt(rw.Owner), Modal: rw.Modal}
+			Title: codec.OptFrom(rw.Title), Package: codec.OptFrom(rw.Package), EmitsEvents: codec.OptFrom(rw.EmitsEvents), Owner: codec.OptFrom(rw.Owner), Modal: rw.Modal}
 		if rw.Root != nil {
 			n := ownNode(rw.Root)
 			w.Root = &n
@@ -740,8 +725,8 @@ func OwnSnapshot(t *RefSnapshot) *codec.Snapshot {
 }
 
 func ownNode(r *RefNode) codec.Node {
-	n := codec.Node{ID: r.ID, Class: r.Class, Bounds: ownBounds(r.Bounds), Flags: r.Flags, Text: ptrOpt(r.Text), Desc: ptrOpt(r.Desc),
-		ResPkg: ptrOpt(r.ResPkg), ResName: ptrOpt(r.ResName), Hint: ptrOpt(r.Hint), State: ptrOpt(r.State)}
+	n := codec.Node{ID: r.ID, Class: r.Class, Bounds: ownBounds(r.Bounds), Flags: r.Flags, Text: codec.OptFrom(r.Text), Desc: codec.OptFrom(r.Desc),
+		ResPkg: codec.OptFrom(r.ResPkg), ResName: codec.OptFrom(r.ResName), Hint: codec.OptFrom(r.Hint), State: codec.OptFrom(r.State)}
 	if r.Scroll != nil {
 		s := &codec.Scroll{Axis: r.Scroll.Axis, Flags: r.Scroll.Flags}
 		if r.Scroll.Range != nil {

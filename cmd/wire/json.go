@@ -244,13 +244,6 @@ type seqJSON struct {
 
 func ptr[T any](v T) *T { return &v }
 
-func optPtr[T any](o codec.Opt[T]) *T {
-	if !o.Ok {
-		return nil
-	}
-	return &o.Val
-}
-
 // nonNil keeps present lists and byte strings from printing as null.
 func nonNil[T any](s []T) []T {
 	if s == nil {
@@ -305,20 +298,20 @@ func messageJSON(m codec.Message) (any, error) {
 	case *codec.Hello:
 		out := &helloJSON{Kind: "hello", Versions: nonNil(m.Versions), MaxFrame: m.MaxFrame,
 			Capabilities: uint32(m.Capabilities), CapabilityNames: nonNil(m.Capabilities.Names()),
-			Token: optPtr(m.Token), Agent: m.Agent}
+			Token: m.Token.Ptr(), Agent: m.Agent}
 		if m.Device.Ok {
 			out.Device = devJSON(&m.Device.Val)
 		}
 		return out, nil
 	case *codec.Welcome:
-		return &welcomeJSON{Kind: "welcome", Version: optPtr(m.Version), MaxFrame: optPtr(m.MaxFrame),
-			Error: errJSON(m.Error), Session: optPtr(m.Session)}, nil
+		return &welcomeJSON{Kind: "welcome", Version: m.Version.Ptr(), MaxFrame: m.MaxFrame.Ptr(),
+			Error: errJSON(m.Error), Session: m.Session.Ptr()}, nil
 	case *codec.Request:
 		p, err := paramsJSON(m.Params)
 		if err != nil {
 			return nil, err
 		}
-		return &requestJSON{Kind: "request", ID: m.ID, Method: methodName(m.Method), Params: p, DeadlineMS: optPtr(m.DeadlineMS)}, nil
+		return &requestJSON{Kind: "request", ID: m.ID, Method: methodName(m.Method), Params: p, DeadlineMS: m.DeadlineMS.Ptr()}, nil
 	case *codec.Response:
 		out := &responseJSON{Kind: "response", ID: m.ID, Method: methodName(m.Method), Error: errJSON(m.Error)}
 		if m.Error == nil {
@@ -359,8 +352,8 @@ func paramsJSON(p codec.Params) (any, error) {
 	case nil: // unknown method: its params were skipped
 		return emptyJSON{}, nil
 	case *codec.SnapshotParams:
-		return &snapshotParamsJSON{MaxDepth: optPtr(p.MaxDepth), MaxNodes: optPtr(p.MaxNodes), MaxWindows: optPtr(p.MaxWindows),
-			EvictEventLess: optPtr(p.EvictEventLess), Evict: nonNil(p.Evict)}, nil
+		return &snapshotParamsJSON{MaxDepth: p.MaxDepth.Ptr(), MaxNodes: p.MaxNodes.Ptr(), MaxWindows: p.MaxWindows.Ptr(),
+			EvictEventLess: p.EvictEventLess.Ptr(), Evict: nonNil(p.Evict)}, nil
 	case *codec.BoundsParams:
 		return &boundsParamsJSON{Nodes: nonNil(p.Nodes)}, nil
 	case *codec.TapParams:
@@ -368,17 +361,17 @@ func paramsJSON(p codec.Params) (any, error) {
 	case *codec.LongPressParams:
 		return &longPressParamsJSON{X: p.X, Y: p.Y, DurationMS: p.DurationMS}, nil
 	case *codec.SwipeParams:
-		return &swipeParamsJSON{X1: p.X1, Y1: p.Y1, X2: p.X2, Y2: p.Y2, DurationMS: p.DurationMS, RestMS: optPtr(p.RestMS)}, nil
+		return &swipeParamsJSON{X1: p.X1, Y1: p.Y1, X2: p.X2, Y2: p.Y2, DurationMS: p.DurationMS, RestMS: p.RestMS.Ptr()}, nil
 	case *codec.KeyParams:
-		return &keyParamsJSON{Keycode: p.Keycode, Meta: optPtr(p.Meta)}, nil
+		return &keyParamsJSON{Keycode: p.Keycode, Meta: p.Meta.Ptr()}, nil
 	case *codec.TypeTextParams:
 		return &typeTextParamsJSON{Text: p.Text}, nil
 	case *codec.SetTextParams:
 		return &setTextParamsJSON{Node: p.Node, Text: p.Text}, nil
 	case *codec.ScreenshotParams:
-		return &screenshotParamsJSON{Format: optPtr(p.Format), Quality: optPtr(p.Quality), ScalePct: optPtr(p.ScalePct)}, nil
+		return &screenshotParamsJSON{Format: p.Format.Ptr(), Quality: p.Quality.Ptr(), ScalePct: p.ScalePct.Ptr()}, nil
 	case *codec.FramesStartParams:
-		return &framesStartParamsJSON{MaxFPS: optPtr(p.MaxFPS), ScalePct: optPtr(p.ScalePct), Quality: optPtr(p.Quality)}, nil
+		return &framesStartParamsJSON{MaxFPS: p.MaxFPS.Ptr(), ScalePct: p.ScalePct.Ptr(), Quality: p.Quality.Ptr()}, nil
 	case *codec.FramesStopParams, *codec.DeviceInfoParams:
 		return emptyJSON{}, nil
 	case *codec.ResyncParams:
@@ -420,7 +413,7 @@ func resultJSON(r codec.Result) (any, error) {
 
 func winJSON(w *codec.Window) windowJSON {
 	out := windowJSON{ID: w.ID, Type: w.Type, Layer: w.Layer, Bounds: boundsJSON(w.Bounds), Flags: w.Flags,
-		Title: optPtr(w.Title), Package: optPtr(w.Package), EmitsEvents: optPtr(w.EmitsEvents), Owner: optPtr(w.Owner), Modal: w.Modal}
+		Title: w.Title.Ptr(), Package: w.Package.Ptr(), EmitsEvents: w.EmitsEvents.Ptr(), Owner: w.Owner.Ptr(), Modal: w.Modal}
 	if w.Root != nil {
 		out.Root = ptr(nodeToJSON(w.Root))
 	}
@@ -431,8 +424,8 @@ func winJSON(w *codec.Window) windowJSON {
 // MaxNodeDepth deep.
 func nodeToJSON(n *codec.Node) nodeJSON {
 	out := nodeJSON{ID: n.ID, Class: n.Class, Bounds: boundsJSON(n.Bounds), Flags: n.Flags,
-		Text: optPtr(n.Text), Desc: optPtr(n.Desc), ResPkg: optPtr(n.ResPkg), ResName: optPtr(n.ResName),
-		Hint: optPtr(n.Hint), State: optPtr(n.State)}
+		Text: n.Text.Ptr(), Desc: n.Desc.Ptr(), ResPkg: n.ResPkg.Ptr(), ResName: n.ResName.Ptr(),
+		Hint: n.Hint.Ptr(), State: n.State.Ptr()}
 	if len(n.Children) > 0 {
 		out.Children = make([]nodeJSON, len(n.Children))
 		for i := range n.Children {
