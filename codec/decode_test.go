@@ -2,7 +2,6 @@ package codec_test
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"reflect"
 	"runtime/debug"
@@ -417,7 +416,6 @@ func TestHeadBoundaries(t *testing.T) {
 			t.Errorf("%d: %x", c.v, got)
 		}
 	}
-	_ = binary.BigEndian
 }
 
 func TestResponseAnyKeyOrder(t *testing.T) {

@@ -63,7 +63,10 @@ type ResyncResult struct {
 }
 
 // ResultOf reports whether m returns an Empty result.
-func (*Empty) ResultOf(m Method) bool {
+func (*Empty) ResultOf(m Method) bool { return emptyResult(m) }
+
+// emptyResult reports whether m's result is {}.
+func emptyResult(m Method) bool {
 	switch m {
 	case MethodTap, MethodLongPress, MethodSwipe, MethodKey, MethodTypeText, MethodSetText, MethodFramesStop:
 		return true
@@ -108,7 +111,7 @@ func ResultFor(m Method) Result {
 	case MethodDeviceInfo:
 		return new(Device)
 	}
-	if (*Empty).ResultOf(nil, m) {
+	if emptyResult(m) {
 		return &theEmpty
 	}
 	return nil
@@ -129,7 +132,7 @@ func (r *Response) appendCBOR(dst []byte) ([]byte, error) {
 	case r.Error != nil:
 		dst, err = r.Error.appendCBOR(append(dst, 4), "response.error")
 	case r.Result == nil:
-		if r.Method.Known() && !(*Empty).ResultOf(nil, r.Method) {
+		if r.Method.Known() && !emptyResult(r.Method) {
 			return dst, &EncodeError{Field: "response.result", Detail: r.Method.String() + " needs its result; nil encodes {}, which does not decode"}
 		}
 		dst = append(dst, 3, 0xa0)

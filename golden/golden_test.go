@@ -16,10 +16,6 @@ import (
 // Set UPDATE_GOLDEN=1 (make golden) to rewrite golden/ after a deliberate change.
 var update = os.Getenv("UPDATE_GOLDEN") == "1"
 
-func frameOf(t *testing.T, payload []byte) []byte {
-	t.Helper()
-	return binary.BigEndian.AppendUint32(nil, uint32(len(payload)))
-}
 
 func ourFrame(t *testing.T, s Sample) []byte {
 	t.Helper()
@@ -36,7 +32,7 @@ func refFrame(t *testing.T, s Sample) []byte {
 	if err != nil {
 		t.Fatalf("%s: reference encode: %v", s.Name, err)
 	}
-	return append(frameOf(t, p), p...)
+	return append(binary.BigEndian.AppendUint32(nil, uint32(len(p))), p...)
 }
 
 func read(t *testing.T, path string) []byte {
