@@ -16,7 +16,6 @@ import (
 // Set UPDATE_GOLDEN=1 (make golden) to rewrite golden/ after a deliberate change.
 var update = os.Getenv("UPDATE_GOLDEN") == "1"
 
-
 func ourFrame(t *testing.T, s Sample) []byte {
 	t.Helper()
 	f, err := codec.AppendFrame(nil, s.Msg, codec.DefaultMaxFrame)
