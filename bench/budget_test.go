@@ -26,13 +26,26 @@ func budgetRuns(n int) int {
 // allocsIn returns the allocations of runs calls of op in all, after a
 // warm-up of as many: testing.AllocsPerRun of one run of the loop, so that
 // an allocation once in a while counts too (AllocsPerRun rounds the
-// average down).
+// average down). The count is process-wide, and the runtime allocates
+// for itself now and then (a GC cycle landing in the loop), so it is the
+// least of three measurements: an allocation of op's own shows in all
+// three, a stray one of the runtime's does not.
 func allocsIn(runs int, op func()) float64 {
-	return testing.AllocsPerRun(1, func() {
-		for i := 0; i < runs; i++ {
-			op()
+	least := -1.0
+	for range 3 {
+		got := testing.AllocsPerRun(1, func() {
+			for i := 0; i < runs; i++ {
+				op()
+			}
+		})
+		if least < 0 || got < least {
+			least = got
 		}
-	})
+		if least == 0 {
+			break
+		}
+	}
+	return least
 }
 
 func TestEncodeAllocatesNothing(t *testing.T) {
