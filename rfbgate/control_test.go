@@ -656,6 +656,10 @@ func TestViewersCounted(t *testing.T) {
 	})
 	v1 := tr.open(t, "a", "s1", false)
 	tr.open(t, "a", "s2", false)
+	// The relay may count a viewer a moment after its handshake ends.
+	for deadline := time.Now().Add(5 * time.Second); tr.Viewers("a") != 2 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if n := tr.Viewers("a"); n != 2 {
 		t.Fatalf("%d viewers open, want 2", n)
 	}

@@ -197,6 +197,11 @@ func TestLoad64Viewers(t *testing.T) {
 			}
 		}(i, c)
 	}
+	// A viewer's handshake can finish on its side a moment before the
+	// relay counts it: wait for the count, a bounded while.
+	for deadline := time.Now().Add(5 * time.Second); tr.Viewers("busy") != viewers && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if n := tr.Viewers("busy"); n != viewers {
 		t.Fatalf("%d viewers open, want %d", n, viewers)
 	}
