@@ -44,7 +44,16 @@ func DecodeOwned(b []byte) (Message, error) { return decodeWith(b, false) }
 // message.
 var decoders = sync.Pool{New: func() any { return new(decoder) }}
 
+// fastPaths enables the canonical-layout fast paths; the tests turn it
+// off to compare them with the general decoder.
+var fastPaths = true
+
 func decodeWith(b []byte, copyInput bool) (Message, error) {
+	if fastPaths {
+		if r, ok := decodeRequestFast(b); ok {
+			return r, nil // holds no strings: nothing to copy
+		}
+	}
 	d := decoders.Get().(*decoder)
 	d.Decoder.Reset(b)
 	d.src, d.copyInput, d.own = b, copyInput, nil

@@ -1,0 +1,266 @@
+package codec
+
+import "github.com/wirebench/wirebench/codec/cbor"
+
+// The canonical request fast path. An encoder that follows protocol.md
+// (ours, the agent's) writes a request as
+//
+//	{0: 2, 1: id, 2: method, 3: {params, keys ascending}, 4?: deadline_ms}
+//
+// decodeRequestFast reads exactly that layout straight from the bytes for
+// the methods whose params are integers, and snapshot's, with no decoder
+// state, no pool and one allocation. Anything else (another key order, a
+// null, an unknown key, an indefinite length, a value out of range, a
+// method it does not know) makes it report false, and the general
+// decoder reads the message from the start: it accepts only what the
+// general path accepts, and reads it alike.
+
+// intParams is a params map of integers under keys 0 to 7, as read by
+// scanInts: the values and a mask of the keys present.
+type intParams struct {
+	v    [8]int64
+	mask uint32
+}
+
+func (p *intParams) i32(k int) int32 { return int32(p.v[k]) }
+func (p *intParams) u32(k int) uint32 {
+	return uint32(p.v[k])
+}
+
+func (p *intParams) optU32(k int) Opt[uint32] {
+	return Opt[uint32]{Val: uint32(p.v[k]), Ok: p.mask&(1<<k) != 0}
+}
+
+// fits reports whether the keys present are all those of need and some
+// of opt, the keys of i32s hold i32 values and every other key a u32.
+func (p *intParams) fits(need, opt, i32s uint32) bool {
+	if p.mask&need != need || p.mask&^(need|opt) != 0 {
+		return false
+	}
+	for k := range 8 {
+		if p.mask&(1<<k) == 0 {
+			continue
+		}
+		v := p.v[k]
+		if i32s&(1<<k) != 0 {
+			if v < -1<<31 || v > 1<<31-1 {
+				return false
+			}
+		} else if v < 0 || v > 0xffffffff {
+			return false
+		}
+	}
+	return true
+}
+
+// scanInts reads, at b[i], a map with a one-byte head whose keys are
+// ascending one-byte keys below 8 and whose values are integers that fit
+// in an int64, and returns the offset past it.
+func scanInts(b []byte, i int, p *intParams) (int, bool) {
+	if i >= len(b) || b[i] < 0xa0 || b[i] > 0xa8 {
+		return 0, false
+	}
+	pairs := int(b[i] - 0xa0)
+	i++
+	prev := -1
+	for ; pairs > 0; pairs-- {
+		if i+1 >= len(b) || int(b[i]) <= prev || b[i] >= 8 {
+			return 0, false
+		}
+		k := int(b[i])
+		prev = k
+		c := b[i+1]
+		i++
+		var v int64
+		switch {
+		case c < 0x18:
+			v = int64(c)
+			i++
+		case c >= 0x20 && c < 0x38:
+			v = -1 - int64(c-0x20)
+			i++
+		default:
+			var n int
+			if v, n = cbor.IntAt(b, i); n == 0 {
+				return 0, false
+			}
+			i += n
+		}
+		p.v[k] = v
+		p.mask |= 1 << k
+	}
+	return i, true
+}
+
+// Masks of keys for intParams.fits.
+const (
+	keys0   = 1 << 0
+	keys01  = 1<<0 | 1<<1
+	keys012 = 1<<0 | 1<<1 | 1<<2
+	keys0_3 = keys012 | 1<<3
+	keys0_4 = keys0_3 | 1<<4
+)
+
+// decodeRequestFast decodes b if it is a request in the canonical layout
+// with params it knows, and reports whether it did.
+func decodeRequestFast(b []byte) (*Request, bool) {
+	if len(b) < 8 || (b[0] != 0xa4 && b[0] != 0xa5) || b[1] != 0 || b[2] != byte(KindRequest) || b[3] != 1 {
+		return nil, false
+	}
+	id, n := cbor.UintAt(b, 4)
+	i := 4 + n
+	if n == 0 || i+1 >= len(b) || b[i] != 2 {
+		return nil, false
+	}
+	m, n := cbor.Uint32At(b, i+1)
+	i += 1 + n
+	if n == 0 || i+1 >= len(b) || b[i] != 3 {
+		return nil, false
+	}
+	i++
+	var r *Request
+	if Method(m) == MethodSnapshot {
+		var p SnapshotParams
+		if i, n = snapshotParamsFast(b, i, &p); n == 0 {
+			return nil, false
+		}
+		x := new(requestWith[SnapshotParams])
+		x.p, x.r.Params = p, &x.p
+		r = &x.r
+	} else {
+		var p intParams
+		ok := false
+		if i, ok = scanInts(b, i, &p); !ok {
+			return nil, false
+		}
+		if r = intRequest(Method(m), &p); r == nil {
+			return nil, false
+		}
+	}
+	if b[0] == 0xa5 {
+		d, n := cbor.Uint32At(b, i+1)
+		if n == 0 || b[i] != 4 {
+			return nil, false
+		}
+		r.DeadlineMS = Opt[uint32]{Val: d, Ok: true}
+		i += 1 + n
+	}
+	if i != len(b) {
+		return nil, false
+	}
+	r.ID, r.Method = id, Method(m)
+	return r, true
+}
+
+// intRequest returns a request of method m with the params p holds, or
+// nil when m's params are not integers or p does not fit them.
+func intRequest(m Method, p *intParams) *Request {
+	switch m {
+	case MethodTap:
+		if !p.fits(keys01, 0, keys01) {
+			return nil
+		}
+		x := new(requestWith[TapParams])
+		x.p = TapParams{X: p.i32(0), Y: p.i32(1)}
+		x.r.Params = &x.p
+		return &x.r
+	case MethodLongPress:
+		if !p.fits(keys012, 0, keys01) {
+			return nil
+		}
+		x := new(requestWith[LongPressParams])
+		x.p = LongPressParams{X: p.i32(0), Y: p.i32(1), DurationMS: p.u32(2)}
+		x.r.Params = &x.p
+		return &x.r
+	case MethodSwipe:
+		if !p.fits(keys0_4, 1<<5, keys0_3) {
+			return nil
+		}
+		x := new(requestWith[SwipeParams])
+		x.p = SwipeParams{X1: p.i32(0), Y1: p.i32(1), X2: p.i32(2), Y2: p.i32(3), DurationMS: p.u32(4), RestMS: p.optU32(5)}
+		x.r.Params = &x.p
+		return &x.r
+	case MethodKey:
+		if !p.fits(keys0, 1<<1, 0) {
+			return nil
+		}
+		x := new(requestWith[KeyParams])
+		x.p = KeyParams{Keycode: p.u32(0), Meta: p.optU32(1)}
+		x.r.Params = &x.p
+		return &x.r
+	case MethodResync:
+		if !p.fits(keys0, 0, 0) {
+			return nil
+		}
+		x := new(requestWith[ResyncParams])
+		x.p = ResyncParams{Stream: Stream(p.u32(0))}
+		x.r.Params = &x.p
+		return &x.r
+	case MethodScreenshot:
+		if !p.fits(0, keys012, 0) {
+			return nil
+		}
+		x := new(requestWith[ScreenshotParams])
+		x.p = ScreenshotParams{Format: p.optU32(0), Quality: p.optU32(1), ScalePct: p.optU32(2)}
+		x.r.Params = &x.p
+		return &x.r
+	case MethodFramesStart:
+		if !p.fits(0, keys012, 0) {
+			return nil
+		}
+		x := new(requestWith[FramesStartParams])
+		x.p = FramesStartParams{MaxFPS: p.optU32(0), ScalePct: p.optU32(1), Quality: p.optU32(2)}
+		x.r.Params = &x.p
+		return &x.r
+	case MethodFramesStop, MethodDeviceInfo:
+		if p.mask != 0 {
+			return nil
+		}
+		return &Request{Params: ParamsFor(m)}
+	}
+	return nil
+}
+
+// snapshotParamsFast reads snapshot params in the canonical layout,
+// {0?: u32, 1?: u32, 2?: u32, 3?: bool, 4: [u32]}, at b[i], and returns
+// the offset past them, with n 0 for any other layout.
+func snapshotParamsFast(b []byte, i int, p *SnapshotParams) (end, n int) {
+	if i >= len(b) || b[i] < 0xa1 || b[i] > 0xa5 {
+		return 0, 0
+	}
+	pairs := int(b[i] - 0xa0)
+	i++
+	for k, o := range [...]*Opt[uint32]{&p.MaxDepth, &p.MaxNodes, &p.MaxWindows} {
+		if i < len(b) && b[i] == byte(k) {
+			v, n := cbor.Uint32At(b, i+1)
+			if n == 0 {
+				return 0, 0
+			}
+			*o = Opt[uint32]{Val: v, Ok: true}
+			i += 1 + n
+		}
+	}
+	if i+1 < len(b) && b[i] == 3 && (b[i+1] == cbor.True || b[i+1] == cbor.False) {
+		p.EvictEventLess = Opt[bool]{Val: b[i+1] == cbor.True, Ok: true}
+		i += 2
+	}
+	if i+1 >= len(b) || b[i] != 4 || b[i+1] < 0x80 || b[i+1] > 0x97 || int(b[i+1]-0x80) > len(b)-i-2 {
+		return 0, 0
+	}
+	cnt := int(b[i+1] - 0x80)
+	i += 2
+	// As the general decoder: a non-nil slice, empty for [].
+	p.Evict = make([]uint32, 0, cnt)
+	for range cnt {
+		v, n := cbor.Uint32At(b, i)
+		if n == 0 {
+			return 0, 0
+		}
+		p.Evict = append(p.Evict, v)
+		i += n
+	}
+	if pairs != 1+present(p.MaxDepth.Ok, p.MaxNodes.Ok, p.MaxWindows.Ok, p.EvictEventLess.Ok) {
+		return 0, 0
+	}
+	return i, 1
+}
