@@ -1,0 +1,62 @@
+package cbor
+
+import (
+	"math"
+	"testing"
+)
+
+// TestAtReaders: the offset readers agree with Decoder on every head
+// length and sign, at each type's limits and one past them, and read
+// nothing from a cut-short head or an item of another type.
+func TestAtReaders(t *testing.T) {
+	var ints []int64
+	for _, v := range []int64{0, 23, 24, 255, 256, 65535, 65536, math.MaxUint32, math.MaxUint32 + 1, math.MaxInt32, math.MaxInt32 + 1, math.MaxInt64} {
+		ints = append(ints, v, -v, -v-1)
+	}
+	for _, v := range ints {
+		b := AppendInt([]byte{0xee}, v) // a byte before, so offsets are tested too
+		d := NewDecoder(b[1:])
+		want, _ := d.Int()
+		got, n := IntAt(b, 1)
+		if n != len(b)-1 || got != want {
+			t.Errorf("IntAt(% x) = %d, %d; want %d, %d", b[1:], got, n, want, len(b)-1)
+		}
+		g32, n32 := Int32At(b, 1)
+		if fits := v >= math.MinInt32 && v <= math.MaxInt32; fits != (n32 > 0) || (fits && int64(g32) != v) {
+			t.Errorf("Int32At(% x) = %d, %d", b[1:], g32, n32)
+		}
+		gu, nu := UintAt(b, 1)
+		if (v >= 0) != (nu > 0) || (v >= 0 && gu != uint64(v)) {
+			t.Errorf("UintAt(% x) = %d, %d", b[1:], gu, nu)
+		}
+		gu32, nu32 := Uint32At(b, 1)
+		if fits := v >= 0 && v <= math.MaxUint32; fits != (nu32 > 0) || (fits && int64(gu32) != v) {
+			t.Errorf("Uint32At(% x) = %d, %d", b[1:], gu32, nu32)
+		}
+		for cut := 1; cut < len(b); cut++ {
+			if _, n := IntAt(b[:cut], 1); n != 0 {
+				t.Errorf("IntAt reads %d bytes of the cut-short % x", n, b[1:cut])
+			}
+		}
+	}
+	// Past int64: 2^63 and -1-2^63 do not fit.
+	for _, b := range [][]byte{{0x1b, 0x80, 0, 0, 0, 0, 0, 0, 0}, {0x3b, 0x80, 0, 0, 0, 0, 0, 0, 0}} {
+		if _, n := IntAt(b, 0); n != 0 {
+			t.Errorf("IntAt(% x) reads past int64", b)
+		}
+	}
+	if v, n := UintAt([]byte{0x1b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, 0); n != 9 || v != math.MaxUint64 {
+		t.Errorf("UintAt of 2^64-1 = %d, %d", v, n)
+	}
+	for _, b := range [][]byte{{0x60}, {0xf4}, {0x1c}, {0x3f}, {0x80}, {}} {
+		if _, n := IntAt(b, 0); n != 0 {
+			t.Errorf("IntAt(% x) reads a non-integer", b)
+		}
+		if _, n := UintAt(b, 0); n != 0 {
+			t.Errorf("UintAt(% x) reads a non-integer", b)
+		}
+	}
+	if _, n := UintAt([]byte{1}, -1); n != 0 {
+		t.Error("UintAt reads at a negative offset")
+	}
+}
