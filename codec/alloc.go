@@ -65,14 +65,28 @@ func responseOf[R any, RT interface {
 	return &x.r, RT(&x.res)
 }
 
+// inlineWindows is how many windows a snapshot response has room for in
+// its own allocation: a phone's screen shows an app, the status and
+// navigation bars, and sometimes an input method or a dialog.
+const inlineWindows = 5
+
+// snapshotResponse is a snapshot response with room for its windows.
+type snapshotResponse struct {
+	r    Response
+	s    Snapshot
+	wins [inlineWindows]Window
+}
+
 // newResponse returns a response of method m and an empty result of m
 // allocated with it; the decoder sets Result to it only when key 3 comes.
-func newResponse(m Method) (*Response, Result) {
+// A snapshot's windows go to d.winBuf, when they fit.
+func newResponse(m Method, d *decoder) (*Response, Result) {
 	var r *Response
 	var res Result
 	switch m {
 	case MethodSnapshot:
-		r, res = responseOf[Snapshot]()
+		x := new(snapshotResponse)
+		r, res, d.winBuf = &x.r, &x.s, x.wins[:]
 	case MethodBounds:
 		r, res = responseOf[BoundsResult]()
 	case MethodScreenshot:

@@ -62,7 +62,7 @@ func decodeWith(b []byte, copyInput bool) (Message, error) {
 		err = d.Done()
 	}
 	d.Decoder.Reset(nil)
-	d.src, d.own, d.slab, d.scrolls = nil, nil, nil, nil
+	d.src, d.own, d.slab, d.scrolls, d.winBuf = nil, nil, nil, nil, nil
 	decoders.Put(d)
 	if err != nil {
 		return nil, err
@@ -77,8 +77,9 @@ type decoder struct {
 	copyInput bool        // strings must not point into src
 	own       []byte      // the copy of src, made on first need
 	stack     []nodeFrame // node stack, see snapshot.go
-	slab      []Node      // nodes not yet handed out, see takeNodes
-	scrolls   []Scroll    // likewise for scroll semantics
+	fast      []fastFrame // node stack of the fast path, see fasttree.go
+	slabs                 // nodes and scrolls, see slab.go
+	winBuf    []Window    // room for a snapshot's windows, allocated with its response
 }
 
 // keep returns b, a slice read from the input, as memory the message may

@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+	"unsafe"
 )
 
 // The fast paths for the canonical layout must accept only what the
@@ -125,4 +127,138 @@ func FuzzFastPaths(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) { decodeBoth(t, b) })
+}
+
+// fastTree runs nodeTreeFast over the encoding of root and returns what
+// it read, or false.
+func fastTree(t *testing.T, root *Node) (*Node, bool) {
+	t.Helper()
+	b, err := appendTree(nil, root, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &decoder{src: b, copyInput: true}
+	d.Decoder.Reset(b)
+	got := new(Node)
+	if !d.nodeTreeFast(got) {
+		if !reflect.DeepEqual(*got, Node{}) || d.Offset() != 0 {
+			t.Fatalf("a fast path that gave up left the root %#v and the offset at %d", got, d.Offset())
+		}
+		return nil, false
+	}
+	if d.Offset() != len(b) {
+		t.Fatalf("the fast path stopped at %d of %d bytes", d.Offset(), len(b))
+	}
+	return got, true
+}
+
+// chain returns a tree of exactly depth levels.
+func chain(depth int) *Node {
+	root := &Node{ID: 1, Class: 0}
+	n := root
+	for i := 2; i <= depth; i++ {
+		n.Children = []Node{{ID: uint32(i)}}
+		n = &n.Children[0]
+	}
+	return root
+}
+
+// TestNodeTreeFastPathTaken: trees as the encoder writes them take the
+// fast path, every field and head length read as written; a tree past
+// MaxNodeDepth is left to the general path, which refuses it.
+func TestNodeTreeFastPathTaken(t *testing.T) {
+	long := string(make([]byte, 300))
+	full := &Node{ID: 0xffffffff, Class: 70000, Bounds: Bounds{-2147483648, -257, 65536, 2147483647}, Flags: 1 << 31,
+		Text: Some("héllo 東京 🎉"), Desc: Some(""), ResPkg: Some(uint32(24)), ResName: Some(long[:255]),
+		Hint: Some(long), State: Some(long[:24]),
+		Scroll: &Scroll{Axis: 7, Flags: 1 << 9, Range: Some(ScrollRange{Unit: 1, Lo: -9223372036854775808, Hi: 9223372036854775807}),
+			Position: Some(ScrollPosition{Lo: -4294967297, Hi: 4294967296})},
+		Children: []Node{
+			{ID: 2, Bounds: Bounds{-1, -24, -25, 23}, Scroll: &Scroll{Axis: 1}},
+			{ID: 3, Scroll: &Scroll{Axis: 2, Flags: 3, Range: Some(ScrollRange{Lo: 0, Hi: 99})}, Hint: Some("h")},
+			{ID: 4, Children: make([]Node, 30)},
+		}}
+	for name, root := range map[string]*Node{"full": full, "leaf": {ID: 1}, "chain of 256": chain(MaxNodeDepth)} {
+		got, ok := fastTree(t, root)
+		if !ok {
+			t.Errorf("%s: fast path not taken", name)
+			continue
+		}
+		if !reflect.DeepEqual(got, root) {
+			t.Errorf("%s: fast path reads\n%#v\nwant\n%#v", name, got, root)
+		}
+	}
+	// 257 levels: the encoder refuses them, so build the bytes by hand.
+	b := []byte{}
+	for i := 1; i <= MaxNodeDepth+1; i++ {
+		b = append(b, 0xa5, 0, 1, 1, 0, 2, 0x84, 0, 0, 0, 0, 3, 0)
+		if i <= MaxNodeDepth {
+			b = append(b, 8, 0x81)
+		} else {
+			b[len(b)-13] = 0xa4
+		}
+	}
+	d := &decoder{src: b}
+	d.Decoder.Reset(b)
+	if d.nodeTreeFast(new(Node)) {
+		t.Fatal("the fast path read 257 levels")
+	}
+	if err := d.nodeTree(new(Node)); err == nil || !strings.Contains(err.Error(), "deeper than 256") {
+		t.Fatalf("the general path reads 257 levels with %v", err)
+	}
+}
+
+// TestSlabsLearnSnapshotSize: after one snapshot the decoder sizes the
+// next one's node slab from it, so a steady stream of like snapshots
+// takes one node chunk each; the snapshot's scrolls live in the arena of
+// its copied input; and windows up to inlineWindows come with the
+// response.
+func TestSlabsLearnSnapshotSize(t *testing.T) {
+	tree := &Node{ID: 1, Children: make([]Node, 400), Scroll: &Scroll{Axis: 1}}
+	for i := range tree.Children {
+		tree.Children[i] = Node{ID: uint32(i + 2), Text: Some("item text"), Scroll: &Scroll{Axis: 1}}
+	}
+	snap := &Snapshot{Strings: []string{"a"}, Windows: []Window{{ID: 1, Root: tree}, {ID: 2}, {ID: 3}}}
+	b, err := Marshal(&Response{ID: 1, Method: MethodSnapshot, Result: snap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := new(decoder)
+	decodeSnap := func() *Snapshot {
+		d.Decoder.Reset(b)
+		d.src, d.copyInput, d.own = b, true, nil
+		m, err := d.message()
+		d.slab, d.scrolls, d.winBuf = nil, nil, nil
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.(*Response).Result.(*Snapshot)
+	}
+	decodeSnap()
+	if d.nodeLen == 0 || d.scrollGap == 0 {
+		t.Fatalf("nothing learned: %d bytes per node, %d per scroll", d.nodeLen, d.scrollGap)
+	}
+	got := decodeSnap()
+	if !reflect.DeepEqual(got, snap) {
+		t.Fatal("the snapshot read back differs")
+	}
+	kids := got.Windows[0].Root.Children
+	if cap(got.Windows) != 3 || &kids[0] != &got.Windows[0].Root.Children[0] {
+		t.Fatal("windows not capped at their count")
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(d.own)))
+	sc := uintptr(unsafe.Pointer(kids[399].Scroll))
+	end := base + uintptr(len(d.own))
+	if room := 8 + 2*401*unsafe.Sizeof(Scroll{}); sc < end || sc >= end+room {
+		t.Error("the last scroll is not in the room after the input's copy")
+	}
+	if uintptr(unsafe.Pointer(kids[0].Scroll))%unsafe.Alignof(Scroll{}) != 0 {
+		t.Error("a misaligned scroll")
+	}
+	allocs := testing.AllocsPerRun(20, func() { decodeSnap() })
+	// The response, the input's copy with the scrolls, the string
+	// table, the node slab.
+	if allocs != 4 {
+		t.Errorf("a learned snapshot decodes with %v allocations, want 4", allocs)
+	}
 }

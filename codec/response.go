@@ -229,7 +229,7 @@ func (d *decoder) response(it mapIter) (*Response, error) {
 				}
 			}
 			if r == nil {
-				r, res = newResponse(method)
+				r, res = newResponse(method, d)
 			}
 			if res == nil {
 				res = ResultFor(method)

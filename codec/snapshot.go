@@ -1,6 +1,8 @@
 package codec
 
 import (
+	"slices"
+
 	"github.com/wirebench/wirebench/codec/cbor"
 )
 
@@ -241,16 +243,70 @@ func nodeField(window, level int, name string) string {
 	return "result.windows[" + itoa(window) + "].root (level " + itoa(level) + ")." + name
 }
 
+// The node encoder reserves room for a node's pairs once (nodeHeadRoom
+// plus the texts) and writes them by index: a node is the bulk of a
+// snapshot, and growing the slice pair by pair costs more than the
+// writing.
+const (
+	nodeHeadRoom = 1 + 2*(1+5) + 1 + boundsRoom + 1 + 5 + 1 + 5 + 1 + cbor.MaxHeadLen // head, id, class, bounds, flags, res_pkg, children head
+	nodeTailRoom = 2 + 2*(1+5) + 2 + 5 + 2*cbor.MaxHeadLen + 2 + 2*cbor.MaxHeadLen    // scroll
+	textRoom     = 1 + cbor.MaxHeadLen                                                  // key and head of a text
+	boundsRoom   = 1 + 4*5
+)
+
+// putU32 writes v as an unsigned integer at dst[i:], which has room for
+// 5 bytes, without a call: ids, indices and flags take heads of one to
+// three bytes.
+func putU32(dst []byte, i int, v uint32) int {
+	switch {
+	case v < 24:
+		dst[i] = byte(v)
+		return i + 1
+	case v <= 0xff:
+		dst[i], dst[i+1] = 24, byte(v)
+		return i + 2
+	case v <= 0xffff:
+		dst[i], dst[i+1], dst[i+2] = 25, byte(v>>8), byte(v)
+		return i + 3
+	}
+	dst[i], dst[i+1], dst[i+2], dst[i+3], dst[i+4] = 26, byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
+	return i + 5
+}
+
+// putBounds writes b as [left, top, right, bottom] at dst[i:], which has
+// boundsRoom bytes of room.
+func putBounds(dst []byte, i int, b *Bounds) int {
+	dst[i] = 0x84
+	i++
+	for _, v := range [4]int32{b.Left, b.Top, b.Right, b.Bottom} {
+		if v >= 0 {
+			i = putU32(dst, i, uint32(v))
+			continue
+		}
+		at := i
+		i = putU32(dst, i, uint32(-1-v))
+		dst[at] |= 0x20 // major type 1
+	}
+	return i
+}
+
+// putTextField writes key k and text s at dst[i:].
+func putTextField(dst []byte, i int, k byte, s string) int {
+	dst[i] = k
+	return cbor.PutText(dst, i+1, s)
+}
+
 // appendHead writes the node's map head and keys 0 to 8 (the children
 // array's head, when it has children).
 func (n *Node) appendHead(dst []byte, window, level int) ([]byte, error) {
-	pairs := 4
+	pairs, room := 4, nodeHeadRoom
 	for i, o := range [...]*Opt[string]{&n.Text, &n.Desc, &n.ResName, &n.Hint, &n.State} {
 		if o.Ok {
 			if !cbor.ValidUTF8(stringBytes(o.Val)) {
 				return dst, &EncodeError{Field: nodeField(window, level, [...]string{"text", "desc", "res_name", "hint", "state"}[i]), Detail: "text is not valid UTF-8"}
 			}
 			pairs++
+			room += textRoom + len(o.Val)
 		}
 	}
 	if n.ResPkg.Ok {
@@ -262,58 +318,76 @@ func (n *Node) appendHead(dst []byte, window, level int) ([]byte, error) {
 	if n.Scroll != nil {
 		pairs++
 	}
-	dst = append(dst, 0xa0|byte(pairs)) // at most 12 pairs: a one-byte head
-	dst = appendUintField(dst, 0, uint64(n.ID))
-	dst = appendUintField(dst, 1, uint64(n.Class))
-	dst = n.Bounds.appendCBOR(append(dst, 2))
-	dst = appendUintField(dst, 3, uint64(n.Flags))
+	dst = slices.Grow(dst, room)
+	b := dst[len(dst) : len(dst)+room]
+	b[0] = 0xa0 | byte(pairs) // at most 12 pairs: a one-byte head
+	b[1] = 0
+	i := putU32(b, 2, n.ID)
+	b[i] = 1
+	i = putU32(b, i+1, n.Class)
+	b[i] = 2
+	i = putBounds(b, i+1, &n.Bounds)
+	b[i] = 3
+	i = putU32(b, i+1, n.Flags)
 	if n.Text.Ok {
-		dst = appendTextField(dst, 4, n.Text.Val)
+		i = putTextField(b, i, 4, n.Text.Val)
 	}
 	if n.Desc.Ok {
-		dst = appendTextField(dst, 5, n.Desc.Val)
+		i = putTextField(b, i, 5, n.Desc.Val)
 	}
 	if n.ResPkg.Ok {
-		dst = appendUintField(dst, 6, uint64(n.ResPkg.Val))
+		b[i] = 6
+		i = putU32(b, i+1, n.ResPkg.Val)
 	}
 	if n.ResName.Ok {
-		dst = appendTextField(dst, 7, n.ResName.Val)
+		i = putTextField(b, i, 7, n.ResName.Val)
 	}
 	if len(n.Children) > 0 {
-		dst = cbor.AppendArrayHead(append(dst, 8), len(n.Children))
+		b[i] = 8
+		i = cbor.PutHead(b, i+1, cbor.MajorArray, uint64(len(n.Children)))
 	}
-	return dst, nil
+	return dst[:len(dst)+i], nil
 }
 
-// appendTail writes keys 9 to 11, after the children.
+// appendTail writes keys 9 to 11, after the children. appendHead has
+// checked the texts.
 func (n *Node) appendTail(dst []byte, window, level int) ([]byte, error) {
-	if n.Scroll != nil {
-		s := n.Scroll
+	if n.Scroll == nil && !n.Hint.Ok && !n.State.Ok {
+		return dst, nil
+	}
+	room := nodeTailRoom + 2*textRoom + len(n.Hint.Val) + len(n.State.Val)
+	dst = slices.Grow(dst, room)
+	b := dst[len(dst) : len(dst)+room]
+	i := 0
+	if s := n.Scroll; s != nil {
 		if s.Position.Ok && !s.Range.Ok {
 			return dst, &EncodeError{Field: nodeField(window, level, "scroll.position"), Detail: "a position needs a range"}
 		}
-		dst = cbor.AppendMapHead(append(dst, 9), 2+present(s.Range.Ok, s.Position.Ok))
-		dst = appendUintField(dst, 0, uint64(s.Axis))
-		dst = appendUintField(dst, 1, uint64(s.Flags))
+		b[0], b[1], b[2] = 9, 0xa2+byte(present(s.Range.Ok, s.Position.Ok)), 0
+		i = cbor.PutUint(b, 3, uint64(s.Axis))
+		b[i] = 1
+		i = cbor.PutUint(b, i+1, uint64(s.Flags))
 		if s.Range.Ok {
 			r := &s.Range.Val
-			dst = cbor.AppendUint(append(dst, 2, 0x83), uint64(r.Unit))
-			dst = cbor.AppendInt(dst, r.Lo)
-			dst = cbor.AppendInt(dst, r.Hi)
+			b[i], b[i+1] = 2, 0x83
+			i = cbor.PutUint(b, i+2, uint64(r.Unit))
+			i = cbor.PutInt(b, i, r.Lo)
+			i = cbor.PutInt(b, i, r.Hi)
 		}
 		if s.Position.Ok {
 			p := &s.Position.Val
-			dst = cbor.AppendInt(append(dst, 3, 0x82), p.Lo)
-			dst = cbor.AppendInt(dst, p.Hi)
+			b[i], b[i+1] = 3, 0x82
+			i = cbor.PutInt(b, i+2, p.Lo)
+			i = cbor.PutInt(b, i, p.Hi)
 		}
 	}
 	if n.Hint.Ok {
-		dst = appendTextField(dst, 10, n.Hint.Val)
+		i = putTextField(b, i, 10, n.Hint.Val)
 	}
 	if n.State.Ok {
-		dst = appendTextField(dst, 11, n.State.Val)
+		i = putTextField(b, i, 11, n.State.Val)
 	}
-	return dst, nil
+	return dst[:len(dst)+i], nil
 }
 
 // Decoding.
@@ -322,6 +396,7 @@ var snapshotNames = []string{"strings", "windows", "truncated", "seq", "display"
 
 func (s *Snapshot) decodeFrom(d *decoder) error {
 	*s = Snapshot{}
+	d.reserveArena()
 	return d.fields(0xf, snapshotNames, func(k uint64) (err error) {
 		switch k {
 		case 0:
@@ -380,7 +455,15 @@ func (d *decoder) windows() ([]Window, error) {
 	if n > d.Len()/minWindowLen {
 		return nil, cbor.Errorf(cbor.ErrTruncated, start, itoa(n)+" windows cannot fit in the "+itoa(d.Len())+" bytes left")
 	}
-	out := make([]Window, max(n, 0))
+	var out []Window
+	if n >= 0 && n <= len(d.winBuf) {
+		out = d.winBuf[:n:n] // allocated with the response
+	} else {
+		out = make([]Window, max(n, 0))
+	}
+	d.winBuf = nil
+	d.startTrees()
+	defer d.endTrees()
 	for i := 0; d.More(n, i); i++ {
 		if n < 0 {
 			out = append(out, Window{})
@@ -413,7 +496,9 @@ func (d *decoder) window(w *Window) error {
 			w.Package, err = d.optU32()
 		case 7:
 			w.Root = &d.takeNodes(1)[0]
-			err = d.nodeTree(w.Root)
+			if !fastPaths || !d.nodeTreeFast(w.Root) {
+				err = d.nodeTree(w.Root)
+			}
 		case 8:
 			w.EmitsEvents, err = d.optBool()
 		case 9:
@@ -682,41 +767,3 @@ func (d *decoder) scrollPosition(p *ScrollPosition) error {
 		return err
 	})
 }
-
-// takeNodes returns n zeroed nodes for one children array (or a root),
-// carved from a slab the decoder grows by chunks, so a snapshot's nodes
-// cost a few allocations rather than one per parent. The first chunk is
-// sized from the bytes left at a typical node size; each later one
-// doubles. The slice is capped at n, so appending to it cannot reach the
-// next array's nodes.
-func (d *decoder) takeNodes(n int) []Node {
-	if len(d.slab)+n > cap(d.slab) {
-		size := max(n, 2*cap(d.slab), min(d.Len()/typicalNodeLen+1, 1<<16))
-		size = min(size, max(n, d.Len()/minNodeLen+1))
-		d.slab = make([]Node, 0, size)
-	}
-	i := len(d.slab)
-	d.slab = d.slab[:i+n]
-	return d.slab[i : i+n : i+n]
-}
-
-// typicalNodeLen is the bytes an app's node takes on the wire, for sizing
-// the first slab chunk: a guess that errs low costs one more chunk.
-const typicalNodeLen = 48
-
-// takeScroll returns a zeroed Scroll from a slab that doubles as it runs
-// out, like takeNodes.
-func (d *decoder) takeScroll() *Scroll {
-	if len(d.scrolls) == cap(d.scrolls) {
-		// The first chunk assumes a scrolling node per typicalScrollGap
-		// bytes left; later ones double.
-		d.scrolls = make([]Scroll, 0, min(max(16, 2*cap(d.scrolls), d.Len()/typicalScrollGap), d.Len()/minScrollLen+1))
-	}
-	d.scrolls = d.scrolls[:len(d.scrolls)+1]
-	return &d.scrolls[len(d.scrolls)-1]
-}
-
-const (
-	minScrollLen     = 5   // map head, keys 0 and 1, two one-byte values
-	typicalScrollGap = 512 // bytes between scrolling nodes in an app's tree
-)

@@ -1,0 +1,316 @@
+package codec
+
+import "github.com/wirebench/wirebench/codec/cbor"
+
+// The canonical node-tree fast path. Nodes are the bulk of a snapshot,
+// and an encoder that follows protocol.md writes each one the same way:
+// a map with a one-byte head, one-byte keys in ascending order, definite
+// lengths, no nulls, bounds of exactly four integers. nodeTreeFast reads
+// a tree of such nodes straight from the bytes, keeping its position in a
+// local and its open nodes on an explicit stack (never recursion, at most
+// MaxNodeDepth levels). At the first thing it does not expect it gives
+// up, and the general decoder reads the tree again from its root: the
+// fast path accepts only what the general path accepts, and reads it
+// alike (FuzzFastPaths compares the two).
+
+// fastFrame is a node whose children the fast path is reading: the
+// node's own state waits here while its children are read.
+type fastFrame struct {
+	node *Node
+	kids []Node // the children array
+	ki   int    // children opened
+	left int    // the node's pairs not yet read
+	prev int    // the node's last key read
+	seen uint32 // the node's keys read
+}
+
+// textAt reads a definite text string with a head of up to three bytes at
+// b[i], checks its UTF-8, and returns it as a string of the message's
+// memory, with the offset past it (0 when it is anything else).
+func (d *decoder) textAt(b []byte, i int) (string, int) {
+	c := b[i]
+	start, n := i+1, int(c)-0x60
+	switch {
+	case c >= 0x60 && c < 0x78:
+	case c == 0x78 && i+1 < len(b):
+		start, n = i+2, int(b[i+1])
+	case c == 0x79 && i+2 < len(b):
+		start, n = i+3, int(b[i+1])<<8|int(b[i+2])
+	default:
+		return "", 0
+	}
+	end := start + n
+	if end > len(b) || !cbor.ValidUTF8(b[start:end]) {
+		return "", 0
+	}
+	return str(d.keep(b[start:end])), end
+}
+
+// u32At reads a u32 at b[i] (which exists), returning the offset past it
+// or 0. Heads of up to three bytes are read without a call.
+func u32At(b []byte, i int) (uint32, int) {
+	switch c := b[i]; {
+	case c < 24:
+		return uint32(c), i + 1
+	case c == 0x18 && i+1 < len(b):
+		return uint32(b[i+1]), i + 2
+	case c == 0x19 && i+2 < len(b):
+		return uint32(b[i+1])<<8 | uint32(b[i+2]), i + 3
+	}
+	v, n := cbor.Uint32At(b, i)
+	if n == 0 {
+		return 0, 0
+	}
+	return v, i + n
+}
+
+// boundsAt reads [left, top, right, bottom] at b[i], returning the offset
+// past it or 0. Screen coordinates take heads of one to three bytes,
+// read here without a call.
+func boundsAt(b []byte, i int, out *Bounds) int {
+	if i+4 >= len(b) || b[i] != 0x84 {
+		return 0
+	}
+	i++
+	var v [4]int32
+	for j := range v {
+		if i+2 >= len(b) {
+			x, n := cbor.Int32At(b, i)
+			if n == 0 {
+				return 0
+			}
+			v[j], i = x, i+n
+			continue
+		}
+		c := b[i]
+		var u int32
+		switch c & 0x1f {
+		case 24:
+			u, i = int32(b[i+1]), i+2
+		case 25:
+			u, i = int32(b[i+1])<<8|int32(b[i+2]), i+3
+		default:
+			if c&0x1f >= 24 || c >= 0x40 {
+				x, n := cbor.Int32At(b, i)
+				if n == 0 {
+					return 0
+				}
+				v[j], i = x, i+n
+				continue
+			}
+			u, i = int32(c&0x1f), i+1
+		}
+		switch c >> 5 {
+		case 0:
+			v[j] = u
+		case 1:
+			v[j] = -1 - u
+		default:
+			return 0
+		}
+	}
+	if i >= len(b) {
+		return 0 // the node's map goes on after its bounds
+	}
+	*out = Bounds{v[0], v[1], v[2], v[3]}
+	return i
+}
+
+// i64At reads an integer that fits in an int64 at b[i], returning the
+// offset past it or 0.
+func i64At(b []byte, i int) (int64, int) {
+	v, n := cbor.IntAt(b, i)
+	if n == 0 {
+		return 0, 0
+	}
+	return v, i + n
+}
+
+// scrollAt reads a scroll map at b[i], {0: axis, 1: flags, 2?: [unit, lo,
+// hi], 3?: [lo, hi]}, into a Scroll of the decoder's slab, returning the
+// offset past it or 0.
+func (d *decoder) scrollAt(b []byte, i int) (*Scroll, int) {
+	if i+4 >= len(b) || b[i] < 0xa2 || b[i] > 0xa4 || b[i+1] != 0 {
+		return nil, 0
+	}
+	pairs := int(b[i] - 0xa0)
+	var s Scroll
+	if s.Axis, i = u32At(b, i+2); i == 0 || i+2 >= len(b) || b[i] != 1 {
+		return nil, 0
+	}
+	if s.Flags, i = u32At(b, i+1); i == 0 {
+		return nil, 0
+	}
+	read := 2
+	if read < pairs && i+2 < len(b) && b[i] == 2 && b[i+1] == 0x83 {
+		r := &s.Range.Val
+		if r.Unit, i = u32At(b, i+2); i == 0 || i >= len(b) {
+			return nil, 0
+		}
+		if r.Lo, i = i64At(b, i); i == 0 {
+			return nil, 0
+		}
+		if r.Hi, i = i64At(b, i); i == 0 {
+			return nil, 0
+		}
+		s.Range.Ok = true
+		read++
+	}
+	if read < pairs && i+2 < len(b) && b[i] == 3 && b[i+1] == 0x82 {
+		p := &s.Position.Val
+		if p.Lo, i = i64At(b, i+2); i == 0 {
+			return nil, 0
+		}
+		if p.Hi, i = i64At(b, i); i == 0 {
+			return nil, 0
+		}
+		s.Position.Ok = true
+		read++
+	}
+	if read != pairs {
+		return nil, 0
+	}
+	d.Seek(i) // takeScroll sizes its chunks by the bytes left
+	sp := d.takeScroll()
+	*sp = s
+	return sp, i
+}
+
+// nodeTreeFast reads the tree whose root's map starts at the decoder's
+// position into root (zeroed), and reports whether it could; when it
+// could not, the decoder's position is where it was and root is zeroed
+// again, for the general path. The node being read keeps its state in
+// locals; a node waits on the stack while its children are read.
+func (d *decoder) nodeTreeFast(root *Node) bool {
+	b, start := d.Input(), d.Offset()
+	stack := d.fast[:0]
+	defer func() {
+		clear(stack)
+		d.fast = stack[:0]
+	}()
+	var (
+		i    = start
+		n    = root // the node being read
+		left int    // its pairs not yet read
+		prev int    // its last key read
+		seen uint32 // its keys read
+	)
+	// open starts reading n, whose map head is at b[i].
+	open := func() bool {
+		if i >= len(b) || b[i] < 0xa4 || b[i] > 0xac {
+			return false
+		}
+		left, prev, seen = int(b[i]-0xa0), -1, 0
+		i++
+		return true
+	}
+	if !open() {
+		*root = Node{}
+		return false
+	}
+	for {
+		for left > 0 {
+			if i+1 >= len(b) {
+				goto fail
+			}
+			k := int(b[i])
+			if k <= prev || k > 11 {
+				goto fail
+			}
+			prev, seen, left = k, seen|1<<k, left-1
+			i++
+			switch k {
+			case 0:
+				n.ID, i = u32At(b, i)
+			case 1:
+				n.Class, i = u32At(b, i)
+			case 2:
+				i = boundsAt(b, i, &n.Bounds)
+			case 3:
+				n.Flags, i = u32At(b, i)
+			case 4:
+				n.Text.Val, i = d.textAt(b, i)
+				n.Text.Ok = true
+			case 5:
+				n.Desc.Val, i = d.textAt(b, i)
+				n.Desc.Ok = true
+			case 6:
+				n.ResPkg.Val, i = u32At(b, i)
+				n.ResPkg.Ok = true
+			case 7:
+				n.ResName.Val, i = d.textAt(b, i)
+				n.ResName.Ok = true
+			case 8:
+				c := b[i]
+				kn := int(c) - 0x80
+				switch {
+				case c >= 0x80 && c < 0x98:
+					i++
+				case c == 0x98 && i+1 < len(b):
+					kn = int(b[i+1])
+					i += 2
+				case c == 0x99 && i+2 < len(b):
+					kn = int(b[i+1])<<8 | int(b[i+2])
+					i += 3
+				default:
+					goto fail
+				}
+				if kn == 0 {
+					continue // as the general path: no children, nil
+				}
+				if kn > (len(b)-i)/minNodeLen || len(stack) == MaxNodeDepth-1 {
+					goto fail // the general path reports it
+				}
+				d.Seek(i) // takeNodes sizes its chunks by the bytes left
+				kids := d.takeNodes(kn)
+				stack = append(stack, fastFrame{node: n, kids: kids, ki: 1, left: left, prev: prev, seen: seen})
+				n = &kids[0]
+				if !open() {
+					goto fail
+				}
+				continue
+			case 9:
+				n.Scroll, i = d.scrollAt(b, i)
+			case 10:
+				n.Hint.Val, i = d.textAt(b, i)
+				n.Hint.Ok = true
+			case 11:
+				n.State.Val, i = d.textAt(b, i)
+				n.State.Ok = true
+			}
+			if i == 0 {
+				goto fail
+			}
+		}
+		// n is read whole.
+		if seen&0xf != 0xf {
+			goto fail // a required key is missing
+		}
+		// Go on with n's next sibling, or with the rest of its parent.
+		for {
+			if len(stack) == 0 {
+				d.Seek(i)
+				return true
+			}
+			f := &stack[len(stack)-1]
+			if f.ki < len(f.kids) {
+				n = &f.kids[f.ki]
+				f.ki++
+				if !open() {
+					goto fail
+				}
+				break
+			}
+			f.node.Children = f.kids
+			n, left, prev, seen = f.node, f.left, f.prev, f.seen
+			stack = stack[:len(stack)-1]
+			if left > 0 || seen&0xf != 0xf {
+				break
+			}
+		}
+	}
+fail:
+	*root = Node{}
+	d.Seek(start)
+	return false
+}

@@ -1,0 +1,121 @@
+package codec
+
+import "unsafe"
+
+// Memory for the decoded nodes and scroll semantics of a snapshot: they
+// are carved from slabs, so that a snapshot's nodes cost one allocation,
+// or a few, rather than one per parent.
+//
+// A slab chunk is sized from the bytes left in the payload, since each
+// node takes at least minNodeLen of them (no reserve is larger than the
+// input can hold). How many bytes a node takes on average is learned:
+// the decoder (pooled, so it lives on from message to message) keeps the
+// ratio of the last snapshot it read and sizes the first chunk of the
+// next one by it, with a little to spare. A daemon reads snapshot after
+// snapshot of the same screens, so the first chunk mostly fits them all;
+// one that is too small costs a second chunk sized the same way from the
+// bytes then left.
+
+const (
+	// typicalNodeLen is the bytes an app's node takes on the wire, for a
+	// decoder that has read no snapshot yet.
+	typicalNodeLen = 48
+	// typicalScrollGap is the bytes between scrolling nodes in an app's
+	// tree, likewise.
+	typicalScrollGap = 512
+	minScrollLen     = 5 // map head, keys 0 and 1, two one-byte values
+)
+
+// slabs is the decoder's memory for nodes and scrolls.
+type slabs struct {
+	slab    []Node   // nodes not yet handed out
+	scrolls []Scroll // scrolls not yet handed out
+
+	// What the snapshot being read has taken, from the bytes of its
+	// windows array.
+	treeBytes, nodesTaken, scrollsTaken int
+
+	// Learned from the last snapshot: bytes per node and per scroll.
+	nodeLen, scrollGap int
+}
+
+// startTrees begins the windows array of a snapshot, at the decoder's
+// position.
+func (d *decoder) startTrees() {
+	d.treeBytes, d.nodesTaken, d.scrollsTaken = d.Len(), 0, 0
+}
+
+// endTrees learns the bytes per node and per scroll of the windows array
+// just read.
+func (d *decoder) endTrees() {
+	used := d.treeBytes - d.Len()
+	if d.nodesTaken > 0 {
+		d.nodeLen = max(minNodeLen, used/d.nodesTaken)
+	}
+	if d.scrollsTaken > 0 {
+		d.scrollGap = max(minScrollLen, used/d.scrollsTaken)
+	}
+}
+
+// chunk is the number of items to reserve for the bytes left at per
+// bytes an item, with 1/16 to spare, and at least n; never more than the
+// bytes left can hold at least bytes an item.
+func chunk(n, left, per, least int) int {
+	size := left/per + left/(16*per) + 1
+	return max(n, min(size, left/least+1))
+}
+
+// takeNodes returns n zeroed nodes for one children array (or a root),
+// capped at n, so that appending to it cannot reach the next array's
+// nodes.
+func (d *decoder) takeNodes(n int) []Node {
+	if len(d.slab)+n > cap(d.slab) {
+		per := d.nodeLen
+		if per == 0 {
+			per = typicalNodeLen
+		}
+		d.slab = make([]Node, 0, chunk(n, d.Len(), per, minNodeLen))
+	}
+	d.nodesTaken += n
+	i := len(d.slab)
+	d.slab = d.slab[:i+n]
+	return d.slab[i : i+n : i+n]
+}
+
+// takeScroll returns a zeroed Scroll.
+func (d *decoder) takeScroll() *Scroll {
+	if len(d.scrolls) == cap(d.scrolls) {
+		per := d.scrollGap
+		if per == 0 {
+			per = typicalScrollGap
+		}
+		d.scrolls = make([]Scroll, 0, chunk(4, d.Len(), per, minScrollLen))
+	}
+	d.scrollsTaken++
+	d.scrolls = d.scrolls[:len(d.scrolls)+1]
+	return &d.scrolls[len(d.scrolls)-1]
+}
+
+// reserveArena makes the decoder's copy of its input (see keep) at the
+// start of a snapshot, with room after it for the scrolls the snapshot
+// will likely have: Scroll holds no pointers, so it may live in the
+// copy's memory, and the two cost one allocation. The room is carved
+// 8-byte aligned as a []Scroll; when the snapshot has more scrolls,
+// takeScroll allocates on.
+func (d *decoder) reserveArena() {
+	if !d.copyInput || d.own != nil || len(d.scrolls) < cap(d.scrolls) {
+		return
+	}
+	per := d.scrollGap
+	if per == 0 {
+		per = typicalScrollGap
+	}
+	const size, align = int(unsafe.Sizeof(Scroll{})), int(unsafe.Alignof(Scroll{}))
+	k := chunk(4, d.Len(), per, minScrollLen)
+	arena := make([]byte, len(d.src)+align+k*size)
+	n := copy(arena, d.src)
+	d.own = arena[:n:n]
+	room := arena[n:]
+	room = room[(align-int(uintptr(unsafe.Pointer(unsafe.SliceData(room))))%align)%align:]
+	d.scrolls = unsafe.Slice((*Scroll)(unsafe.Pointer(unsafe.SliceData(room))), len(room)/size)[:0]
+}
