@@ -250,7 +250,7 @@ func nodeField(window, level int, name string) string {
 const (
 	nodeHeadRoom = 1 + 2*(1+5) + 1 + boundsRoom + 1 + 5 + 1 + 5 + 1 + cbor.MaxHeadLen // head, id, class, bounds, flags, res_pkg, children head
 	nodeTailRoom = 2 + 2*(1+5) + 2 + 5 + 2*cbor.MaxHeadLen + 2 + 2*cbor.MaxHeadLen    // scroll
-	textRoom     = 1 + cbor.MaxHeadLen                                                  // key and head of a text
+	textRoom     = 1 + cbor.MaxHeadLen                                                // key and head of a text
 	boundsRoom   = 1 + 4*5
 )
 
