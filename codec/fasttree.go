@@ -1,6 +1,10 @@
 package codec
 
-import "github.com/wirebench/wirebench/codec/cbor"
+import (
+	"encoding/binary"
+
+	"github.com/wirebench/wirebench/codec/cbor"
+)
 
 // The canonical node-tree fast path. Nodes are the bulk of a snapshot,
 // and an encoder that follows protocol.md writes each one the same way:
@@ -24,6 +28,25 @@ type fastFrame struct {
 	seen uint32 // the node's keys read
 }
 
+// nodePrefix reads keys 0 to 3 of a node (id, class, bounds, flags) at
+// b[i] into n, returning the offset past them or 0.
+func nodePrefix(b []byte, i int, n *Node) int {
+	if i+1 >= len(b) || b[i] != 0 {
+		return 0
+	}
+	if n.ID, i = u32At(b, i+1); i == 0 || i+1 >= len(b) || b[i] != 1 {
+		return 0
+	}
+	if n.Class, i = u32At(b, i+1); i == 0 || i+1 >= len(b) || b[i] != 2 {
+		return 0
+	}
+	if i = boundsAt(b, i+1, &n.Bounds); i == 0 || i+1 >= len(b) || b[i] != 3 {
+		return 0
+	}
+	n.Flags, i = u32At(b, i+1)
+	return i
+}
+
 // textAt reads a definite text string with a head of up to three bytes at
 // b[i], checks its UTF-8, and returns it as a string of the message's
 // memory, with the offset past it (0 when it is anything else).
@@ -40,10 +63,35 @@ func (d *decoder) textAt(b []byte, i int) (string, int) {
 		return "", 0
 	}
 	end := start + n
-	if end > len(b) || !cbor.ValidUTF8(b[start:end]) {
+	if end > len(b) || !validText(b, start, end) {
 		return "", 0
 	}
 	return str(d.keep(b[start:end])), end
+}
+
+// validText reports whether b[start:end] is valid UTF-8. A text of up to
+// 16 bytes with 8 more bytes of b after its start is checked for ASCII
+// with one or two 8-byte loads, its bytes past end masked off: node texts
+// are short.
+func validText(b []byte, start, end int) bool {
+	n := end - start
+	if n <= 16 && start+16 <= len(b) {
+		lo := binary.LittleEndian.Uint64(b[start:])
+		hi := binary.LittleEndian.Uint64(b[start+8:])
+		if n < 8 {
+			lo &= 1<<(8*n) - 1
+			hi = 0
+		} else {
+			hi &= 1<<(8*(n-8)) - 1 // n == 16 shifts by 64: all ones
+			if n == 16 {
+				hi = binary.LittleEndian.Uint64(b[start+8:])
+			}
+		}
+		if (lo|hi)&0x8080808080808080 == 0 {
+			return true
+		}
+	}
+	return cbor.ValidUTF8(b[start:end])
 }
 
 // u32At reads a u32 at b[i] (which exists), returning the offset past it
@@ -195,14 +243,15 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 		prev int    // its last key read
 		seen uint32 // its keys read
 	)
-	// open starts reading n, whose map head is at b[i].
+	// open starts reading n, whose map head is at b[i]: the head and
+	// the required keys 0 to 3, which come first in ascending order.
 	open := func() bool {
 		if i >= len(b) || b[i] < 0xa4 || b[i] > 0xac {
 			return false
 		}
-		left, prev, seen = int(b[i]-0xa0), -1, 0
-		i++
-		return true
+		left, prev, seen = int(b[i]-0xa0)-4, 3, 0xf
+		i = nodePrefix(b, i+1, n)
+		return i != 0
 	}
 	if !open() {
 		*root = Node{}

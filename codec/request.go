@@ -1,6 +1,8 @@
 package codec
 
 import (
+	"slices"
+
 	"github.com/wirebench/wirebench/codec/cbor"
 )
 
@@ -193,23 +195,70 @@ func (r *Request) appendCBOR(dst []byte) ([]byte, error) {
 	if r.Params == nil && r.Method.Known() && !optionalParams(r.Method) {
 		return dst, &EncodeError{Field: "request.params", Detail: r.Method.String() + " needs its parameters; nil encodes {}, which does not decode"}
 	}
-	dst = cbor.AppendMapHead(dst, 4+present(r.DeadlineMS.Ok))
-	dst = append(dst, 0x00, byte(KindRequest))
-	dst = appendUintField(dst, 1, r.ID)
-	dst = appendUintField(dst, 2, uint64(r.Method))
-	dst = append(dst, 3)
-	if r.Params == nil {
-		dst = append(dst, 0xa0)
-	} else {
+	// The envelope and the params of the input methods, the hot path of
+	// a daemon driving a device, are written into room reserved once.
+	dst = slices.Grow(dst, requestRoom)
+	b := dst[len(dst) : len(dst)+requestRoom]
+	b[0], b[1], b[2], b[3] = 0xa4+byte(present(r.DeadlineMS.Ok)), 0x00, byte(KindRequest), 1
+	i := cbor.PutUint(b, 4, r.ID)
+	b[i] = 2
+	i = putU32(b, i+1, uint32(r.Method))
+	b[i] = 3
+	i++
+	switch p := r.Params.(type) {
+	case nil:
+		b[i] = 0xa0
+		i++
+	case *TapParams:
+		b[i], b[i+1] = 0xa2, 0
+		i = putI32(b, i+2, p.X)
+		b[i] = 1
+		i = putI32(b, i+1, p.Y)
+	case *SwipeParams:
+		b[i], b[i+1] = 0xa5+byte(present(p.RestMS.Ok)), 0
+		i = putI32(b, i+2, p.X1)
+		b[i] = 1
+		i = putI32(b, i+1, p.Y1)
+		b[i] = 2
+		i = putI32(b, i+1, p.X2)
+		b[i] = 3
+		i = putI32(b, i+1, p.Y2)
+		b[i] = 4
+		i = putU32(b, i+1, p.DurationMS)
+		if p.RestMS.Ok {
+			b[i] = 5
+			i = putU32(b, i+1, p.RestMS.Val)
+		}
+	default:
 		var err error
-		if dst, err = r.Params.appendCBOR(dst); err != nil {
+		if dst, err = r.Params.appendCBOR(dst[:len(dst)+i]); err != nil {
 			return dst, err
 		}
+		if !r.DeadlineMS.Ok {
+			return dst, nil
+		}
+		return appendUintField(dst, 4, uint64(r.DeadlineMS.Val)), nil
 	}
 	if r.DeadlineMS.Ok {
-		dst = appendUintField(dst, 4, uint64(r.DeadlineMS.Val))
+		b[i] = 4
+		i = putU32(b, i+1, r.DeadlineMS.Val)
 	}
-	return dst, nil
+	return dst[:len(dst)+i], nil
+}
+
+// requestRoom holds a request's envelope and the params written with it:
+// map head, kind, id, method, params key, the params of a swipe (map head,
+// six keys, six values of at most 5 bytes), deadline.
+const requestRoom = 1 + 2 + 1 + cbor.MaxHeadLen + 1 + 5 + 1 + 1 + 6*(1+5) + 1 + 5
+
+// putI32 writes v as an integer at dst[i:], which has room for 5 bytes.
+func putI32(dst []byte, i int, v int32) int {
+	if v >= 0 {
+		return putU32(dst, i, uint32(v))
+	}
+	end := putU32(dst, i, uint32(-1-v))
+	dst[i] |= 0x20 // major type 1
+	return end
 }
 
 func appendOptU32(dst []byte, key byte, o Opt[uint32]) []byte {

@@ -279,13 +279,7 @@ func putBounds(dst []byte, i int, b *Bounds) int {
 	dst[i] = 0x84
 	i++
 	for _, v := range [4]int32{b.Left, b.Top, b.Right, b.Bottom} {
-		if v >= 0 {
-			i = putU32(dst, i, uint32(v))
-			continue
-		}
-		at := i
-		i = putU32(dst, i, uint32(-1-v))
-		dst[at] |= 0x20 // major type 1
+		i = putI32(dst, i, v)
 	}
 	return i
 }
