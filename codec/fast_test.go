@@ -1,6 +1,9 @@
 package codec
 
 import (
+	"bytes"
+	"errors"
+	"github.com/wirebench/wirebench/codec/cbor"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -260,5 +263,77 @@ func TestSlabsLearnSnapshotSize(t *testing.T) {
 	// table, the node slab.
 	if allocs != 4 {
 		t.Errorf("a learned snapshot decodes with %v allocations, want 4", allocs)
+	}
+}
+
+// TestEncodeRefusesInvalidNodeText: every text of a node is checked for
+// UTF-8 as it is written, at every length around the 8- and 16-byte
+// loads of validText and with the bad byte first, inside and last; the
+// error names the field, and valid non-ASCII text of the same lengths
+// encodes.
+func TestEncodeRefusesInvalidNodeText(t *testing.T) {
+	fields := map[string]func(n *Node, s string){
+		"text":     func(n *Node, s string) { n.Text = Some(s) },
+		"desc":     func(n *Node, s string) { n.Desc = Some(s) },
+		"res_name": func(n *Node, s string) { n.ResName = Some(s) },
+		"hint":     func(n *Node, s string) { n.Hint = Some(s) },
+		"state":    func(n *Node, s string) { n.State = Some(s) },
+	}
+	for name, set := range fields {
+		for _, l := range []int{1, 2, 7, 8, 9, 15, 16, 17, 24, 40} {
+			for _, at := range []int{0, l / 2, l - 1} {
+				bad := []byte(strings.Repeat("a", l))
+				bad[at] = 0xff
+				good := []byte(strings.Repeat("a", l))
+				if l >= 2 {
+					copy(good[l-2:], "é")
+				}
+				for _, valid := range []bool{false, true} {
+					s := string(bad)
+					if valid {
+						s = string(good)
+					}
+					root := &Node{ID: 1, Children: []Node{{ID: 2}, {ID: 3}}}
+					set(&root.Children[1], s)
+					snap := &Snapshot{Strings: []string{}, Windows: []Window{{ID: 1, Root: root}}}
+					buf := make([]byte, 3, 64)
+					out, err := Append(buf, &Response{ID: 1, Method: MethodSnapshot, Result: snap})
+					var ee *EncodeError
+					switch {
+					case valid && err != nil:
+						t.Errorf("%s of %d bytes, valid: %v", name, l, err)
+					case !valid && (!errors.As(err, &ee) || !strings.HasSuffix(ee.Field, "(level 2)."+name)):
+						t.Errorf("%s of %d bytes, 0xff at %d: %v", name, l, at, err)
+					case !valid && len(out) != 3:
+						t.Errorf("%s: a refused message left %d bytes", name, len(out))
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestPutU32: putU32 and putI32 write what cbor.AppendUint and AppendInt
+// append, at every head length and its limits, and return the offset
+// past it.
+func TestPutU32(t *testing.T) {
+	var vals []int64
+	for _, v := range []int64{0, 1, 23, 24, 25, 255, 256, 257, 65535, 65536, 1 << 24, 1<<31 - 1, 1 << 31, 1<<32 - 1} {
+		vals = append(vals, v, -v, -v-1)
+	}
+	for _, v := range vals {
+		b := make([]byte, 2+putRoom)
+		if v >= 0 && v <= 1<<32-1 {
+			want := cbor.AppendUint(nil, uint64(v))
+			if end := putU32(b, 2, uint32(v)); end != 2+len(want) || !bytes.Equal(b[2:end], want) {
+				t.Errorf("putU32(%d) = % x, want % x", v, b[2:end], want)
+			}
+		}
+		if v >= -1<<31 && v <= 1<<31-1 {
+			want := cbor.AppendInt(nil, v)
+			if end := putI32(b, 2, int32(v)); end != 2+len(want) || !bytes.Equal(b[2:end], want) {
+				t.Errorf("putI32(%d) = % x, want % x", v, b[2:end], want)
+			}
+		}
 	}
 }

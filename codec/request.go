@@ -248,16 +248,18 @@ func (r *Request) appendCBOR(dst []byte) ([]byte, error) {
 
 // requestRoom holds a request's envelope and the params written with it:
 // map head, kind, id, method, params key, the params of a swipe (map head,
-// six keys, six values of at most 5 bytes), deadline.
-const requestRoom = 1 + 2 + 1 + cbor.MaxHeadLen + 1 + 5 + 1 + 1 + 6*(1+5) + 1 + 5
+// six keys, six values of at most 5 bytes), deadline, and putU32's room.
+const requestRoom = 1 + 2 + 1 + cbor.MaxHeadLen + 1 + 5 + 1 + 1 + 6*(1+5) + 1 + 5 + putRoom
 
-// putI32 writes v as an integer at dst[i:], which has room for 5 bytes.
+// putI32 writes v as an integer at dst[i:], which has room for putRoom
+// bytes.
 func putI32(dst []byte, i int, v int32) int {
-	if v >= 0 {
-		return putU32(dst, i, uint32(v))
+	u, mt := uint32(v), byte(0)
+	if v < 0 {
+		u, mt = ^uint32(v), 0x20 // -1-v, major type 1
 	}
-	end := putU32(dst, i, uint32(-1-v))
-	dst[i] |= 0x20 // major type 1
+	end := putU32(dst, i, u)
+	dst[i] |= mt
 	return end
 }
 

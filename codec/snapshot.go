@@ -1,6 +1,8 @@
 package codec
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"slices"
 
 	"github.com/wirebench/wirebench/codec/cbor"
@@ -255,23 +257,30 @@ const (
 )
 
 // putU32 writes v as an unsigned integer at dst[i:], which has room for
-// 5 bytes, without a call: ids, indices and flags take heads of one to
-// three bytes.
+// putRoom bytes: ids, indices, flags and coordinates, the bulk of a
+// snapshot. Past a one-byte head it writes all eight bytes of the room at
+// once, the head and its argument shifted into place, without a branch on
+// the argument's length.
 func putU32(dst []byte, i int, v uint32) int {
-	switch {
-	case v < 24:
+	if v < 24 {
 		dst[i] = byte(v)
 		return i + 1
-	case v <= 0xff:
-		dst[i], dst[i+1] = 24, byte(v)
-		return i + 2
-	case v <= 0xffff:
-		dst[i], dst[i+1], dst[i+2] = 25, byte(v>>8), byte(v)
-		return i + 3
 	}
-	dst[i], dst[i+1], dst[i+2], dst[i+3], dst[i+4] = 26, byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
-	return i + 5
+	k := (bits.Len32(v) - 1) >> 3 // 0: one byte of argument, 1: two, 2 and 3: four
+	n := argLen[k]
+	binary.BigEndian.PutUint64(dst[i:], uint64(argInfo[k])<<56|uint64(v)<<(56-8*n))
+	return i + 1 + n
 }
+
+// argLen and argInfo are the bytes of argument putU32 writes for each k,
+// and the additional information of its head.
+var (
+	argLen  = [4]int{1, 2, 4, 4}
+	argInfo = [4]byte{24, 25, 26, 26}
+)
+
+// putRoom is the room putU32 and putI32 need at the offset they write at.
+const putRoom = 8
 
 // putBounds writes b as [left, top, right, bottom] at dst[i:], which has
 // boundsRoom bytes of room.
@@ -284,24 +293,43 @@ func putBounds(dst []byte, i int, b *Bounds) int {
 	return i
 }
 
-// putTextField writes key k and text s at dst[i:].
+// putTextField writes key k and text s at dst[i:], which has room for
+// textRoom+len(s)+textSlack bytes, and checks that the text written is
+// valid UTF-8: it returns the offset past it, or -1. The check reads the
+// copy, which is in the cache already, and with the slack after it a
+// short text is checked for ASCII with two 8-byte loads (validText).
 func putTextField(dst []byte, i int, k byte, s string) int {
 	dst[i] = k
-	return cbor.PutText(dst, i+1, s)
+	i = cbor.PutText(dst, i+1, s)
+	if !validText(dst, i-len(s), i) {
+		return -1
+	}
+	return i
+}
+
+// textSlack is the room reserved past the last text of a node, for
+// validText's loads.
+const textSlack = 16
+
+func invalidText(window, level int, name string) error {
+	return &EncodeError{Field: nodeField(window, level, name), Detail: "text is not valid UTF-8"}
 }
 
 // appendHead writes the node's map head and keys 0 to 8 (the children
 // array's head, when it has children).
 func (n *Node) appendHead(dst []byte, window, level int) ([]byte, error) {
-	pairs, room := 4, nodeHeadRoom
-	for i, o := range [...]*Opt[string]{&n.Text, &n.Desc, &n.ResName, &n.Hint, &n.State} {
+	pairs, room := 4, nodeHeadRoom+textSlack
+	for _, o := range [...]*Opt[string]{&n.Text, &n.Desc, &n.ResName} {
 		if o.Ok {
-			if !cbor.ValidUTF8(stringBytes(o.Val)) {
-				return dst, &EncodeError{Field: nodeField(window, level, [...]string{"text", "desc", "res_name", "hint", "state"}[i]), Detail: "text is not valid UTF-8"}
-			}
 			pairs++
 			room += textRoom + len(o.Val)
 		}
+	}
+	if n.Hint.Ok {
+		pairs++
+	}
+	if n.State.Ok {
+		pairs++
 	}
 	if n.ResPkg.Ok {
 		pairs++
@@ -324,17 +352,23 @@ func (n *Node) appendHead(dst []byte, window, level int) ([]byte, error) {
 	b[i] = 3
 	i = putU32(b, i+1, n.Flags)
 	if n.Text.Ok {
-		i = putTextField(b, i, 4, n.Text.Val)
+		if i = putTextField(b, i, 4, n.Text.Val); i < 0 {
+			return dst, invalidText(window, level, "text")
+		}
 	}
 	if n.Desc.Ok {
-		i = putTextField(b, i, 5, n.Desc.Val)
+		if i = putTextField(b, i, 5, n.Desc.Val); i < 0 {
+			return dst, invalidText(window, level, "desc")
+		}
 	}
 	if n.ResPkg.Ok {
 		b[i] = 6
 		i = putU32(b, i+1, n.ResPkg.Val)
 	}
 	if n.ResName.Ok {
-		i = putTextField(b, i, 7, n.ResName.Val)
+		if i = putTextField(b, i, 7, n.ResName.Val); i < 0 {
+			return dst, invalidText(window, level, "res_name")
+		}
 	}
 	if len(n.Children) > 0 {
 		b[i] = 8
@@ -343,13 +377,12 @@ func (n *Node) appendHead(dst []byte, window, level int) ([]byte, error) {
 	return dst[:len(dst)+i], nil
 }
 
-// appendTail writes keys 9 to 11, after the children. appendHead has
-// checked the texts.
+// appendTail writes keys 9 to 11, after the children.
 func (n *Node) appendTail(dst []byte, window, level int) ([]byte, error) {
 	if n.Scroll == nil && !n.Hint.Ok && !n.State.Ok {
 		return dst, nil
 	}
-	room := nodeTailRoom + 2*textRoom + len(n.Hint.Val) + len(n.State.Val)
+	room := nodeTailRoom + 2*textRoom + len(n.Hint.Val) + len(n.State.Val) + textSlack
 	dst = slices.Grow(dst, room)
 	b := dst[len(dst) : len(dst)+room]
 	i := 0
@@ -376,10 +409,14 @@ func (n *Node) appendTail(dst []byte, window, level int) ([]byte, error) {
 		}
 	}
 	if n.Hint.Ok {
-		i = putTextField(b, i, 10, n.Hint.Val)
+		if i = putTextField(b, i, 10, n.Hint.Val); i < 0 {
+			return dst, invalidText(window, level, "hint")
+		}
 	}
 	if n.State.Ok {
-		i = putTextField(b, i, 11, n.State.Val)
+		if i = putTextField(b, i, 11, n.State.Val); i < 0 {
+			return dst, invalidText(window, level, "state")
+		}
 	}
 	return dst[:len(dst)+i], nil
 }
