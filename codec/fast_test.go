@@ -337,3 +337,30 @@ func TestPutU32(t *testing.T) {
 		}
 	}
 }
+
+// TestSlabsAfterSparseSnapshot: a decoder that learned from a snapshot
+// of large nodes reads one of tiny nodes in many small arrays in few
+// chunks: each chunk is at least twice the last.
+func TestSlabsAfterSparseSnapshot(t *testing.T) {
+	tiny := &Node{ID: 1, Children: make([]Node, 300)}
+	for i := range tiny.Children {
+		tiny.Children[i].Children = make([]Node, 9)
+	}
+	b, err := Marshal(&Response{ID: 1, Method: MethodSnapshot, Result: &Snapshot{Strings: []string{}, Windows: []Window{{ID: 1, Root: tiny}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := new(decoder)
+	d.src, d.copyInput = b, true
+	allocs := testing.AllocsPerRun(5, func() {
+		d.Decoder.Reset(b)
+		d.own, d.slab, d.scrolls = nil, nil, nil
+		d.nodeLen = 4000 // as if the last snapshot had 4 KB of text a node
+		if _, err := d.message(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 12 {
+		t.Errorf("3001 tiny nodes in 301 arrays after a sparse snapshot: %v allocations", allocs)
+	}
+}

@@ -58,10 +58,12 @@ func (d *decoder) endTrees() {
 }
 
 // chunk is the number of items to reserve for the bytes left at per
-// bytes an item, with 1/16 to spare, and at least n; never more than the
-// bytes left can hold at least bytes an item.
-func chunk(n, left, per, least int) int {
-	size := left/per + left/(16*per) + 1
+// bytes an item, with 1/16 to spare, at least twice the last chunk (so
+// that a snapshot far denser than the last one still takes few chunks),
+// and at least n; never more than the bytes left can hold at least bytes
+// an item.
+func chunk(n, last, left, per, least int) int {
+	size := max(left/per+left/(16*per)+1, 2*last)
 	return max(n, min(size, left/least+1))
 }
 
@@ -74,7 +76,7 @@ func (d *decoder) takeNodes(n int) []Node {
 		if per == 0 {
 			per = typicalNodeLen
 		}
-		d.slab = make([]Node, 0, chunk(n, d.Len(), per, minNodeLen))
+		d.slab = make([]Node, 0, chunk(n, cap(d.slab), d.Len(), per, minNodeLen))
 	}
 	d.nodesTaken += n
 	i := len(d.slab)
@@ -89,7 +91,7 @@ func (d *decoder) takeScroll() *Scroll {
 		if per == 0 {
 			per = typicalScrollGap
 		}
-		d.scrolls = make([]Scroll, 0, chunk(4, d.Len(), per, minScrollLen))
+		d.scrolls = make([]Scroll, 0, chunk(4, cap(d.scrolls), d.Len(), per, minScrollLen))
 	}
 	d.scrollsTaken++
 	d.scrolls = d.scrolls[:len(d.scrolls)+1]
@@ -111,7 +113,7 @@ func (d *decoder) reserveArena() {
 		per = typicalScrollGap
 	}
 	const size, align = int(unsafe.Sizeof(Scroll{})), int(unsafe.Alignof(Scroll{}))
-	k := chunk(4, d.Len(), per, minScrollLen)
+	k := chunk(4, 0, d.Len(), per, minScrollLen)
 	arena := make([]byte, len(d.src)+align+k*size)
 	n := copy(arena, d.src)
 	d.own = arena[:n:n]
