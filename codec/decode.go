@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"strconv"
 	"sync"
 	"unsafe"
@@ -96,8 +97,7 @@ func (d *decoder) keep(b []byte) []byte {
 		return b
 	}
 	if d.own == nil {
-		d.own = make([]byte, len(d.src))
-		copy(d.own, d.src)
+		d.own = bytes.Clone(d.src)
 	}
 	off := int(p - base)
 	return d.own[off : off+len(b) : off+len(b)]

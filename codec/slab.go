@@ -114,8 +114,10 @@ func (d *decoder) reserveArena() {
 	}
 	const size, align = int(unsafe.Sizeof(Scroll{})), int(unsafe.Alignof(Scroll{}))
 	k := chunk(4, 0, d.Len(), per, minScrollLen)
-	arena := make([]byte, len(d.src)+align+k*size)
-	n := copy(arena, d.src)
+	// append grows into new memory and clears only the room: the copy
+	// is not cleared first.
+	n := len(d.src)
+	arena := append(d.src[:n:n], make([]byte, align+k*size)...)
 	d.own = arena[:n:n]
 	room := arena[n:]
 	room = room[(align-int(uintptr(unsafe.Pointer(unsafe.SliceData(room))))%align)%align:]
