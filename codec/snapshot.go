@@ -318,28 +318,10 @@ func invalidText(window, level int, name string) error {
 // appendHead writes the node's map head and keys 0 to 8 (the children
 // array's head, when it has children).
 func (n *Node) appendHead(dst []byte, window, level int) ([]byte, error) {
-	pairs, room := 4, nodeHeadRoom+textSlack
-	for _, o := range [...]*Opt[string]{&n.Text, &n.Desc, &n.ResName} {
-		if o.Ok {
-			pairs++
-			room += textRoom + len(o.Val)
-		}
-	}
-	if n.Hint.Ok {
-		pairs++
-	}
-	if n.State.Ok {
-		pairs++
-	}
-	if n.ResPkg.Ok {
-		pairs++
-	}
-	if len(n.Children) > 0 {
-		pairs++
-	}
-	if n.Scroll != nil {
-		pairs++
-	}
+	// Room for all three texts of the head, present or not: an absent
+	// one's Val is mostly "", and reserving for it costs nothing.
+	room := nodeHeadRoom + textSlack + 3*textRoom + len(n.Text.Val) + len(n.Desc.Val) + len(n.ResName.Val)
+	pairs := 4 + present(n.Text.Ok, n.Desc.Ok, n.ResPkg.Ok, n.ResName.Ok, len(n.Children) > 0, n.Scroll != nil, n.Hint.Ok, n.State.Ok)
 	dst = slices.Grow(dst, room)
 	b := dst[len(dst) : len(dst)+room]
 	b[0] = 0xa0 | byte(pairs) // at most 12 pairs: a one-byte head
