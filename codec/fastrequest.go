@@ -119,7 +119,23 @@ func decodeRequestFast(b []byte) (*Request, bool) {
 	}
 	i++
 	var r *Request
-	if Method(m) == MethodSnapshot {
+	switch Method(m) {
+	case MethodTap:
+		// The commonest request of all: {0: x, 1: y} read in line.
+		var x, y int32
+		if i+2 >= len(b) || b[i] != 0xa2 || b[i+1] != 0 {
+			return nil, false
+		}
+		if x, i = i32At(b, i+2); i == 0 || i+1 >= len(b) || b[i] != 1 {
+			return nil, false
+		}
+		if y, i = i32At(b, i+1); i == 0 {
+			return nil, false
+		}
+		t := new(requestWith[TapParams])
+		t.p.X, t.p.Y, t.r.Params = x, y, &t.p
+		r = &t.r
+	case MethodSnapshot:
 		var p SnapshotParams
 		if i, n = snapshotParamsFast(b, i, &p); n == 0 {
 			return nil, false
@@ -127,7 +143,7 @@ func decodeRequestFast(b []byte) (*Request, bool) {
 		x := new(requestWith[SnapshotParams])
 		x.p, x.r.Params = p, &x.p
 		r = &x.r
-	} else {
+	default:
 		var p intParams
 		ok := false
 		if i, ok = scanInts(b, i, &p); !ok {
@@ -263,4 +279,39 @@ func snapshotParamsFast(b []byte, i int, p *SnapshotParams) (end, n int) {
 		return 0, 0
 	}
 	return i, 1
+}
+
+// i32At reads an i32 at b[i] (which exists), returning the offset past it
+// or 0. Heads of up to three bytes are read without a call.
+func i32At(b []byte, i int) (int32, int) {
+	c := b[i]
+	var u int32
+	switch c & 0x1f {
+	case 24:
+		if i+1 >= len(b) {
+			return 0, 0
+		}
+		u, i = int32(b[i+1]), i+2
+	case 25:
+		if i+2 >= len(b) {
+			return 0, 0
+		}
+		u, i = int32(b[i+1])<<8|int32(b[i+2]), i+3
+	default:
+		if c&0x1f > 24 || c >= 0x40 {
+			v, n := cbor.Int32At(b, i)
+			if n == 0 {
+				return 0, 0
+			}
+			return v, i + n
+		}
+		u, i = int32(c&0x1f), i+1
+	}
+	switch c >> 5 {
+	case 0:
+		return u, i
+	case 1:
+		return -1 - u, i
+	}
+	return 0, 0
 }

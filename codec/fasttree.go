@@ -113,8 +113,7 @@ func u32At(b []byte, i int) (uint32, int) {
 }
 
 // boundsAt reads [left, top, right, bottom] at b[i], returning the offset
-// past it or 0. Screen coordinates take heads of one to three bytes,
-// read here without a call.
+// past it or 0.
 func boundsAt(b []byte, i int, out *Bounds) int {
 	if i+4 >= len(b) || b[i] != 0x84 {
 		return 0
@@ -122,43 +121,12 @@ func boundsAt(b []byte, i int, out *Bounds) int {
 	i++
 	var v [4]int32
 	for j := range v {
-		if i+2 >= len(b) {
-			x, n := cbor.Int32At(b, i)
-			if n == 0 {
-				return 0
-			}
-			v[j], i = x, i+n
-			continue
-		}
-		c := b[i]
-		var u int32
-		switch c & 0x1f {
-		case 24:
-			u, i = int32(b[i+1]), i+2
-		case 25:
-			u, i = int32(b[i+1])<<8|int32(b[i+2]), i+3
-		default:
-			if c&0x1f >= 24 || c >= 0x40 {
-				x, n := cbor.Int32At(b, i)
-				if n == 0 {
-					return 0
-				}
-				v[j], i = x, i+n
-				continue
-			}
-			u, i = int32(c&0x1f), i+1
-		}
-		switch c >> 5 {
-		case 0:
-			v[j] = u
-		case 1:
-			v[j] = -1 - u
-		default:
+		if i >= len(b) {
 			return 0
 		}
-	}
-	if i >= len(b) {
-		return 0 // the node's map goes on after its bounds
+		if v[j], i = i32At(b, i); i == 0 {
+			return 0
+		}
 	}
 	*out = Bounds{v[0], v[1], v[2], v[3]}
 	return i
