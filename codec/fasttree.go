@@ -28,6 +28,16 @@ type fastFrame struct {
 	seen uint32 // the node's keys read
 }
 
+// openNode starts reading n, whose map head is at b[i]: the head and
+// the required keys 0 to 3, which come first in ascending order. It
+// returns the pairs left to read and the offset past key 3, or 0.
+func openNode(b []byte, i int, n *Node) (left, end int) {
+	if i >= len(b) || b[i] < 0xa4 || b[i] > 0xac {
+		return 0, 0
+	}
+	return int(b[i]-0xa0) - 4, nodePrefix(b, i+1, n)
+}
+
 // nodePrefix reads keys 0 to 3 of a node (id, class, bounds, flags) at
 // b[i] into n, returning the offset past them or 0.
 func nodePrefix(b []byte, i int, n *Node) int {
@@ -198,30 +208,13 @@ func (d *decoder) scrollAt(b []byte, i int) (*Scroll, int) {
 // again, for the general path. The node being read keeps its state in
 // locals; a node waits on the stack while its children are read.
 func (d *decoder) nodeTreeFast(root *Node) bool {
+	// No closure here: the loop's state stays in registers.
 	b, start := d.Input(), d.Offset()
 	stack := d.fast[:0]
-	defer func() {
-		clear(stack)
-		d.fast = stack[:0]
-	}()
-	var (
-		i    = start
-		n    = root // the node being read
-		left int    // its pairs not yet read
-		prev int    // its last key read
-		seen uint32 // its keys read
-	)
-	// open starts reading n, whose map head is at b[i]: the head and
-	// the required keys 0 to 3, which come first in ascending order.
-	open := func() bool {
-		if i >= len(b) || b[i] < 0xa4 || b[i] > 0xac {
-			return false
-		}
-		left, prev, seen = int(b[i]-0xa0)-4, 3, 0xf
-		i = nodePrefix(b, i+1, n)
-		return i != 0
-	}
-	if !open() {
+	n := root                        // the node being read
+	left, i := openNode(b, start, n) // its pairs not yet read
+	prev, seen := 3, uint32(0xf)     // its last key read, its keys read
+	if i == 0 {
 		*root = Node{}
 		return false
 	}
@@ -282,9 +275,10 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 				kids := d.takeNodes(kn)
 				stack = append(stack, fastFrame{node: n, kids: kids, ki: 1, left: left, prev: prev, seen: seen})
 				n = &kids[0]
-				if !open() {
+				if left, i = openNode(b, i, n); i == 0 {
 					goto fail
 				}
+				prev, seen = 3, 0xf
 				continue
 			case 9:
 				n.Scroll, i = d.scrollAt(b, i)
@@ -306,6 +300,7 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 		// Go on with n's next sibling, or with the rest of its parent.
 		for {
 			if len(stack) == 0 {
+				d.fast = stack[:0]
 				d.Seek(i)
 				return true
 			}
@@ -313,13 +308,15 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 			if f.ki < len(f.kids) {
 				n = &f.kids[f.ki]
 				f.ki++
-				if !open() {
+				if left, i = openNode(b, i, n); i == 0 {
 					goto fail
 				}
+				prev, seen = 3, 0xf
 				break
 			}
 			f.node.Children = f.kids
 			n, left, prev, seen = f.node, f.left, f.prev, f.seen
+			*f = fastFrame{} // the pooled decoder keeps no message alive
 			stack = stack[:len(stack)-1]
 			if left > 0 || seen&0xf != 0xf {
 				break
@@ -327,6 +324,8 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 		}
 	}
 fail:
+	clear(stack[:cap(stack)])
+	d.fast = stack[:0]
 	*root = Node{}
 	d.Seek(start)
 	return false

@@ -570,7 +570,7 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 		if err != nil {
 			err = treePath(err, stack)
 		}
-		clear(stack)
+		clear(stack[:cap(stack)]) // popped frames too: the pooled decoder keeps no message alive
 		d.stack = stack[:0]
 	}()
 	open := func(n *Node) error {
