@@ -460,13 +460,9 @@ const (
 )
 
 func (d *decoder) windows() ([]Window, error) {
-	start := d.Offset()
-	n, err := d.ArrayHead()
+	n, err := d.ArrayHeadOf(minWindowLen, "windows")
 	if err != nil {
 		return nil, err
-	}
-	if n > d.Len()/minWindowLen {
-		return nil, cbor.Errorf(cbor.ErrTruncated, start, itoa(n)+" windows cannot fit in the "+itoa(d.Len())+" bytes left")
 	}
 	var out []Window
 	if n >= 0 && n <= len(d.winBuf) {
@@ -630,13 +626,9 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 			continue
 		}
 		if k == 8 {
-			at := d.Offset()
-			kn, err := d.ArrayHead()
+			kn, err := d.ArrayHeadOf(minNodeLen, "children")
 			if err != nil {
 				return cbor.In(err, "children")
-			}
-			if kn > d.Len()/minNodeLen {
-				return cbor.In(cbor.Errorf(cbor.ErrTruncated, at, itoa(kn)+" children cannot fit in the "+itoa(d.Len())+" bytes left"), "children")
 			}
 			f.node.Children = nil
 			f.kids, f.kn, f.ki, f.inKids = nil, kn, 0, true

@@ -1,6 +1,8 @@
 package zerocopy
 
 import (
+	"runtime"
+	"runtime/debug"
 	"testing"
 
 	"github.com/wirebench/wirebench/codec"
@@ -49,11 +51,20 @@ func readWindow(w *WindowView) uint64 {
 
 // TestSnapshotAllocs: validating a 5 000-node snapshot and walking it,
 // reading every field of every window and node and the whole string
-// table, allocates nothing.
+// table, allocates nothing, with a Snapshot reused frame after frame once
+// its node table has grown (TestSnapshotTableGrowth).
 func TestSnapshotAllocs(t *testing.T) {
 	p := snapshotPayload(t, 5000, 11)
 	var v Snapshot
 	var w Walker
+	for range 2 {
+		if err := v.Parse(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v.nRecs != v.NumNodes() {
+		t.Fatalf("%d of %d nodes in the table", v.nRecs, v.NumNodes())
+	}
 	nodes := 0
 	allocs := testing.AllocsPerRun(20, func() {
 		if err := v.Parse(p); err != nil {
@@ -127,5 +138,50 @@ func TestSnapshotAllocsFresh(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations", allocs)
+	}
+}
+
+// TestSnapshotTableGrowth: the first Parse of a Snapshot allocates
+// nothing; the second allocates its node table, once; later frames of a
+// size met before allocate nothing, and a larger one grows the table
+// once more.
+func TestSnapshotTableGrowth(t *testing.T) {
+	small, large := snapshotPayload(t, 400, 3), snapshotPayload(t, 3000, 3)
+	// No collection during the counts: one would allocate its own.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	allocs := func(v *Snapshot, p []byte) uint64 {
+		t.Helper()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		err := v.Parse(p)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return after.Mallocs - before.Mallocs
+	}
+	v := new(Snapshot)
+	for i, step := range []struct {
+		p      []byte
+		allocs uint64
+		table  bool
+	}{
+		{small, 0, false}, // the first frame: no table
+		{small, 1, true},  // the table, for the size met before
+		{small, 0, true},
+		{large, 0, false}, // larger than the table: its trees read from the bytes
+		{large, 1, true},  // grown
+		{small, 0, true},
+		{large, 0, true},
+	} {
+		if a := allocs(v, step.p); a > step.allocs {
+			t.Errorf("parse %d: %d allocations, want %d", i, a, step.allocs)
+		}
+		if full := v.nRecs == v.NumNodes() && v.nRecs > 0; full != step.table {
+			t.Errorf("parse %d: %d of %d nodes in the table", i, v.nRecs, v.NumNodes())
+		}
+		if _, err := v.ToOwned(); err != nil {
+			t.Errorf("parse %d: %v", i, err)
+		}
 	}
 }

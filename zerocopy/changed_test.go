@@ -31,18 +31,27 @@ func walkAll(v *Snapshot) {
 
 // TestViewOfChangedBytes: a view whose bytes change after Parse (a frame
 // released and its buffer poisoned or reused) may read garbage, but never
-// panics or hangs, and Check reports it.
+// panics or hangs, and Check reports it; whether its walks read the bytes
+// (a fresh view) or its node table (a reused one, every other round).
 func TestViewOfChangedBytes(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	orig := snapshotPayload(t, 300, 6)
 	buf := make([]byte, len(orig))
-	for round := 0; round < 400; round++ {
+	for round := 0; round < 800; round++ {
 		copy(buf, orig)
 		var v Snapshot
+		if round%2 == 1 {
+			if err := v.Parse(buf); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if err := v.Parse(buf); err != nil {
 			t.Fatal(err)
 		}
-		switch round % 4 {
+		if (v.nRecs > 0) != (round%2 == 1) {
+			t.Fatalf("round %d: %d nodes in the table", round, v.nRecs)
+		}
+		switch round / 2 % 4 {
 		case 0: // poisoned
 			for i := range buf {
 				buf[i] = 0xDB
@@ -56,7 +65,7 @@ func TestViewOfChangedBytes(t *testing.T) {
 			}
 		}
 		walkAll(&v)
-		if round%4 == 0 && v.Check() == nil {
+		if round/2%4 == 0 && v.Check() == nil {
 			t.Fatal("Check passes on a poisoned buffer")
 		}
 	}

@@ -20,11 +20,21 @@
 // depth of at most codec.MaxNodeDepth, with an explicit stack, never
 // recursion), so a walk meets no malformed input. Errors are *cbor.Error
 // values naming the byte offset and the field path, like the codec's.
+// The canonical layouts are read by straight-line fast paths, anything
+// else by general ones that decide exactly as cbor.Decoder does; both
+// accept the same payloads and read them alike.
 // Where the codec joins an indefinite-length string into new memory, a
 // view fails with cbor.ErrIndefinite instead, since it cannot borrow it;
 // the canonical encoding never writes one.
 //
 // A Snapshot and a Walker hold their stacks and tables inside them, so
 // they may live on the stack or be reused frame after frame: parsing and
-// walking a snapshot of any size allocates nothing.
+// walking a snapshot of any size allocates nothing. The one exception is
+// the node table of a Snapshot reused frame after frame: Parse records
+// there the NodeView of every node it validates, so that a walk reads
+// the nodes instead of decoding them again. The table is allocated on a
+// Snapshot's second Parse, sized from the frames before, and grown (once)
+// when a frame has more nodes than any before; from then on, parsing and
+// walking allocate nothing. A Snapshot used for a single frame has no
+// table, and its walks decode the nodes from the bytes.
 package zerocopy

@@ -2,251 +2,408 @@ package zerocopy
 
 import (
 	"encoding/binary"
-
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
 )
 
-// The canonical encoder writes a node's pairs in a handful of shapes: a
-// one-byte key, then a small integer, a bounds array of small integers or
-// a short text. fastNodePair reads such a pair straight from the bytes;
-// any other pair (null, scroll, children, long heads, unknown keys) is
-// left to the general path, which decides exactly as cbor.Decoder does.
-// The fast path accepts only what the general path accepts, with the same
-// values.
+// The canonical encoder writes a node as a definite map of one-byte keys
+// in ascending order, whose values are small integers, a bounds array of
+// four small integers, short texts, a children array and a scroll map of
+// the same. decodePairs (validation) and readNode (a walk from the bytes)
+// read such pairs straight from the bytes, in one loop per node, the
+// first pairs in straight-line code, without a decoder call per item;
+// any other pair (null, long or indefinite heads, unknown keys, another
+// bounds length, ...) is left to the general path, which decides exactly
+// as cbor.Decoder does. The fast paths accept only what the general path
+// accepts, with the same values, and read pairs one after the other as it
+// does: keys in any order, the last of a repeated key wins.
 
-// u32At reads an unsigned integer of at most 32 bits at b[i:], returning
-// the bytes it takes, or 0 when the head is not one of these.
-func u32At(b []byte, i int) (uint32, int) {
-	if i >= len(b) {
-		return 0, 0
+// Where decodePairs stops.
+const (
+	scanEnd  = iota // the node's map ended
+	scanKids        // a children array began: the frame's kn and kidsAt are set
+	scanSlow        // at a pair the fast path does not read: the general path reads it
+)
+
+// decodePairs validates the pairs of the open node f from b[i:], for a
+// definite map, reading them into nv, and returns where it stopped and
+// why. It keeps f.i and f.seen up to date. Where enough bytes are left
+// for the longest of them, the common heads are read by inlined code that
+// needs no bounds of its own.
+func decodePairs(b []byte, i int, f *vframe, nv *NodeView) (int, int) {
+	n, p, seen := f.n, f.i, f.seen
+	if p == 0 && n >= 4 && i+32 <= len(b) {
+		i, p, seen = decodeCanon(b, i, n, nv)
 	}
-	switch c := b[i]; {
-	case c < 24:
-		return uint32(c), 1
-	case c == 0x18 && i+2 <= len(b):
-		return uint32(b[i+1]), 2
-	case c == 0x19 && i+3 <= len(b):
-		return uint32(binary.BigEndian.Uint16(b[i+1:])), 3
-	case c == 0x1a && i+5 <= len(b):
-		return binary.BigEndian.Uint32(b[i+1:]), 5
+	stop := scanEnd
+	for ; p < n; p++ {
+		if i+1 >= len(b) {
+			stop = scanSlow
+			break
+		}
+		k := b[i]
+		j := i + 1
+		roomy := j+21 <= len(b)
+		var w int
+		switch k {
+		case 0, 1, 3, 6:
+			var x uint32
+			if roomy {
+				x, w = u32Head(b, j)
+			}
+			if w == 0 {
+				x, w = u32At(b, j)
+			}
+			switch k {
+			case 0:
+				nv.ID = x
+			case 1:
+				nv.Class = x
+			case 3:
+				nv.Flags = x
+			default:
+				nv.ResPkg = codec.Opt[uint32]{Val: x, Ok: true}
+			}
+		case 2:
+			if roomy && b[j] == 0x84 {
+				l, n1 := i32Head(b, j+1)
+				e := j + 1 + n1
+				t, n2 := i32Head(b, e)
+				e += n2
+				r, n3 := i32Head(b, e)
+				e += n3
+				bo, n4 := i32Head(b, e)
+				if n1 != 0 && n2 != 0 && n3 != 0 && n4 != 0 {
+					nv.Bounds = codec.Bounds{Left: l, Top: t, Right: r, Bottom: bo}
+					w = e + n4 - j
+				}
+			}
+			if w == 0 {
+				w = readBounds(b, j, &nv.Bounds)
+			}
+		case 4, 5, 7, 10, 11:
+			var v string
+			tw := 0
+			if c := b[j]; c >= 0x60 && c <= 0x70 && j+1+int(c-0x60) <= len(b) && j+1+int(c-0x60) >= 8 {
+				// At most 16 bytes of ASCII, read as one or two words
+				// here rather than in a call: the hot path of Parse.
+				s, e := j+1, j+1+int(c-0x60)
+				x := binary.LittleEndian.Uint64(b[e-8 : e])
+				if e-s < 8 {
+					x >>= uint(8-(e-s)) * 8
+				} else {
+					x |= binary.LittleEndian.Uint64(b[s : s+8])
+				}
+				if x&0x8080808080808080 == 0 {
+					v, tw = str(b[s:e:e]), e-j
+				}
+			}
+			if tw == 0 {
+				v, tw = readText(b, j)
+			}
+			if w = tw; w == 0 {
+				break
+			}
+			*nv.textField(int(k)) = codec.Opt[string]{Val: v, Ok: true}
+		case 8:
+			kn, h := arrayAt(b, j)
+			if h > 0 && !f.had8 && kn <= (len(b)-j-h)/minNodeLen {
+				f.kn, f.ki, f.kidsAt, f.had8 = kn, 0, j, true
+				nv.kidsOff, nv.kidsN = j+h, kn
+				f.i, f.seen = p, seen
+				return j + h, scanKids
+			}
+		case 9:
+			var sc codec.Scroll
+			if w = readScroll(b, j, &sc); w > 0 {
+				nv.Scroll = codec.Opt[codec.Scroll]{Val: sc, Ok: true}
+			}
+		}
+		if w == 0 {
+			stop = scanSlow
+			break
+		}
+		seen |= 1 << k
+		i = j + w
 	}
-	return 0, 0
+	f.i, f.seen = p, seen
+	return i, stop
 }
 
-// u64At reads an unsigned integer at b[i:] like u32At, up to 64 bits.
-func u64At(b []byte, i int) (uint64, int) {
-	if i >= len(b) {
-		return 0, 0
+// decodeCanon reads the pairs of a node map of n pairs at b[i:], 32
+// bytes or more (the caller checks), as far as they follow the canonical
+// layout, in straight-line code: id, class, bounds and flags (with heads
+// of one to three bytes: all four are read, or none), then text, desc,
+// res_pkg and res_name when present, in that order, and for a node
+// without children scroll, hint and state. It returns where it stopped,
+// the pairs read and the keys seen; decodePairs reads the rest.
+func decodeCanon(b []byte, i, n int, nv *NodeView) (int, int, uint32) {
+	// The first four pairs take 26 bytes at most: they are read through
+	// a window of 32, offsets relative to i.
+	win := (*[32]byte)(b[i : i+32])
+	if win[0] != 0 {
+		return i, 0, 0
 	}
-	c := b[i]
-	if c < 24 {
-		return uint64(c), 1
+	id, w0 := u32Win(win, 1)
+	j := 1 + w0
+	class, w1 := u32Win(win, j+1)
+	if w0 == 0 || win[j&31] != 1 || w1 == 0 {
+		return i, 0, 0
 	}
-	if c >= 0x18 && c <= 0x1b {
-		if n := 1 << (c - 0x18); i+1+n <= len(b) {
-			return argAt(b[i+1:], n), 1 + n
+	j += 1 + w1
+	if win[j&31] != 2 || win[(j+1)&31] != 0x84 {
+		return i, 0, 0
+	}
+	l, n1 := i32Win(win, j+2)
+	e := j + 2 + n1
+	t, n2 := i32Win(win, e)
+	e += n2
+	r, n3 := i32Win(win, e)
+	e += n3
+	bo, n4 := i32Win(win, e)
+	e += n4
+	if n1 == 0 || n2 == 0 || n3 == 0 || n4 == 0 || win[e&31] != 3 {
+		return i, 0, 0
+	}
+	flags, w3 := u32Win(win, e+1)
+	if w3 == 0 {
+		return i, 0, 0
+	}
+	nv.ID, nv.Class, nv.Flags = id, class, flags
+	nv.Bounds = codec.Bounds{Left: l, Top: t, Right: r, Bottom: bo}
+	i += e + 1 + w3
+	p, seen, w := 4, uint32(0xf), 0
+	if p < n && i+1 < len(b) && b[i] == 4 {
+		if nv.Text.Val, w = readText(b, i+1); w == 0 {
+			return i, p, seen
+		}
+		nv.Text.Ok, i, p, seen = true, i+1+w, p+1, seen|1<<4
+	}
+	if p < n && i+1 < len(b) && b[i] == 5 {
+		if nv.Desc.Val, w = readText(b, i+1); w == 0 {
+			return i, p, seen
+		}
+		nv.Desc.Ok, i, p, seen = true, i+1+w, p+1, seen|1<<5
+	}
+	if p < n && i+5 < len(b) && b[i] == 6 {
+		if x, w := u32Head(b, i+1); w > 0 {
+			nv.ResPkg = codec.Opt[uint32]{Val: x, Ok: true}
+			i, p, seen = i+1+w, p+1, seen|1<<6
 		}
 	}
-	return 0, 0
+	if p < n && i+1 < len(b) && b[i] == 7 {
+		if nv.ResName.Val, w = readText(b, i+1); w == 0 {
+			return i, p, seen
+		}
+		nv.ResName.Ok, i, p, seen = true, i+1+w, p+1, seen|1<<7
+	}
+	if p < n && i+1 < len(b) && b[i] == 9 {
+		var sc codec.Scroll
+		if w := readScroll(b, i+1, &sc); w > 0 {
+			nv.Scroll = codec.Opt[codec.Scroll]{Val: sc, Ok: true}
+			i, p, seen = i+1+w, p+1, seen|1<<9
+		}
+	}
+	if p < n && i+1 < len(b) && b[i] == 10 {
+		if nv.Hint.Val, w = readText(b, i+1); w == 0 {
+			return i, p, seen
+		}
+		nv.Hint.Ok, i, p, seen = true, i+1+w, p+1, seen|1<<10
+	}
+	if p < n && i+1 < len(b) && b[i] == 11 {
+		if nv.State.Val, w = readText(b, i+1); w == 0 {
+			return i, p, seen
+		}
+		nv.State.Ok, i, p, seen = true, i+1+w, p+1, seen|1<<11
+	}
+	return i, p, seen
 }
 
-// i32At reads a signed integer with a head of at most three bytes (which
-// always fits in 32 bits).
-func i32At(b []byte, i int) (int32, int) {
-	if i >= len(b) {
-		return 0, 0
-	}
-	switch c := b[i]; {
-	case c < 24:
-		return int32(c), 1
-	case c >= 0x20 && c < 0x38:
-		return -1 - int32(c-0x20), 1
-	case c == 0x18 && i+2 <= len(b):
-		return int32(b[i+1]), 2
-	case c == 0x38 && i+2 <= len(b):
-		return -1 - int32(b[i+1]), 2
-	case c == 0x19 && i+3 <= len(b):
-		return int32(binary.BigEndian.Uint16(b[i+1:])), 3
-	case c == 0x39 && i+3 <= len(b):
-		return -1 - int32(binary.BigEndian.Uint16(b[i+1:])), 3
-	}
-	return 0, 0
-}
-
-// textAt reads a definite text string with a head of one or two bytes,
-// checking its UTF-8 unless trusted.
-func textAt(b []byte, i int, trusted bool) (string, int) {
-	if i >= len(b) {
-		return "", 0
-	}
-	c := b[i]
-	var start, end int
-	switch {
-	case c >= 0x60 && c < 0x78:
-		start, end = i+1, i+1+int(c-0x60)
-	case c == 0x78 && i+2 <= len(b):
-		start, end = i+2, i+2+int(b[i+1])
-	default:
-		return "", 0
-	}
-	if end > len(b) {
-		return "", 0
-	}
-	s := b[start:end:end]
-	if !trusted && !cbor.ValidUTF8(s) {
-		return "", 0
-	}
-	return str(s), end - i
-}
-
-// fastNodePair reads the pair at d's position into nv if it has one of
-// the canonical shapes, and reports whether it did.
-func fastNodePair(d *dec, nv *NodeView, seen *uint32) bool {
-	b, i := d.Input(), d.Offset()
-	if i+1 >= len(b) {
-		return false
-	}
-	k := b[i]
-	i++
+// textField is the field of text key k: 4, 5, 7, 10 or 11.
+func (nv *NodeView) textField(k int) *codec.Opt[string] {
 	switch k {
-	case 0, 1, 3, 6:
-		var v uint32
-		var n int
-		if c := b[i]; c < 24 {
-			v, n = uint32(c), 1
-		} else if c == 0x19 && i+3 <= len(b) {
-			v, n = uint32(b[i+1])<<8|uint32(b[i+2]), 3
-		} else if v, n = u32At(b, i); n == 0 {
-			return false
+	case 4:
+		return &nv.Text
+	case 5:
+		return &nv.Desc
+	case 7:
+		return &nv.ResName
+	case 10:
+		return &nv.Hint
+	}
+	return &nv.State
+}
+
+// readText reads a definite text string with a head of one to three
+// bytes at b[i:], checking its UTF-8: the string, and the length of the
+// item, 0 when it is not one.
+func readText(b []byte, i int) (string, int) {
+	var s, e int
+	if c := b[i]; c >= 0x60 && c < 0x78 {
+		s, e = i+1, i+1+int(c-0x60)
+		if e > len(b) {
+			return "", 0
 		}
+	} else if s, e = textSpan(b, i); e == 0 {
+		return "", 0
+	}
+	if e-s > 16 || e < 8 || !shortASCII(b, s, e) {
+		if !cbor.ValidUTF8(b[s:e]) {
+			return "", 0
+		}
+	}
+	return str(b[s:e:e]), e - i
+}
+
+// readBounds reads a canonical bounds array at b[i:], [left, top, right,
+// bottom] of i32 values, into r, returning its length, or 0 (r
+// untouched).
+func readBounds(b []byte, i int, r *codec.Bounds) int {
+	if i >= len(b) || b[i] != 0x84 {
+		return 0
+	}
+	var v [4]int32
+	j := i + 1
+	for x := range v {
+		var n int
+		if v[x], n = i32At(b, j); n == 0 {
+			return 0
+		}
+		j += n
+	}
+	*r = codec.Bounds{Left: v[0], Top: v[1], Right: v[2], Bottom: v[3]}
+	return j - i
+}
+
+// readScroll reads a canonical scroll map at b[i:] into s, returning its
+// length, or 0 for anything else (s partly written).
+func readScroll(b []byte, i int, s *codec.Scroll) int {
+	if i >= len(b) || b[i] < 0xa2 || b[i] > 0xa4 {
+		return 0
+	}
+	n := int(b[i] - 0xa0)
+	j := i + 1
+	var seen uint32
+	for range n {
+		if j >= len(b) {
+			return 0
+		}
+		k := b[j]
+		j++
+		var w int
 		switch k {
 		case 0:
-			nv.ID = v
+			s.Axis, w = u32At(b, j)
 		case 1:
-			nv.Class = v
-		case 3:
-			nv.Flags = v
-		default:
-			nv.ResPkg = codec.Opt[uint32]{Val: v, Ok: true}
-		}
-		i += n
-	case 2:
-		if b[i] != 0x84 {
-			return false
-		}
-		i++
-		var v [4]int32
-		for j := range v {
-			if i >= len(b) {
-				return false
-			}
-			if c := b[i]; c < 24 {
-				v[j] = int32(c)
-				i++
-			} else if c == 0x19 && i+3 <= len(b) {
-				v[j] = int32(b[i+1])<<8 | int32(b[i+2])
-				i += 3
-			} else {
-				x, n := i32At(b, i)
-				if n == 0 {
-					return false
+			s.Flags, w = u32At(b, j)
+		case 2:
+			if j < len(b) && b[j] == 0x83 {
+				r := &s.Range.Val
+				var w1, w2, w3 int
+				if r.Unit, w1 = u32At(b, j+1); w1 > 0 {
+					if r.Lo, w2 = i64At(b, j+1+w1); w2 > 0 {
+						if r.Hi, w3 = i64At(b, j+1+w1+w2); w3 > 0 {
+							w = 1 + w1 + w2 + w3
+						}
+					}
 				}
-				v[j] = x
-				i += n
+				s.Range.Ok = true
+			}
+		case 3:
+			if j < len(b) && b[j] == 0x82 {
+				p := &s.Position.Val
+				var w1, w2 int
+				if p.Lo, w1 = i64At(b, j+1); w1 > 0 {
+					if p.Hi, w2 = i64At(b, j+1+w1); w2 > 0 {
+						w = 1 + w1 + w2
+					}
+				}
+				s.Position.Ok = true
 			}
 		}
-		nv.Bounds = codec.Bounds{Left: v[0], Top: v[1], Right: v[2], Bottom: v[3]}
-	case 4, 5, 7, 10, 11:
-		var s string
-		var n int
-		if c := b[i]; c >= 0x60 && c < 0x78 && i+1+int(c-0x60) <= len(b) && (d.Trusted() || ascii(b[i+1:i+1+int(c-0x60)])) {
-			s, n = str(b[i+1:i+1+int(c-0x60)]), 1+int(c-0x60)
-		} else if s, n = textAt(b, i, d.Trusted()); n == 0 {
+		if w == 0 {
+			return 0
+		}
+		seen |= 1 << k
+		j += w
+	}
+	if seen&3 != 3 {
+		return 0
+	}
+	return j - i
+}
+
+// readNode reads the node map at off into w.node if it is a definite map
+// of canonical pairs, and reports whether it did. Its children array is
+// only located, as parseNode does; a node the fast path does not read is
+// left partly written, for parseNode to read again from the start.
+func (w *Walker) readNode(off int) bool {
+	b := w.buf
+	nv := &w.node
+	*nv = NodeView{}
+	if off < 0 || off >= len(b) {
+		return false
+	}
+	c := b[off]
+	if c < 0xa0 || c > 0xb7 {
+		return false
+	}
+	n := int(c - 0xa0)
+	i := off + 1
+	for p := 0; p < n; p++ {
+		if i+1 >= len(b) {
 			return false
 		}
-		o := codec.Opt[string]{Val: s, Ok: true}
+		k := b[i]
+		j := i + 1
+		var wd int
 		switch k {
-		case 4:
-			nv.Text = o
-		case 5:
-			nv.Desc = o
-		case 7:
-			nv.ResName = o
-		case 10:
-			nv.Hint = o
-		default:
-			nv.State = o
-		}
-		i += n
-	default:
-		return false
-	}
-	*seen |= 1 << k
-	d.Seek(i)
-	return true
-}
-
-// ascii reports whether b is all ASCII (and so valid UTF-8).
-func ascii(b []byte) bool {
-	for _, c := range b {
-		if c >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
-// checkNodePair is fastNodePair for the validation pass, which keeps no
-// values: it checks a canonical pair at d's position and records its key
-// in seen.
-func checkNodePair(d *dec, seen *uint32) bool {
-	b, i := d.Input(), d.Offset()
-	if i+1 >= len(b) {
-		return false
-	}
-	k := b[i]
-	i++
-	switch k {
-	case 0, 1, 3, 6:
-		if c := b[i]; c < 24 {
-			i++
-		} else if _, n := u32At(b, i); n > 0 {
-			i += n
-		} else {
-			return false
-		}
-	case 2:
-		if b[i] != 0x84 {
-			return false
-		}
-		i++
-		for j := 0; j < 4; j++ {
-			if i >= len(b) {
+		case 0:
+			nv.ID, wd = u32At(b, j)
+		case 1:
+			nv.Class, wd = u32At(b, j)
+		case 2:
+			wd = readBounds(b, j, &nv.Bounds)
+		case 3:
+			nv.Flags, wd = u32At(b, j)
+		case 6:
+			var v uint32
+			v, wd = u32At(b, j)
+			nv.ResPkg = codec.Opt[uint32]{Val: v, Ok: true}
+		case 4, 5, 7, 10, 11:
+			s, e := textSpan(b, j)
+			if e == 0 {
 				return false
 			}
-			if c := b[i]; c < 24 || (c >= 0x20 && c < 0x38) {
-				i++
-			} else if c&^0x20 == 0x19 && i+3 <= len(b) {
-				i += 3
-			} else if _, n := i32At(b, i); n > 0 {
-				i += n
-			} else {
+			*nv.textField(int(k)) = codec.Opt[string]{Val: str(b[s:e:e]), Ok: true}
+			wd = e - j
+		case 8:
+			kn, h := arrayAt(b, j)
+			if h == 0 {
 				return false
 			}
+			nv.kidsOff, nv.kidsN = j+h, kn
+			if kn != 0 && p == n-1 {
+				return true // the map ends with its children: endKnown stays false
+			}
+			if kn == 0 {
+				wd = h
+				break
+			}
+			end, ok := w.tails.get(j, &w.tailCur)
+			if !ok || end < nv.kidsOff || end > len(b) {
+				return false
+			}
+			wd = end - j
+		case 9:
+			nv.Scroll = codec.Opt[codec.Scroll]{Ok: true}
+			wd = readScroll(b, j, &nv.Scroll.Val)
 		}
-	case 4, 5, 7, 10, 11:
-		if c := b[i]; c >= 0x60 && c < 0x78 && i+1+int(c-0x60) <= len(b) && ascii(b[i+1:i+1+int(c-0x60)]) {
-			i += 1 + int(c-0x60)
-		} else if _, n := textAt(b, i, false); n > 0 {
-			i += n
-		} else {
+		if wd == 0 {
 			return false
 		}
-	default:
-		return false
+		i = j + wd
 	}
-	*seen |= 1 << k
-	d.Seek(i)
+	nv.end, nv.endKnown = i, true
 	return true
 }

@@ -267,7 +267,7 @@ func headerFast(b []byte, h *HeaderView) bool {
 		return false
 	}
 	kind := codec.Kind(b[2])
-	id, n := u64At(b, 4)
+	id, n := cbor.UintAt(b, 4)
 	if n == 0 {
 		return false
 	}

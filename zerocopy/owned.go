@@ -28,7 +28,7 @@ func (v *Snapshot) ToOwned() (*codec.Snapshot, error) {
 			open = open[:0]
 			continue
 		}
-		n := w.node.toOwned()
+		n := w.Node().toOwned()
 		var p *codec.Node
 		if w.depth == 1 {
 			win := &s.Windows[len(s.Windows)-1]

@@ -42,11 +42,27 @@ func poisoned(s string) bool {
 }
 
 func TestSnapshotUseAfterRelease(t *testing.T) {
+	for _, reused := range []bool{false, true} {
+		snapshotUseAfterRelease(t, reused)
+	}
+}
+
+// snapshotUseAfterRelease checks a view used after Release, a fresh one
+// (its walks read the bytes) or a reused one (they read its node table).
+func snapshotUseAfterRelease(t *testing.T, reused bool) {
 	s, _ := golden.Lookup("response_snapshot")
 	f := readFrame(t, s.Msg)
 	var v Snapshot
+	if reused {
+		if err := v.Parse(f.Payload); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := v.Parse(f.Payload); err != nil {
 		t.Fatal(err)
+	}
+	if (v.nRecs > 0) != reused {
+		t.Fatalf("reused %v: %d nodes in the table", reused, v.nRecs)
 	}
 	if err := v.Check(); err != nil {
 		t.Fatalf("Check before release: %v", err)

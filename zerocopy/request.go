@@ -72,10 +72,10 @@ func ParseRequest(payload []byte) (RequestView, error) {
 
 // Parse is ParseRequest into r.
 func (r *RequestView) Parse(payload []byte) error {
-	*r = RequestView{}
 	if r.parseFast(payload) {
 		return nil
 	}
+	*r = RequestView{}
 	if len(payload) == 0 || payload[0]>>5 != byte(cbor.MajorMap) {
 		if _, err := Header(payload); err != nil {
 			return err
@@ -161,11 +161,21 @@ func (r *RequestView) envelope(d *dec, payload []byte) error {
 // Bytes is the params map as it is in the frame.
 func (p *ParamsView) Bytes() []byte { return p.b }
 
+// valueAt returns the offset in p.b of the value of key k, indexed when
+// the map was checked, and whether k has one there.
+func (p *ParamsView) valueAt(k uint64) (int, bool) {
+	if k >= paramsIndexed {
+		return 0, false
+	}
+	o := int(p.at[k]) - 1
+	return o, o >= 0 && o < len(p.b)
+}
+
 // find positions a decoder at the value of the last non-null key k.
 func (p *ParamsView) find(k uint64) (dec, bool) {
 	if k < paramsIndexed {
-		o := int(p.at[k]) - 1
-		if o < 0 || o >= len(p.b) {
+		o, ok := p.valueAt(k)
+		if !ok {
 			return dec{}, false
 		}
 		d := newDec(p.b)
@@ -222,6 +232,11 @@ func (p *ParamsView) Uint(k uint64) (uint64, bool) {
 
 // Uint32 returns the u32 at key k.
 func (p *ParamsView) Uint32(k uint64) (uint32, bool) {
+	if o, ok := p.valueAt(k); ok {
+		if v, n := u32At(p.b, o); n > 0 {
+			return v, true
+		}
+	}
 	v, ok := p.Uint(k)
 	if !ok || v > 0xffffffff {
 		return 0, false
@@ -250,8 +265,13 @@ func (p *ParamsView) Int(k uint64) (int64, bool) {
 
 // Int32 returns the i32 at key k.
 func (p *ParamsView) Int32(k uint64) (int32, bool) {
-	if d, ok := p.find(k); ok {
-		if v, n := i32At(d.Input(), d.Offset()); n > 0 {
+	if o, ok := p.valueAt(k); ok {
+		if o+3 <= len(p.b) {
+			if v, n := i32Head(p.b, o); n > 0 {
+				return v, true
+			}
+		}
+		if v, n := i32At(p.b, o); n > 0 {
 			return v, true
 		}
 	}
@@ -282,26 +302,63 @@ func (p *ParamsView) Text(k uint64) (string, bool) {
 	return s, err == nil
 }
 
+// simpleLen returns the length of the item at b[i:] if it is an integer
+// with a head of at most five bytes, a boolean, or a definite text of up
+// to 23 bytes of valid UTF-8, all there; 0 for anything else (a null
+// too), which SkipDefinite judges.
+func simpleLen(b []byte, i int) int {
+	if i >= len(b) {
+		return 0
+	}
+	c := b[i]
+	switch {
+	case c < 0x18 || (c >= 0x20 && c < 0x38) || c == cbor.True || c == cbor.False:
+		return 1
+	case c&^0x20 == 0x18:
+		if i+2 <= len(b) {
+			return 2
+		}
+	case c&^0x20 == 0x19:
+		if i+3 <= len(b) {
+			return 3
+		}
+	case c&^0x20 == 0x1a:
+		if i+5 <= len(b) {
+			return 5
+		}
+	case c >= 0x60 && c < 0x78:
+		if e := i + 1 + int(c-0x60); e <= len(b) && cbor.ValidUTF8(b[i+1:e]) {
+			return e - i
+		}
+	}
+	return 0
+}
+
 // parseFast reads a request in the canonical layout, {0: 2, 1: id,
 // 2: method, 3: params, 4?: deadline_ms} with params of plain items under
-// one-byte keys, straight from the bytes; it reports false for anything
-// else, which the general path then reads. It accepts only what the
-// general path accepts, and reads it alike.
+// one-byte keys, straight from the bytes into r; it reports false for
+// anything else (r then partly written), which the general path then
+// reads. It accepts only what the general path accepts, and reads it
+// alike.
 func (r *RequestView) parseFast(b []byte) bool {
 	if len(b) < 8 || (b[0] != 0xa4 && b[0] != 0xa5) || b[1] != 0 || b[2] != byte(codec.KindRequest) || b[3] != 1 {
 		return false
 	}
-	id, n := u64At(b, 4)
-	if n == 0 {
-		return false
+	id, n := uint64(b[4]), 1
+	if b[4] >= 24 {
+		if id, n = cbor.UintAt(b, 4); n == 0 {
+			return false
+		}
 	}
 	i := 4 + n
 	if i+1 >= len(b) || b[i] != 2 {
 		return false
 	}
-	m, n := u32At(b, i+1)
-	if n == 0 {
-		return false
+	m, n := uint32(b[i+1]), 1
+	if m >= 24 {
+		if m, n = u32At(b, i+1); n == 0 {
+			return false
+		}
 	}
 	i += 1 + n
 	if i+1 >= len(b) || b[i] != 3 || b[i+1] < 0xa0 || b[i+1] > 0xb7 {
@@ -310,22 +367,34 @@ func (r *RequestView) parseFast(b []byte) bool {
 	start := i + 1
 	pairs := int(b[start] - 0xa0)
 	i = start + 1
-	var p ParamsView
+	p := &r.Params
+	p.at = [paramsIndexed]int32{}
 	for j := 0; j < pairs; j++ {
-		if i+1 >= len(b) || b[i] >= paramsIndexed || b[i+1] == cbor.Null {
+		if i+1 >= len(b) || b[i] >= paramsIndexed {
 			return false
 		}
 		k := b[i]
-		d := newDec(b)
-		d.Seek(i + 1)
-		if !d.SkipDefinite() {
-			return false
+		var w int
+		if c := b[i+1]; c < 0x18 || (c >= 0x20 && c < 0x38) {
+			w = 1
+		} else if c&^0x20 == 0x19 && i+4 <= len(b) {
+			w = 3
+		} else if w = simpleLen(b, i+1); w == 0 {
+			if c == cbor.Null {
+				return false
+			}
+			d := newDec(b)
+			d.Seek(i + 1)
+			if !d.SkipDefinite() {
+				return false
+			}
+			w = d.Offset() - (i + 1)
 		}
 		p.at[k] = int32(i + 1 - start + 1)
-		i = d.Offset()
+		i += 1 + w
 	}
 	p.b = b[start:i:i]
-	var deadline codec.Opt[uint32]
+	r.DeadlineMS = codec.Opt[uint32]{}
 	if b[0] == 0xa5 {
 		if i+1 >= len(b) || b[i] != 4 {
 			return false
@@ -334,12 +403,12 @@ func (r *RequestView) parseFast(b []byte) bool {
 		if n == 0 {
 			return false
 		}
-		deadline = codec.Opt[uint32]{Val: v, Ok: true}
+		r.DeadlineMS = codec.Opt[uint32]{Val: v, Ok: true}
 		i += 1 + n
 	}
 	if i != len(b) {
 		return false
 	}
-	r.ID, r.Method, r.DeadlineMS, r.Params = id, codec.Method(m), deadline, p
+	r.ID, r.Method = id, codec.Method(m)
 	return true
 }

@@ -2,6 +2,7 @@ package zerocopy
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
@@ -50,17 +51,48 @@ func (t *strTable) note(i, start, end, textLen int) {
 	}
 }
 
+// copyFrom makes t a copy of u, copying only the entries in use.
+func (t *strTable) copyFrom(u *strTable) {
+	t.nStrings = u.nStrings
+	copy(t.spans[:], u.spans[:min(max(u.nStrings, 0), stringCache)])
+	if u.nStrings > stringCache {
+		t.marks = u.marks
+	}
+}
+
+// same reports whether t and u locate the same entries (what is left of
+// an earlier, longer table past the entries in use does not count).
+func (t *strTable) same(u *strTable) bool {
+	if t.nStrings != u.nStrings {
+		return false
+	}
+	n := min(max(t.nStrings, 0), stringCache)
+	if !slices.Equal(t.spans[:n], u.spans[:n]) {
+		return false
+	}
+	if t.nStrings <= stringCache {
+		return true
+	}
+	m := min((t.nStrings-stringCache-1)/stringStride+1, stringMarks)
+	return slices.Equal(t.marks[:m], u.marks[:m])
+}
+
 // lookup returns entry i of the table in buf.
 func (t *strTable) lookup(buf []byte, i uint32) (string, bool) {
-	if uint64(i) >= uint64(t.nStrings) {
-		return "", false
-	}
-	if i < stringCache {
+	if i < stringCache && int(i) < t.nStrings {
 		s := t.spans[i]
 		if s.off > s.end || int(s.end) > len(buf) {
 			return "", false
 		}
 		return str(buf[s.off:s.end:s.end]), true
+	}
+	return t.lookupFar(buf, i)
+}
+
+// lookupFar is lookup past the located entries: a scan from the last mark.
+func (t *strTable) lookupFar(buf []byte, i uint32) (string, bool) {
+	if uint64(i) >= uint64(t.nStrings) || i < stringCache {
+		return "", false
 	}
 	m := min((i-stringCache)/stringStride, stringMarks-1)
 	d := at(buf, int(t.marks[m]))
@@ -75,21 +107,16 @@ func (t *strTable) lookup(buf []byte, i uint32) (string, bool) {
 	}
 }
 
-// vframe is one open node of the validation pass's explicit stack.
-type vframe struct {
-	start  int    // offset of the node's map head
-	n, i   int    // pairs in the node's map (-1: indefinite), pairs read
-	kn, ki int    // children in the array (-1: indefinite), children started
-	kidsAt int    // offset of the children array's head
-	seen   uint32 // keys present
-	inKids bool
-}
-
 // Snapshot is a validated view of a snapshot: a response payload (Parse)
 // or a bare result map (ParseResult). Its zero value is ready for Parse,
 // and a Snapshot may be reused for frame after frame; it holds the
 // validation stack itself (codec.MaxNodeDepth frames), so parsing
-// allocates nothing. Walk its windows and nodes with a Walker or Walk.
+// allocates nothing. A Snapshot reused for frame after frame also keeps
+// a table of the nodes it validated, so that a walk need not decode them
+// again: the table is allocated on the second Parse, and grown (once) if
+// a frame has more nodes than any before; a Snapshot used for one frame
+// allocates nothing, and its walks decode the nodes from the bytes. Walk
+// its windows and nodes with a Walker or Walk.
 //
 // Every string a Snapshot or its walk returns borrows the frame: it is
 // valid until Release.
@@ -114,9 +141,16 @@ type Snapshot struct {
 	response     bool
 
 	tails tailTable
+	names [stringCache]string // the located entries of the string table, for the class names of the node table
 	stack [codec.MaxNodeDepth]vframe
 	node  NodeView // scratch for the validation pass
 	win   WindowView
+
+	recs    []nodeRec // the node table (see tree.go)
+	nRecs   int       // records in use
+	recFull bool      // a node found the table full
+	want    int       // the most nodes a parse has met
+	parsed  bool      // v has parsed before: it gets a table
 }
 
 // Parse validates payload, a response of method snapshot, and points v at
@@ -125,7 +159,9 @@ type Snapshot struct {
 // payload fails with a *cbor.Error naming the byte offset and the field.
 // On error v is empty.
 func (v *Snapshot) Parse(payload []byte) error {
+	v.growTable()
 	err := v.parse(payload, true)
+	v.want = max(v.want, v.nNodes)
 	if err != nil {
 		v.reset(nil)
 	}
@@ -135,7 +171,9 @@ func (v *Snapshot) Parse(payload []byte) error {
 // ParseResult validates result, a bare snapshot result map (the value of
 // a response's key 3), and points v at it.
 func (v *Snapshot) ParseResult(result []byte) error {
+	v.growTable()
 	err := v.parse(result, false)
+	v.want = max(v.want, v.nNodes)
 	if err != nil {
 		v.reset(nil)
 	}
@@ -146,6 +184,7 @@ func (v *Snapshot) reset(b []byte) {
 	v.buf, v.ID, v.Truncated, v.Seq, v.Display = b, 0, 0, 0, codec.Opt[codec.Display]{}
 	v.strOff, v.strN, v.nStrings = 0, 0, 0
 	v.winOff, v.winN, v.nWindows, v.nNodes = 0, 0, 0, 0
+	v.clearTable()
 }
 
 func (v *Snapshot) parse(b []byte, response bool) error {
@@ -238,12 +277,14 @@ func (v *Snapshot) result(d *dec) error {
 	v.Truncated, v.Seq, v.Display = 0, 0, codec.Opt[codec.Display]{}
 	v.strOff, v.strN, v.nStrings = 0, 0, 0
 	v.winOff, v.winN, v.nWindows, v.nNodes = 0, 0, 0, 0
+	v.clearTable()
 	start := d.Offset()
 	n, err := d.MapHead()
 	if err != nil {
 		return err
 	}
 	var seen uint32
+	treesRead, fixNames := false, false // the table's class names come from an older string table
 	for i := 0; d.More(n, i); i++ {
 		k, err := d.Key()
 		if err != nil {
@@ -261,8 +302,10 @@ func (v *Snapshot) result(d *dec) error {
 		switch k {
 		case 0:
 			err = v.stringTable(d)
+			fixNames = treesRead
 		case 1:
 			err = v.windows(d)
+			treesRead, fixNames = true, false
 		case 2:
 			v.Truncated, err = d.Uint32()
 		case 3:
@@ -280,6 +323,9 @@ func (v *Snapshot) result(d *dec) error {
 			seen |= 1 << k
 		}
 	}
+	if fixNames {
+		v.fixClassNames()
+	}
 	return cbor.Missing(0xf, seen, snapshotNames[:], start)
 }
 
@@ -296,21 +342,21 @@ func (v *Snapshot) stringTable(d *dec) error {
 			return cbor.At(err, i)
 		}
 		v.note(i, start, d.Offset(), len(s))
+		if i < stringCache {
+			v.names[i] = s
+		}
 		v.nStrings++
 	}
 	return nil
 }
 
 func (v *Snapshot) windows(d *dec) error {
-	start := d.Offset()
-	n, err := d.ArrayHead()
+	n, err := d.ArrayHeadOf(minWindowLen, "windows")
 	if err != nil {
 		return err
 	}
-	if n > d.Len()/minWindowLen {
-		return cbor.Errorf(cbor.ErrTruncated, start, itoa(n)+" windows cannot fit in the "+itoa(d.Len())+" bytes left")
-	}
 	v.winOff, v.winN, v.nWindows, v.nNodes = d.Offset(), n, 0, 0
+	v.clearTable()
 	for i := 0; d.More(n, i); i++ {
 		if err := v.window(d); err != nil {
 			return cbor.At(err, i)
@@ -339,13 +385,14 @@ func (v *Snapshot) window(d *dec) error {
 				seen &^= 1 << 7
 				continue
 			}
-			at := d.Offset()
+			slot := -1
+			if n < 0 || i+1 < n {
+				slot = v.tails.reserve(d.Offset())
+			}
 			if err := v.tree(d); err != nil {
 				return cbor.In(err, "root")
 			}
-			if n < 0 || i+1 < n {
-				v.tails.put(at, d.Offset())
-			}
+			v.tails.set(slot, d.Offset())
 			seen |= 1 << 7
 			continue
 		}
@@ -354,94 +401,6 @@ func (v *Snapshot) window(d *dec) error {
 		}
 	}
 	return cbor.Missing(0x1f, seen, windowNames[:], start)
-}
-
-// tree validates the node tree at d depth first with the explicit stack
-// in v: no recursion, and a tree deeper than codec.MaxNodeDepth fails as
-// soon as its level MaxNodeDepth+1 begins.
-func (v *Snapshot) tree(d *dec) (err error) {
-	sp := 0
-	defer func() {
-		if err != nil {
-			for j := sp - 1; j >= 1; j-- {
-				err = cbor.In(cbor.At(err, v.stack[j-1].ki-1), "children")
-			}
-		}
-	}()
-	start := d.Offset()
-	cnt, err := d.MapHead()
-	if err != nil {
-		return err
-	}
-	v.stack[0] = vframe{start: start, n: cnt}
-	sp = 1
-	v.nNodes++
-	for sp > 0 {
-		f := &v.stack[sp-1]
-		if f.inKids {
-			if d.More(f.kn, f.ki) {
-				if sp == len(v.stack) {
-					return cbor.Errorf(cbor.ErrDepth, d.Offset(), "node tree deeper than "+itoa(codec.MaxNodeDepth)+" levels")
-				}
-				f.ki++
-				start := d.Offset()
-				cnt, err := d.MapHead()
-				if err != nil {
-					sp++ // the path names the child
-					v.stack[sp-1] = vframe{}
-					return err
-				}
-				v.stack[sp] = vframe{start: start, n: cnt}
-				sp++
-				v.nNodes++
-				continue
-			}
-			f.inKids = false
-			if f.n < 0 || f.i+1 < f.n {
-				v.tails.put(f.kidsAt, d.Offset())
-			}
-			f.seen |= 1 << 8
-			f.i++
-			continue
-		}
-		if !d.More(f.n, f.i) {
-			if err := cbor.Missing(0xf, f.seen, nodeNames[:], f.start); err != nil {
-				return err
-			}
-			sp--
-			continue
-		}
-		if checkNodePair(d, &f.seen) {
-			f.i++
-			continue
-		}
-		k, err := d.Key()
-		if err != nil {
-			return err
-		}
-		if k == 8 {
-			if d.Null() {
-				f.seen &^= 1 << 8
-				f.i++
-				continue
-			}
-			at := d.Offset()
-			kn, err := d.ArrayHead()
-			if err != nil {
-				return cbor.In(err, "children")
-			}
-			if kn > d.Len()/minNodeLen {
-				return cbor.In(cbor.Errorf(cbor.ErrTruncated, at, itoa(kn)+" children cannot fit in the "+itoa(d.Len())+" bytes left"), "children")
-			}
-			f.kn, f.ki, f.inKids, f.kidsAt = kn, 0, true, at
-			continue
-		}
-		if err := nodeField(d, &v.node, k, &f.seen); err != nil {
-			return err
-		}
-		f.i++
-	}
-	return nil
 }
 
 // NumStrings is the number of entries in the string table.
@@ -517,7 +476,7 @@ func (v *Snapshot) Check() error {
 	}
 	if again.ID != v.ID || again.Truncated != v.Truncated || again.Seq != v.Seq || again.Display != v.Display ||
 		again.nStrings != v.nStrings || again.nWindows != v.nWindows || again.nNodes != v.nNodes ||
-		again.strOff != v.strOff || again.winOff != v.winOff || again.strTable != v.strTable {
+		again.strOff != v.strOff || again.winOff != v.winOff || !again.strTable.same(&v.strTable) {
 		return ErrReleased
 	}
 	return nil

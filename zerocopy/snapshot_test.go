@@ -60,7 +60,82 @@ func checkSnapshot(t testing.TB, name string, payload []byte) bool {
 	if err := v.Check(); err != nil {
 		t.Errorf("%s: Check on a live frame: %v", name, err)
 	}
+	// A Snapshot parsing its second frame has a node table, which its
+	// walks read instead of the bytes: it reads alike.
+	reused := reusedView(t, payload)
+	if got, err := reused.ToOwned(); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: owned snapshot through the node table differs from the codec's (%v)\n got %+v\nwant %+v", name, err, got, want)
+	}
+	if reused.NumNodes() != v.NumNodes() || reused.NumWindows() != v.NumWindows() || reused.NumStrings() != v.NumStrings() {
+		t.Errorf("%s: the reused view counts otherwise", name)
+	}
+	if err := reused.Check(); err != nil {
+		t.Errorf("%s: Check on a live frame, reused view: %v", name, err)
+	}
+	checkWalk(t, name, &v)
+	checkWalk(t, name+" (reused)", reused)
 	return true
+}
+
+// checkWalk: every node of a walk of v names the class its string table
+// holds, and the walk goes down a level only from a node that reports
+// children.
+func checkWalk(t testing.TB, name string, v *Snapshot) {
+	t.Helper()
+	var w Walker
+	kids, depth := false, 0
+	for w.Reset(v); w.Next(); {
+		if w.Depth() > depth && depth > 0 && !kids {
+			t.Fatalf("%s: the walk goes down from a node without children", name)
+		}
+		if w.Depth() > depth+1 {
+			t.Fatalf("%s: the walk goes down from level %d to %d", name, depth, w.Depth())
+		}
+		depth = w.Depth()
+		n := w.Node()
+		if n == nil {
+			continue
+		}
+		kids = n.HasChildren()
+		want, _ := v.String(n.Class)
+		if n.Class >= stringNear {
+			want = ""
+		}
+		if n.ClassName != want {
+			t.Fatalf("%s: node %d of class %d is named %q, the table says %q", name, n.ID, n.Class, n.ClassName, want)
+		}
+	}
+	if w.Err() != nil {
+		t.Errorf("%s: walk: %v", name, w.Err())
+	}
+}
+
+// views returns a fresh view of payload, whose walks read the bytes, and
+// a reused one, whose walks read its node table.
+func views(t testing.TB, payload []byte) map[string]*Snapshot {
+	t.Helper()
+	fresh := new(Snapshot)
+	if err := fresh.Parse(payload); err != nil {
+		t.Fatal(err)
+	}
+	return map[string]*Snapshot{"fresh": fresh, "reused": reusedView(t, payload)}
+}
+
+// reusedView returns a Snapshot that parsed another frame before payload,
+// so that it has a node table.
+func reusedView(t testing.TB, payload []byte) *Snapshot {
+	t.Helper()
+	v := new(Snapshot)
+	if err := v.Parse(payload); err != nil {
+		t.Fatalf("first parse: %v", err)
+	}
+	if err := v.Parse(payload); err != nil {
+		t.Fatalf("second parse: %v", err)
+	}
+	if v.NumNodes() > 0 && v.NumNodes() <= maxTableNodes && v.nRecs == 0 {
+		t.Fatalf("a reused Snapshot of %d nodes has no node table", v.NumNodes())
+	}
+	return v
 }
 
 func TestSnapshotGolden(t *testing.T) {
@@ -231,33 +306,31 @@ func TestWalkOrder(t *testing.T) {
 				rec(w.Root, 1)
 			}
 		}
-		var v Snapshot
-		if err := v.Parse(b); err != nil {
-			t.Fatal(err)
-		}
-		var got []visit
-		err := v.Walk(func(w WindowView, n NodeView, depth int) bool {
-			if depth == 0 {
-				got = append(got, visit{w.ID, 0})
-			} else {
-				got = append(got, visit{n.ID, depth})
-				if name, _ := v.String(n.Class); n.ClassName != name || name == "" {
-					t.Errorf("node %d: class name %q, table %q", n.ID, n.ClassName, name)
+		for mode, v := range views(t, b) {
+			var got []visit
+			err := v.Walk(func(w WindowView, n NodeView, depth int) bool {
+				if depth == 0 {
+					got = append(got, visit{w.ID, 0})
+				} else {
+					got = append(got, visit{n.ID, depth})
+					if name, _ := v.String(n.Class); n.ClassName != name || name == "" {
+						t.Errorf("node %d: class name %q, table %q", n.ID, n.ClassName, name)
+					}
 				}
+				return true
+			})
+			if err != nil {
+				t.Fatal(err)
 			}
-			return true
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("seed %d: walk order differs (%d visits, want %d)", seed, len(got), len(want))
-		}
-		// Stopping early.
-		calls := 0
-		v.Walk(func(WindowView, NodeView, int) bool { calls++; return calls < 5 })
-		if calls != 5 {
-			t.Errorf("walk went on after false: %d calls", calls)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("seed %d, %s view: walk order differs (%d visits, want %d)", seed, mode, len(got), len(want))
+			}
+			// Stopping early.
+			calls := 0
+			v.Walk(func(WindowView, NodeView, int) bool { calls++; return calls < 5 })
+			if calls != 5 {
+				t.Errorf("%s view: walk went on after false: %d calls", mode, calls)
+			}
 		}
 	}
 }
@@ -288,12 +361,12 @@ func TestDepth(t *testing.T) {
 		if !checkSnapshot(t, "chain", chain(depth)) {
 			t.Fatalf("chain of %d: not compared", depth)
 		}
-		var v Snapshot
-		v.Parse(chain(depth))
-		deepest := 0
-		v.Walk(func(_ WindowView, _ NodeView, d int) bool { deepest = max(deepest, d); return true })
-		if deepest != depth {
-			t.Errorf("chain of %d: walk reaches level %d", depth, deepest)
+		for mode, v := range views(t, chain(depth)) {
+			deepest := 0
+			v.Walk(func(_ WindowView, _ NodeView, d int) bool { deepest = max(deepest, d); return true })
+			if deepest != depth {
+				t.Errorf("chain of %d, %s view: walk reaches level %d", depth, mode, deepest)
+			}
 		}
 	}
 	var v Snapshot
@@ -367,39 +440,37 @@ func TestSkipChildren(t *testing.T) {
 	for seed := int64(1); seed <= 3; seed++ {
 		s := support.Snapshot(600, seed)
 		b, _ := codec.Marshal(&codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: s})
-		var v Snapshot
-		if err := v.Parse(b); err != nil {
-			t.Fatal(err)
-		}
-		for _, cut := range []int{1, 2, 3, 5} {
-			var want []uint32
-			var rec func(*codec.Node, int)
-			rec = func(n *codec.Node, d int) {
-				want = append(want, n.ID)
-				if d == cut {
-					return
-				}
-				for i := range n.Children {
-					rec(&n.Children[i], d+1)
-				}
-			}
-			for _, w := range s.Windows {
-				if w.Root != nil {
-					rec(w.Root, 1)
-				}
-			}
-			var got []uint32
-			var w Walker
-			for w.Reset(&v); w.Next(); {
-				if n := w.Node(); n != nil {
-					got = append(got, n.ID)
-					if w.Depth() == cut {
-						w.SkipChildren()
+		for mode, v := range views(t, b) {
+			for _, cut := range []int{1, 2, 3, 5} {
+				var want []uint32
+				var rec func(*codec.Node, int)
+				rec = func(n *codec.Node, d int) {
+					want = append(want, n.ID)
+					if d == cut {
+						return
+					}
+					for i := range n.Children {
+						rec(&n.Children[i], d+1)
 					}
 				}
-			}
-			if w.Err() != nil || !reflect.DeepEqual(got, want) {
-				t.Fatalf("seed %d, cut at %d: %d nodes visited, want %d (%v)", seed, cut, len(got), len(want), w.Err())
+				for _, w := range s.Windows {
+					if w.Root != nil {
+						rec(w.Root, 1)
+					}
+				}
+				var got []uint32
+				var w Walker
+				for w.Reset(v); w.Next(); {
+					if n := w.Node(); n != nil {
+						got = append(got, n.ID)
+						if w.Depth() == cut {
+							w.SkipChildren()
+						}
+					}
+				}
+				if w.Err() != nil || !reflect.DeepEqual(got, want) {
+					t.Fatalf("seed %d, %s view, cut at %d: %d nodes visited, want %d (%v)", seed, mode, cut, len(got), len(want), w.Err())
+				}
 			}
 		}
 	}
@@ -427,14 +498,42 @@ func TestHugeStringTable(t *testing.T) {
 			t.Errorf("String(%d) = %q, %v; want %q", i, got, ok, s.Strings[i])
 		}
 	}
-	var w Walker
-	w.Reset(&v)
-	for w.Next() && w.Node() == nil {
-	}
-	if n := w.Node(); n == nil || n.Class != stringNear+5 || n.ClassName != "" {
-		t.Errorf("root: %+v", n)
+	for mode, v := range views(t, b) {
+		var w Walker
+		w.Reset(v)
+		for w.Next() && w.Node() == nil {
+		}
+		if n := w.Node(); n == nil || n.Class != stringNear+5 || n.ClassName != "" {
+			t.Errorf("%s view, root: %+v", mode, n)
+		}
 	}
 	if !checkSnapshot(t, "huge table", b) {
 		t.Error("not compared")
+	}
+}
+
+// TestCheckReused: Check passes on a live frame parsed by a Snapshot that
+// parsed a larger one before (what is left of the larger one's tables
+// does not count), and fails once the bytes change.
+func TestCheckReused(t *testing.T) {
+	large, small := snapshotPayload(t, 3000, 5), snapshotPayload(t, 40, 5)
+	var v, l Snapshot
+	if err := l.Parse(large); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range [][]byte{large, large, small} {
+		if err := v.Parse(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := v.Check(); err != nil {
+			t.Fatalf("Check on a live frame: %v", err)
+		}
+	}
+	if v.NumStrings() >= l.NumStrings() {
+		t.Fatalf("the small snapshot has %d strings, the large %d", v.NumStrings(), l.NumStrings())
+	}
+	copy(small, large)
+	if err := v.Check(); !errors.Is(err, ErrReleased) {
+		t.Errorf("Check on changed bytes: %v", err)
 	}
 }

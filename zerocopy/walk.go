@@ -65,11 +65,14 @@ type wframe struct {
 //		}
 //	}
 //
-// The views it returns are overwritten by the next call to Next.
+// The views it returns are valid until the next call to Next, and are
+// not to be modified. A tree the Snapshot holds in its node table is read
+// from the table; another is decoded from the bytes as the walk goes.
 type Walker struct {
 	buf     []byte
 	tab     strTable
 	tails   tailTable
+	tailCur int // cursor in tails
 	win     WindowView
 	node    NodeView
 	atNode  bool
@@ -81,13 +84,28 @@ type Walker struct {
 	kidsDue bool
 	done    bool
 	err     error
-	sp      int
-	stack   [codec.MaxNodeDepth]wframe
+
+	// A tree read from the table: the Snapshot's records, the current
+	// one, the next one to visit and the end of the tree's (tEnd 0 when
+	// the walk is not in such a tree), and the first record of a tree not
+	// passed yet.
+	recs              []nodeRec
+	tCur, tNext, tEnd int
+	rootCur           int
+
+	sp    int
+	stack [codec.MaxNodeDepth]wframe
 }
 
 // Reset starts a walk of v from its first window.
 func (w *Walker) Reset(v *Snapshot) {
-	w.buf, w.tab, w.tails = v.buf, v.strTable, v.tails
+	// The tables are copied (their used part) rather than pointed to, so
+	// that a Snapshot on the stack stays there; the node table is on the
+	// heap.
+	w.buf, w.tailCur = v.buf, 0
+	w.tab.copyFrom(&v.strTable)
+	w.tails.copyFrom(&v.tails)
+	w.recs, w.tCur, w.tNext, w.tEnd, w.rootCur = v.recs[:min(max(v.nRecs, 0), len(v.recs))], 0, 0, 0, 0
 	w.win, w.node = WindowView{}, NodeView{}
 	w.atNode, w.depth, w.rootDue, w.kidsDue, w.err, w.sp = false, 0, false, false, nil, 0
 	w.winNext, w.winN, w.winI = v.winOff, v.winN, 0
@@ -103,6 +121,9 @@ func (w *Walker) Node() *NodeView {
 	if !w.atNode {
 		return nil
 	}
+	if w.tEnd > 0 && w.tCur < len(w.recs) {
+		return &w.recs[w.tCur].NodeView
+	}
 	return &w.node
 }
 
@@ -113,7 +134,18 @@ func (w *Walker) Depth() int { return w.depth }
 // SkipChildren makes the walk pass over the children of the current
 // node: the next call to Next goes to its next sibling (or further up).
 func (w *Walker) SkipChildren() {
-	if !w.atNode || !w.kidsDue {
+	if !w.atNode {
+		return
+	}
+	if w.tEnd > 0 {
+		if w.tCur < len(w.recs) {
+			if next := int(w.recs[w.tCur].next); next > w.tNext && next <= w.tEnd {
+				w.tNext = next
+			}
+		}
+		return
+	}
+	if !w.kidsDue {
 		return
 	}
 	w.kidsDue = false
@@ -136,7 +168,7 @@ func (w *Walker) SkipChildren() {
 func (w *Walker) Err() error { return w.err }
 
 func (w *Walker) fail(err error) bool {
-	w.err, w.done, w.atNode = err, true, false
+	w.err, w.done, w.atNode, w.tEnd = err, true, false, 0
 	return false
 }
 
@@ -145,6 +177,14 @@ func (w *Walker) fail(err error) bool {
 func (w *Walker) Next() bool {
 	if w.done {
 		return false
+	}
+	if w.tEnd > 0 {
+		if i := w.tNext; i < w.tEnd {
+			w.tCur, w.tNext = i, i+1
+			w.atNode, w.depth = true, int(w.recs[i].depth)
+			return true
+		}
+		w.tEnd, w.atNode = 0, false
 	}
 	if w.kidsDue {
 		w.kidsDue = false
@@ -172,14 +212,21 @@ func (w *Walker) Next() bool {
 			}
 			w.winNext = end
 			w.atNode, w.depth, w.rootDue = false, 0, w.win.HasRoot
+			if w.rootDue && w.tableTree(w.win.rootOff) {
+				w.rootDue = false
+			}
 			return true
 		}
 		f := &w.stack[w.sp-1]
-		d := at(w.buf, f.next)
-		if d.More(f.n, f.i) {
+		more := f.i < f.n
+		end := f.next
+		if f.n < 0 {
+			more = f.next >= len(w.buf) || w.buf[f.next] != cbor.Break
+			end++ // past the break of an indefinite array
+		}
+		if more {
 			f.i++
-			off := f.next
-			if !w.visitNode(off, w.sp+1) {
+			if !w.visitNode(f.next, w.sp+1) {
 				return false
 			}
 			if w.node.endKnown {
@@ -187,7 +234,6 @@ func (w *Walker) Next() bool {
 			}
 			return true
 		}
-		end := d.Offset() // past the break of an indefinite array
 		w.sp--
 		if f.endsMe && w.sp > 0 {
 			w.stack[w.sp-1].next = end
@@ -195,9 +241,38 @@ func (w *Walker) Next() bool {
 	}
 }
 
+// tableTree looks for the tree whose root is at off among the table's
+// trees, and when the table holds all of it, makes the walk read it from
+// there: its root comes next. The table's trees are in the order of the
+// walk, so the search moves forward only, a tree at a time.
+func (w *Walker) tableTree(off int) bool {
+	i, n := w.rootCur, len(w.recs)
+	for i < n && w.recs[i].off < off {
+		next := int(w.recs[i].next)
+		if next <= i {
+			i = n
+			break
+		}
+		i = next
+	}
+	w.rootCur = i
+	if i >= n {
+		return false
+	}
+	r := &w.recs[i]
+	next := int(r.next)
+	if r.off != off || r.depth != 1 || r.bad || next <= i || next > n {
+		return false
+	}
+	w.tNext, w.tEnd, w.rootCur = i, next, next
+	return true
+}
+
 func (w *Walker) visitNode(off, depth int) bool {
-	if err := w.parseNode(off); err != nil {
-		return w.fail(err)
+	if !w.readNode(off) {
+		if err := w.parseNode(off); err != nil {
+			return w.fail(err)
+		}
 	}
 	if w.node.Class < stringNear {
 		w.node.ClassName, _ = w.tab.lookup(w.buf, w.node.Class)
@@ -207,8 +282,9 @@ func (w *Walker) visitNode(off, depth int) bool {
 	return true
 }
 
-// parseNode reads the node map at off into w.node. The children array is
-// only located: when pairs follow it, the walk jumps past it to them.
+// parseNode reads the node map at off into w.node, in general: what
+// readNode leaves. The children array is only located: when pairs follow
+// it, the walk jumps past it to them.
 func (w *Walker) parseNode(off int) error {
 	d := at(w.buf, off)
 	nv := &w.node
@@ -219,9 +295,6 @@ func (w *Walker) parseNode(off int) error {
 	}
 	var seen uint32
 	for i := 0; d.More(n, i); i++ {
-		if fastNodePair(&d, nv, &seen) {
-			continue
-		}
 		k, err := d.Key()
 		if err != nil {
 			return err
@@ -245,7 +318,7 @@ func (w *Walker) parseNode(off int) error {
 		if kn != 0 && n >= 0 && i == n-1 {
 			return nil // the map ends with its children: endKnown stays false
 		}
-		if end, ok := w.tails.get(head); ok && end >= nv.kidsOff && end <= len(w.buf) {
+		if end, ok := w.tails.get(head, &w.tailCur); ok && end >= nv.kidsOff && end <= len(w.buf) {
 			d = at(w.buf, end)
 			continue
 		}
@@ -284,7 +357,7 @@ func (w *Walker) parseWindow(off int) (int, error) {
 			continue
 		}
 		wv.HasRoot, wv.rootOff = true, d.Offset()
-		if end, ok := w.tails.get(wv.rootOff); ok && end > wv.rootOff && end <= len(w.buf) {
+		if end, ok := w.tails.get(wv.rootOff, &w.tailCur); ok && end > wv.rootOff && end <= len(w.buf) {
 			d = at(w.buf, end)
 			continue
 		}
@@ -303,8 +376,8 @@ func (v *Snapshot) Walk(fn func(win WindowView, node NodeView, depth int) bool) 
 	var w Walker
 	w.Reset(v)
 	for w.Next() {
-		if w.atNode {
-			if !fn(w.win, w.node, w.depth) {
+		if n := w.Node(); n != nil {
+			if !fn(w.win, *n, w.depth) {
 				break
 			}
 		} else if !fn(w.win, NodeView{}, 0) {

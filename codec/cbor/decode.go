@@ -3,7 +3,6 @@ package cbor
 import (
 	"encoding/binary"
 	"strconv"
-	"unicode/utf8"
 )
 
 // Head is a decoded item head.
@@ -382,22 +381,6 @@ func (d *Decoder) indefiniteString(m Major, start int) ([]byte, error) {
 	}
 }
 
-// ValidUTF8 reports whether b is valid UTF-8, with a fast path for ASCII.
-func ValidUTF8(b []byte) bool {
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		if binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 != 0 {
-			return utf8.Valid(b[i:])
-		}
-	}
-	for ; i < len(b); i++ {
-		if b[i] >= 0x80 {
-			return utf8.Valid(b[i:])
-		}
-	}
-	return true
-}
-
 // container reads an array or map head. n is the number of items (arrays)
 // or pairs (maps), -1 when the container has indefinite length. A definite
 // count is checked against the bytes left (each item takes at least one
@@ -445,6 +428,21 @@ func (d *Decoder) container(m Major, want string) (int, error) {
 
 // ArrayHead reads an array head; see container for n.
 func (d *Decoder) ArrayHead() (n int, err error) { return d.container(MajorArray, "an array") }
+
+// ArrayHeadOf reads the head of an array of items that each take at least
+// least bytes, and refuses one of more items than the bytes left can hold
+// (ErrTruncated, naming them as what): a caller may then reserve n items
+// of its own, larger type. n is -1 for an indefinite array.
+func (d *Decoder) ArrayHeadOf(least int, what string) (n int, err error) {
+	start := d.Offset()
+	if n, err = d.ArrayHead(); err != nil {
+		return 0, err
+	}
+	if n > d.Len()/least {
+		return 0, Errorf(ErrTruncated, start, strconv.Itoa(n)+" "+what+" cannot fit in the "+strconv.Itoa(d.Len())+" bytes left")
+	}
+	return n, nil
+}
 
 // MapHead reads a map head; see container for n.
 func (d *Decoder) MapHead() (n int, err error) { return d.container(MajorMap, "a map") }

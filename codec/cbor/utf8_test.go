@@ -1,0 +1,68 @@
+package cbor
+
+import (
+	"math/rand/v2"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestValidUTF8: ValidUTF8 agrees with utf8.Valid on every sequence of
+// up to three bytes from a set around each boundary of RFC 3629, on those
+// inside ASCII runs of every offset, and on random texts.
+func TestValidUTF8(t *testing.T) {
+	edges := []byte{0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf,
+		0xe0, 0xe1, 0xec, 0xed, 0xee, 0xef, 0xf0, 0xf1, 0xf3, 0xf4, 0xf5, 0xf8, 0xff}
+	check := func(s []byte) {
+		t.Helper()
+		if got, want := ValidUTF8(s), utf8.Valid(s); got != want {
+			t.Fatalf("ValidUTF8(% x) = %v, utf8.Valid %v", s, got, want)
+		}
+	}
+	var seqs [][]byte
+	for _, a := range edges {
+		seqs = append(seqs, []byte{a})
+		for _, b := range edges {
+			seqs = append(seqs, []byte{a, b})
+			for _, c := range edges {
+				seqs = append(seqs, []byte{a, b, c})
+			}
+		}
+	}
+	for _, r := range []rune{0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xe000, 0xfffd, 0xffff, 0x10000, 0x10ffff} {
+		for cut := 0; cut <= utf8.RuneLen(r); cut++ {
+			seqs = append(seqs, utf8.AppendRune(nil, r)[:cut])
+		}
+		seqs = append(seqs, append(utf8.AppendRune(nil, r), 0x80))
+	}
+	seqs = append(seqs, []byte{0xf4, 0x90, 0x80, 0x80}, []byte{0xed, 0xa0, 0x80}, []byte{0xe0, 0x80, 0x80}, []byte{0xf0, 0x80, 0x80, 0x80})
+	for _, s := range seqs {
+		check(s)
+		for pre := 0; pre <= 17; pre++ {
+			for post := 0; post <= 9; post += 3 {
+				x := append(make([]byte, 0, pre+len(s)+post), []byte("abcdefghijklmnopq")[:pre]...)
+				x = append(x, s...)
+				check(append(x, []byte("rstuvwxyz")[:post]...))
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	words := []string{"a", "Zürich", "東京", "🎉", "x\xffy", "\xed\xa0\x80", "é", "€", "hello world", "\xc3", "\xf0\x9f"}
+	for range 20000 {
+		var b []byte
+		for range r.IntN(6) {
+			b = append(b, words[r.IntN(len(words))]...)
+		}
+		check(b)
+	}
+}
+
+// FuzzValidUTF8: ValidUTF8 agrees with utf8.Valid on any input.
+func FuzzValidUTF8(f *testing.F) {
+	f.Add([]byte("naïve café 東京 🎉"))
+	f.Add([]byte("abcdefgh\xe2\x82"))
+	f.Fuzz(func(t *testing.T, s []byte) {
+		if got, want := ValidUTF8(s), utf8.Valid(s); got != want {
+			t.Fatalf("ValidUTF8(% x) = %v, utf8.Valid %v", s, got, want)
+		}
+	})
+}
