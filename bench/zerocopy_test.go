@@ -23,15 +23,8 @@ import (
 // zerocopyDecoder returns nil for a message no view decodes (hello,
 // bounds, screenshot: Header reads their envelope only).
 //
-// BenchmarkDecode in codec_test.go is the place for these results, so
-// that benchstat puts impl=zerocopy beside impl=codec and impl=fxamacker:
-//
-//	if run := zerocopyDecoder(b, bm); run != nil {
-//		support.Run(b, "impl=zerocopy/msg="+bm.name, func(b *testing.B) { benchZerocopy(b, bm, run) })
-//	}
-//
-// Until that line is there, BenchmarkZerocopyDecode runs them under its own
-// name with the same sub-benchmark names.
+// BenchmarkDecode in codec_test.go runs them beside impl=codec and
+// impl=fxamacker, so that benchstat -col /impl puts the three side by side.
 
 // zerocopyDecoder returns the decode of bm by the views, after checking
 // once that they read bm's message.
