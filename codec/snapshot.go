@@ -205,11 +205,8 @@ func appendTree(dst []byte, root *Node, window int) ([]byte, error) {
 	var stackBuf [MaxNodeDepth]frame
 	stack := stackBuf[:0]
 	var err error
-	if dst, err = root.appendHead(dst, window, 1); err != nil {
+	if dst, err = root.appendNode(dst, window, 1); err != nil || len(root.Children) == 0 {
 		return dst, err
-	}
-	if len(root.Children) == 0 {
-		return root.appendTail(dst, window, 1)
 	}
 	stack = append(stack, frame{node: root})
 	for len(stack) > 0 {
@@ -224,14 +221,11 @@ func appendTree(dst []byte, root *Node, window int) ([]byte, error) {
 		child := &f.node.Children[f.next]
 		f.next++
 		level := len(stack) + 1
-		if dst, err = child.appendHead(dst, window, level); err != nil {
+		if dst, err = child.appendNode(dst, window, level); err != nil {
 			return dst, err
 		}
 		if len(child.Children) == 0 {
-			if dst, err = child.appendTail(dst, window, level); err != nil {
-				return dst, err
-			}
-			continue
+			continue // written whole
 		}
 		if level == MaxNodeDepth {
 			return dst, &EncodeError{Field: "result.windows[" + itoa(window) + "].root", Detail: "node tree deeper than " + itoa(MaxNodeDepth) + " levels"}
@@ -294,34 +288,38 @@ func putBounds(dst []byte, i int, b *Bounds) int {
 }
 
 // putTextField writes key k and text s at dst[i:], which has room for
-// textRoom+len(s)+textSlack bytes, and checks that the text written is
-// valid UTF-8: it returns the offset past it, or -1. The check reads the
-// copy, which is in the cache already, and with the slack after it a
-// short text is checked for ASCII with two 8-byte loads (validText).
+// textRoom+len(s) bytes, and checks that the text written is valid
+// UTF-8: it returns the offset past it, or -1. The check reads the copy,
+// which is in the cache already.
 func putTextField(dst []byte, i int, k byte, s string) int {
 	dst[i] = k
 	i = cbor.PutText(dst, i+1, s)
-	if !validText(dst, i-len(s), i) {
+	if !cbor.ValidUTF8(dst[i-len(s) : i]) {
 		return -1
 	}
 	return i
 }
 
-// textSlack is the room reserved past the last text of a node, for
-// validText's loads.
+// textSlack is the room reserved past the last item of a node, for the
+// 8-byte stores of putU32 (putRoom).
 const textSlack = 16
 
 func invalidText(window, level int, name string) error {
 	return &EncodeError{Field: nodeField(window, level, name), Detail: "text is not valid UTF-8"}
 }
 
-// appendHead writes the node's map head and keys 0 to 8 (the children
-// array's head, when it has children).
-func (n *Node) appendHead(dst []byte, window, level int) ([]byte, error) {
-	// Room for all three texts of the head, present or not: an absent
-	// one's Val is mostly "", and reserving for it costs nothing.
+// appendNode writes the node's map head and keys 0 to 8 (the children
+// array's head, when it has children), and for a node without children
+// keys 9 to 11 too: the node whole, in room reserved once.
+func (n *Node) appendNode(dst []byte, window, level int) ([]byte, error) {
+	// Room for every text, present or not: an absent one's Val is
+	// mostly "", and reserving for it costs nothing.
+	leaf := len(n.Children) == 0
 	room := nodeHeadRoom + textSlack + 3*textRoom + len(n.Text.Val) + len(n.Desc.Val) + len(n.ResName.Val)
-	pairs := 4 + present(n.Text.Ok, n.Desc.Ok, n.ResPkg.Ok, n.ResName.Ok, len(n.Children) > 0, n.Scroll != nil, n.Hint.Ok, n.State.Ok)
+	if leaf {
+		room += nodeTailRoom + 2*textRoom + len(n.Hint.Val) + len(n.State.Val)
+	}
+	pairs := 4 + present(n.Text.Ok, n.Desc.Ok, n.ResPkg.Ok, n.ResName.Ok, !leaf, n.Scroll != nil, n.Hint.Ok, n.State.Ok)
 	dst = slices.Grow(dst, room)
 	b := dst[len(dst) : len(dst)+room]
 	b[0] = 0xa0 | byte(pairs) // at most 12 pairs: a one-byte head
@@ -352,34 +350,46 @@ func (n *Node) appendHead(dst []byte, window, level int) ([]byte, error) {
 			return dst, invalidText(window, level, "res_name")
 		}
 	}
-	if len(n.Children) > 0 {
+	if !leaf {
 		b[i] = 8
 		i = cbor.PutHead(b, i+1, cbor.MajorArray, uint64(len(n.Children)))
+		return dst[:len(dst)+i], nil
+	}
+	i, err := n.putTail(b, i, window, level)
+	if err != nil {
+		return dst, err
 	}
 	return dst[:len(dst)+i], nil
 }
 
-// appendTail writes keys 9 to 11, after the children.
+// appendTail writes keys 9 to 11 of a node with children, after them.
 func (n *Node) appendTail(dst []byte, window, level int) ([]byte, error) {
 	if n.Scroll == nil && !n.Hint.Ok && !n.State.Ok {
 		return dst, nil
 	}
 	room := nodeTailRoom + 2*textRoom + len(n.Hint.Val) + len(n.State.Val) + textSlack
 	dst = slices.Grow(dst, room)
-	b := dst[len(dst) : len(dst)+room]
-	i := 0
+	i, err := n.putTail(dst[len(dst):len(dst)+room], 0, window, level)
+	if err != nil {
+		return dst, err
+	}
+	return dst[:len(dst)+i], nil
+}
+
+// putTail writes keys 9 to 11 at b[i:], which has room for them.
+func (n *Node) putTail(b []byte, i, window, level int) (int, error) {
 	if s := n.Scroll; s != nil {
 		if s.Position.Ok && !s.Range.Ok {
-			return dst, &EncodeError{Field: nodeField(window, level, "scroll.position"), Detail: "a position needs a range"}
+			return 0, &EncodeError{Field: nodeField(window, level, "scroll.position"), Detail: "a position needs a range"}
 		}
-		b[0], b[1], b[2] = 9, 0xa2+byte(present(s.Range.Ok, s.Position.Ok)), 0
-		i = cbor.PutUint(b, 3, uint64(s.Axis))
+		b[i], b[i+1], b[i+2] = 9, 0xa2+byte(present(s.Range.Ok, s.Position.Ok)), 0
+		i = putU32(b, i+3, s.Axis)
 		b[i] = 1
-		i = cbor.PutUint(b, i+1, uint64(s.Flags))
+		i = putU32(b, i+1, s.Flags)
 		if s.Range.Ok {
 			r := &s.Range.Val
 			b[i], b[i+1] = 2, 0x83
-			i = cbor.PutUint(b, i+2, uint64(r.Unit))
+			i = putU32(b, i+2, r.Unit)
 			i = cbor.PutInt(b, i, r.Lo)
 			i = cbor.PutInt(b, i, r.Hi)
 		}
@@ -392,15 +402,15 @@ func (n *Node) appendTail(dst []byte, window, level int) ([]byte, error) {
 	}
 	if n.Hint.Ok {
 		if i = putTextField(b, i, 10, n.Hint.Val); i < 0 {
-			return dst, invalidText(window, level, "hint")
+			return 0, invalidText(window, level, "hint")
 		}
 	}
 	if n.State.Ok {
 		if i = putTextField(b, i, 11, n.State.Val); i < 0 {
-			return dst, invalidText(window, level, "state")
+			return 0, invalidText(window, level, "state")
 		}
 	}
-	return dst[:len(dst)+i], nil
+	return i, nil
 }
 
 // Decoding.
