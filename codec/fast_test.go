@@ -334,6 +334,13 @@ func TestPutU32(t *testing.T) {
 			if end := putI32(b, 2, int32(v)); end != 2+len(want) || !bytes.Equal(b[2:end], want) {
 				t.Errorf("putI32(%d) = % x, want % x", v, b[2:end], want)
 			}
+			x := int32(v)
+			bounds := Bounds{x, -x / 2, x / 3, ^x}
+			want = bounds.appendCBOR(nil)
+			bb := make([]byte, 1+boundsRoom+putRoom)
+			if end := putBounds(bb, 1, &bounds); end != 1+len(want) || !bytes.Equal(bb[1:end], want) {
+				t.Errorf("putBounds(%v) = % x, want % x", bounds, bb[1:end], want)
+			}
 		}
 	}
 }
