@@ -107,14 +107,25 @@ func decodeRequestFast(b []byte) (*Request, bool) {
 	if len(b) < 8 || (b[0] != 0xa4 && b[0] != 0xa5) || b[1] != 0 || b[2] != byte(KindRequest) || b[3] != 1 {
 		return nil, false
 	}
-	id, n := cbor.UintAt(b, 4)
-	i := 4 + n
-	if n == 0 || i+1 >= len(b) || b[i] != 2 {
+	// An id and a method of one byte are read in line.
+	id, i, n := uint64(b[4]), 5, 0
+	if id >= 24 {
+		if id, n = cbor.UintAt(b, 4); n == 0 {
+			return nil, false
+		}
+		i = 4 + n
+	}
+	if i+2 >= len(b) || b[i] != 2 {
 		return nil, false
 	}
-	m, n := cbor.Uint32At(b, i+1)
-	i += 1 + n
-	if n == 0 || i+1 >= len(b) || b[i] != 3 {
+	m := uint32(b[i+1])
+	if i += 2; m >= 24 {
+		if m, n = cbor.Uint32At(b, i-1); n == 0 {
+			return nil, false
+		}
+		i += n - 1
+	}
+	if i+1 >= len(b) || b[i] != 3 {
 		return nil, false
 	}
 	i++
