@@ -12,7 +12,17 @@ func requestOf[P any, PT interface {
 	*P
 	Params
 }]() *Request {
+	return requestFor[P, PT](*new(P))
+}
+
+// requestFor returns a request whose Params point at a copy of p,
+// allocated with it.
+func requestFor[P any, PT interface {
+	*P
+	Params
+}](p P) *Request {
 	x := new(requestWith[P])
+	x.p = p
 	x.r.Params = PT(&x.p)
 	return &x.r
 }

@@ -143,17 +143,13 @@ func decodeRequestFast(b []byte) (*Request, bool) {
 		if y, i = i32At(b, i+1); i == 0 {
 			return nil, false
 		}
-		t := new(requestWith[TapParams])
-		t.p.X, t.p.Y, t.r.Params = x, y, &t.p
-		r = &t.r
+		r = requestFor(TapParams{X: x, Y: y})
 	case MethodSnapshot:
 		var p SnapshotParams
 		if i, n = snapshotParamsFast(b, i, &p); n == 0 {
 			return nil, false
 		}
-		x := new(requestWith[SnapshotParams])
-		x.p, x.r.Params = p, &x.p
-		r = &x.r
+		r = requestFor(p)
 	default:
 		var p intParams
 		ok := false
@@ -187,58 +183,37 @@ func intRequest(m Method, p *intParams) *Request {
 		if !p.fits(keys01, 0, keys01) {
 			return nil
 		}
-		x := new(requestWith[TapParams])
-		x.p = TapParams{X: p.i32(0), Y: p.i32(1)}
-		x.r.Params = &x.p
-		return &x.r
+		return requestFor(TapParams{X: p.i32(0), Y: p.i32(1)})
 	case MethodLongPress:
 		if !p.fits(keys012, 0, keys01) {
 			return nil
 		}
-		x := new(requestWith[LongPressParams])
-		x.p = LongPressParams{X: p.i32(0), Y: p.i32(1), DurationMS: p.u32(2)}
-		x.r.Params = &x.p
-		return &x.r
+		return requestFor(LongPressParams{X: p.i32(0), Y: p.i32(1), DurationMS: p.u32(2)})
 	case MethodSwipe:
 		if !p.fits(keys0_4, 1<<5, keys0_3) {
 			return nil
 		}
-		x := new(requestWith[SwipeParams])
-		x.p = SwipeParams{X1: p.i32(0), Y1: p.i32(1), X2: p.i32(2), Y2: p.i32(3), DurationMS: p.u32(4), RestMS: p.optU32(5)}
-		x.r.Params = &x.p
-		return &x.r
+		return requestFor(SwipeParams{X1: p.i32(0), Y1: p.i32(1), X2: p.i32(2), Y2: p.i32(3), DurationMS: p.u32(4), RestMS: p.optU32(5)})
 	case MethodKey:
 		if !p.fits(keys0, 1<<1, 0) {
 			return nil
 		}
-		x := new(requestWith[KeyParams])
-		x.p = KeyParams{Keycode: p.u32(0), Meta: p.optU32(1)}
-		x.r.Params = &x.p
-		return &x.r
+		return requestFor(KeyParams{Keycode: p.u32(0), Meta: p.optU32(1)})
 	case MethodResync:
 		if !p.fits(keys0, 0, 0) {
 			return nil
 		}
-		x := new(requestWith[ResyncParams])
-		x.p = ResyncParams{Stream: Stream(p.u32(0))}
-		x.r.Params = &x.p
-		return &x.r
+		return requestFor(ResyncParams{Stream: Stream(p.u32(0))})
 	case MethodScreenshot:
 		if !p.fits(0, keys012, 0) {
 			return nil
 		}
-		x := new(requestWith[ScreenshotParams])
-		x.p = ScreenshotParams{Format: p.optU32(0), Quality: p.optU32(1), ScalePct: p.optU32(2)}
-		x.r.Params = &x.p
-		return &x.r
+		return requestFor(ScreenshotParams{Format: p.optU32(0), Quality: p.optU32(1), ScalePct: p.optU32(2)})
 	case MethodFramesStart:
 		if !p.fits(0, keys012, 0) {
 			return nil
 		}
-		x := new(requestWith[FramesStartParams])
-		x.p = FramesStartParams{MaxFPS: p.optU32(0), ScalePct: p.optU32(1), Quality: p.optU32(2)}
-		x.r.Params = &x.p
-		return &x.r
+		return requestFor(FramesStartParams{MaxFPS: p.optU32(0), ScalePct: p.optU32(1), Quality: p.optU32(2)})
 	case MethodFramesStop, MethodDeviceInfo:
 		if p.mask != 0 {
 			return nil

@@ -229,15 +229,7 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 			}
 			prev, seen, left = k, seen|1<<k, left-1
 			i++
-			switch k {
-			case 0:
-				n.ID, i = u32At(b, i)
-			case 1:
-				n.Class, i = u32At(b, i)
-			case 2:
-				i = boundsAt(b, i, &n.Bounds)
-			case 3:
-				n.Flags, i = u32At(b, i)
+			switch k { // keys 0 to 3 were read by openNode
 			case 4:
 				n.Text.Val, i = d.textAt(b, i)
 				n.Text.Ok = true
