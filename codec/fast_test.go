@@ -37,7 +37,9 @@ func decodeBoth(t testing.TB, b []byte) (Message, error) {
 	return fast, nil
 }
 
-func goldenBins(tb testing.TB) [][]byte {
+// GoldenPayloads returns every golden frame's payload, to seed the
+// fuzzers (here and in package codec_test).
+func GoldenPayloads(tb testing.TB) [][]byte {
 	files, err := filepath.Glob("../golden/*.bin")
 	if err != nil || len(files) < 41 {
 		tb.Fatalf("golden frames: %d files, %v", len(files), err)
@@ -126,7 +128,7 @@ func TestRequestFastPathRefuses(t *testing.T) {
 // FuzzFastPaths: on any input the fast paths and the general decoder
 // agree: the same message, or the same error.
 func FuzzFastPaths(f *testing.F) {
-	for _, b := range goldenBins(f) {
+	for _, b := range GoldenPayloads(f) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) { decodeBoth(t, b) })

@@ -4,35 +4,16 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/wirebench/wirebench/codec"
 )
 
-// goldenPayloads seeds the fuzzers with every golden frame's payload.
-func goldenPayloads(f *testing.F) [][]byte {
-	files, err := filepath.Glob("../golden/*.bin")
-	if err != nil || len(files) < 41 {
-		f.Fatalf("golden frames: %d files, %v", len(files), err)
-	}
-	var out [][]byte
-	for _, p := range files {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		out = append(out, b[4:])
-	}
-	return out
-}
-
 // FuzzDecode: any input decodes or fails with a *DecodeError inside the
 // input, and never panics.
 func FuzzDecode(f *testing.F) {
-	for _, p := range goldenPayloads(f) {
+	for _, p := range codec.GoldenPayloads(f) {
 		f.Add(p)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -59,7 +40,7 @@ func FuzzDecode(f *testing.F) {
 // FuzzRoundTrip: decode → encode → decode is stable, and the second
 // encoding equals the first.
 func FuzzRoundTrip(f *testing.F) {
-	for _, p := range goldenPayloads(f) {
+	for _, p := range codec.GoldenPayloads(f) {
 		f.Add(p)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -120,7 +101,7 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 // the same stream in the same chunks deliver the same frames and oversized
 // reports, and memory stays bounded by the limit.
 func FuzzFrameReader(f *testing.F) {
-	for _, p := range goldenPayloads(f) {
+	for _, p := range codec.GoldenPayloads(f) {
 		frame := append([]byte{byte(len(p) >> 24), byte(len(p) >> 16), byte(len(p) >> 8), byte(len(p))}, p...)
 		f.Add(append(frame, frame...), []byte{0, 3, 200})
 	}
