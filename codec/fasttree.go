@@ -25,7 +25,6 @@ type fastFrame struct {
 	ki   int    // children opened
 	left int    // the node's pairs not yet read
 	prev int    // the node's last key read
-	seen uint32 // the node's keys read
 }
 
 // openNode starts reading n, whose map head is at b[i]: the head and
@@ -211,9 +210,12 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 	// No closure here: the loop's state stays in registers.
 	b, start := d.Input(), d.Offset()
 	stack := d.fast[:0]
-	n := root                        // the node being read
-	left, i := openNode(b, start, n) // its pairs not yet read
-	prev, seen := 3, uint32(0xf)     // its last key read, its keys read
+	// The node being read, its pairs not yet read and its last key read.
+	// openNode reads the required keys 0 to 3, so every node read whole
+	// has them.
+	n := root
+	left, i := openNode(b, start, n)
+	prev := 3
 	if i == 0 {
 		*root = Node{}
 		return false
@@ -227,7 +229,7 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 			if k <= prev || k > 11 {
 				goto fail
 			}
-			prev, seen, left = k, seen|1<<k, left-1
+			prev, left = k, left-1
 			i++
 			switch k { // keys 0 to 3 were read by openNode
 			case 4:
@@ -265,12 +267,12 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 				}
 				d.Seek(i) // takeNodes sizes its chunks by the bytes left
 				kids := d.takeNodes(kn)
-				stack = append(stack, fastFrame{node: n, kids: kids, ki: 1, left: left, prev: prev, seen: seen})
+				stack = append(stack, fastFrame{node: n, kids: kids, ki: 1, left: left, prev: prev})
 				n = &kids[0]
 				if left, i = openNode(b, i, n); i == 0 {
 					goto fail
 				}
-				prev, seen = 3, 0xf
+				prev = 3
 				continue
 			case 9:
 				n.Scroll, i = d.scrollAt(b, i)
@@ -285,11 +287,8 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 				goto fail
 			}
 		}
-		// n is read whole.
-		if seen&0xf != 0xf {
-			goto fail // a required key is missing
-		}
-		// Go on with n's next sibling, or with the rest of its parent.
+		// n is read whole: go on with its next sibling, or with the rest
+		// of its parent.
 		for {
 			if len(stack) == 0 {
 				d.fast = stack[:0]
@@ -303,14 +302,14 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 				if left, i = openNode(b, i, n); i == 0 {
 					goto fail
 				}
-				prev, seen = 3, 0xf
+				prev = 3
 				break
 			}
 			f.node.Children = f.kids
-			n, left, prev, seen = f.node, f.left, f.prev, f.seen
+			n, left, prev = f.node, f.left, f.prev
 			*f = fastFrame{} // the pooled decoder keeps no message alive
 			stack = stack[:len(stack)-1]
-			if left > 0 || seen&0xf != 0xf {
+			if left > 0 {
 				break
 			}
 		}

@@ -313,10 +313,6 @@ func putTextField(dst []byte, i int, k byte, s string) int {
 	return i
 }
 
-// textSlack is the room reserved past the last item of a node, for the
-// 8-byte stores of putU32 (putRoom).
-const textSlack = 16
-
 func invalidText(window, level int, name string) error {
 	return &EncodeError{Field: nodeField(window, level, name), Detail: "text is not valid UTF-8"}
 }
@@ -328,7 +324,7 @@ func (n *Node) appendNode(dst []byte, window, level int) ([]byte, error) {
 	// Room for every text, present or not: an absent one's Val is
 	// mostly "", and reserving for it costs nothing.
 	leaf := len(n.Children) == 0
-	room := nodeHeadRoom + textSlack + 3*textRoom + len(n.Text.Val) + len(n.Desc.Val) + len(n.ResName.Val)
+	room := nodeHeadRoom + putRoom + 3*textRoom + len(n.Text.Val) + len(n.Desc.Val) + len(n.ResName.Val)
 	if leaf {
 		room += nodeTailRoom + 2*textRoom + len(n.Hint.Val) + len(n.State.Val)
 	}
@@ -380,7 +376,7 @@ func (n *Node) appendTail(dst []byte, window, level int) ([]byte, error) {
 	if n.Scroll == nil && !n.Hint.Ok && !n.State.Ok {
 		return dst, nil
 	}
-	room := nodeTailRoom + 2*textRoom + len(n.Hint.Val) + len(n.State.Val) + textSlack
+	room := nodeTailRoom + 2*textRoom + len(n.Hint.Val) + len(n.State.Val) + putRoom
 	dst = slices.Grow(dst, room)
 	i, err := n.putTail(dst[len(dst):len(dst)+room], 0, window, level)
 	if err != nil {
