@@ -1,10 +1,6 @@
 package codec
 
-import (
-	"encoding/binary"
-
-	"github.com/wirebench/wirebench/codec/cbor"
-)
+import "github.com/wirebench/wirebench/codec/cbor"
 
 // The canonical node-tree fast path. Nodes are the bulk of a snapshot,
 // and an encoder that follows protocol.md writes each one the same way:
@@ -60,47 +56,11 @@ func nodePrefix(b []byte, i int, n *Node) int {
 // b[i], checks its UTF-8, and returns it as a string of the message's
 // memory, with the offset past it (0 when it is anything else).
 func (d *decoder) textAt(b []byte, i int) (string, int) {
-	c := b[i]
-	start, n := i+1, int(c)-0x60
-	switch {
-	case c >= 0x60 && c < 0x78:
-	case c == 0x78 && i+1 < len(b):
-		start, n = i+2, int(b[i+1])
-	case c == 0x79 && i+2 < len(b):
-		start, n = i+3, int(b[i+1])<<8|int(b[i+2])
-	default:
-		return "", 0
-	}
-	end := start + n
-	if end > len(b) || !validText(b, start, end) {
+	start, end := cbor.TextAt(b, i)
+	if end == 0 || !cbor.ValidUTF8In(b, start, end) {
 		return "", 0
 	}
 	return str(d.keep(b[start:end])), end
-}
-
-// validText reports whether b[start:end] is valid UTF-8. A text of up to
-// 16 bytes with 8 more bytes of b after its start is checked for ASCII
-// with one or two 8-byte loads, its bytes past end masked off: node texts
-// are short.
-func validText(b []byte, start, end int) bool {
-	n := end - start
-	if n <= 16 && start+16 <= len(b) {
-		lo := binary.LittleEndian.Uint64(b[start:])
-		hi := binary.LittleEndian.Uint64(b[start+8:])
-		if n < 8 {
-			lo &= 1<<(8*n) - 1
-			hi = 0
-		} else {
-			hi &= 1<<(8*(n-8)) - 1 // n == 16 shifts by 64: all ones
-			if n == 16 {
-				hi = binary.LittleEndian.Uint64(b[start+8:])
-			}
-		}
-		if (lo|hi)&0x8080808080808080 == 0 {
-			return true
-		}
-	}
-	return cbor.ValidUTF8(b[start:end])
 }
 
 // u32At reads a u32 at b[i] (which exists), returning the offset past it
@@ -245,21 +205,11 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 				n.ResName.Val, i = d.textAt(b, i)
 				n.ResName.Ok = true
 			case 8:
-				c := b[i]
-				kn := int(c) - 0x80
-				switch {
-				case c >= 0x80 && c < 0x98:
-					i++
-				case c == 0x98 && i+1 < len(b):
-					kn = int(b[i+1])
-					i += 2
-				case c == 0x99 && i+2 < len(b):
-					kn = int(b[i+1])<<8 | int(b[i+2])
-					i += 3
-				default:
+				kn, h := cbor.ArrayAt(b, i)
+				if h == 0 {
 					goto fail
 				}
-				if kn == 0 {
+				if i += h; kn == 0 {
 					continue // as the general path: no children, nil
 				}
 				if kn > (len(b)-i)/minNodeLen || len(stack) == MaxNodeDepth-1 {

@@ -106,7 +106,7 @@ func decodePairs(b []byte, i int, f *vframe, nv *NodeView) (int, int) {
 			}
 			*nv.textField(int(k)) = codec.Opt[string]{Val: v, Ok: true}
 		case 8:
-			kn, h := arrayAt(b, j)
+			kn, h := cbor.ArrayAt(b, j)
 			if h > 0 && !f.had8 && kn <= (len(b)-j-h)/minNodeLen {
 				f.kn, f.ki, f.kidsAt, f.had8 = kn, 0, j, true
 				nv.kidsOff, nv.kidsN = j+h, kn
@@ -244,13 +244,11 @@ func readText(b []byte, i int) (string, int) {
 		if e > len(b) {
 			return "", 0
 		}
-	} else if s, e = textSpan(b, i); e == 0 {
+	} else if s, e = cbor.TextAt(b, i); e == 0 {
 		return "", 0
 	}
-	if e-s > 16 || e < 8 || !shortASCII(b, s, e) {
-		if !cbor.ValidUTF8(b[s:e]) {
-			return "", 0
-		}
+	if !cbor.ValidUTF8In(b, s, e) {
+		return "", 0
 	}
 	return str(b[s:e:e]), e - i
 }
@@ -371,14 +369,14 @@ func (w *Walker) readNode(off int) bool {
 			v, wd = u32At(b, j)
 			nv.ResPkg = codec.Opt[uint32]{Val: v, Ok: true}
 		case 4, 5, 7, 10, 11:
-			s, e := textSpan(b, j)
+			s, e := cbor.TextAt(b, j)
 			if e == 0 {
 				return false
 			}
 			*nv.textField(int(k)) = codec.Opt[string]{Val: str(b[s:e:e]), Ok: true}
 			wd = e - j
 		case 8:
-			kn, h := arrayAt(b, j)
+			kn, h := cbor.ArrayAt(b, j)
 			if h == 0 {
 				return false
 			}

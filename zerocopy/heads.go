@@ -116,48 +116,6 @@ func i64At(b []byte, i int) (int64, int) {
 	return int64(arg), n
 }
 
-// textSpan locates a definite text string with a head of one to three
-// bytes at b[i:]: its content is b[start:end]. end is 0 when the item is
-// not one (the UTF-8 is the caller's to check).
-func textSpan(b []byte, i int) (start, end int) {
-	if i < 0 || i >= len(b) {
-		return 0, 0
-	}
-	c := b[i]
-	var l int
-	switch {
-	case c >= 0x60 && c < 0x78:
-		start, l = i+1, int(c-0x60)
-	case c == 0x78 && i+2 <= len(b):
-		start, l = i+2, int(b[i+1])
-	case c == 0x79 && i+3 <= len(b):
-		start, l = i+3, int(binary.BigEndian.Uint16(b[i+1:]))
-	default:
-		return 0, 0
-	}
-	if l > len(b)-start {
-		return 0, 0
-	}
-	return start, start + l
-}
-
-// arrayAt reads a definite array head of one to three bytes at b[i:]:
-// the element count.
-func arrayAt(b []byte, i int) (int, int) {
-	if i < 0 || i >= len(b) {
-		return 0, 0
-	}
-	switch c := b[i]; {
-	case c >= 0x80 && c < 0x98:
-		return int(c - 0x80), 1
-	case c == 0x98 && i+2 <= len(b):
-		return int(b[i+1]), 2
-	case c == 0x99 && i+3 <= len(b):
-		return int(binary.BigEndian.Uint16(b[i+1:])), 3
-	}
-	return 0, 0
-}
-
 // u32Head is u32At for the heads of one to three bytes, followed by at
 // least two bytes (the caller checks), small enough to be inlined; it
 // returns a length of 0 for the others, which u32At reads. The heads are
@@ -192,19 +150,6 @@ func i32Head(b []byte, i int) (int32, int) {
 		return int32(h[1]), 2
 	}
 	return 0, 0
-}
-
-// shortASCII reports whether b[s:e], at most 16 bytes that end at least 8
-// bytes into b (the caller checks), is all ASCII, reading it as one or
-// two words, the first of which may reach back before the text.
-func shortASCII(b []byte, s, e int) bool {
-	w := binary.LittleEndian.Uint64(b[e-8 : e])
-	if l := e - s; l < 8 {
-		w >>= uint(8-l) * 8
-	} else {
-		w |= binary.LittleEndian.Uint64(b[s : s+8])
-	}
-	return w&0x8080808080808080 == 0
 }
 
 // u32Win and i32Win are u32Head and i32Head on a window of 32 bytes, at

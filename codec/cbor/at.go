@@ -83,3 +83,64 @@ func Int32At(b []byte, i int) (int32, int) {
 	}
 	return int32(v), n
 }
+
+// TextAt locates a definite text string with a head of one to three bytes
+// at b[i]: its content is b[start:end], end 0 when the item there is not
+// one. Checking the UTF-8 is the caller's (ValidUTF8In).
+func TextAt(b []byte, i int) (start, end int) {
+	if i < 0 || i >= len(b) {
+		return 0, 0
+	}
+	c := b[i]
+	var l int
+	switch {
+	case c >= 0x60 && c < 0x78:
+		start, l = i+1, int(c-0x60)
+	case c == 0x78 && i+2 <= len(b):
+		start, l = i+2, int(b[i+1])
+	case c == 0x79 && i+3 <= len(b):
+		start, l = i+3, int(binary.BigEndian.Uint16(b[i+1:]))
+	default:
+		return 0, 0
+	}
+	if l > len(b)-start {
+		return 0, 0
+	}
+	return start, start + l
+}
+
+// ArrayAt reads a definite array head of one to three bytes at b[i]: the
+// element count and the head's length, 0 when it is not one.
+func ArrayAt(b []byte, i int) (n, head int) {
+	if i < 0 || i >= len(b) {
+		return 0, 0
+	}
+	switch c := b[i]; {
+	case c >= 0x80 && c < 0x98:
+		return int(c - 0x80), 1
+	case c == 0x98 && i+2 <= len(b):
+		return int(b[i+1]), 2
+	case c == 0x99 && i+3 <= len(b):
+		return int(binary.BigEndian.Uint16(b[i+1:])), 3
+	}
+	return 0, 0
+}
+
+// ValidUTF8In reports whether b[s:e] is valid UTF-8. Texts read in place
+// are short: one of at most 16 bytes that ends at least 8 bytes into b is
+// checked for ASCII as one or two words (the first may reach back before
+// the text, into bytes already read), before ValidUTF8 is called at all.
+func ValidUTF8In(b []byte, s, e int) bool {
+	if l := e - s; l <= 16 && e >= 8 {
+		w := binary.LittleEndian.Uint64(b[e-8 : e])
+		if l < 8 {
+			w >>= uint(8-l) * 8
+		} else {
+			w |= binary.LittleEndian.Uint64(b[s : s+8])
+		}
+		if w&0x8080808080808080 == 0 {
+			return true
+		}
+	}
+	return ValidUTF8(b[s:e])
+}

@@ -2,7 +2,9 @@ package cbor
 
 import (
 	"math"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestAtReaders: the offset readers agree with Decoder on every head
@@ -58,5 +60,47 @@ func TestAtReaders(t *testing.T) {
 	}
 	if _, n := UintAt([]byte{1}, -1); n != 0 {
 		t.Error("UintAt reads at a negative offset")
+	}
+}
+
+// TestSpanReaders: TextAt and ArrayAt locate what Decoder reads, at each
+// head length, refuse a fourth head length (left to Decoder), a cut-short
+// item and another type; ValidUTF8In agrees with utf8.Valid on every span
+// of a buffer of mixed text, whatever lies before and after it.
+func TestSpanReaders(t *testing.T) {
+	for _, n := range []int{0, 23, 24, 255, 256, 65535, 65536} {
+		txt := AppendText([]byte{0xee}, strings.Repeat("a", n))
+		s, e := TextAt(txt, 1)
+		if n < 65536 && (e != len(txt) || s != len(txt)-n) {
+			t.Errorf("TextAt of %d bytes = [%d:%d] of %d", n, s, e, len(txt))
+		}
+		if n == 65536 && e != 0 {
+			t.Error("TextAt reads a head of five bytes")
+		}
+		if _, e := TextAt(txt[:len(txt)-1], 1); e != 0 {
+			t.Errorf("TextAt of %d bytes reads a cut-short text", n)
+		}
+		arr := AppendArrayHead([]byte{0xee}, n)
+		k, h := ArrayAt(arr, 1)
+		if n < 65536 && (k != n || h != len(arr)-1) {
+			t.Errorf("ArrayAt of %d = %d, %d", n, k, h)
+		}
+		if n == 65536 && h != 0 {
+			t.Error("ArrayAt reads a head of five bytes")
+		}
+	}
+	if _, e := TextAt([]byte{0x41}, 0); e != 0 {
+		t.Error("TextAt reads an integer")
+	}
+	if _, h := ArrayAt([]byte{0xa1}, 0); h != 0 {
+		t.Error("ArrayAt reads a map")
+	}
+	buf := []byte("xyz naïve café 東京 🎉 abcdefghijklmnopqr\xff\xc3 ok")
+	for s := 0; s <= len(buf); s++ {
+		for e := s; e <= len(buf); e++ {
+			if got, want := ValidUTF8In(buf, s, e), utf8.Valid(buf[s:e]); got != want {
+				t.Fatalf("ValidUTF8In(%q) = %v, want %v", buf[s:e], got, want)
+			}
+		}
 	}
 }
