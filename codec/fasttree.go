@@ -52,6 +52,21 @@ func nodePrefix(b []byte, i int, n *Node) int {
 	return i
 }
 
+// textField is the field of text key k: 4, 5, 7, 10 or 11.
+func (n *Node) textField(k int) *Opt[string] {
+	switch k {
+	case 4:
+		return &n.Text
+	case 5:
+		return &n.Desc
+	case 7:
+		return &n.ResName
+	case 10:
+		return &n.Hint
+	}
+	return &n.State
+}
+
 // textAt reads a definite text string with a head of up to three bytes at
 // b[i], checks its UTF-8, and returns it as a string of the message's
 // memory, with the offset past it (0 when it is anything else).
@@ -192,18 +207,13 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 			prev, left = k, left-1
 			i++
 			switch k { // keys 0 to 3 were read by openNode
-			case 4:
-				n.Text.Val, i = d.textAt(b, i)
-				n.Text.Ok = true
-			case 5:
-				n.Desc.Val, i = d.textAt(b, i)
-				n.Desc.Ok = true
+			case 4, 5, 7, 10, 11:
+				t := n.textField(k)
+				t.Val, i = d.textAt(b, i)
+				t.Ok = true
 			case 6:
 				n.ResPkg.Val, i = u32At(b, i)
 				n.ResPkg.Ok = true
-			case 7:
-				n.ResName.Val, i = d.textAt(b, i)
-				n.ResName.Ok = true
 			case 8:
 				kn, h := cbor.ArrayAt(b, i)
 				if h == 0 {
@@ -226,12 +236,6 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 				continue
 			case 9:
 				n.Scroll, i = d.scrollAt(b, i)
-			case 10:
-				n.Hint.Val, i = d.textAt(b, i)
-				n.Hint.Ok = true
-			case 11:
-				n.State.Val, i = d.textAt(b, i)
-				n.State.Ok = true
 			}
 			if i == 0 {
 				goto fail
