@@ -172,49 +172,38 @@ func decodeCanon(b []byte, i, n int, nv *NodeView) (int, int, uint32) {
 	nv.ID, nv.Class, nv.Flags = id, class, flags
 	nv.Bounds = codec.Bounds{Left: l, Top: t, Right: r, Bottom: bo}
 	i += e + 1 + w3
-	p, seen, w := 4, uint32(0xf), 0
-	if p < n && i+1 < len(b) && b[i] == 4 {
-		if nv.Text.Val, w = readText(b, i+1); w == 0 {
-			return i, p, seen
+	p, seen := 4, uint32(0xf)
+	// The optional keys, in ascending order: an absent one costs a
+	// compare; at a pair of another shape the loop stops, and
+	// decodePairs reads it and the rest.
+	for _, k := range [...]byte{4, 5, 6, 7, 9, 10, 11} {
+		if p >= n || i+1 >= len(b) || b[i] != k {
+			continue
 		}
-		nv.Text.Ok, i, p, seen = true, i+1+w, p+1, seen|1<<4
-	}
-	if p < n && i+1 < len(b) && b[i] == 5 {
-		if nv.Desc.Val, w = readText(b, i+1); w == 0 {
-			return i, p, seen
+		w := 0
+		switch k {
+		case 6:
+			if i+5 < len(b) {
+				var x uint32
+				if x, w = u32Head(b, i+1); w > 0 {
+					nv.ResPkg = codec.Opt[uint32]{Val: x, Ok: true}
+				}
+			}
+		case 9:
+			var sc codec.Scroll
+			if w = readScroll(b, i+1, &sc); w > 0 {
+				nv.Scroll = codec.Opt[codec.Scroll]{Val: sc, Ok: true}
+			}
+		default:
+			var v string
+			if v, w = readText(b, i+1); w > 0 {
+				*nv.textField(int(k)) = codec.Opt[string]{Val: v, Ok: true}
+			}
 		}
-		nv.Desc.Ok, i, p, seen = true, i+1+w, p+1, seen|1<<5
-	}
-	if p < n && i+5 < len(b) && b[i] == 6 {
-		if x, w := u32Head(b, i+1); w > 0 {
-			nv.ResPkg = codec.Opt[uint32]{Val: x, Ok: true}
-			i, p, seen = i+1+w, p+1, seen|1<<6
+		if w == 0 {
+			break
 		}
-	}
-	if p < n && i+1 < len(b) && b[i] == 7 {
-		if nv.ResName.Val, w = readText(b, i+1); w == 0 {
-			return i, p, seen
-		}
-		nv.ResName.Ok, i, p, seen = true, i+1+w, p+1, seen|1<<7
-	}
-	if p < n && i+1 < len(b) && b[i] == 9 {
-		var sc codec.Scroll
-		if w := readScroll(b, i+1, &sc); w > 0 {
-			nv.Scroll = codec.Opt[codec.Scroll]{Val: sc, Ok: true}
-			i, p, seen = i+1+w, p+1, seen|1<<9
-		}
-	}
-	if p < n && i+1 < len(b) && b[i] == 10 {
-		if nv.Hint.Val, w = readText(b, i+1); w == 0 {
-			return i, p, seen
-		}
-		nv.Hint.Ok, i, p, seen = true, i+1+w, p+1, seen|1<<10
-	}
-	if p < n && i+1 < len(b) && b[i] == 11 {
-		if nv.State.Val, w = readText(b, i+1); w == 0 {
-			return i, p, seen
-		}
-		nv.State.Ok, i, p, seen = true, i+1+w, p+1, seen|1<<11
+		i, p, seen = i+1+w, p+1, seen|1<<k
 	}
 	return i, p, seen
 }
