@@ -64,23 +64,8 @@ func decodePairs(b []byte, i int, f *vframe, nv *NodeView) (int, int) {
 			default:
 				nv.ResPkg = codec.Opt[uint32]{Val: x, Ok: true}
 			}
-		case 2:
-			if roomy && b[j] == 0x84 {
-				l, n1 := i32Head(b, j+1)
-				e := j + 1 + n1
-				t, n2 := i32Head(b, e)
-				e += n2
-				r, n3 := i32Head(b, e)
-				e += n3
-				bo, n4 := i32Head(b, e)
-				if n1 != 0 && n2 != 0 && n3 != 0 && n4 != 0 {
-					nv.Bounds = codec.Bounds{Left: l, Top: t, Right: r, Bottom: bo}
-					w = e + n4 - j
-				}
-			}
-			if w == 0 {
-				w = readBounds(b, j, &nv.Bounds)
-			}
+		case 2: // bounds decodeCanon did not read: near the end, or of another layout
+			w = readBounds(b, j, &nv.Bounds)
 		case 4, 5, 7, 10, 11:
 			var v string
 			tw := 0
