@@ -137,12 +137,23 @@ func TestLargeFramesKeepTheirBuffers(t *testing.T) {
 	for i := 0; i < n+1; i++ {
 		next()
 	}
-	// The stream is now at the big frame again: count one read of it.
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	next()
-	runtime.ReadMemStats(&after)
-	if got := after.Mallocs - before.Mallocs; got != 0 {
-		t.Errorf("a large frame after %d small ones: %d allocations", n, got)
+	// The stream is now at the big frame again: count one read of it. The
+	// count is process-wide, so a finalizer allocating meanwhile would be
+	// counted too: on a count above zero, go round the stream once more
+	// (n small frames, then the big one) and count again, up to three times.
+	var got uint64
+	for attempt := 0; attempt < 3; attempt++ {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		next()
+		runtime.ReadMemStats(&after)
+		if got = after.Mallocs - before.Mallocs; got == 0 {
+			return
+		}
+		t.Logf("read %d of the large frame: %d allocations", attempt+1, got)
+		for i := 0; i < n; i++ {
+			next()
+		}
 	}
+	t.Errorf("a large frame after %d small ones: %d allocations, three times", n, got)
 }

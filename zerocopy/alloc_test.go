@@ -1,8 +1,10 @@
 package zerocopy
 
 import (
+	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"testing"
 
 	"github.com/wirebench/wirebench/codec"
@@ -145,23 +147,17 @@ func TestSnapshotAllocsFresh(t *testing.T) {
 // nothing; the second allocates its node table, once; later frames of a
 // size met before allocate nothing, and a larger one grows the table
 // once more.
+//
+// The counts are process-wide (runtime.MemStats): a finalizer or another
+// goroutine allocating during a Parse shows up as the Parse's. So the
+// counts are taken with one P and no collection, and the sequence runs
+// again on a fresh Snapshot, up to three times, until one run keeps every
+// budget. The table checks hold on every run.
 func TestSnapshotTableGrowth(t *testing.T) {
 	small, large := snapshotPayload(t, 400, 3), snapshotPayload(t, 3000, 3)
-	// No collection during the counts: one would allocate its own.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	allocs := func(v *Snapshot, p []byte) uint64 {
-		t.Helper()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		err := v.Parse(p)
-		runtime.ReadMemStats(&after)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return after.Mallocs - before.Mallocs
-	}
-	v := new(Snapshot)
-	for i, step := range []struct {
+	steps := []struct {
 		p      []byte
 		allocs uint64
 		table  bool
@@ -173,15 +169,33 @@ func TestSnapshotTableGrowth(t *testing.T) {
 		{large, 1, true},  // grown
 		{small, 0, true},
 		{large, 0, true},
-	} {
-		if a := allocs(v, step.p); a > step.allocs {
-			t.Errorf("parse %d: %d allocations, want %d", i, a, step.allocs)
-		}
-		if full := v.nRecs == v.NumNodes() && v.nRecs > 0; full != step.table {
-			t.Errorf("parse %d: %d of %d nodes in the table", i, v.nRecs, v.NumNodes())
-		}
-		if _, err := v.ToOwned(); err != nil {
-			t.Errorf("parse %d: %v", i, err)
-		}
 	}
+	var over []string
+	for attempt := 0; attempt < 3; attempt++ {
+		over = over[:0]
+		v := new(Snapshot)
+		for i, step := range steps {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			err := v.Parse(step.p)
+			runtime.ReadMemStats(&after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a := after.Mallocs - before.Mallocs; a > step.allocs {
+				over = append(over, fmt.Sprintf("parse %d: %d allocations, want %d", i, a, step.allocs))
+			}
+			if full := v.nRecs == v.NumNodes() && v.nRecs > 0; full != step.table {
+				t.Fatalf("parse %d: %d of %d nodes in the table", i, v.nRecs, v.NumNodes())
+			}
+			if _, err := v.ToOwned(); err != nil {
+				t.Fatalf("parse %d: %v", i, err)
+			}
+		}
+		if len(over) == 0 {
+			return
+		}
+		t.Logf("run %d: %s", attempt+1, strings.Join(over, "; "))
+	}
+	t.Errorf("over budget in all three runs; the last: %s", strings.Join(over, "; "))
 }
