@@ -78,7 +78,6 @@ type decoder struct {
 	copyInput bool        // strings must not point into src
 	own       []byte      // the copy of src, made on first need
 	stack     []nodeFrame // node stack, see snapshot.go
-	fast      []fastFrame // node stack of the fast path, see fasttree.go
 	slabs                 // nodes and scrolls, see slab.go
 	winBuf    []Window    // room for a snapshot's windows, allocated with its response
 }
@@ -96,11 +95,17 @@ func (d *decoder) keep(b []byte) []byte {
 	if p < base || p >= base+uintptr(len(d.src)) {
 		return b
 	}
+	off := int(p - base)
+	return d.ownInput()[off : off+len(b) : off+len(b)]
+}
+
+// ownInput returns the decoder's copy of its input, making it on first
+// need.
+func (d *decoder) ownInput() []byte {
 	if d.own == nil {
 		d.own = bytes.Clone(d.src)
 	}
-	off := int(p - base)
-	return d.own[off : off+len(b) : off+len(b)]
+	return d.own
 }
 
 // str turns a subslice of the decoder's own input into a string without

@@ -68,14 +68,15 @@ func (n *Node) textField(k int) *Opt[string] {
 }
 
 // textAt reads a definite text string with a head of up to three bytes at
-// b[i], checks its UTF-8, and returns it as a string of the message's
-// memory, with the offset past it (0 when it is anything else).
-func (d *decoder) textAt(b []byte, i int) (string, int) {
+// b[i], checks its UTF-8, and returns it as a string of b's memory, with
+// the offset past it (0 when it is anything else). b is memory the
+// message may keep: the decoder's copy of its input under Decode.
+func textAt(b []byte, i int) (string, int) {
 	start, end := cbor.TextAt(b, i)
 	if end == 0 || !cbor.ValidUTF8In(b, start, end) {
 		return "", 0
 	}
-	return str(d.keep(b[start:end])), end
+	return str(b[start:end]), end
 }
 
 // u32At reads a u32 at b[i] (which exists), returning the offset past it
@@ -182,9 +183,15 @@ func (d *decoder) scrollAt(b []byte, i int) (*Scroll, int) {
 // again, for the general path. The node being read keeps its state in
 // locals; a node waits on the stack while its children are read.
 func (d *decoder) nodeTreeFast(root *Node) bool {
-	// No closure here: the loop's state stays in registers.
+	// No closure here: the loop's state stays in registers. The stack
+	// lives in this goroutine's stack, not the heap, so pushing and
+	// popping a frame costs no write barrier while a collection runs.
 	b, start := d.Input(), d.Offset()
-	stack := d.fast[:0]
+	if d.copyInput {
+		b = d.ownInput() // the same bytes at the same offsets: texts are cut from the copy
+	}
+	var frames [MaxNodeDepth]fastFrame
+	stack := frames[:0]
 	// The node being read, its pairs not yet read and its last key read.
 	// openNode reads the required keys 0 to 3, so every node read whole
 	// has them.
@@ -209,7 +216,7 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 			switch k { // keys 0 to 3 were read by openNode
 			case 4, 5, 7, 10, 11:
 				t := n.textField(k)
-				t.Val, i = d.textAt(b, i)
+				t.Val, i = textAt(b, i)
 				t.Ok = true
 			case 6:
 				n.ResPkg.Val, i = u32At(b, i)
@@ -245,7 +252,6 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 		// of its parent.
 		for {
 			if len(stack) == 0 {
-				d.fast = stack[:0]
 				d.Seek(i)
 				return true
 			}
@@ -261,7 +267,6 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 			}
 			f.node.Children = f.kids
 			n, left, prev = f.node, f.left, f.prev
-			*f = fastFrame{} // the pooled decoder keeps no message alive
 			stack = stack[:len(stack)-1]
 			if left > 0 {
 				break
@@ -269,8 +274,6 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 		}
 	}
 fail:
-	clear(stack[:cap(stack)])
-	d.fast = stack[:0]
 	*root = Node{}
 	d.Seek(start)
 	return false
