@@ -328,10 +328,10 @@ func (n *Node) appendNode(dst []byte, window, level int) ([]byte, error) {
 	if leaf {
 		room += nodeTailRoom + 2*textRoom + len(n.Hint.Val) + len(n.State.Val)
 	}
-	pairs := 4 + present(n.Text.Ok, n.Desc.Ok, n.ResPkg.Ok, n.ResName.Ok, !leaf, n.Scroll != nil, n.Hint.Ok, n.State.Ok)
 	dst = slices.Grow(dst, room)
 	b := dst[len(dst) : len(dst)+room]
-	b[0] = 0xa0 | byte(pairs) // at most 12 pairs: a one-byte head
+	// The map head, b[0], is written last, once the pairs are counted.
+	pairs := byte(4)
 	b[1] = 0
 	i := putU32(b, 2, n.ID)
 	b[i] = 1
@@ -344,30 +344,39 @@ func (n *Node) appendNode(dst []byte, window, level int) ([]byte, error) {
 		if i = putTextField(b, i, 4, n.Text.Val); i < 0 {
 			return dst, invalidText(window, level, "text")
 		}
+		pairs++
 	}
 	if n.Desc.Ok {
 		if i = putTextField(b, i, 5, n.Desc.Val); i < 0 {
 			return dst, invalidText(window, level, "desc")
 		}
+		pairs++
 	}
 	if n.ResPkg.Ok {
 		b[i] = 6
 		i = putU32(b, i+1, n.ResPkg.Val)
+		pairs++
 	}
 	if n.ResName.Ok {
 		if i = putTextField(b, i, 7, n.ResName.Val); i < 0 {
 			return dst, invalidText(window, level, "res_name")
 		}
+		pairs++
 	}
 	if !leaf {
 		b[i] = 8
 		i = cbor.PutHead(b, i+1, cbor.MajorArray, uint64(len(n.Children)))
+		pairs++
+		// The tail (keys 9 to 11) follows the children: count it here.
+		pairs += byte(present(n.Scroll != nil, n.Hint.Ok, n.State.Ok))
+		b[0] = 0xa0 | pairs // at most 12 pairs: a one-byte head
 		return dst[:len(dst)+i], nil
 	}
-	i, err := n.putTail(b, i, window, level)
+	i, tail, err := n.putTail(b, i, window, level)
 	if err != nil {
 		return dst, err
 	}
+	b[0] = 0xa0 | (pairs + tail)
 	return dst[:len(dst)+i], nil
 }
 
@@ -378,18 +387,21 @@ func (n *Node) appendTail(dst []byte, window, level int) ([]byte, error) {
 	}
 	room := nodeTailRoom + 2*textRoom + len(n.Hint.Val) + len(n.State.Val) + putRoom
 	dst = slices.Grow(dst, room)
-	i, err := n.putTail(dst[len(dst):len(dst)+room], 0, window, level)
+	i, _, err := n.putTail(dst[len(dst):len(dst)+room], 0, window, level)
 	if err != nil {
 		return dst, err
 	}
 	return dst[:len(dst)+i], nil
 }
 
-// putTail writes keys 9 to 11 at b[i:], which has room for them.
-func (n *Node) putTail(b []byte, i, window, level int) (int, error) {
+// putTail writes keys 9 to 11 at b[i:], which has room for them, and
+// returns the offset past them and how many it wrote.
+func (n *Node) putTail(b []byte, i, window, level int) (int, byte, error) {
+	pairs := byte(0)
 	if s := n.Scroll; s != nil {
+		pairs++
 		if s.Position.Ok && !s.Range.Ok {
-			return 0, &EncodeError{Field: nodeField(window, level, "scroll.position"), Detail: "a position needs a range"}
+			return 0, 0, &EncodeError{Field: nodeField(window, level, "scroll.position"), Detail: "a position needs a range"}
 		}
 		b[i], b[i+1], b[i+2] = 9, 0xa2+byte(present(s.Range.Ok, s.Position.Ok)), 0
 		i = putU32(b, i+3, s.Axis)
@@ -411,15 +423,17 @@ func (n *Node) putTail(b []byte, i, window, level int) (int, error) {
 	}
 	if n.Hint.Ok {
 		if i = putTextField(b, i, 10, n.Hint.Val); i < 0 {
-			return 0, invalidText(window, level, "hint")
+			return 0, 0, invalidText(window, level, "hint")
 		}
+		pairs++
 	}
 	if n.State.Ok {
 		if i = putTextField(b, i, 11, n.State.Val); i < 0 {
-			return 0, invalidText(window, level, "state")
+			return 0, 0, invalidText(window, level, "state")
 		}
+		pairs++
 	}
-	return i, nil
+	return i, pairs, nil
 }
 
 // Decoding.
