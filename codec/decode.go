@@ -78,6 +78,8 @@ type decoder struct {
 	copyInput bool        // strings must not point into src
 	own       []byte      // the copy of src, made on first need
 	stack     []nodeFrame // node stack, see snapshot.go
+	fast      []fastFrame // the fast path's stack past localFrames, see fasttree.go
+	spilled   bool        // fast holds frames to clear
 	slabs                 // nodes and scrolls, see slab.go
 	winBuf    []Window    // room for a snapshot's windows, allocated with its response
 }

@@ -213,6 +213,43 @@ func TestNodeTreeFastPathTaken(t *testing.T) {
 	}
 }
 
+// TestFastStackSpills: the fast path keeps localFrames levels on the
+// goroutine's stack and spills deeper trees to the decoder's heap stack,
+// which it clears after, whether it read the tree or gave up: a pooled
+// decoder keeps no message alive.
+func TestFastStackSpills(t *testing.T) {
+	// A chain of depth levels pushes depth-1 frames.
+	for _, depth := range []int{localFrames, localFrames + 1, localFrames + 2, MaxNodeDepth} {
+		b, err := appendTree(nil, chain(depth), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cut := range []int{0, 1} { // whole, and missing its last byte
+			in := b[:len(b)-cut]
+			d := &decoder{src: in, copyInput: true}
+			d.Decoder.Reset(in)
+			root := new(Node)
+			if ok := d.nodeTreeFast(root); ok != (cut == 0) {
+				t.Fatalf("depth %d, cut %d: read %v", depth, cut, ok)
+			}
+			if cut == 0 && !reflect.DeepEqual(root, chain(depth)) {
+				t.Errorf("depth %d: read another tree", depth)
+			}
+			if spilled := cap(d.fast) > 0; spilled != (depth-1 > localFrames) {
+				t.Errorf("depth %d, cut %d: spilled %v", depth, cut, spilled)
+			}
+			if d.spilled {
+				t.Errorf("depth %d, cut %d: still marked spilled", depth, cut)
+			}
+			for i, f := range d.fast[:cap(d.fast)] {
+				if f.node != nil || f.kids != nil {
+					t.Fatalf("depth %d, cut %d: frame %d still holds nodes", depth, cut, i)
+				}
+			}
+		}
+	}
+}
+
 // TestSlabsLearnSnapshotSize: after one snapshot the decoder sizes the
 // next one's node slab from it, so a steady stream of like snapshots
 // takes one node chunk each; the snapshot's scrolls live in the arena of

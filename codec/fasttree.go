@@ -23,6 +23,30 @@ type fastFrame struct {
 	prev int    // the node's last key read
 }
 
+// localFrames is how many levels of the fast path's stack live on the
+// goroutine's stack: deeper than any app the generator or real dumps
+// show (about 20), and small enough that clearing them costs little.
+const localFrames = 32
+
+// spill moves the fast path's stack, full at localFrames levels, to the
+// decoder's heap stack, which holds MaxNodeDepth.
+func (d *decoder) spill(stack []fastFrame) []fastFrame {
+	if cap(d.fast) < MaxNodeDepth {
+		d.fast = make([]fastFrame, 0, MaxNodeDepth)
+	}
+	d.spilled = true
+	return append(d.fast[:0], stack...)
+}
+
+// unspill clears the heap stack after a tree that used it, so that the
+// pooled decoder keeps no message alive.
+func (d *decoder) unspill() {
+	if d.spilled {
+		clear(d.fast[:cap(d.fast)])
+		d.spilled = false
+	}
+}
+
 // openNode starts reading n, whose map head is at b[i]: the head and
 // the required keys 0 to 3, which come first in ascending order. It
 // returns the pairs left to read and the offset past key 3, or 0.
@@ -183,14 +207,15 @@ func (d *decoder) scrollAt(b []byte, i int) (*Scroll, int) {
 // again, for the general path. The node being read keeps its state in
 // locals; a node waits on the stack while its children are read.
 func (d *decoder) nodeTreeFast(root *Node) bool {
-	// No closure here: the loop's state stays in registers. The stack
-	// lives in this goroutine's stack, not the heap, so pushing and
-	// popping a frame costs no write barrier while a collection runs.
+	// No closure here: the loop's state stays in registers. The first
+	// localFrames levels of the stack live on the goroutine's stack, not
+	// the heap, so pushing and popping a frame costs no write barrier
+	// while a collection runs; a deeper tree spills to the decoder's.
 	b, start := d.Input(), d.Offset()
 	if d.copyInput {
 		b = d.ownInput() // the same bytes at the same offsets: texts are cut from the copy
 	}
-	var frames [MaxNodeDepth]fastFrame
+	var frames [localFrames]fastFrame
 	stack := frames[:0]
 	// The node being read, its pairs not yet read and its last key read.
 	// openNode reads the required keys 0 to 3, so every node read whole
@@ -234,6 +259,9 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 				}
 				d.Seek(i) // takeNodes sizes its chunks by the bytes left
 				kids := d.takeNodes(kn)
+				if len(stack) == cap(stack) {
+					stack = d.spill(stack)
+				}
 				stack = append(stack, fastFrame{node: n, kids: kids, ki: 1, left: left, prev: prev})
 				n = &kids[0]
 				if left, i = openNode(b, i, n); i == 0 {
@@ -252,6 +280,7 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 		// of its parent.
 		for {
 			if len(stack) == 0 {
+				d.unspill()
 				d.Seek(i)
 				return true
 			}
@@ -274,6 +303,7 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 		}
 	}
 fail:
+	d.unspill()
 	*root = Node{}
 	d.Seek(start)
 	return false
