@@ -41,13 +41,21 @@ func ValidUTF8(s []byte) bool {
 	for i < len(s) {
 		c := s[i]
 		if c < 0x80 {
-			if len(s)-i < 8 {
+			var m uint64
+			switch rest := len(s) - i; {
+			case rest >= 8:
+				if m = binary.LittleEndian.Uint64(s[i:]) & 0x8080808080808080; m == 0 {
+					i += 8
+					continue
+				}
+			case len(s) >= 8:
+				// The last bytes: the word that ends the text, shifted
+				// past the bytes already read.
+				if m = binary.LittleEndian.Uint64(s[len(s)-8:]) >> (uint(8-rest) * 8) & 0x8080808080808080; m == 0 {
+					return true
+				}
+			default:
 				i++
-				continue
-			}
-			m := binary.LittleEndian.Uint64(s[i:]) & 0x8080808080808080
-			if m == 0 {
-				i += 8
 				continue
 			}
 			i += bits.TrailingZeros64(m) >> 3

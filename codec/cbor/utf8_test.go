@@ -66,3 +66,37 @@ func FuzzValidUTF8(f *testing.F) {
 		}
 	})
 }
+
+// benchTexts are texts like a tree's: short, mostly ASCII, some with a
+// word of accented Latin, CJK or emoji.
+var benchTexts = func() [][]byte {
+	words := []string{"OK", "Settings", "Réglages", "設定", "Wi-Fi", "Bluetooth & devices", "🎉 Party",
+		"com.example.app:id/button_ok", "Ñandú", "Search apps", "Écran"}
+	var out [][]byte
+	for i := 0; i < 64; i++ {
+		s := words[i%len(words)]
+		if i%3 == 0 {
+			s += " " + words[(i*7)%len(words)]
+		}
+		out = append(out, []byte(s))
+	}
+	return out
+}()
+
+// BenchmarkValidUTF8 checks benchTexts, against utf8.Valid on the same.
+func BenchmarkValidUTF8(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		valid func([]byte) bool
+	}{{"impl=cbor", ValidUTF8}, {"impl=utf8", utf8.Valid}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				for _, t := range benchTexts {
+					if !c.valid(t) {
+						b.Fatalf("%q refused", t)
+					}
+				}
+			}
+		})
+	}
+}
