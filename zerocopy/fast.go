@@ -52,7 +52,7 @@ func decodePairs(b []byte, i int, f *vframe, nv *NodeView) (int, int) {
 				x, w = u32Head(b, j)
 			}
 			if w == 0 {
-				x, w = u32At(b, j)
+				x, w = cbor.Uint32At(b, j)
 			}
 			switch k {
 			case 0:
@@ -238,7 +238,7 @@ func readBounds(b []byte, i int, r *codec.Bounds) int {
 	j := i + 1
 	for x := range v {
 		var n int
-		if v[x], n = i32At(b, j); n == 0 {
+		if v[x], n = cbor.Int32At(b, j); n == 0 {
 			return 0
 		}
 		j += n
@@ -265,16 +265,16 @@ func readScroll(b []byte, i int, s *codec.Scroll) int {
 		var w int
 		switch k {
 		case 0:
-			s.Axis, w = u32At(b, j)
+			s.Axis, w = cbor.Uint32At(b, j)
 		case 1:
-			s.Flags, w = u32At(b, j)
+			s.Flags, w = cbor.Uint32At(b, j)
 		case 2:
 			if j < len(b) && b[j] == 0x83 {
 				r := &s.Range.Val
 				var w1, w2, w3 int
-				if r.Unit, w1 = u32At(b, j+1); w1 > 0 {
-					if r.Lo, w2 = i64At(b, j+1+w1); w2 > 0 {
-						if r.Hi, w3 = i64At(b, j+1+w1+w2); w3 > 0 {
+				if r.Unit, w1 = cbor.Uint32At(b, j+1); w1 > 0 {
+					if r.Lo, w2 = cbor.IntAt(b, j+1+w1); w2 > 0 {
+						if r.Hi, w3 = cbor.IntAt(b, j+1+w1+w2); w3 > 0 {
 							w = 1 + w1 + w2 + w3
 						}
 					}
@@ -285,8 +285,8 @@ func readScroll(b []byte, i int, s *codec.Scroll) int {
 			if j < len(b) && b[j] == 0x82 {
 				p := &s.Position.Val
 				var w1, w2 int
-				if p.Lo, w1 = i64At(b, j+1); w1 > 0 {
-					if p.Hi, w2 = i64At(b, j+1+w1); w2 > 0 {
+				if p.Lo, w1 = cbor.IntAt(b, j+1); w1 > 0 {
+					if p.Hi, w2 = cbor.IntAt(b, j+1+w1); w2 > 0 {
 						w = 1 + w1 + w2
 					}
 				}
@@ -331,16 +331,16 @@ func (w *Walker) readNode(off int) bool {
 		var wd int
 		switch k {
 		case 0:
-			nv.ID, wd = u32At(b, j)
+			nv.ID, wd = cbor.Uint32At(b, j)
 		case 1:
-			nv.Class, wd = u32At(b, j)
+			nv.Class, wd = cbor.Uint32At(b, j)
 		case 2:
 			wd = readBounds(b, j, &nv.Bounds)
 		case 3:
-			nv.Flags, wd = u32At(b, j)
+			nv.Flags, wd = cbor.Uint32At(b, j)
 		case 6:
 			var v uint32
-			v, wd = u32At(b, j)
+			v, wd = cbor.Uint32At(b, j)
 			nv.ResPkg = codec.Opt[uint32]{Val: v, Ok: true}
 		case 4, 5, 7, 10, 11:
 			s, e := cbor.TextAt(b, j)

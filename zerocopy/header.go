@@ -289,7 +289,7 @@ func headerFast(b []byte, h *HeaderView) bool {
 	if i+1 >= len(b) || b[i] != 2 {
 		return false
 	}
-	m, n := u32At(b, i+1)
+	m, n := cbor.Uint32At(b, i+1)
 	if n == 0 || i+1+n >= len(b) || b[i+1+n] != 3 {
 		return false
 	}

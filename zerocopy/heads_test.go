@@ -22,12 +22,12 @@ func TestHeads(t *testing.T) {
 				d := newDec(p)
 				want32, werr32 := d.Int32()
 				wn := d.Offset()
-				v, w := i32At(p, 0)
+				v, w := cbor.Int32At(p, 0)
 				if w > 0 && (werr32 != nil || v != want32 || w != wn) {
-					t.Fatalf("i32At(% x) = %d, %d; decoder %d, %d, %v", p, v, w, want32, wn, werr32)
+					t.Fatalf("cbor.Int32At(% x) = %d, %d; decoder %d, %d, %v", p, v, w, want32, wn, werr32)
 				}
 				if w == 0 && werr32 == nil && wn <= 5 {
-					t.Fatalf("i32At(% x) refuses what the decoder reads", p)
+					t.Fatalf("cbor.Int32At(% x) refuses what the decoder reads", p)
 				}
 				if cut >= 3 {
 					v, w := i32Head(p, 0)
@@ -53,12 +53,12 @@ func TestHeads(t *testing.T) {
 				d = newDec(p)
 				wantU, werrU := d.Uint32()
 				wn = d.Offset()
-				u, w := u32At(p, 0)
+				u, w := cbor.Uint32At(p, 0)
 				if w > 0 && (werrU != nil || u != wantU || w != wn) {
-					t.Fatalf("u32At(% x) = %d, %d; decoder %d, %d, %v", p, u, w, wantU, wn, werrU)
+					t.Fatalf("cbor.Uint32At(% x) = %d, %d; decoder %d, %d, %v", p, u, w, wantU, wn, werrU)
 				}
 				if w == 0 && werrU == nil && wn <= 5 {
-					t.Fatalf("u32At(% x) refuses what the decoder reads", p)
+					t.Fatalf("cbor.Uint32At(% x) refuses what the decoder reads", p)
 				}
 				if cut >= 3 {
 					u, w := u32Head(p, 0)
@@ -72,10 +72,10 @@ func TestHeads(t *testing.T) {
 				d = newDec(p)
 				want64, werr64 := d.Int()
 				wn = d.Offset()
-				if v, w := i64At(p, 0); w > 0 && (werr64 != nil || v != want64 || w != wn) {
-					t.Fatalf("i64At(% x) = %d, %d; decoder %d, %d, %v", p, v, w, want64, wn, werr64)
+				if v, w := cbor.IntAt(p, 0); w > 0 && (werr64 != nil || v != want64 || w != wn) {
+					t.Fatalf("cbor.IntAt(% x) = %d, %d; decoder %d, %d, %v", p, v, w, want64, wn, werr64)
 				} else if w == 0 && werr64 == nil {
-					t.Fatalf("i64At(% x) refuses what the decoder reads", p)
+					t.Fatalf("cbor.IntAt(% x) refuses what the decoder reads", p)
 				}
 				d = newDec(p)
 				wantU64, werrU64 := d.Uint()

@@ -233,7 +233,7 @@ func (p *ParamsView) Uint(k uint64) (uint64, bool) {
 // Uint32 returns the u32 at key k.
 func (p *ParamsView) Uint32(k uint64) (uint32, bool) {
 	if o, ok := p.valueAt(k); ok {
-		if v, n := u32At(p.b, o); n > 0 {
+		if v, n := cbor.Uint32At(p.b, o); n > 0 {
 			return v, true
 		}
 	}
@@ -250,7 +250,7 @@ func (p *ParamsView) Int(k uint64) (int64, bool) {
 	if m, _ := major(&d); !ok || (m != cbor.MajorUint && m != cbor.MajorNegInt) {
 		return 0, false
 	}
-	if v, n := i32At(d.Input(), d.Offset()); n > 0 {
+	if v, n := cbor.Int32At(d.Input(), d.Offset()); n > 0 {
 		return int64(v), true
 	}
 	h, err := d.ReadHead()
@@ -271,7 +271,7 @@ func (p *ParamsView) Int32(k uint64) (int32, bool) {
 				return v, true
 			}
 		}
-		if v, n := i32At(p.b, o); n > 0 {
+		if v, n := cbor.Int32At(p.b, o); n > 0 {
 			return v, true
 		}
 	}
@@ -356,7 +356,7 @@ func (r *RequestView) parseFast(b []byte) bool {
 	}
 	m, n := uint32(b[i+1]), 1
 	if m >= 24 {
-		if m, n = u32At(b, i+1); n == 0 {
+		if m, n = cbor.Uint32At(b, i+1); n == 0 {
 			return false
 		}
 	}
@@ -399,7 +399,7 @@ func (r *RequestView) parseFast(b []byte) bool {
 		if i+1 >= len(b) || b[i] != 4 {
 			return false
 		}
-		v, n := u32At(b, i+1)
+		v, n := cbor.Uint32At(b, i+1)
 		if n == 0 {
 			return false
 		}
