@@ -96,8 +96,8 @@ func (n *Node) textField(k int) *Opt[string] {
 // the offset past it (0 when it is anything else). b is memory the
 // message may keep: the decoder's copy of its input under Decode.
 func textAt(b []byte, i int) (string, int) {
-	start, end := cbor.TextAt(b, i)
-	if end == 0 || !cbor.ValidUTF8In(b, start, end) {
+	start, end := cbor.ValidTextAt(b, i)
+	if end == 0 {
 		return "", 0
 	}
 	return str(b[start:end]), end

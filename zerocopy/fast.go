@@ -1,7 +1,6 @@
 package zerocopy
 
 import (
-	"encoding/binary"
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
 )
@@ -68,25 +67,7 @@ func decodePairs(b []byte, i int, f *vframe, nv *NodeView) (int, int) {
 			w = readBounds(b, j, &nv.Bounds)
 		case 4, 5, 7, 10, 11:
 			var v string
-			tw := 0
-			if c := b[j]; c >= 0x60 && c <= 0x70 && j+1+int(c-0x60) <= len(b) && j+1+int(c-0x60) >= 8 {
-				// At most 16 bytes of ASCII, read as one or two words
-				// here rather than in a call: the hot path of Parse.
-				s, e := j+1, j+1+int(c-0x60)
-				x := binary.LittleEndian.Uint64(b[e-8 : e])
-				if e-s < 8 {
-					x >>= uint(8-(e-s)) * 8
-				} else {
-					x |= binary.LittleEndian.Uint64(b[s : s+8])
-				}
-				if x&0x8080808080808080 == 0 {
-					v, tw = str(b[s:e:e]), e-j
-				}
-			}
-			if tw == 0 {
-				v, tw = readText(b, j)
-			}
-			if w = tw; w == 0 {
+			if v, w = readText(b, j); w == 0 {
 				break
 			}
 			*nv.textField(int(k)) = codec.Opt[string]{Val: v, Ok: true}
@@ -212,16 +193,8 @@ func (nv *NodeView) textField(k int) *codec.Opt[string] {
 // bytes at b[i:], checking its UTF-8: the string, and the length of the
 // item, 0 when it is not one.
 func readText(b []byte, i int) (string, int) {
-	var s, e int
-	if c := b[i]; c >= 0x60 && c < 0x78 {
-		s, e = i+1, i+1+int(c-0x60)
-		if e > len(b) {
-			return "", 0
-		}
-	} else if s, e = cbor.TextAt(b, i); e == 0 {
-		return "", 0
-	}
-	if !cbor.ValidUTF8In(b, s, e) {
+	s, e := cbor.ValidTextAt(b, i)
+	if e == 0 {
 		return "", 0
 	}
 	return str(b[s:e:e]), e - i

@@ -327,7 +327,7 @@ func simpleLen(b []byte, i int) int {
 			return 5
 		}
 	case c >= 0x60 && c < 0x78:
-		if e := i + 1 + int(c-0x60); e <= len(b) && cbor.ValidUTF8(b[i+1:e]) {
+		if _, e := cbor.ValidTextAt(b, i); e > 0 {
 			return e - i
 		}
 	}

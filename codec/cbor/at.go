@@ -126,6 +126,24 @@ func ArrayAt(b []byte, i int) (n, head int) {
 	return 0, 0
 }
 
+// ValidTextAt is TextAt for a text whose content is valid UTF-8: end is
+// 0 also when it is not.
+func ValidTextAt(b []byte, i int) (start, end int) {
+	// A head of one byte, the commonest, is read here rather than in a
+	// call to TextAt.
+	if i >= 0 && i < len(b) && b[i] >= 0x60 && b[i] < 0x78 {
+		if start, end = i+1, i+1+int(b[i]-0x60); end > len(b) {
+			return 0, 0
+		}
+	} else {
+		start, end = TextAt(b, i)
+	}
+	if end == 0 || !ValidUTF8In(b, start, end) {
+		return 0, 0
+	}
+	return start, end
+}
+
 // ValidUTF8In reports whether b[s:e] is valid UTF-8. Texts read in place
 // are short: one of at most 16 bytes that ends at least 8 bytes into b is
 // checked for ASCII as one or two words (the first may reach back before

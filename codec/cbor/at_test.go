@@ -103,4 +103,23 @@ func TestSpanReaders(t *testing.T) {
 			}
 		}
 	}
+	// ValidTextAt: TextAt's span when the text is valid UTF-8, none when
+	// it is not, at every head length.
+	for _, n := range []int{5, 30, 300} {
+		good := strings.Repeat("é", n)
+		for _, c := range []struct {
+			text string
+			ok   bool
+		}{{good, true}, {good[:len(good)-1], false}, {"\xff" + good, false}} {
+			item := AppendText([]byte{0xee}, c.text)
+			s, e := ValidTextAt(item, 1)
+			ws, we := TextAt(item, 1)
+			if c.ok && (s != ws || e != we || e == 0) || !c.ok && e != 0 {
+				t.Errorf("ValidTextAt(%d bytes, valid %v) = [%d:%d], TextAt [%d:%d]", len(c.text), c.ok, s, e, ws, we)
+			}
+			if _, e := ValidTextAt(item[:len(item)-1], 1); e != 0 {
+				t.Errorf("ValidTextAt reads a cut-short text of %d bytes", len(c.text))
+			}
+		}
+	}
 }
