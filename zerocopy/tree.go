@@ -99,8 +99,16 @@ func (v *Snapshot) close(rec int) {
 	r.next = int32(v.nRecs)
 	if c := r.Class; c < stringCache && int(c) < v.nStrings {
 		r.ClassName = v.names[c]
-	} else if c < stringNear {
-		r.ClassName, _ = v.lookupFar(v.buf, c)
+	} else {
+		v.farClassName(r)
+	}
+}
+
+// farClassName is the class name of r past the located entries of the
+// string table; close is small enough to be inlined without it.
+func (v *Snapshot) farClassName(r *nodeRec) {
+	if r.Class < stringNear {
+		r.ClassName, _ = v.lookupFar(v.buf, r.Class)
 	}
 }
 
@@ -181,12 +189,7 @@ func (v *Snapshot) tree(d *dec) (err error) {
 					// A leaf in the canonical layout is read here
 					// whole, without a frame on the stack.
 					if off, p, seen = decodeCanon(b, off, cnt, nv); p == cnt && seen&0xf == 0xf {
-						if c := nv.Class; rec >= 0 && c < stringCache && int(c) < v.nStrings {
-							v.recs[rec].next = int32(v.nRecs) // close, in line
-							nv.ClassName = v.names[c]
-						} else {
-							v.close(rec)
-						}
+						v.close(rec)
 						continue
 					}
 				}
