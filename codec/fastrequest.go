@@ -146,7 +146,8 @@ func decodeRequestFast(b []byte) (*Request, bool) {
 		r = requestFor(TapParams{X: x, Y: y})
 	case MethodSnapshot:
 		var p SnapshotParams
-		if i, n = snapshotParamsFast(b, i, &p); n == 0 {
+		ok := false
+		if i, ok = snapshotParamsFast(b, i, &p); !ok {
 			return nil, false
 		}
 		r = requestFor(p)
@@ -178,12 +179,7 @@ func decodeRequestFast(b []byte) (*Request, bool) {
 // intRequest returns a request of method m with the params p holds, or
 // nil when m's params are not integers or p does not fit them.
 func intRequest(m Method, p *intParams) *Request {
-	switch m {
-	case MethodTap:
-		if !p.fits(keys01, 0, keys01) {
-			return nil
-		}
-		return requestFor(TapParams{X: p.i32(0), Y: p.i32(1)})
+	switch m { // tap is read in line by decodeRequestFast
 	case MethodLongPress:
 		if !p.fits(keys012, 0, keys01) {
 			return nil
@@ -225,10 +221,10 @@ func intRequest(m Method, p *intParams) *Request {
 
 // snapshotParamsFast reads snapshot params in the canonical layout,
 // {0?: u32, 1?: u32, 2?: u32, 3?: bool, 4: [u32]}, at b[i], and returns
-// the offset past them, with n 0 for any other layout.
-func snapshotParamsFast(b []byte, i int, p *SnapshotParams) (end, n int) {
+// the offset past them, or false for any other layout.
+func snapshotParamsFast(b []byte, i int, p *SnapshotParams) (int, bool) {
 	if i >= len(b) || b[i] < 0xa1 || b[i] > 0xa5 {
-		return 0, 0
+		return 0, false
 	}
 	pairs := int(b[i] - 0xa0)
 	i++
@@ -236,7 +232,7 @@ func snapshotParamsFast(b []byte, i int, p *SnapshotParams) (end, n int) {
 		if i < len(b) && b[i] == byte(k) {
 			v, n := cbor.Uint32At(b, i+1)
 			if n == 0 {
-				return 0, 0
+				return 0, false
 			}
 			*o = Opt[uint32]{Val: v, Ok: true}
 			i += 1 + n
@@ -247,7 +243,7 @@ func snapshotParamsFast(b []byte, i int, p *SnapshotParams) (end, n int) {
 		i += 2
 	}
 	if i+1 >= len(b) || b[i] != 4 || b[i+1] < 0x80 || b[i+1] > 0x97 || int(b[i+1]-0x80) > len(b)-i-2 {
-		return 0, 0
+		return 0, false
 	}
 	cnt := int(b[i+1] - 0x80)
 	i += 2
@@ -256,15 +252,15 @@ func snapshotParamsFast(b []byte, i int, p *SnapshotParams) (end, n int) {
 	for range cnt {
 		v, n := cbor.Uint32At(b, i)
 		if n == 0 {
-			return 0, 0
+			return 0, false
 		}
 		p.Evict = append(p.Evict, v)
 		i += n
 	}
 	if pairs != 1+present(p.MaxDepth.Ok, p.MaxNodes.Ok, p.MaxWindows.Ok, p.EvictEventLess.Ok) {
-		return 0, 0
+		return 0, false
 	}
-	return i, 1
+	return i, true
 }
 
 // i32At reads an i32 at b[i] (which exists), returning the offset past it

@@ -251,18 +251,6 @@ func (r *Request) appendCBOR(dst []byte) ([]byte, error) {
 // six keys, six values of at most 5 bytes), deadline, and putU32's room.
 const requestRoom = 1 + 2 + 1 + cbor.MaxHeadLen + 1 + 5 + 1 + 1 + 6*(1+5) + 1 + 5 + putRoom
 
-// putI32 writes v as an integer at dst[i:], which has room for putRoom
-// bytes.
-func putI32(dst []byte, i int, v int32) int {
-	u, mt := uint32(v), byte(0)
-	if v < 0 {
-		u, mt = ^uint32(v), 0x20 // -1-v, major type 1
-	}
-	end := putU32(dst, i, u)
-	dst[i] |= mt
-	return end
-}
-
 func appendOptU32(dst []byte, key byte, o Opt[uint32]) []byte {
 	if o.Ok {
 		return appendUintField(dst, key, uint64(o.Val))

@@ -252,22 +252,33 @@ const (
 
 // putU32 writes v as an unsigned integer at dst[i:], which has room for
 // putRoom bytes: ids, indices, flags and coordinates, the bulk of a
-// snapshot. Past a one-byte head it writes all eight bytes of the room at
-// once, the head and its argument shifted into place, without a branch on
-// the argument's length.
-func putU32(dst []byte, i int, v uint32) int {
+// snapshot.
+func putU32(dst []byte, i int, v uint32) int { return putInt32(dst, i, v, 0) }
+
+// putI32 writes v as an integer at dst[i:], which has room for putRoom
+// bytes.
+func putI32(dst []byte, i int, v int32) int { return putInt32(dst, i, uint32(v), uint32(v>>31)) }
+
+// putInt32 writes v ^ neg as an integer of major type 0 (neg 0) or 1 (neg
+// all ones, -1-v: v with every bit flipped) at dst[i:], which has room
+// for putRoom bytes. Past a one-byte head it writes all eight bytes of
+// the room at once, the head and its argument shifted into place, without
+// a branch on the argument's length.
+func putInt32(dst []byte, i int, v, neg uint32) int {
+	v ^= neg
+	mt := byte(neg) & 0x20
 	if v < 24 {
-		dst[i] = byte(v)
+		dst[i] = mt | byte(v)
 		return i + 1
 	}
 	k := (bits.Len32(v) - 1) >> 3 // 0: one byte of argument, 1: two, 2 and 3: four
 	n := argLen[k]
-	binary.BigEndian.PutUint64(dst[i:], uint64(argInfo[k])<<56|uint64(v)<<(56-8*n))
+	binary.BigEndian.PutUint64(dst[i:], uint64(mt|argInfo[k])<<56|uint64(v)<<(56-8*n))
 	return i + 1 + n
 }
 
-// argLen and argInfo are the bytes of argument putU32 writes for each k,
-// and the additional information of its head.
+// argLen and argInfo are the bytes of argument putInt32 writes for each
+// k, and the additional information of its head.
 var (
 	argLen  = [4]int{1, 2, 4, 4}
 	argInfo = [4]byte{24, 25, 26, 26}
@@ -277,25 +288,13 @@ var (
 const putRoom = 8
 
 // putBounds writes b as [left, top, right, bottom] at dst[i:], which has
-// boundsRoom bytes of room and putRoom past them: putI32 four times,
-// written out so that it costs no call.
+// boundsRoom bytes of room and putRoom past them.
 func putBounds(dst []byte, i int, b *Bounds) int {
 	dst[i] = 0x84
 	i++
+	// putI32 written out: putInt32 is inlined, putI32 is not.
 	for _, v := range [4]int32{b.Left, b.Top, b.Right, b.Bottom} {
-		u, mt := uint32(v), byte(0)
-		if v < 0 {
-			u, mt = ^uint32(v), 0x20 // -1-v, major type 1
-		}
-		if u < 24 {
-			dst[i] = mt | byte(u)
-			i++
-			continue
-		}
-		k := (bits.Len32(u) - 1) >> 3
-		n := argLen[k]
-		binary.BigEndian.PutUint64(dst[i:], uint64(mt|argInfo[k])<<56|uint64(u)<<(56-8*n))
-		i += 1 + n
+		i = putInt32(dst, i, uint32(v), uint32(v>>31))
 	}
 	return i
 }
