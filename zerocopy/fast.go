@@ -48,7 +48,7 @@ func decodePairs(b []byte, i int, f *vframe, nv *NodeView) (int, int) {
 		case 0, 1, 3, 6:
 			var x uint32
 			if roomy {
-				x, w = u32Head(b, j)
+				x, w = shortHead[uint32](b, j)
 			}
 			if w == 0 {
 				x, w = cbor.Uint32At(b, j)
@@ -110,9 +110,9 @@ func decodeCanon(b []byte, i, n int, nv *NodeView) (int, int, uint32) {
 	if win[0] != 0 {
 		return i, 0, 0
 	}
-	id, w0 := u32Win(win, 1)
+	id, w0 := winHead[uint32](win, 1)
 	j := 1 + w0
-	class, w1 := u32Win(win, j+1)
+	class, w1 := winHead[uint32](win, j+1)
 	if w0 == 0 || win[j&31] != 1 || w1 == 0 {
 		return i, 0, 0
 	}
@@ -120,18 +120,18 @@ func decodeCanon(b []byte, i, n int, nv *NodeView) (int, int, uint32) {
 	if win[j&31] != 2 || win[(j+1)&31] != 0x84 {
 		return i, 0, 0
 	}
-	l, n1 := i32Win(win, j+2)
+	l, n1 := winHead[int32](win, j+2)
 	e := j + 2 + n1
-	t, n2 := i32Win(win, e)
+	t, n2 := winHead[int32](win, e)
 	e += n2
-	r, n3 := i32Win(win, e)
+	r, n3 := winHead[int32](win, e)
 	e += n3
-	bo, n4 := i32Win(win, e)
+	bo, n4 := winHead[int32](win, e)
 	e += n4
 	if n1 == 0 || n2 == 0 || n3 == 0 || n4 == 0 || win[e&31] != 3 {
 		return i, 0, 0
 	}
-	flags, w3 := u32Win(win, e+1)
+	flags, w3 := winHead[uint32](win, e+1)
 	if w3 == 0 {
 		return i, 0, 0
 	}
@@ -151,7 +151,7 @@ func decodeCanon(b []byte, i, n int, nv *NodeView) (int, int, uint32) {
 		case 6:
 			if i+5 < len(b) {
 				var x uint32
-				if x, w = u32Head(b, i+1); w > 0 {
+				if x, w = shortHead[uint32](b, i+1); w > 0 {
 					nv.ResPkg = codec.Opt[uint32]{Val: x, Ok: true}
 				}
 			}

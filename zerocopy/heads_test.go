@@ -30,24 +30,24 @@ func TestHeads(t *testing.T) {
 					t.Fatalf("cbor.Int32At(% x) refuses what the decoder reads", p)
 				}
 				if cut >= 3 {
-					v, w := i32Head(p, 0)
+					v, w := shortHead[int32](p, 0)
 					if w > 0 && (werr32 != nil || v != want32 || w != wn) {
-						t.Fatalf("i32Head(% x) = %d, %d; decoder %d, %d, %v", p, v, w, want32, wn, werr32)
+						t.Fatalf("shortHead[int32](% x) = %d, %d; decoder %d, %d, %v", p, v, w, want32, wn, werr32)
 					}
 					if w == 0 && werr32 == nil && wn <= 3 && c < 0x20 {
-						t.Fatalf("i32Head(% x) refuses a head of %d bytes", p, wn)
+						t.Fatalf("shortHead[int32](% x) refuses a head of %d bytes", p, wn)
 					}
 					if w > 0 {
 						n++
 					}
 					var win [32]byte
 					copy(win[5:], p)
-					if v2, w2 := i32Win(&win, 5); v2 != v || w2 != w {
-						t.Fatalf("i32Win(% x) = %d, %d; i32Head %d, %d", p, v2, w2, v, w)
+					if v2, w2 := winHead[int32](&win, 5); v2 != v || w2 != w {
+						t.Fatalf("winHead[int32](% x) = %d, %d; shortHead %d, %d", p, v2, w2, v, w)
 					}
-					u, uw := u32Head(p, 0)
-					if u2, w2 := u32Win(&win, 5); u2 != u || w2 != uw {
-						t.Fatalf("u32Win(% x) = %d, %d; u32Head %d, %d", p, u2, w2, u, uw)
+					u, uw := shortHead[uint32](p, 0)
+					if u2, w2 := winHead[uint32](&win, 5); u2 != u || w2 != uw {
+						t.Fatalf("winHead[uint32](% x) = %d, %d; shortHead %d, %d", p, u2, w2, u, uw)
 					}
 				}
 				d = newDec(p)
@@ -61,12 +61,12 @@ func TestHeads(t *testing.T) {
 					t.Fatalf("cbor.Uint32At(% x) refuses what the decoder reads", p)
 				}
 				if cut >= 3 {
-					u, w := u32Head(p, 0)
+					u, w := shortHead[uint32](p, 0)
 					if w > 0 && (werrU != nil || u != wantU || w != wn) {
-						t.Fatalf("u32Head(% x) = %d, %d; decoder %d, %d, %v", p, u, w, wantU, wn, werrU)
+						t.Fatalf("shortHead[uint32](% x) = %d, %d; decoder %d, %d, %v", p, u, w, wantU, wn, werrU)
 					}
 					if w == 0 && werrU == nil && wn <= 3 {
-						t.Fatalf("u32Head(% x) refuses a head of %d bytes", p, wn)
+						t.Fatalf("shortHead[uint32](% x) refuses a head of %d bytes", p, wn)
 					}
 				}
 				d = newDec(p)
@@ -89,6 +89,6 @@ func TestHeads(t *testing.T) {
 		}
 	}
 	if n < 1000 {
-		t.Errorf("i32Head read only %d heads", n)
+		t.Errorf("shortHead[int32] read only %d heads", n)
 	}
 }

@@ -267,7 +267,7 @@ func (p *ParamsView) Int(k uint64) (int64, bool) {
 func (p *ParamsView) Int32(k uint64) (int32, bool) {
 	if o, ok := p.valueAt(k); ok {
 		if o+3 <= len(p.b) {
-			if v, n := i32Head(p.b, o); n > 0 {
+			if v, n := shortHead[int32](p.b, o); n > 0 {
 				return v, true
 			}
 		}
