@@ -16,8 +16,8 @@
 // indefinite-length items. It rejects invalid UTF-8, wrong major types,
 // floats and tags in typed fields, missing required keys, trailing and
 // truncated input and node trees deeper than MaxNodeDepth. Node trees are
-// decoded with an explicit stack on the heap, never by recursion, and no
-// slice is reserved for more elements than the bytes left could hold.
+// decoded with an explicit stack, never by recursion, and no slice is
+// reserved for more elements than the bytes left could hold.
 //
 // # Fast paths
 //
@@ -38,7 +38,8 @@
 // bytes left (and from the snapshots the pooled decoder read before),
 // its scroll semantics live in the room after the input's copy and its
 // windows in the response's own allocation, so a 500-node snapshot costs
-// four allocations (slab.go). A Frame's payload comes from a pool and is valid until
-// the frame is released; a message decoded from it stays valid after
-// Release. Borrowed, allocation-free views live in package zerocopy.
+// four allocations (slab.go). A Frame's payload comes from a pool and is
+// valid until the frame is released; a message decoded from it stays
+// valid after Release. Borrowed, allocation-free views live in package
+// zerocopy.
 package codec
