@@ -16,6 +16,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/wirebench/wirebench/bench/support"
+	"github.com/wirebench/wirebench/internal/peertest"
 	"github.com/wirebench/wirebench/rfbgate"
 )
 
@@ -111,10 +112,7 @@ func BenchmarkRelay(b *testing.B) {
 	})
 
 	b.Run("path=websockify", func(b *testing.B) {
-		bin, err := exec.LookPath("websockify")
-		if err != nil {
-			b.Skip("websockify not found: no baseline in this run (Debian's websockify; .ci/install-rfb.sh installs it)")
-		}
+		bin := peertest.Websockify(b)
 		addr := rfbStartWebsockify(b, bin, srv.Addr())
 		c := rfbDialWS(b, "ws://"+addr+"/")
 		defer c.Close()

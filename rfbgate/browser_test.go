@@ -12,21 +12,14 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/wirebench/wirebench/internal/peertest"
 )
 
 // noVNCDir finds noVNC 1.7 as the Makefile installs it (node_modules at the
-// repository top). Missing under CI fails; elsewhere it skips.
+// repository top); missing, it fails the test unless PEERS=off.
 func noVNCDir(t testing.TB) string {
 	t.Helper()
-	dir, _ := filepath.Abs("../node_modules/@novnc/novnc")
-	if _, err := os.Stat(filepath.Join(dir, "core", "rfb.js")); err == nil {
-		return dir
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("noVNC not found at %s: `make test` installs it (mk/rfbgate.mk)", dir)
-	}
-	t.Skipf("noVNC not found at %s; run make node_modules/@novnc/novnc/core/rfb.js", dir)
-	return ""
+	return peertest.NoVNC(t)
 }
 
 // newBrowser starts headless Chromium with the flags this machine needs.

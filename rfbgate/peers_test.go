@@ -24,21 +24,15 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/wirebench/wirebench/internal/peertest"
 )
 
-// needPeer finds a real peer program. Under CI (CI=true) a missing peer
-// fails the test; elsewhere the test is skipped with a note.
+// needPeer finds a real peer program; a missing one fails the test unless
+// PEERS=off (internal/peertest).
 func needPeer(t testing.TB, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err == nil {
-		return p
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s not found: .ci/install-rfb.sh installs it (CI=true, so this fails rather than skips)", name)
-	}
-	t.Skipf("%s not found; run .ci/install-rfb.sh to test against the real peer", name)
-	return ""
+	return peertest.Program(t, name)
 }
 
 // vncPasswdFile is the vncpasswd file format Xvnc's -rfbauth reads: the
