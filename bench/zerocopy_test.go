@@ -155,26 +155,3 @@ func benchZerocopy(b *testing.B, bm benchMsg, run func() error) {
 	}
 	c.Stop()
 }
-
-// TestZerocopyDecodeAllocs: the zerocopy decode of every benchmark message
-// a view applies to allocates nothing.
-func TestZerocopyDecodeAllocs(t *testing.T) {
-	n := 0
-	for _, bm := range benchMessages(t) {
-		run := zerocopyDecoder(t, bm)
-		if run == nil {
-			continue
-		}
-		n++
-		if a := testing.AllocsPerRun(5, func() {
-			if err := run(); err != nil {
-				t.Fatal(err)
-			}
-		}); a != 0 {
-			t.Errorf("%s: %v allocations", bm.name, a)
-		}
-	}
-	if n < 4 {
-		t.Errorf("%d messages decoded by the views", n)
-	}
-}

@@ -10,7 +10,7 @@ import (
 // not define survive a round trip.
 type Capabilities uint32
 
-// The capability bits of protocol.md section 3.
+// The capability bits of docs/protocol.md section 3.
 const (
 	CapTree       Capabilities = 1 << 0 // snapshot
 	CapInput      Capabilities = 1 << 1 // tap, long_press, swipe, key, type_text

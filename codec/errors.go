@@ -5,7 +5,7 @@ import "strings"
 // Code is an error code: text on the wire, so unknown codes survive.
 type Code string
 
-// The error codes of protocol.md section 7.
+// The error codes of docs/protocol.md section 7.
 const (
 	CodeBadRequest        Code = "bad_request"
 	CodeUnknownMethod     Code = "unknown_method"

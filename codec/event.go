@@ -9,7 +9,7 @@ import (
 // Stream identifies an event stream.
 type Stream uint32
 
-// The streams of protocol.md section 6.
+// The streams of docs/protocol.md section 6.
 const (
 	StreamTree   Stream = 0 // lossless
 	StreamFrames Stream = 1 // lossy

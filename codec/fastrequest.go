@@ -2,7 +2,7 @@ package codec
 
 import "github.com/wirebench/wirebench/codec/cbor"
 
-// The canonical request fast path. An encoder that follows protocol.md
+// The canonical request fast path. An encoder that follows docs/protocol.md
 // (ours, the agent's) writes a request as
 //
 //	{0: 2, 1: id, 2: method, 3: {params, keys ascending}, 4?: deadline_ms}

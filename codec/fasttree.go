@@ -3,7 +3,7 @@ package codec
 import "github.com/wirebench/wirebench/codec/cbor"
 
 // The canonical node-tree fast path. Nodes are the bulk of a snapshot,
-// and an encoder that follows protocol.md writes each one the same way:
+// and an encoder that follows docs/protocol.md writes each one the same way:
 // a map with a one-byte head, one-byte keys in ascending order, definite
 // lengths, no nulls, bounds of exactly four integers. nodeTreeFast reads
 // a tree of such nodes straight from the bytes, keeping its position in a

@@ -9,7 +9,7 @@ import (
 	"github.com/wirebench/wirebench/codec/cbor"
 )
 
-// Framing constants of protocol.md section 1.
+// Framing constants of docs/protocol.md section 1.
 const (
 	HeaderLen       = 4        // the big-endian u32 payload length
 	DefaultMaxFrame = 16 << 20 // each side's limit before the handshake

@@ -6,7 +6,7 @@ import "strconv"
 // an event array.
 type Kind uint64
 
-// The envelope kinds of protocol.md section 2.
+// The envelope kinds of docs/protocol.md section 2.
 const (
 	KindHello    Kind = 0
 	KindWelcome  Kind = 1

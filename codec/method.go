@@ -5,7 +5,7 @@ import "strconv"
 // Method is a request's method id.
 type Method uint32
 
-// The methods of protocol.md section 4.
+// The methods of docs/protocol.md section 4.
 const (
 	MethodSnapshot    Method = 1
 	MethodBounds      Method = 2

@@ -67,7 +67,7 @@ func TestGoldenWrite(t *testing.T) {
 }
 
 // TestGoldenSet checks that the set is complete: at least 41 samples, every
-// name protocol.md section 9 asks for, one per kind, method, result, event
+// name docs/protocol.md section 9 asks for, one per kind, method, result, event
 // type and error code, and no stray .bin file.
 func TestGoldenSet(t *testing.T) {
 	samples := Samples()

@@ -1,6 +1,6 @@
 // Package golden holds the protocol's golden samples: one message per
 // kind, method parameter set, result, event type and error code, plus the
-// named edge cases of protocol.md section 9. golden/<name>.bin is the frame
+// named edge cases of docs/protocol.md section 9. golden/<name>.bin is the frame
 // our encoder writes for each; golden/reference/<name>.bin is the frame
 // github.com/fxamacker/cbor/v2 writes from twin structs. Other
 // implementations (the agent's codec) check themselves against these files.

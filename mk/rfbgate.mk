@@ -2,8 +2,8 @@
 NOVNC_VERSION ?= 1.7.0
 NOVNC_DIR     := node_modules/@novnc/novnc
 
-TEST_DEPS += $(NOVNC_DIR)/core/rfb.js
-
+# make test installs noVNC through mk/peers.sh; the rule below serves
+# glass-demo and rfbgate-test.
 $(NOVNC_DIR)/core/rfb.js:
 	npm install --no-save --no-audit --no-fund --silent @novnc/novnc@$(NOVNC_VERSION)
 

@@ -42,7 +42,7 @@ package session
 
 import "time"
 
-// Session constants of protocol.md section 8.
+// Session constants of docs/protocol.md section 8.
 const (
 	// PingAfter is the silence after which a session pings its peer.
 	PingAfter = time.Second

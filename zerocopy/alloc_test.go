@@ -1,3 +1,9 @@
+//go:build !race
+
+// Allocation counts. Left out of race builds: the race detector adds
+// allocations of its own and makes sync.Pool drop items at random, so a
+// count taken there means nothing. make test runs them in the plain run.
+
 package zerocopy
 
 import (
@@ -6,50 +12,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
-
-	"github.com/wirebench/wirebench/codec"
 )
-
-var sink uint64
-
-// readAll reads every field of a node, the strings byte by byte, so that
-// nothing is optimized away.
-func readNode(n *NodeView) uint64 {
-	s := uint64(n.ID) + uint64(n.Class) + uint64(n.Flags) + uint64(len(n.ClassName))
-	s += uint64(n.Bounds.Left) + uint64(n.Bounds.Top) + uint64(n.Bounds.Right) + uint64(n.Bounds.Bottom)
-	for _, o := range [...]codec.Opt[string]{n.Text, n.Desc, n.ResName, n.Hint, n.State} {
-		if o.Ok {
-			for i := 0; i < len(o.Val); i++ {
-				s += uint64(o.Val[i])
-			}
-		}
-	}
-	if v, ok := n.ResPkg.Get(); ok {
-		s += uint64(v)
-	}
-	if sc, ok := n.Scroll.Get(); ok {
-		s += uint64(sc.Axis) + uint64(sc.Flags)
-		if r, ok := sc.Range.Get(); ok {
-			s += uint64(r.Unit) + uint64(r.Lo) + uint64(r.Hi)
-		}
-		if p, ok := sc.Position.Get(); ok {
-			s += uint64(p.Lo) + uint64(p.Hi)
-		}
-	}
-	return s
-}
-
-func readWindow(w *WindowView) uint64 {
-	s := uint64(w.ID) + uint64(w.Type) + uint64(w.Layer) + uint64(w.Flags) + uint64(w.Bounds.Right)
-	s += uint64(len(w.Title.Val)) + uint64(w.Package.Val) + uint64(w.Owner.Val)
-	if w.EmitsEvents.Val {
-		s++
-	}
-	if w.Modal {
-		s++
-	}
-	return s
-}
 
 // TestSnapshotAllocs: validating a 5 000-node snapshot and walking it,
 // reading every field of every window and node and the whole string
@@ -198,4 +161,35 @@ func TestSnapshotTableGrowth(t *testing.T) {
 		t.Logf("run %d: %s", attempt+1, strings.Join(over, "; "))
 	}
 	t.Errorf("over budget in all three runs; the last: %s", strings.Join(over, "; "))
+}
+
+func TestHeaderEventAllocs(t *testing.T) {
+	for _, g := range goldenFrames(t) {
+		p := g.payload
+		if a := testing.AllocsPerRun(100, func() { Header(p) }); a != 0 {
+			t.Errorf("%s: Header allocates %v times", g.name, a)
+		}
+		var e EventView
+		if a := testing.AllocsPerRun(100, func() { e.Parse(p) }); a != 0 && e.Known {
+			t.Errorf("%s: EventView.Parse allocates %v times", g.name, a)
+		}
+	}
+}
+
+// TestRequestAllocs: parsing a golden request and reading its params
+// allocates nothing (TestRequestGolden checks what they read).
+func TestRequestAllocs(t *testing.T) {
+	for _, g := range goldenFrames(t) {
+		p := g.payload
+		if _, err := ParseRequest(p); err != nil {
+			continue
+		}
+		if a := testing.AllocsPerRun(50, func() {
+			v, _ := ParseRequest(p)
+			v.Params.Int32(0)
+			v.Params.Text(0)
+		}); a != 0 {
+			t.Errorf("%s: %v allocations", g.name, a)
+		}
+	}
 }

@@ -183,16 +183,3 @@ func TestEventFrameImageBorrowed(t *testing.T) {
 	}
 	t.Fatal("no event_frame.bin")
 }
-
-func TestHeaderEventAllocs(t *testing.T) {
-	for _, g := range goldenFrames(t) {
-		p := g.payload
-		if a := testing.AllocsPerRun(100, func() { Header(p) }); a != 0 {
-			t.Errorf("%s: Header allocates %v times", g.name, a)
-		}
-		var e EventView
-		if a := testing.AllocsPerRun(100, func() { e.Parse(p) }); a != 0 && e.Known {
-			t.Errorf("%s: EventView.Parse allocates %v times", g.name, a)
-		}
-	}
-}

@@ -1,7 +1,7 @@
 package main
 
 // The JSON form of protocol messages: one object per message, with the
-// field names of protocol.md, kinds, methods, streams and event types by
+// field names of docs/protocol.md, kinds, methods, streams and event types by
 // name (by number when unknown), error codes as their text, byte strings
 // as standard base64 and every integer exact.
 //

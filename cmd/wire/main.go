@@ -19,7 +19,7 @@
 // length header claims: an over-limit frame is reported and skipped
 // without being buffered.
 //
-// The JSON form uses protocol.md's field names; kinds, methods, streams and
+// The JSON form uses docs/protocol.md's field names; kinds, methods, streams and
 // event types by name (a number when unknown), error codes as text, byte
 // strings in standard base64, integers exact (u64 included), bounds as
 // [left, top, right, bottom]. Optional fields are present exactly when the
