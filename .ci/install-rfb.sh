@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Real peers for the rfbgate tests and benchmarks: TigerVNC's Xvnc (the VNC
 # server), vncpasswd, xinput (observes input inside the X display), Chromium
-# (drives noVNC headless) and websockify (the baseline relay). Idempotent.
+# (drives noVNC headless) and websockify (the baseline relay); Node.js and
+# npm (which bring noVNC itself) when the machine has none. Idempotent.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 pkgs=(tigervnc-standalone-server tigervnc-tools xinput x11-utils xauth chromium websockify)
@@ -9,6 +10,7 @@ missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+command -v npm >/dev/null || missing+=(nodejs npm)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-rfb: installing ${missing[*]}"
   apt-get update -qq

@@ -4,9 +4,10 @@
 // A missing peer fails the test: `make test` installs the peers before it
 // runs the tests, so a missing one is a broken set-up, never a reason to
 // pass quietly. A user who cannot install them opts out explicitly with
-// PEERS=off; the test is then skipped, and its name and reason are appended
-// to the file named by WIREBENCH_SKIPLOG (set by `make test`, which prints
-// every skipped test on one line at the end of the run).
+// PEERS=off: every real-peer test is then skipped, whether its peer is here
+// or not, and its name and reason are appended to the file named by
+// WIREBENCH_SKIPLOG (set by `make test`, which prints every skipped test on
+// one line at the end of the run).
 package peertest
 
 import (
@@ -22,16 +23,20 @@ import (
 func Off() bool { return os.Getenv("PEERS") == "off" }
 
 // Program returns the path of the real peer program name, found on PATH.
-// When it is missing the test fails, unless PEERS=off, when it is skipped
-// and recorded.
+// When it is missing the test fails. With PEERS=off the test is skipped and
+// recorded instead, found or not.
 func Program(t testing.TB, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err == nil {
-		return p
+	if Off() {
+		skip(t, name, "PEERS=off")
+		return ""
 	}
-	missing(t, name, fmt.Sprintf("%s not found on PATH (`make test` installs it with .ci/install-rfb.sh)", name))
-	return ""
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Fatalf("real peer missing: %s not found on PATH (`make test` installs it with .ci/install-rfb.sh); PEERS=off skips the real-peer tests instead", name)
+		return ""
+	}
+	return p
 }
 
 // Websockify returns the path of websockify, the baseline relay, as Program
@@ -43,12 +48,16 @@ func Websockify(t testing.TB) string { return Program(t, "websockify") }
 // program.
 func NoVNC(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join(RepoRoot(), "node_modules", "@novnc", "novnc")
-	if _, err := os.Stat(filepath.Join(dir, "core", "rfb.js")); err == nil {
-		return dir
+	if Off() {
+		skip(t, "noVNC", "PEERS=off")
+		return ""
 	}
-	missing(t, "noVNC", fmt.Sprintf("noVNC not found at %s (`make test` installs it with npm)", dir))
-	return ""
+	dir := filepath.Join(RepoRoot(), "node_modules", "@novnc", "novnc")
+	if _, err := os.Stat(filepath.Join(dir, "core", "rfb.js")); err != nil {
+		t.Fatalf("real peer missing: noVNC not found at %s (`make test` installs it with npm); PEERS=off skips the real-peer tests instead", dir)
+		return ""
+	}
+	return dir
 }
 
 // RepoRoot is the repository's top directory (the one holding go.mod).
@@ -57,17 +66,14 @@ func RepoRoot() string {
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
-// missing fails t, or with PEERS=off skips it and records why.
-func missing(t testing.TB, peer, why string) {
+// skip skips t for the reason given and records it in WIREBENCH_SKIPLOG.
+func skip(t testing.TB, peer, why string) {
 	t.Helper()
-	if !Off() {
-		t.Fatalf("real peer missing: %s; PEERS=off skips the real-peer tests instead", why)
-	}
 	if log := os.Getenv("WIREBENCH_SKIPLOG"); log != "" {
 		if f, err := os.OpenFile(log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-			fmt.Fprintf(f, "%s (no %s)\n", t.Name(), peer)
+			fmt.Fprintf(f, "%s (%s, %s)\n", t.Name(), peer, why)
 			f.Close()
 		}
 	}
-	t.Skipf("PEERS=off: %s", why)
+	t.Skipf("%s: skipping the test against %s", why, peer)
 }
