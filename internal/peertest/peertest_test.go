@@ -75,6 +75,8 @@ func TestPeersOffSkipsAndLogs(t *testing.T) {
 }
 
 func TestPresentPeerIsFound(t *testing.T) {
+	t.Setenv("PEERS", "")
+	t.Setenv("WIREBENCH_SKIPLOG", "")
 	r := &recorder{name: "TestGo"}
 	if p := Program(r, "go"); p == "" || r.fatals+r.skips != 0 {
 		t.Fatalf("go: %q, fatals %d skips %d", p, r.fatals, r.skips)
