@@ -141,17 +141,33 @@ func TestLeases(t *testing.T) {
 	}
 }
 
+// TestLeaseSubscriberNeverBlocks: a subscriber that falls behind is never
+// waited for; it keeps the events it holds and then finds its channel
+// closed (at the limit: a full buffer and no more events stays open).
 func TestLeaseSubscriberNeverBlocks(t *testing.T) {
 	l := NewLeases(time.Minute, nil)
-	_, cancel := l.Subscribe(1)
+	ch, cancel := l.Subscribe(2)
 	defer cancel()
-	for i := 0; i < 5; i++ {
+	l.TakeOver("a", "s")
+	l.GiveBack("a", "s") // the buffer is full: at the limit
+	if l.Dropped() != 0 {
+		t.Fatalf("a full buffer dropped %d", l.Dropped())
+	}
+	for i := 0; i < 5; i++ { // past it: never blocks
 		l.TakeOver("a", "s")
 		l.GiveBack("a", "s")
 	}
-	if l.Dropped() != 9 {
-		t.Fatalf("dropped %d, want 9", l.Dropped())
+	if l.Dropped() != 1 {
+		t.Fatalf("dropped %d subscriptions, want 1", l.Dropped())
 	}
+	var got []string
+	for ev := range ch {
+		got = append(got, ev.Type)
+	}
+	if len(got) != 2 || got[0] != EventTakenOver || got[1] != EventHandedBack {
+		t.Fatalf("a lagging subscriber got %v, then its channel must close", got)
+	}
+	cancel() // after the close: no double close
 }
 
 // fakeServer scripts the server side of an RFB handshake.
@@ -338,6 +354,9 @@ func TestHTTPAPI(t *testing.T) {
 	defer srv.Close()
 	call := func(method, path, body, token string) (int, map[string]any) {
 		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		if method == "POST" {
+			req.Header.Set("Content-Type", "application/json")
+		}
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}

@@ -274,6 +274,9 @@ func (v *viewer) writeServerLocked() error {
 // GET ...?ticket=T[&agent=NAME]. A used, expired, unknown or wrong-agent
 // ticket gets HTTP 403 (JSON error) before any RFB byte.
 func (r *Relay) ServeStream(w http.ResponseWriter, req *http.Request) {
+	if !r.upgradeAllowed(w, req) {
+		return
+	}
 	q := req.URL.Query()
 	tk, err := r.Tickets.Redeem(q.Get("ticket"), q.Get("agent"))
 	if err != nil {

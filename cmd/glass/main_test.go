@@ -144,6 +144,7 @@ func TestGlassServes(t *testing.T) {
 	post := func(tool string) (int, map[string]any) {
 		req, _ := http.NewRequest("POST", base+"/v1/tools/computers."+tool, strings.NewReader(`{"agent":"agent1","surface":"s1"}`))
 		req.Header.Set("Authorization", "Bearer admintok")
+		req.Header.Set("Content-Type", "application/json") // as curl -H would; no Origin
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
