@@ -19,12 +19,21 @@ import (
 )
 
 // seededStream is the byte stream a synthetic server sends on connection n:
-// PCG output, so a client can check every byte and its order.
+// a valid RFB stream (so the relay's server-side framer passes it whole) of
+// seededMsg-byte FramebufferUpdates, one ZRLE rectangle each, whose payloads
+// are PCG output, so a client can check every byte and its order.
 type seededStream struct {
 	r   *rand.Rand
 	buf [8]byte
 	pos int
+	at  int // position in the current message
 }
+
+// seededMsg is the length of one message of a seededStream; seededHead is
+// its header: FramebufferUpdate of one 64x64 ZRLE rectangle and its length.
+const seededMsg = 4096
+
+var seededHead = []byte{0, 0, 0, 1, 0, 0, 0, 0, 0, 64, 0, 64, 0, 0, 0, 16, 0, 0, (seededMsg - 20) >> 8, (seededMsg - 20) & 0xff}
 
 func newSeededStream(n uint64) *seededStream {
 	return &seededStream{r: rand.New(rand.NewPCG(n, 0x5eed)), pos: 8}
@@ -32,12 +41,19 @@ func newSeededStream(n uint64) *seededStream {
 
 func (s *seededStream) fill(p []byte) {
 	for i := range p {
-		if s.pos == 8 {
-			binary.LittleEndian.PutUint64(s.buf[:], s.r.Uint64())
-			s.pos = 0
+		if s.at < len(seededHead) {
+			p[i] = seededHead[s.at]
+		} else {
+			if s.pos == 8 {
+				binary.LittleEndian.PutUint64(s.buf[:], s.r.Uint64())
+				s.pos = 0
+			}
+			p[i] = s.buf[s.pos]
+			s.pos++
 		}
-		p[i] = s.buf[s.pos]
-		s.pos++
+		if s.at++; s.at == seededMsg {
+			s.at = 0
+		}
 	}
 }
 

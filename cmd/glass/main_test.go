@@ -92,8 +92,7 @@ func fakeVNC(t *testing.T, password string) string {
 				}
 				c.Write([]byte{0, 0, 0, 0})
 				io.ReadFull(c, make([]byte, 1))
-				init := []byte{0, 100, 0, 50}
-				init = append(init, make([]byte, 16)...)
+				init := []byte{0, 100, 0, 50, 32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0} // 32-bit true colour
 				init = binary.BigEndian.AppendUint32(init, 4)
 				c.Write(append(init, "fake"...))
 				io.Copy(io.Discard, c)
