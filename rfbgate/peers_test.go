@@ -64,6 +64,7 @@ func freePort(t testing.TB) int {
 type xvnc struct {
 	Display int
 	Addr    string
+	Kill    func() // SIGKILL: Xvnc dies without a word to its clients
 }
 
 var displayMu sync.Mutex
@@ -147,7 +148,7 @@ func tryXvnc(t testing.TB, bin string, d int, pwFile string, extra []string) *xv
 						<-done
 					}
 				})
-				return &xvnc{Display: d, Addr: addr}
+				return &xvnc{Display: d, Addr: addr, Kill: func() { cmd.Process.Kill() }}
 			}
 		}
 		time.Sleep(50 * time.Millisecond)
