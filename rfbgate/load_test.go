@@ -66,7 +66,8 @@ func syntheticVNC(t testing.TB, password string, chunk int, tick time.Duration) 
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	stop := make(chan struct{})
+	t.Cleanup(func() { ln.Close(); close(stop); wg.Wait() })
 	var next atomic.Uint64
 	conns = &atomic.Int64{}
 	pw := NewSecret(password)
@@ -120,7 +121,11 @@ func syntheticVNC(t testing.TB, password string, chunk int, tick time.Duration) 
 						return
 					}
 					if tk != nil {
-						<-tk.C
+						select {
+						case <-tk.C:
+						case <-stop:
+							return
+						}
 					}
 				}
 			}(c, next.Add(1))
