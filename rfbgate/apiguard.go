@@ -113,6 +113,10 @@ func (r *Relay) upgradeAllowed(w http.ResponseWriter, req *http.Request) bool {
 		writeError(w, http.StatusUpgradeRequired, "upgrade_required", "this endpoint is a WebSocket (RFB, subprotocol binary)")
 		return false
 	}
+	if req.Header.Get("Sec-WebSocket-Key") == "" {
+		writeError(w, http.StatusBadRequest, "bad_websocket_key", "Sec-WebSocket-Key is missing")
+		return false
+	}
 	if req.Header.Get("Sec-WebSocket-Version") != "13" {
 		w.Header().Set("Sec-WebSocket-Version", "13")
 		writeError(w, http.StatusBadRequest, "bad_websocket_version", "WebSocket version 13 is required")

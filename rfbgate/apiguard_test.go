@@ -132,6 +132,11 @@ func TestControlAPIGuards(t *testing.T) {
 	if r.Tickets.Outstanding() != before {
 		t.Errorf("a refused origin used the ticket")
 	}
+	delete(up, "Sec-WebSocket-Key")
+	if code, _, m := apiCall(t, "GET", srv.URL+"/v1/streams/computers/glass?ticket="+tk.Token, "", up); code != 400 || m["error"] != "bad_websocket_key" {
+		t.Errorf("upgrade without a key: %d %v", code, m)
+	}
+	up["Sec-WebSocket-Key"] = "dGhlIHNhbXBsZSBub25jZQ=="
 	up["Sec-WebSocket-Version"] = "8"
 	delete(up, "Origin")
 	if code, _, m := apiCall(t, "GET", srv.URL+"/v1/streams/computers/glass?ticket="+tk.Token, "", up); code != 400 || m["error"] != "bad_websocket_version" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -218,4 +219,53 @@ func TestShutdownCloseFrames(t *testing.T) {
 	if n := tr.Viewers("a"); n != 0 {
 		t.Fatalf("%d viewers counted after Close", n)
 	}
+}
+
+// scriptedVNC is a VNC server that, after the handshake, sends script and
+// then holds the connection until the client goes.
+func scriptedVNC(t *testing.T, password string, script []byte) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				if serveVNCHandshake(c, NewSecret(password), 1) {
+					c.Write(script)
+					io.Copy(io.Discard, c)
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestUnframableServerMessageClosesViewer: a server message the relay
+// cannot frame (here a Tight rectangle, which it never asks for) closes
+// that viewer with 1011 and a reason, after what came before it.
+func TestUnframableServerMessageClosesViewer(t *testing.T) {
+	bell := []byte{SrvBell}
+	addr := scriptedVNC(t, testPassword, append(append([]byte{}, bell...), srvUpdate(srvRect(0, 0, 8, 8, 7))...))
+	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
+	c := watchClose(t, tr, "a", "s", true)
+	c.closedWith(t, "viewer", websocket.StatusInternalError, reasonServerUnframe)
+	if n := c.received(); n != 1+4 {
+		t.Fatalf("received %d bytes before the close, want the bell and the update's header (5)", n)
+	}
+	if l := tr.logs.String(); !strings.Contains(l, "encoding 7 is not one the relay frames") {
+		t.Fatalf("the log does not say what could not be framed:\n%s", l)
+	}
+	waitViewers(t, tr, "a", 0, 5*time.Second)
 }

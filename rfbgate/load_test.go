@@ -85,27 +85,9 @@ func syntheticVNC(t testing.TB, password string, chunk int, tick time.Duration) 
 				defer c.Close()
 				conns.Add(1)
 				defer conns.Add(-1)
-				c.SetDeadline(time.Now().Add(10 * time.Second))
-				c.Write([]byte("RFB 003.008\n"))
-				io.ReadFull(c, make([]byte, 12))
-				c.Write([]byte{2, 19, SecurityVNCAuth})
-				io.ReadFull(c, make([]byte, 1))
-				var ch [16]byte
-				binary.BigEndian.PutUint64(ch[:], seed*7919)
-				c.Write(ch[:])
-				var resp [16]byte
-				io.ReadFull(c, resp[:])
-				if resp != VNCAuthResponse(pw, ch) {
-					c.Write([]byte{0, 0, 0, 1, 0, 0, 0, 0})
+				if !serveVNCHandshake(c, pw, seed) {
 					return
 				}
-				c.Write([]byte{0, 0, 0, 0})
-				io.ReadFull(c, make([]byte, 1))
-				name := fmt.Sprintf("seed-%d", seed)
-				init := []byte{2, 128, 1, 224, 32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0}
-				init = binary.BigEndian.AppendUint32(init, uint32(len(name)))
-				c.Write(append(init, name...))
-				c.SetDeadline(time.Time{})
 				go io.Copy(io.Discard, c) // ends when c is closed
 				s := newSeededStream(seed)
 				buf := make([]byte, chunk)
@@ -132,6 +114,34 @@ func syntheticVNC(t testing.TB, password string, chunk int, tick time.Duration) 
 		}
 	}()
 	return ln.Addr().String(), conns
+}
+
+// serveVNCHandshake is a VNC server's side of the RFB 3.8 handshake on c:
+// security types [19, 2], VNC authentication with pw, and a 640x480 32-bit
+// ServerInit named "seed-N". It reports whether the client authenticated.
+func serveVNCHandshake(c net.Conn, pw Secret, seed uint64) bool {
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	defer c.SetDeadline(time.Time{})
+	c.Write([]byte("RFB 003.008\n"))
+	io.ReadFull(c, make([]byte, 12))
+	c.Write([]byte{2, 19, SecurityVNCAuth})
+	io.ReadFull(c, make([]byte, 1))
+	var ch [16]byte
+	binary.BigEndian.PutUint64(ch[:], seed*7919)
+	c.Write(ch[:])
+	var resp [16]byte
+	io.ReadFull(c, resp[:])
+	if resp != VNCAuthResponse(pw, ch) {
+		c.Write([]byte{0, 0, 0, 1, 0, 0, 0, 0})
+		return false
+	}
+	c.Write([]byte{0, 0, 0, 0})
+	io.ReadFull(c, make([]byte, 1))
+	name := fmt.Sprintf("seed-%d", seed)
+	init := []byte{2, 128, 1, 224, 32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0}
+	init = binary.BigEndian.AppendUint32(init, uint32(len(name)))
+	_, err := c.Write(append(init, name...))
+	return err == nil
 }
 
 // TestLoad64Viewers: 64 viewers on one computer for 30 s (3 s with -short):
