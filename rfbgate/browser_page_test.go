@@ -104,7 +104,7 @@ func xclipCopy(t *testing.T, display int, text string) {
 // over and A shows within 2 s that it lost the keyboard, with no Give back
 // offered, and now B gets the clipboard and A does not. With a 3 s lease,
 // the page's renewals (every TTL/3, as the server reports) keep it. Nothing
-// lands in either console.
+// lands in either console. A give-back through the API shows within 2 s too.
 func TestBrowserPageFollowsLease(t *testing.T) {
 	novnc := noVNCDir(t)
 	xv := startXvnc(t, testPassword)
@@ -170,6 +170,16 @@ func TestBrowserPageFollowsLease(t *testing.T) {
 	}
 	waitPage(t, b, "pageB", `document.body.dataset.keyboard === "nobody" && document.getElementById("give").disabled`, 2*time.Second)
 	waitPage(t, a, "pageA", `document.body.dataset.keyboard === "nobody"`, 2*time.Second)
+
+	// A give-back through the API (not the page's button): the page follows.
+	if err := chromedp.Do(a, chromedp.Click(chromedp.CSS("#take"))); err != nil {
+		t.Fatal(err)
+	}
+	waitPage(t, a, "pageA", `document.body.dataset.keyboard === "you"`, 5*time.Second)
+	if err := tr.Leases.GiveBack("agent1", "pageA"); err != nil {
+		t.Fatal(err)
+	}
+	waitPage(t, a, "pageA", `document.body.dataset.keyboard === "nobody" && document.body.dataset.state === "watching" && document.getElementById("give").disabled`, 2*time.Second)
 
 	// Nothing in either console, but for one race the protocol allows: A's
 	// renewal may cross B's take-over and be answered 409, which Chromium
