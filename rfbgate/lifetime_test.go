@@ -224,32 +224,12 @@ func TestShutdownCloseFrames(t *testing.T) {
 // scriptedVNC is a VNC server that, after the handshake, sends script and
 // then holds the connection until the client goes.
 func scriptedVNC(t *testing.T, password string, script []byte) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer c.Close()
-				if serveVNCHandshake(c, NewSecret(password), 1) {
-					c.Write(script)
-					io.Copy(io.Discard, c)
-				}
-			}()
+	return fakeVNCServer(t, func(c net.Conn, seed uint64, _ <-chan struct{}) {
+		if serveVNCHandshake(c, NewSecret(password), seed) {
+			c.Write(script)
+			io.Copy(io.Discard, c)
 		}
-	}()
-	return ln.Addr().String()
+	})
 }
 
 // TestUnframableServerMessageClosesViewer: a server message the relay

@@ -61,6 +61,44 @@ func (s *seededStream) fill(p []byte) {
 // ServerInit (desktop name "seed-N") it sends seededStream(N) in chunk-byte
 // writes every tick, and reads and discards what the client sends.
 func syntheticVNC(t testing.TB, password string, chunk int, tick time.Duration) (addr string, conns *atomic.Int64) {
+	conns = &atomic.Int64{}
+	pw := NewSecret(password)
+	addr = fakeVNCServer(t, func(c net.Conn, seed uint64, stop <-chan struct{}) {
+		conns.Add(1)
+		defer conns.Add(-1)
+		if !serveVNCHandshake(c, pw, seed) {
+			return
+		}
+		go io.Copy(io.Discard, c) // ends when c is closed
+		s := newSeededStream(seed)
+		buf := make([]byte, chunk)
+		var tk *time.Ticker
+		if tick > 0 {
+			tk = time.NewTicker(tick)
+			defer tk.Stop()
+		}
+		for {
+			s.fill(buf)
+			c.SetWriteDeadline(time.Now().Add(30 * time.Second))
+			if _, err := c.Write(buf); err != nil {
+				return
+			}
+			if tk != nil {
+				select {
+				case <-tk.C:
+				case <-stop:
+					return
+				}
+			}
+		}
+	})
+	return addr, conns
+}
+
+// fakeVNCServer listens on loopback and runs serve for each connection (the
+// nth gets seed n; stop closes when the test ends, and the connection after
+// serve returns). The test waits for every connection to end.
+func fakeVNCServer(t testing.TB, serve func(c net.Conn, seed uint64, stop <-chan struct{})) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -69,8 +107,6 @@ func syntheticVNC(t testing.TB, password string, chunk int, tick time.Duration) 
 	stop := make(chan struct{})
 	t.Cleanup(func() { ln.Close(); close(stop); wg.Wait() })
 	var next atomic.Uint64
-	conns = &atomic.Int64{}
-	pw := NewSecret(password)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -83,37 +119,11 @@ func syntheticVNC(t testing.TB, password string, chunk int, tick time.Duration) 
 			go func(c net.Conn, seed uint64) {
 				defer wg.Done()
 				defer c.Close()
-				conns.Add(1)
-				defer conns.Add(-1)
-				if !serveVNCHandshake(c, pw, seed) {
-					return
-				}
-				go io.Copy(io.Discard, c) // ends when c is closed
-				s := newSeededStream(seed)
-				buf := make([]byte, chunk)
-				var tk *time.Ticker
-				if tick > 0 {
-					tk = time.NewTicker(tick)
-					defer tk.Stop()
-				}
-				for {
-					s.fill(buf)
-					c.SetWriteDeadline(time.Now().Add(30 * time.Second))
-					if _, err := c.Write(buf); err != nil {
-						return
-					}
-					if tk != nil {
-						select {
-						case <-tk.C:
-						case <-stop:
-							return
-						}
-					}
-				}
+				serve(c, seed, stop)
 			}(c, next.Add(1))
 		}
 	}()
-	return ln.Addr().String(), conns
+	return ln.Addr().String()
 }
 
 // serveVNCHandshake is a VNC server's side of the RFB 3.8 handshake on c:

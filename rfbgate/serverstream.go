@@ -193,16 +193,7 @@ func (f *ServerFilter) Filter(buf []byte) (out, rest []byte, err error) {
 			if int64(k) > f.skip {
 				k = int(f.skip)
 			}
-			if f.keep {
-				if w != r {
-					copy(buf[w:], buf[r:r+k])
-				}
-				w += k
-			} else {
-				f.stats.BytesDropped += uint64(k)
-			}
-			r += k
-			f.off += int64(k)
+			w, r = f.pass(buf, w, r, k)
 			if f.skip -= int64(k); f.skip > 0 {
 				break
 			}
@@ -225,16 +216,7 @@ func (f *ServerFilter) Filter(buf []byte) (out, rest []byte, err error) {
 			}
 			return buf[:w], buf[r:], nil
 		}
-		if f.keep {
-			if w != r {
-				copy(buf[w:], buf[r:r+hl])
-			}
-			w += hl
-		} else {
-			f.stats.BytesDropped += uint64(hl)
-		}
-		r += hl
-		f.off += int64(hl)
+		w, r = f.pass(buf, w, r, hl)
 		if f.skip == 0 {
 			f.endPayload()
 		} else {
@@ -242,6 +224,22 @@ func (f *ServerFilter) Filter(buf []byte) (out, rest []byte, err error) {
 		}
 	}
 	return buf[:w], nil, nil
+}
+
+// pass consumes the k bytes at buf[r:] with the current verdict: kept, they
+// move down to buf[w:] (no copy while nothing was dropped before them);
+// dropped, they are counted. It returns the new write and read positions.
+func (f *ServerFilter) pass(buf []byte, w, r, k int) (int, int) {
+	if f.keep {
+		if w != r {
+			copy(buf[w:], buf[r:r+k])
+		}
+		w += k
+	} else {
+		f.stats.BytesDropped += uint64(k)
+	}
+	f.off += int64(k)
+	return w, r + k
 }
 
 // endPayload moves on after a message or rectangle is complete.
