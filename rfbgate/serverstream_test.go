@@ -355,3 +355,35 @@ func FuzzServerFilter(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkServerFilter: framing updates shaped like BenchmarkRelay's (16
+// ZRLE rectangles of about 4 KiB each) in 256 KiB reads, as pumpServer
+// does; compare its MB/s with BenchmarkRelay's to see the framer's share.
+func BenchmarkServerFilter(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var in []byte
+	for len(in) < 8<<20 {
+		var rects [][]byte
+		for i := 0; i < 16; i++ {
+			p := make([]byte, 3000+r.IntN(2000))
+			rects = append(rects, withLen(srvRect(uint16(i%16*64), 0, 64, 64, EncodingZRLE), p))
+		}
+		in = append(in, srvUpdate(rects...)...)
+	}
+	f := newFilter(b, false)
+	buf := make([]byte, MaxServerHeader+256<<10)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		carry := 0
+		for data := in; len(data) > 0; {
+			n := copy(buf[MaxServerHeader:], data)
+			data = data[n:]
+			_, rest, err := f.Filter(buf[MaxServerHeader-carry : MaxServerHeader+n])
+			if err != nil {
+				b.Fatal(err)
+			}
+			carry = copy(buf[MaxServerHeader-len(rest):MaxServerHeader], rest)
+		}
+	}
+}
