@@ -289,8 +289,10 @@ func (v *viewer) writeServerLocked() error {
 }
 
 // ServeStream is the WebSocket upgrade for one viewer:
-// GET ...?ticket=T[&agent=NAME]. A used, expired, unknown or wrong-agent
-// ticket gets HTTP 403 (JSON error) before any RFB byte.
+// GET ...?ticket=T[&agent=NAME]. A request that is not a WebSocket upgrade,
+// or comes from an origin neither the relay's own nor in OriginPatterns, is
+// refused (JSON error) before its ticket is used. A used, expired, unknown
+// or wrong-agent ticket gets HTTP 403 (JSON error) before any RFB byte.
 func (r *Relay) ServeStream(w http.ResponseWriter, req *http.Request) {
 	if !r.upgradeAllowed(w, req) {
 		return
