@@ -98,11 +98,23 @@ func xclipCopy(t *testing.T, display int, text string) {
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 }
 
+// xclipRead returns display's CLIPBOARD text ("" when it has none).
+func xclipRead(t *testing.T, display int) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, needPeer(t, "xclip"), "-selection", "clipboard", "-o")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("DISPLAY=:%d", display))
+	out, _ := cmd.Output()
+	return string(out)
+}
+
 // TestBrowserPageFollowsLease: two /glass/ pages in headless Chromium on a
 // real Xvnc. Page A takes over and B shows A has the keyboard; text copied
 // in the X display (xclip) reaches A's clipboard box and not B; B takes
 // over and A shows within 2 s that it lost the keyboard, with no Give back
-// offered, and now B gets the clipboard and A does not. With a 3 s lease,
+// offered, and now B gets the clipboard and A does not; text typed in B's
+// clipboard box becomes the X clipboard. With a 3 s lease,
 // the page's renewals (every TTL/3, as the server reports) keep it. Nothing
 // lands in either console. A give-back through the API shows within 2 s too.
 func TestBrowserPageFollowsLease(t *testing.T) {
@@ -162,6 +174,20 @@ func TestBrowserPageFollowsLease(t *testing.T) {
 	time.Sleep(time.Second)
 	if got := pageEval[[]string](t, a, `window.glass.received`); len(got) != 1 || got[0] != first {
 		t.Fatalf("page A, now watching, got %q; want only the first text", got)
+	}
+
+	// The holder's clipboard box goes the other way: text typed in it
+	// becomes the X display's clipboard.
+	fromPage := fmt.Sprintf("from-page-B-%d", time.Now().UnixNano())
+	pageEval[bool](t, b, fmt.Sprintf(`(() => { const c = document.getElementById("clipboard"); c.value = %q; c.dispatchEvent(new Event("input")); return true; })()`, fromPage))
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		out := xclipRead(t, xv.Display)
+		if out == fromPage {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the X clipboard holds %q, want the holder page's %q", out, fromPage)
+		}
 	}
 
 	// B gives back: both show nobody.
