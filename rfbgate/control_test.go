@@ -179,9 +179,10 @@ func fakeServer(t *testing.T, script func(c net.Conn)) net.Conn {
 	return a
 }
 
+// serverInit is a ServerInit for a 640x480 desktop in 32-bit true colour
+// (Xvnc's format; a relayed viewer's ServerFilter needs a framable one).
 func serverInit(name string) []byte {
-	b := []byte{2, 128, 1, 224}
-	b = append(b, make([]byte, 16)...)
+	b := []byte{2, 128, 1, 224, 32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0}
 	b = binary.BigEndian.AppendUint32(b, uint32(len(name)))
 	return append(b, name...)
 }

@@ -147,10 +147,7 @@ func serveVNCHandshake(c net.Conn, pw Secret, seed uint64) bool {
 	}
 	c.Write([]byte{0, 0, 0, 0})
 	io.ReadFull(c, make([]byte, 1))
-	name := fmt.Sprintf("seed-%d", seed)
-	init := []byte{2, 128, 1, 224, 32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0}
-	init = binary.BigEndian.AppendUint32(init, uint32(len(name)))
-	_, err := c.Write(append(init, name...))
+	_, err := c.Write(serverInit(fmt.Sprintf("seed-%d", seed)))
 	return err == nil
 }
 
