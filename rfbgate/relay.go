@@ -40,8 +40,9 @@ type Config struct {
 	// closed (closing makes Xvnc release its keys). 2 s.
 	ReleaseTimeout time.Duration
 	Limits         Limits
-	// OriginPatterns are the browser origins allowed to open a stream
-	// (coder/websocket's AcceptOptions.OriginPatterns). Empty: same origin only.
+	// OriginPatterns are the browser origins, besides the relay's own,
+	// allowed to open a stream and to use the control API (host patterns as
+	// coder/websocket's AcceptOptions.OriginPatterns). Empty: same origin only.
 	OriginPatterns []string
 	Logger         *slog.Logger // slog.Default()
 	// OnViewers, if set, is told the number of open viewers of a computer
