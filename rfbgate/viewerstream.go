@@ -48,6 +48,16 @@ func (v *viewer) closeStatus() (websocket.StatusCode, string) {
 // that stops reading is dropped, not left to hold the server's data. It
 // returns when either side ends, having recorded why.
 func (v *viewer) pumpServer(server, client net.Conn) {
+	// The stall timer records why before it unblocks the write: the
+	// WebSocket then drops, and the other goroutines' errors must not be
+	// taken for the cause.
+	stall := time.AfterFunc(time.Hour, func() {
+		v.r.log.Warn("rfbgate: dropping a viewer that stopped reading", "agent", v.agent, "surface", v.surface, "timeout", v.r.cfg.WriteTimeout)
+		v.end(websocket.StatusPolicyViolation, reasonStalled)
+		client.SetWriteDeadline(time.Now())
+	})
+	stall.Stop()
+	defer stall.Stop()
 	const head = MaxServerHeader // room for a header split across reads
 	buf := make([]byte, head+256<<10)
 	carry := 0
@@ -56,14 +66,11 @@ func (v *viewer) pumpServer(server, client net.Conn) {
 		if n > 0 {
 			out, rest, ferr := v.filter.Filter(buf[head-carry : head+n])
 			if len(out) > 0 {
-				client.SetWriteDeadline(time.Now().Add(v.r.cfg.WriteTimeout))
-				if _, werr := client.Write(out); werr != nil {
-					if errors.Is(werr, net.ErrClosed) || v.closing() {
-						v.end(websocket.StatusGoingAway, reasonClientClosed)
-					} else {
-						v.r.log.Warn("rfbgate: dropping a viewer that stopped reading", "agent", v.agent, "surface", v.surface, "timeout", v.r.cfg.WriteTimeout, "err", werr)
-						v.end(websocket.StatusPolicyViolation, reasonStalled)
-					}
+				stall.Reset(v.r.cfg.WriteTimeout)
+				_, werr := client.Write(out)
+				stall.Stop()
+				if werr != nil {
+					v.end(websocket.StatusGoingAway, reasonClientClosed)
 					return
 				}
 			}
@@ -82,13 +89,6 @@ func (v *viewer) pumpServer(server, client net.Conn) {
 			return
 		}
 	}
-}
-
-// closing reports whether the viewer is already ending.
-func (v *viewer) closing() bool {
-	v.closeMu.Lock()
-	defer v.closeMu.Unlock()
-	return v.closeReason != ""
 }
 
 // noPong is the close reason for a ping that timed out.
