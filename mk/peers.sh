@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # mk/peers.sh — make sure the real peers of the relay's tests are here before
-# `make test` runs them: Xvnc, vncpasswd, xinput (TigerVNC and X tools),
+# `make test` runs them: Xvnc, vncpasswd, xinput, xclip (TigerVNC and X tools),
 # Chromium, websockify (Debian packages, .ci/install-rfb.sh) and noVNC (npm).
 #
 # Missing programs are installed when we are root; otherwise this stops and
@@ -17,7 +17,7 @@ if [ "${PEERS:-on}" = off ]; then
 	exit 0
 fi
 
-programs=(Xvnc vncpasswd xinput chromium websockify)
+programs=(Xvnc vncpasswd xinput xclip chromium websockify)
 missing=()
 for p in "${programs[@]}"; do
 	command -v "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -17,9 +17,10 @@ glass:
 rfbgate-test: $(NOVNC_DIR)/core/rfb.js
 	$(GO) test -count=1 ./rfbgate/ ./cmd/glass/
 
-# The gate and relay benchmarks only.
+# The gate and relay benchmarks only, and the server-stream framer's own.
 rfbgate-bench:
 	$(GO) test -run '^$$' -bench 'BenchmarkGate|BenchmarkRelay' -benchmem ./bench/
+	$(GO) test -run '^$$' -bench 'BenchmarkServerFilter' -benchmem ./rfbgate/
 
 # A trial: Xvnc on display $(GLASS_DISPLAY) (loopback only, a fresh random
 # password) behind glass; open http://127.0.0.1:7900/glass/?agent=demo&surface=me

@@ -93,7 +93,7 @@ func TestBrowserNoVNC(t *testing.T) {
 		t.Fatalf("noVNC's typing did not reach the gate as QEMU extended key events: dropped %d QEMU, %d pointer, %d key",
 			gs.DroppedByType[MsgQEMU], gs.DroppedByType[MsgPointerEvent], gs.DroppedByType[MsgKeyEvent])
 	}
-	t.Logf("while watching the gate dropped %d QEMU key events, %d KeyEvents, %d PointerEvents, %d ClientCutText; removed −316 %d time(s)",
+	t.Logf("while watching the gate dropped %d QEMU key events, %d KeyEvents, %d PointerEvents, %d ClientCutText; removed %d SetEncodings entries (−316 and encodings the relay does not frame)",
 		gs.DroppedByType[MsgQEMU], gs.DroppedByType[MsgKeyEvent], gs.DroppedByType[MsgPointerEvent], gs.DroppedByType[MsgClientCutText], gs.EncodingsDrop)
 	// Take over with the page's button, then type.
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#take"))); err != nil {

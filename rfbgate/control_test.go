@@ -141,17 +141,33 @@ func TestLeases(t *testing.T) {
 	}
 }
 
+// TestLeaseSubscriberNeverBlocks: a subscriber that falls behind is never
+// waited for; it keeps the events it holds and then finds its channel
+// closed (at the limit: a full buffer and no more events stays open).
 func TestLeaseSubscriberNeverBlocks(t *testing.T) {
 	l := NewLeases(time.Minute, nil)
-	_, cancel := l.Subscribe(1)
+	ch, cancel := l.Subscribe(2)
 	defer cancel()
-	for i := 0; i < 5; i++ {
+	l.TakeOver("a", "s")
+	l.GiveBack("a", "s") // the buffer is full: at the limit
+	if l.Dropped() != 0 {
+		t.Fatalf("a full buffer dropped %d", l.Dropped())
+	}
+	for i := 0; i < 5; i++ { // past it: never blocks
 		l.TakeOver("a", "s")
 		l.GiveBack("a", "s")
 	}
-	if l.Dropped() != 9 {
-		t.Fatalf("dropped %d, want 9", l.Dropped())
+	if l.Dropped() != 1 {
+		t.Fatalf("dropped %d subscriptions, want 1", l.Dropped())
 	}
+	var got []string
+	for ev := range ch {
+		got = append(got, ev.Type)
+	}
+	if len(got) != 2 || got[0] != EventTakenOver || got[1] != EventHandedBack {
+		t.Fatalf("a lagging subscriber got %v, then its channel must close", got)
+	}
+	cancel() // after the close: no double close
 }
 
 // fakeServer scripts the server side of an RFB handshake.
@@ -163,9 +179,10 @@ func fakeServer(t *testing.T, script func(c net.Conn)) net.Conn {
 	return a
 }
 
+// serverInit is a ServerInit for a 640x480 desktop in 32-bit true colour
+// (Xvnc's format; a relayed viewer's ServerFilter needs a framable one).
 func serverInit(name string) []byte {
-	b := []byte{2, 128, 1, 224}
-	b = append(b, make([]byte, 16)...)
+	b := []byte{2, 128, 1, 224, 32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0}
 	b = binary.BigEndian.AppendUint32(b, uint32(len(name)))
 	return append(b, name...)
 }
@@ -338,6 +355,9 @@ func TestHTTPAPI(t *testing.T) {
 	defer srv.Close()
 	call := func(method, path, body, token string) (int, map[string]any) {
 		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		if method == "POST" {
+			req.Header.Set("Content-Type", "application/json")
+		}
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}

@@ -21,7 +21,7 @@ type GateStats struct {
 	ReleasesSent  uint64 // times key-ups and a buttonless pointer event were injected
 	BytesIn       uint64 // client bytes read
 	BytesForward  uint64 // bytes written towards the server
-	EncodingsDrop uint64 // −316 entries removed from SetEncodings
+	EncodingsDrop uint64 // entries removed from SetEncodings (see EncodingKept)
 	// DroppedByType counts dropped messages by message type.
 	DroppedByType [256]uint64
 }
@@ -49,7 +49,35 @@ type Gate struct {
 	px, py    uint16
 	pointerOn bool // a pointer event was forwarded since the last release
 
+	// onPixelFormat, when set (FramePixelFormat), hears every forwarded
+	// SetPixelFormat; updated is set once updates were asked for.
+	onPixelFormat func(pf []byte) error
+	updated       bool
+
 	stats GateStats
+}
+
+// FramePixelFormat makes the gate tell fn the pixel format of every
+// SetPixelFormat it forwards (a ServerFilter sizes Raw and cursor
+// rectangles by it), and refuse a SetPixelFormat once updates were asked
+// for (SetEncodings, FramebufferUpdateRequest, EnableContinuousUpdates):
+// rectangles already on their way would be in the old format and the
+// server stream could no longer be framed. noVNC sends it once, first.
+// An error from fn (an unframable format) closes the stream.
+func (g *Gate) FramePixelFormat(fn func(pf []byte) error) { g.onPixelFormat = fn }
+
+// pixelFormat applies FramePixelFormat's rule to a complete SetPixelFormat.
+func (g *Gate) pixelFormat(h []byte) error {
+	if g.onPixelFormat == nil {
+		return nil
+	}
+	if g.updated {
+		return g.p.fail(ErrForbiddenMessage, "SetPixelFormat after updates were requested: the relay frames the server's updates by pixel format")
+	}
+	if err := g.onPixelFormat(h[4:20]); err != nil {
+		return g.p.fail(ErrMalformed, err.Error())
+	}
+	return nil
 }
 
 // NewGate returns a gate for one viewer's stream, without the keyboard.
@@ -99,6 +127,12 @@ func (g *Gate) Feed(dst, in []byte) ([]byte, error) {
 			g.stats.Messages++
 			g.fwd = ClassOf(g.p.Type()) == ClassPass || g.kbd.Load()
 		case EventHeader:
+			if g.p.Type() == MsgSetPixelFormat {
+				if err := g.pixelFormat(g.p.Header()); err != nil {
+					g.stats.BytesForward += uint64(len(dst) - before)
+					return dst, err
+				}
+			}
 			if g.fwd {
 				dst = g.header(dst, g.p.Header(), g.p.BodyLen())
 			}
@@ -123,6 +157,8 @@ func (g *Gate) Feed(dst, in []byte) ([]byte, error) {
 
 // fixedLen is the length of the fixed-size messages the fast path takes
 // whole: the ones noVNC sends most (keys, pointer, update requests).
+// SetPixelFormat (sent once) takes Step's path, where FramePixelFormat's
+// rule is applied.
 func fixedLen(in []byte) int {
 	switch in[0] {
 	case MsgPointerEvent:
@@ -131,8 +167,6 @@ func fixedLen(in []byte) int {
 		return 8
 	case MsgFramebufferUpdateReq, MsgEnableContinuousUpdates:
 		return 10
-	case MsgSetPixelFormat:
-		return 20
 	case MsgQEMU:
 		if len(in) >= 2 && in[1] == QEMUExtendedKeyEvent {
 			return 12
@@ -178,7 +212,10 @@ func (g *Gate) whole(dst, in []byte) ([]byte, int) {
 func (g *Gate) header(dst, h []byte, bodyLen int64) []byte {
 	switch h[0] {
 	case MsgSetEncodings:
+		g.updated = true
 		return g.rewriteEncodings(dst, h)
+	case MsgFramebufferUpdateReq, MsgEnableContinuousUpdates:
+		g.updated = true
 	case MsgClientCutText:
 		if bodyLen > int64(g.lim.MaxCutText) {
 			g.fwd = false // over the cap: read through and dropped
@@ -208,13 +245,14 @@ func (g *Gate) header(dst, h []byte, bodyLen int64) []byte {
 	return append(dst, h...)
 }
 
-// rewriteEncodings appends SetEncodings without −316.
+// rewriteEncodings appends SetEncodings with only the entries EncodingKept
+// allows: no −316, and only encodings the server stream's framer reads.
 func (g *Gate) rewriteEncodings(dst, h []byte) []byte {
 	at := len(dst)
 	dst = append(dst, h[:4]...)
 	n := 0
 	for i := 4; i+4 <= len(h); i += 4 {
-		if int32(binary.BigEndian.Uint32(h[i:i+4])) == EncodingExtendedMouseButtons {
+		if !EncodingKept(int32(binary.BigEndian.Uint32(h[i : i+4]))) {
 			g.stats.EncodingsDrop++
 			continue
 		}

@@ -1,7 +1,7 @@
 package rfbgate
 
 import (
-	"crypto/subtle"
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -33,33 +33,44 @@ var viewerPage []byte
 // NewHandler returns the relay's HTTP surface:
 //
 //	POST /v1/tools/computers.watch      {"agent","surface"} -> {"ticket","expires_at"}
-//	POST /v1/tools/computers.takeover   {"agent","surface"} -> {"expires_at"}
-//	POST /v1/tools/computers.renew      {"agent","surface"} -> {"expires_at"}
+//	POST /v1/tools/computers.takeover   {"agent","surface"} -> {"expires_at","ttl_ms"}
+//	POST /v1/tools/computers.renew      {"agent","surface"} -> {"expires_at","ttl_ms"}
 //	POST /v1/tools/computers.giveback   {"agent","surface"} -> {}
-//	GET  /v1/computers/NAME             -> {"keyboard","viewers"}
+//	GET  /v1/computers/NAME             -> {"keyboard","viewers","lease_ttl_ms"}
 //	GET  /v1/events                     server-sent lease events
 //	GET  /v1/streams/computers/glass?ticket=T   WebSocket (RFB)
 //
-// Errors are JSON {"error": CODE, "message": TEXT}.
+// The tools take only application/json bodies of at most MaxRequestBody
+// bytes; a browser request from an origin that is neither the relay's own
+// nor allowed by Config.OriginPatterns is refused (403 "origin_forbidden"),
+// so a page on another site cannot move the keyboard. A wrong method gets
+// 405 with Allow. Errors are JSON {"error": CODE, "message": TEXT}.
 func NewHandler(r *Relay, opt HandlerOptions) http.Handler {
 	h := &handler{r: r, opt: opt}
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/tools/computers.watch", h.auth(h.watch))
-	mux.HandleFunc("POST /v1/tools/computers.takeover", h.auth(h.takeover))
-	mux.HandleFunc("POST /v1/tools/computers.renew", h.auth(h.renew))
-	mux.HandleFunc("POST /v1/tools/computers.giveback", h.auth(h.giveback))
-	mux.HandleFunc("GET /v1/computers/{name}", h.auth(h.status))
-	mux.HandleFunc("GET /v1/events", h.auth(h.events))
-	mux.HandleFunc("GET /v1/streams/computers/glass", r.ServeStream)
+	mux.Handle("/v1/tools/computers.watch", h.guard(http.MethodPost, h.watch))
+	mux.Handle("/v1/tools/computers.takeover", h.guard(http.MethodPost, h.takeover))
+	mux.Handle("/v1/tools/computers.renew", h.guard(http.MethodPost, h.renew))
+	mux.Handle("/v1/tools/computers.giveback", h.guard(http.MethodPost, h.giveback))
+	mux.Handle("/v1/computers/{name}", h.guard(http.MethodGet, h.status))
+	mux.Handle("/v1/events", h.guard(http.MethodGet, h.events))
+	mux.HandleFunc("/v1/streams/computers/glass", func(w http.ResponseWriter, req *http.Request) {
+		if req.Method != http.MethodGet {
+			w.Header().Set("Allow", http.MethodGet)
+			writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "the stream is a WebSocket upgrade (GET)")
+			return
+		}
+		r.ServeStream(w, req)
+	})
 	if opt.NoVNCDir != "" {
 		mux.HandleFunc("GET /glass/{$}", func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.Header().Set("Cache-Control", "no-store")
 			w.Write(viewerPage)
 		})
-		mux.Handle("GET /glass/novnc/", http.StripPrefix("/glass/novnc/", http.FileServer(http.Dir(opt.NoVNCDir))))
+		mux.Handle("GET /glass/novnc/", http.StripPrefix("/glass/novnc/", filesOnly(opt.NoVNCDir)))
 	}
-	mux.HandleFunc("/v1/", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint")
 	})
 	return mux
@@ -73,27 +84,15 @@ type handler struct {
 // writeError writes the JSON error shape.
 func writeError(w http.ResponseWriter, status int, code, msg string) {
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(map[string]string{"error": code, "message": msg})
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	json.NewEncoder(w).Encode(v)
-}
-
-func (h *handler) auth(next http.HandlerFunc) http.HandlerFunc {
-	if h.opt.AdminToken == "" {
-		return next
-	}
-	want := []byte("Bearer " + h.opt.AdminToken)
-	return func(w http.ResponseWriter, req *http.Request) {
-		if subtle.ConstantTimeCompare([]byte(req.Header.Get("Authorization")), want) != 1 {
-			writeError(w, http.StatusUnauthorized, "unauthorized", "a bearer token is required")
-			return
-		}
-		next(w, req)
-	}
 }
 
 type target struct {
@@ -104,9 +103,20 @@ type target struct {
 // readTarget decodes and checks {"agent","surface"}; it writes the error.
 func (h *handler) readTarget(w http.ResponseWriter, req *http.Request) (target, bool) {
 	var t target
-	dec := json.NewDecoder(io.LimitReader(req.Body, 4096))
+	raw, err := io.ReadAll(req.Body) // bounded by guard's MaxBytesReader
+	if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
+		writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body is over %d bytes", MaxRequestBody))
+		return t, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&t); err != nil {
+	if err == nil {
+		err = dec.Decode(&t)
+	}
+	if err == nil && dec.More() {
+		err = errors.New("data after the object")
+	}
+	if err != nil {
 		writeError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("body must be {\"agent\": NAME, \"surface\": ID}: %v", err))
 		return t, false
 	}
@@ -141,8 +151,7 @@ func (h *handler) takeover(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	exp := h.r.Leases.TakeOver(t.Agent, t.Surface)
-	writeJSON(w, map[string]string{"expires_at": exp.UTC().Format(time.RFC3339)})
+	h.writeLease(w, h.r.Leases.TakeOver(t.Agent, t.Surface))
 }
 
 func (h *handler) renew(w http.ResponseWriter, req *http.Request) {
@@ -155,7 +164,13 @@ func (h *handler) renew(w http.ResponseWriter, req *http.Request) {
 		writeError(w, http.StatusConflict, "not_holder", "surface "+t.Surface+" does not hold the keyboard of "+t.Agent)
 		return
 	}
-	writeJSON(w, map[string]string{"expires_at": exp.UTC().Format(time.RFC3339)})
+	h.writeLease(w, exp)
+}
+
+// writeLease answers a take-over or renewal: when the lease ends unless
+// renewed, and the TTL a renewal restores (a page renews at a third of it).
+func (h *handler) writeLease(w http.ResponseWriter, exp time.Time) {
+	writeJSON(w, map[string]any{"expires_at": exp.UTC().Format(time.RFC3339Nano), "ttl_ms": h.r.Leases.TTL().Milliseconds()})
 }
 
 func (h *handler) giveback(w http.ResponseWriter, req *http.Request) {
@@ -176,8 +191,19 @@ func (h *handler) status(w http.ResponseWriter, req *http.Request) {
 		writeError(w, http.StatusNotFound, "unknown_computer", "no computer named "+req.PathValue("name"))
 		return
 	}
-	writeJSON(w, st)
+	writeJSON(w, struct {
+		ComputerStatus
+		LeaseTTLms int64 `json:"lease_ttl_ms"`
+	}{st, h.r.Leases.TTL().Milliseconds()})
 }
+
+// eventBuffer is how many events an /v1/events stream may fall behind
+// before it is ended with a "dropped" event.
+const eventBuffer = 64
+
+// EventDropped is the last event of an /v1/events stream that fell
+// eventBuffer events behind: it missed events, and ends.
+const EventDropped = "dropped"
 
 // events streams lease events as server-sent events until the client goes.
 func (h *handler) events(w http.ResponseWriter, req *http.Request) {
@@ -186,7 +212,7 @@ func (h *handler) events(w http.ResponseWriter, req *http.Request) {
 		writeError(w, http.StatusInternalServerError, "no_streaming", "the server cannot stream")
 		return
 	}
-	ch, cancel := h.r.Leases.Subscribe(64)
+	ch, cancel := h.r.Leases.Subscribe(eventBuffer)
 	defer cancel()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -204,7 +230,12 @@ func (h *handler) events(w http.ResponseWriter, req *http.Request) {
 		case <-keep.C:
 			fmt.Fprint(w, ": keep-alive\n\n")
 			fl.Flush()
-		case ev := <-ch:
+		case ev, ok := <-ch:
+			if !ok { // fell behind: say so and end; the client reconnects and re-reads the status
+				fmt.Fprintf(w, "event: %s\ndata: {\"type\":%q,\"message\":\"this stream fell %d events behind and missed some; reconnect and read the status\"}\n\n", EventDropped, EventDropped, eventBuffer)
+				fl.Flush()
+				return
+			}
 			b, _ := json.Marshal(ev)
 			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Type, b)
 			fl.Flush()

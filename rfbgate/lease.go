@@ -171,8 +171,10 @@ func (l *Leases) CheckAgentInput(agent string) error {
 }
 
 // Subscribe returns a channel of lease events (buffered by buf) and a
-// function that ends the subscription. Events for a full channel are
-// dropped (and counted), never waited for.
+// function that ends the subscription. A subscriber is never waited for: one
+// whose channel is full when an event comes has fallen behind, and its
+// channel is closed (after the events it holds) instead, so it learns that
+// it missed events rather than missing them silently.
 func (l *Leases) Subscribe(buf int) (<-chan LeaseEvent, func()) {
 	ch := make(chan LeaseEvent, buf)
 	l.mu.Lock()
@@ -180,18 +182,17 @@ func (l *Leases) Subscribe(buf int) (<-chan LeaseEvent, func()) {
 	l.nextSub++
 	l.subs[id] = ch
 	l.mu.Unlock()
-	var once sync.Once
 	return ch, func() {
-		once.Do(func() {
-			l.mu.Lock()
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if _, open := l.subs[id]; open {
 			delete(l.subs, id)
-			l.mu.Unlock()
 			close(ch)
-		})
+		}
 	}
 }
 
-// Dropped counts events not delivered to a full subscriber.
+// Dropped counts subscriptions ended because they fell behind.
 func (l *Leases) Dropped() uint64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -200,10 +201,12 @@ func (l *Leases) Dropped() uint64 {
 
 func (l *Leases) publishLocked(evs []LeaseEvent) {
 	for _, ev := range evs {
-		for _, ch := range l.subs {
+		for id, ch := range l.subs {
 			select {
 			case ch <- ev:
 			default:
+				delete(l.subs, id)
+				close(ch)
 				l.dropped++
 			}
 		}

@@ -19,12 +19,21 @@ import (
 )
 
 // seededStream is the byte stream a synthetic server sends on connection n:
-// PCG output, so a client can check every byte and its order.
+// a valid RFB stream (so the relay's server-side framer passes it whole) of
+// seededMsg-byte FramebufferUpdates, one ZRLE rectangle each, whose payloads
+// are PCG output, so a client can check every byte and its order.
 type seededStream struct {
 	r   *rand.Rand
 	buf [8]byte
 	pos int
+	at  int // position in the current message
 }
+
+// seededMsg is the length of one message of a seededStream; seededHead is
+// its header: FramebufferUpdate of one 64x64 ZRLE rectangle and its length.
+const seededMsg = 4096
+
+var seededHead = []byte{0, 0, 0, 1, 0, 0, 0, 0, 0, 64, 0, 64, 0, 0, 0, 16, 0, 0, (seededMsg - 20) >> 8, (seededMsg - 20) & 0xff}
 
 func newSeededStream(n uint64) *seededStream {
 	return &seededStream{r: rand.New(rand.NewPCG(n, 0x5eed)), pos: 8}
@@ -32,12 +41,19 @@ func newSeededStream(n uint64) *seededStream {
 
 func (s *seededStream) fill(p []byte) {
 	for i := range p {
-		if s.pos == 8 {
-			binary.LittleEndian.PutUint64(s.buf[:], s.r.Uint64())
-			s.pos = 0
+		if s.at < len(seededHead) {
+			p[i] = seededHead[s.at]
+		} else {
+			if s.pos == 8 {
+				binary.LittleEndian.PutUint64(s.buf[:], s.r.Uint64())
+				s.pos = 0
+			}
+			p[i] = s.buf[s.pos]
+			s.pos++
 		}
-		p[i] = s.buf[s.pos]
-		s.pos++
+		if s.at++; s.at == seededMsg {
+			s.at = 0
+		}
 	}
 }
 
@@ -45,15 +61,52 @@ func (s *seededStream) fill(p []byte) {
 // ServerInit (desktop name "seed-N") it sends seededStream(N) in chunk-byte
 // writes every tick, and reads and discards what the client sends.
 func syntheticVNC(t testing.TB, password string, chunk int, tick time.Duration) (addr string, conns *atomic.Int64) {
+	conns = &atomic.Int64{}
+	pw := NewSecret(password)
+	addr = fakeVNCServer(t, func(c net.Conn, seed uint64, stop <-chan struct{}) {
+		conns.Add(1)
+		defer conns.Add(-1)
+		if !serveVNCHandshake(c, pw, seed) {
+			return
+		}
+		go io.Copy(io.Discard, c) // ends when c is closed
+		s := newSeededStream(seed)
+		buf := make([]byte, chunk)
+		var tk *time.Ticker
+		if tick > 0 {
+			tk = time.NewTicker(tick)
+			defer tk.Stop()
+		}
+		for {
+			s.fill(buf)
+			c.SetWriteDeadline(time.Now().Add(30 * time.Second))
+			if _, err := c.Write(buf); err != nil {
+				return
+			}
+			if tk != nil {
+				select {
+				case <-tk.C:
+				case <-stop:
+					return
+				}
+			}
+		}
+	})
+	return addr, conns
+}
+
+// fakeVNCServer listens on loopback and runs serve for each connection (the
+// nth gets seed n; stop closes when the test ends, and the connection after
+// serve returns). The test waits for every connection to end.
+func fakeVNCServer(t testing.TB, serve func(c net.Conn, seed uint64, stop <-chan struct{})) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	stop := make(chan struct{})
+	t.Cleanup(func() { ln.Close(); close(stop); wg.Wait() })
 	var next atomic.Uint64
-	conns = &atomic.Int64{}
-	pw := NewSecret(password)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -66,51 +119,36 @@ func syntheticVNC(t testing.TB, password string, chunk int, tick time.Duration) 
 			go func(c net.Conn, seed uint64) {
 				defer wg.Done()
 				defer c.Close()
-				conns.Add(1)
-				defer conns.Add(-1)
-				c.SetDeadline(time.Now().Add(10 * time.Second))
-				c.Write([]byte("RFB 003.008\n"))
-				io.ReadFull(c, make([]byte, 12))
-				c.Write([]byte{2, 19, SecurityVNCAuth})
-				io.ReadFull(c, make([]byte, 1))
-				var ch [16]byte
-				binary.BigEndian.PutUint64(ch[:], seed*7919)
-				c.Write(ch[:])
-				var resp [16]byte
-				io.ReadFull(c, resp[:])
-				if resp != VNCAuthResponse(pw, ch) {
-					c.Write([]byte{0, 0, 0, 1, 0, 0, 0, 0})
-					return
-				}
-				c.Write([]byte{0, 0, 0, 0})
-				io.ReadFull(c, make([]byte, 1))
-				name := fmt.Sprintf("seed-%d", seed)
-				init := []byte{2, 128, 1, 224, 32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0}
-				init = binary.BigEndian.AppendUint32(init, uint32(len(name)))
-				c.Write(append(init, name...))
-				c.SetDeadline(time.Time{})
-				go io.Copy(io.Discard, c) // ends when c is closed
-				s := newSeededStream(seed)
-				buf := make([]byte, chunk)
-				var tk *time.Ticker
-				if tick > 0 {
-					tk = time.NewTicker(tick)
-					defer tk.Stop()
-				}
-				for {
-					s.fill(buf)
-					c.SetWriteDeadline(time.Now().Add(30 * time.Second))
-					if _, err := c.Write(buf); err != nil {
-						return
-					}
-					if tk != nil {
-						<-tk.C
-					}
-				}
+				serve(c, seed, stop)
 			}(c, next.Add(1))
 		}
 	}()
-	return ln.Addr().String(), conns
+	return ln.Addr().String()
+}
+
+// serveVNCHandshake is a VNC server's side of the RFB 3.8 handshake on c:
+// security types [19, 2], VNC authentication with pw, and a 640x480 32-bit
+// ServerInit named "seed-N". It reports whether the client authenticated.
+func serveVNCHandshake(c net.Conn, pw Secret, seed uint64) bool {
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	defer c.SetDeadline(time.Time{})
+	c.Write([]byte("RFB 003.008\n"))
+	io.ReadFull(c, make([]byte, 12))
+	c.Write([]byte{2, 19, SecurityVNCAuth})
+	io.ReadFull(c, make([]byte, 1))
+	var ch [16]byte
+	binary.BigEndian.PutUint64(ch[:], seed*7919)
+	c.Write(ch[:])
+	var resp [16]byte
+	io.ReadFull(c, resp[:])
+	if resp != VNCAuthResponse(pw, ch) {
+		c.Write([]byte{0, 0, 0, 1, 0, 0, 0, 0})
+		return false
+	}
+	c.Write([]byte{0, 0, 0, 0})
+	io.ReadFull(c, make([]byte, 1))
+	_, err := c.Write(serverInit(fmt.Sprintf("seed-%d", seed)))
+	return err == nil
 }
 
 // TestLoad64Viewers: 64 viewers on one computer for 30 s (3 s with -short):

@@ -2,12 +2,14 @@
 // TigerVNC Xvnc server, and gates the client-to-server stream so that only the
 // viewer whose surface holds the computer's keyboard may send input.
 //
-//	browser (noVNC) --WebSocket--> Relay: Gate per viewer --TCP--> Xvnc
-//	browser <-------------------- untouched ---------------------- Xvnc
+//	browser (noVNC) --WebSocket--> Relay: Gate per viewer ---------TCP--> Xvnc
+//	browser <------------------- Relay: ServerFilter per viewer <-------- Xvnc
 //
 // The pieces, bottom up: Parser reads the client-to-server message stream in
 // chunks of any size; Gate decides per message what reaches the server (the
 // message table, msgTable, is the one place that classifies types);
+// ServerFilter frames the server-to-client stream the same way and keeps
+// the clipboard (ServerCutText) for the viewer holding the keyboard;
 // ClientHandshake and ServeClientHandshake speak RFB 3.8 to each side;
 // Tickets and Leases hold who may watch and who may type; Relay joins a
 // WebSocket to a server connection; NewHandler is the HTTP surface (control
@@ -19,7 +21,12 @@
 //     ClientCutText, ClientFence and SetDesktopSize payloads stream through
 //     or are dropped as they arrive, never buffered whole.
 //   - SetEncodings loses −316 (extended mouse buttons), so a PointerEvent is
-//     always 6 bytes for both the gate and Xvnc.
+//     always 6 bytes for both the gate and Xvnc, and every encoding the
+//     ServerFilter does not frame (EncodingKept).
+//   - SetPixelFormat is refused once updates were asked for, so the
+//     ServerFilter always sizes rectangles in the format they were sent in.
+//   - A viewer's writes have a deadline and its pings a timeout; it ends
+//     with a WebSocket close frame saying why.
 //   - When a viewer loses the keyboard (give-back, expiry, move, or its own
 //     close) the keys it holds are released in the form it pressed them, and
 //     a pointer event with no buttons follows.

@@ -64,6 +64,7 @@ func freePort(t testing.TB) int {
 type xvnc struct {
 	Display int
 	Addr    string
+	Kill    func() // SIGKILL: Xvnc dies without a word to its clients
 }
 
 var displayMu sync.Mutex
@@ -147,7 +148,7 @@ func tryXvnc(t testing.TB, bin string, d int, pwFile string, extra []string) *xv
 						<-done
 					}
 				})
-				return &xvnc{Display: d, Addr: addr}
+				return &xvnc{Display: d, Addr: addr, Kill: func() { cmd.Process.Kill() }}
 			}
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -320,40 +321,47 @@ func dialRFB(t testing.TB, wsURL string, keep bool) (*rfbClient, error) {
 }
 
 func (c *rfbClient) handshake() error {
+	init, err := rfbHandshake(c.conn)
+	c.Init = init
+	return err
+}
+
+// rfbHandshake is the browser's side of the relay's RFB 3.8 handshake; it
+// returns ServerInit.
+func rfbHandshake(conn io.ReadWriter) ([]byte, error) {
 	var ver [12]byte
-	if _, err := io.ReadFull(c.conn, ver[:]); err != nil {
-		return fmt.Errorf("version: %w", err)
+	if _, err := io.ReadFull(conn, ver[:]); err != nil {
+		return nil, fmt.Errorf("version: %w", err)
 	}
-	if _, err := c.conn.Write([]byte("RFB 003.008\n")); err != nil {
-		return err
+	if _, err := conn.Write([]byte("RFB 003.008\n")); err != nil {
+		return nil, err
 	}
 	var n [1]byte
-	if _, err := io.ReadFull(c.conn, n[:]); err != nil {
-		return fmt.Errorf("security types: %w", err)
+	if _, err := io.ReadFull(conn, n[:]); err != nil {
+		return nil, fmt.Errorf("security types: %w", err)
 	}
 	types := make([]byte, n[0])
-	if _, err := io.ReadFull(c.conn, types); err != nil {
-		return err
+	if _, err := io.ReadFull(conn, types); err != nil {
+		return nil, err
 	}
 	if !bytes.Equal(types, []byte{SecurityNone}) {
-		return fmt.Errorf("relay offered %v, want only None", types)
+		return nil, fmt.Errorf("relay offered %v, want only None", types)
 	}
-	c.conn.Write([]byte{SecurityNone})
+	conn.Write([]byte{SecurityNone})
 	var res [4]byte
-	if _, err := io.ReadFull(c.conn, res[:]); err != nil || binary.BigEndian.Uint32(res[:]) != 0 {
-		return fmt.Errorf("SecurityResult %x: %v", res, err)
+	if _, err := io.ReadFull(conn, res[:]); err != nil || binary.BigEndian.Uint32(res[:]) != 0 {
+		return nil, fmt.Errorf("SecurityResult %x: %v", res, err)
 	}
-	c.conn.Write([]byte{0}) // ClientInit shared = 0: the relay must not forward it
+	conn.Write([]byte{0}) // ClientInit shared = 0: the relay must not forward it
 	hdr := make([]byte, 24)
-	if _, err := io.ReadFull(c.conn, hdr); err != nil {
-		return fmt.Errorf("ServerInit: %w", err)
+	if _, err := io.ReadFull(conn, hdr); err != nil {
+		return nil, fmt.Errorf("ServerInit: %w", err)
 	}
 	name := make([]byte, binary.BigEndian.Uint32(hdr[20:]))
-	if _, err := io.ReadFull(c.conn, name); err != nil {
-		return err
+	if _, err := io.ReadFull(conn, name); err != nil {
+		return nil, err
 	}
-	c.Init = append(hdr, name...)
-	return nil
+	return append(hdr, name...), nil
 }
 
 func (c *rfbClient) Send(t testing.TB, b ...[]byte) {

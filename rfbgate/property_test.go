@@ -81,7 +81,7 @@ func (r *refGate) forward(stream []byte, m refMsg) bool {
 	case MsgSetEncodings:
 		var keep []byte
 		for i := 4; i < len(b); i += 4 {
-			if int32(binary.BigEndian.Uint32(b[i:])) != -316 {
+			if EncodingKept(int32(binary.BigEndian.Uint32(b[i:]))) {
 				keep = append(keep, b[i:i+4]...)
 			}
 		}

@@ -24,18 +24,25 @@ type Computer struct {
 
 // Config configures a Relay. Zero values take the defaults named.
 type Config struct {
-	Computers        []Computer
-	TicketTTL        time.Duration // DefaultTicketTTL
-	LeaseTTL         time.Duration // DefaultLeaseTTL
-	PingInterval     time.Duration // 5 s
+	Computers    []Computer
+	TicketTTL    time.Duration // DefaultTicketTTL
+	LeaseTTL     time.Duration // DefaultLeaseTTL
+	PingInterval time.Duration // 5 s
+	// PingTimeout bounds the wait for a ping's pong; a viewer without one is
+	// closed. 30 s (a ping queues behind framebuffer data on a slow link).
+	PingTimeout time.Duration
+	// WriteTimeout bounds each write to a viewer; a viewer that reads
+	// nothing for that long is dropped (and uncounted). 30 s.
+	WriteTimeout     time.Duration
 	HandshakeTimeout time.Duration // 10 s, each side
 	// ReleaseTimeout bounds how long a viewer that lost the keyboard in the
 	// middle of a forwarded message may take to finish it before it is
 	// closed (closing makes Xvnc release its keys). 2 s.
 	ReleaseTimeout time.Duration
 	Limits         Limits
-	// OriginPatterns are the browser origins allowed to open a stream
-	// (coder/websocket's AcceptOptions.OriginPatterns). Empty: same origin only.
+	// OriginPatterns are the browser origins, besides the relay's own,
+	// allowed to open a stream and to use the control API (host patterns as
+	// coder/websocket's AcceptOptions.OriginPatterns). Empty: same origin only.
 	OriginPatterns []string
 	Logger         *slog.Logger // slog.Default()
 	// OnViewers, if set, is told the number of open viewers of a computer
@@ -72,6 +79,12 @@ var ErrUnknownComputer = errors.New("unknown computer")
 func NewRelay(cfg Config) (*Relay, error) {
 	if cfg.PingInterval <= 0 {
 		cfg.PingInterval = 5 * time.Second
+	}
+	if cfg.PingTimeout <= 0 {
+		cfg.PingTimeout = 30 * time.Second
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = 30 * time.Second
 	}
 	if cfg.HandshakeTimeout <= 0 {
 		cfg.HandshakeTimeout = 10 * time.Second
@@ -211,6 +224,12 @@ type viewer struct {
 	server net.Conn
 	out    []byte
 	cancel context.CancelFunc
+
+	filter *ServerFilter // the server-to-client stream (pumpServer's goroutine)
+
+	closeMu     sync.Mutex
+	closeCode   websocket.StatusCode
+	closeReason string // first cause; see end
 }
 
 // syncKeyboard sets the gate's flag from the lease table (read under v.mu,
@@ -228,7 +247,7 @@ func (v *viewer) syncKeyboard() {
 	}
 	v.out = v.gate.Release(v.out[:0])
 	if err := v.writeServerLocked(); err != nil {
-		v.cancel()
+		v.end(websocket.StatusGoingAway, reasonServerEnded)
 		return
 	}
 	if v.gate.ReleasePending() {
@@ -238,7 +257,7 @@ func (v *viewer) syncKeyboard() {
 			v.mu.Unlock()
 			if stuck {
 				v.r.log.Warn("rfbgate: viewer did not finish its message after losing the keyboard; closing", "agent", v.agent, "surface", v.surface)
-				v.cancel()
+				v.end(websocket.StatusPolicyViolation, reasonReleaseStuck)
 			}
 		})
 	}
@@ -271,9 +290,14 @@ func (v *viewer) writeServerLocked() error {
 }
 
 // ServeStream is the WebSocket upgrade for one viewer:
-// GET ...?ticket=T[&agent=NAME]. A used, expired, unknown or wrong-agent
-// ticket gets HTTP 403 (JSON error) before any RFB byte.
+// GET ...?ticket=T[&agent=NAME]. A request that is not a WebSocket upgrade,
+// or comes from an origin neither the relay's own nor in OriginPatterns, is
+// refused (JSON error) before its ticket is used. A used, expired, unknown
+// or wrong-agent ticket gets HTTP 403 (JSON error) before any RFB byte.
 func (r *Relay) ServeStream(w http.ResponseWriter, req *http.Request) {
+	if !r.upgradeAllowed(w, req) {
+		return
+	}
 	q := req.URL.Query()
 	tk, err := r.Tickets.Redeem(q.Get("ticket"), q.Get("agent"))
 	if err != nil {
@@ -349,7 +373,12 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 	}
 	server.SetDeadline(time.Time{})
 
-	client := websocket.NetConn(ctx, ws, websocket.MessageBinary)
+	// The stream's own context outlives the viewer's: cancelling a
+	// coder/websocket read or write drops the connection without a close
+	// frame, so it is cancelled only after Close has sent one.
+	connCtx, connCancel := context.WithCancel(context.Background())
+	defer connCancel()
+	client := websocket.NetConn(connCtx, ws, websocket.MessageBinary)
 	defer client.Close()
 	ws.SetReadLimit(MaxClientMessage) // after NetConn, which turns the limit off
 	client.SetDeadline(time.Now().Add(r.cfg.HandshakeTimeout))
@@ -361,31 +390,24 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 
 	v := &viewer{r: r, agent: comp.Name, surface: surface, gate: NewGate(r.cfg.Limits), server: server, cancel: cancel, out: make([]byte, 0, 64<<10)}
 	v.rtt.Store(-1)
+	if v.filter, err = NewServerFilter(init.Raw[4:20], v.gate.HasKeyboard); err != nil {
+		log.Warn("rfbgate: the VNC server's pixel format cannot be framed", "err", err)
+		ws.Close(websocket.StatusInternalError, "computer's pixel format not supported")
+		return
+	}
+	v.gate.FramePixelFormat(v.filter.SetPixelFormat)
 	r.addViewer(v)
 	defer r.removeViewer(v)
 	log.Info("rfbgate: viewer open", "width", init.Width, "height", init.Height)
 
 	var wg sync.WaitGroup
 	wg.Add(3)
-	go func() { // server to client: untouched
+	go func() { // server to client: framed, cut text to the holder only
 		defer wg.Done()
-		defer cancel()
-		buf := make([]byte, 256<<10)
-		for {
-			n, err := server.Read(buf)
-			if n > 0 {
-				if _, werr := client.Write(buf[:n]); werr != nil {
-					return
-				}
-			}
-			if err != nil {
-				return
-			}
-		}
+		v.pumpServer(server, client)
 	}()
 	go func() { // client to server: through the gate
 		defer wg.Done()
-		defer cancel()
 		buf := make([]byte, 32<<10)
 		for {
 			n, err := client.Read(buf)
@@ -397,14 +419,16 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 				v.mu.Unlock()
 				if ferr != nil {
 					log.Warn("rfbgate: closing viewer on bad input", "err", ferr)
-					ws.Close(websocket.StatusPolicyViolation, "client message refused")
+					v.end(websocket.StatusPolicyViolation, reasonClientRefused)
 					return
 				}
 				if werr != nil {
+					v.end(websocket.StatusGoingAway, reasonServerEnded)
 					return
 				}
 			}
 			if err != nil {
+				v.end(websocket.StatusNormalClosure, reasonClientClosed)
 				return
 			}
 		}
@@ -419,7 +443,14 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 		defer t.Stop()
 		for {
 			start := time.Now()
-			if err := ws.Ping(ctx); err != nil {
+			pctx, pcancel := context.WithTimeout(connCtx, r.cfg.PingTimeout)
+			err := ws.Ping(pctx)
+			pcancel()
+			if err != nil {
+				if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+					log.Warn("rfbgate: closing viewer: no pong", "timeout", r.cfg.PingTimeout)
+					v.end(websocket.StatusPolicyViolation, noPong(r.cfg.PingTimeout))
+				}
 				return
 			}
 			v.rtt.Store(int64(time.Since(start)))
@@ -431,12 +462,17 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 		}
 	}()
 	<-ctx.Done()
+	if r.ctx.Err() != nil {
+		v.end(websocket.StatusGoingAway, reasonShutdown)
+	}
 	v.releaseOnClose()
 	server.Close()
-	ws.Close(websocket.StatusGoingAway, "viewer closed")
+	code, reason := v.closeStatus()
+	ws.Close(code, reason) // a close frame, then (bounded) the browser's answer
 	client.Close()
+	connCancel()
 	wg.Wait()
-	log.Info("rfbgate: viewer closed")
+	log.Info("rfbgate: viewer closed", "status", int(code), "reason", reason)
 }
 
 func (r *Relay) addViewer(v *viewer) {

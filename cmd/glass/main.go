@@ -65,7 +65,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.leaseTTL, "lease-ttl", rfbgate.DefaultLeaseTTL, "how long a take-over lasts after its last renewal")
 	tokenFile := fs.String("admin-token-file", "", "file holding a bearer token the control API requires (optional)")
 	fs.StringVar(&o.novnc, "novnc", "", "noVNC 1.7 package directory; serves the viewer at /glass/")
-	origins := fs.String("origins", "", "comma-separated browser origins allowed to open streams besides the page's own (coder/websocket OriginPatterns)")
+	origins := fs.String("origins", "", "comma-separated browser origins (host patterns, path.Match syntax) allowed to use the control API and open streams besides glass's own")
 	fs.IntVar(&o.maxCutText, "max-cut-text", rfbgate.DefaultMaxCutText, "largest clipboard text forwarded, in bytes")
 	if err := fs.Parse(args); err != nil {
 		return nil, err

@@ -92,8 +92,7 @@ func fakeVNC(t *testing.T, password string) string {
 				}
 				c.Write([]byte{0, 0, 0, 0})
 				io.ReadFull(c, make([]byte, 1))
-				init := []byte{0, 100, 0, 50}
-				init = append(init, make([]byte, 16)...)
+				init := []byte{0, 100, 0, 50, 32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0} // 32-bit true colour
 				init = binary.BigEndian.AppendUint32(init, 4)
 				c.Write(append(init, "fake"...))
 				io.Copy(io.Discard, c)
@@ -144,6 +143,7 @@ func TestGlassServes(t *testing.T) {
 	post := func(tool string) (int, map[string]any) {
 		req, _ := http.NewRequest("POST", base+"/v1/tools/computers."+tool, strings.NewReader(`{"agent":"agent1","surface":"s1"}`))
 		req.Header.Set("Authorization", "Bearer admintok")
+		req.Header.Set("Content-Type", "application/json") // as curl -H would; no Origin
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -163,7 +163,7 @@ func TestGlassServes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("stream: %v", err)
 	}
-	nc := websocket.NetConn(wctx, ws, websocket.MessageBinary)
+	nc := websocket.NetConn(context.Background(), ws, websocket.MessageBinary)
 	buf := make([]byte, 12)
 	io.ReadFull(nc, buf)
 	nc.Write([]byte("RFB 003.008\n"))
@@ -207,8 +207,14 @@ func TestGlassServes(t *testing.T) {
 	if st.Keyboard == nil || *st.Keyboard != "s1" || len(st.Viewers) != 1 || st.Viewers[0].Surface != "s1" {
 		t.Fatalf("status %+v", st)
 	}
-	nc.Close()
+	// Shutdown (SIGTERM) with the viewer open: it gets a close frame (the
+	// NetConn reads a 1000 or 1001 close as EOF; an abrupt end is an error).
 	cancel()
+	nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if rest, err := io.ReadAll(nc); err != nil {
+		t.Fatalf("at shutdown the viewer's stream ended without a close frame: %v (after %d bytes)", err, len(rest))
+	}
+	nc.Close()
 	select {
 	case err := <-done:
 		if err != nil {
@@ -217,7 +223,7 @@ func TestGlassServes(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("glass did not stop")
 	}
-	if l := logs.String(); strings.Contains(l, password) || !strings.Contains(l, "viewer open") {
-		t.Fatalf("log (must say viewer open, must not hold the password):\n%s", l)
+	if l := logs.String(); strings.Contains(l, password) || !strings.Contains(l, "viewer open") || !strings.Contains(l, `status=1001 reason="relay shutting down"`) {
+		t.Fatalf("log (must say viewer open and closed going away at shutdown, must not hold the password):\n%s", l)
 	}
 }

@@ -1,0 +1,385 @@
+package rfbgate
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync/atomic"
+)
+
+// Server-to-client message types (RFB 3.8 and the extensions Xvnc 1.12
+// sends to noVNC).
+const (
+	SrvFramebufferUpdate      = 0
+	SrvSetColourMapEntries    = 1
+	SrvBell                   = 2
+	SrvServerCutText          = 3
+	SrvEndOfContinuousUpdates = 150
+	SrvServerFence            = 248
+	SrvXvp                    = 250
+)
+
+// Encodings and pseudo-encodings the relay lets a browser ask for: the ones
+// whose rectangles ServerFilter can frame without decoding pixels.
+const (
+	EncodingRaw               = 0
+	EncodingCopyRect          = 1
+	EncodingZRLE              = 16
+	EncodingDesktopSize       = -223
+	EncodingLastRect          = -224
+	EncodingCursor            = -239
+	EncodingQEMUExtendedKey   = -258
+	EncodingQEMULEDState      = -261
+	EncodingDesktopName       = -307
+	EncodingExtendedDesktop   = -308
+	EncodingFence             = -312
+	EncodingContinuousUpdates = -313
+	EncodingExtendedClipboard = -1063131698 // 0xC0A1E5CE
+	EncodingVMwareCursor      = 0x574d5664
+	EncodingQualityLevel0     = -32 // to -23
+	EncodingCompressLevel0    = -256
+	EncodingCompressLevel9    = -247
+	EncodingQualityLevel9     = -23
+)
+
+// EncodingKept reports whether SetEncodings may keep e. Kept: Raw, CopyRect
+// and ZRLE (a ZRLE rectangle carries its own length; Raw and CopyRect have
+// lengths from their size), the pseudo-encodings whose payloads have a
+// known shape (desktop size and name, last rect, the two cursors, QEMU keys
+// and LED state, fences, continuous updates, extended clipboard), and the
+// quality and compression levels (no payload). Dropped: Tight, TightPNG,
+// JPEG, Hextile, RRE, Zlib, H.264 (framing them means walking their
+// sub-encodings, or they are not TigerVNC's), xvp (power control, which the
+// gate closes on), extended mouse buttons (see EncodingExtendedMouseButtons)
+// and anything unknown.
+func EncodingKept(e int32) bool {
+	switch e {
+	case EncodingRaw, EncodingCopyRect, EncodingZRLE,
+		EncodingDesktopSize, EncodingLastRect, EncodingCursor, EncodingVMwareCursor,
+		EncodingQEMUExtendedKey, EncodingQEMULEDState, EncodingDesktopName, EncodingExtendedDesktop,
+		EncodingFence, EncodingContinuousUpdates, EncodingExtendedClipboard:
+		return true
+	}
+	return (e >= EncodingQualityLevel0 && e <= EncodingQualityLevel9) ||
+		(e >= EncodingCompressLevel0 && e <= EncodingCompressLevel9)
+}
+
+// Extended clipboard action flags (the top byte of its flags word).
+const clipboardCaps = 1 << 24
+
+// ErrServerStream is the kind of every ServerFilter error; errors.Is works.
+var ErrServerStream = errors.New("server message the relay cannot frame")
+
+// ServerStreamError says what in the server's stream could not be framed,
+// and where.
+type ServerStreamError struct {
+	Type   uint8 // the message type
+	Offset int64 // offset of the message's first byte in the server stream (after ServerInit)
+	Detail string
+}
+
+// Error reports what and where.
+func (e *ServerStreamError) Error() string {
+	return fmt.Sprintf("rfbgate: %v: server message type %d at server byte %d: %s", ErrServerStream, e.Type, e.Offset, e.Detail)
+}
+
+// Is matches ErrServerStream.
+func (e *ServerStreamError) Is(target error) bool { return target == ErrServerStream }
+
+// MaxServerHeader is the most bytes ServerFilter.Filter may hand back
+// unconsumed: one message or rectangle header split across reads. The
+// caller puts them in front of the next read.
+const MaxServerHeader = 16
+
+// ServerFilterStats counts what a ServerFilter did.
+type ServerFilterStats struct {
+	Messages       uint64 // server messages framed
+	Rects          uint64 // framebuffer rectangles framed
+	CutTextPassed  uint64 // ServerCutText forwarded (to the holder, or clipboard capabilities)
+	CutTextDropped uint64 // ServerCutText withheld from a viewer without the keyboard
+	BytesDropped   uint64 // bytes withheld
+}
+
+type serverState uint8
+
+const (
+	ssMessage serverState = iota // at a message boundary
+	ssRect                       // inside a FramebufferUpdate, at a rectangle
+	ssSkip                       // passing or dropping a payload
+	ssFailed
+)
+
+// ServerFilter is a resumable, streaming framer of the server-to-client RFB
+// stream after ServerInit. It frames every message type Xvnc 1.12 sends to
+// noVNC and every rectangle encoding EncodingKept allows, never decoding
+// pixels: payloads are skipped by length. It withholds ServerCutText (both
+// forms) from a viewer that does not hold the keyboard; the extended
+// clipboard's capabilities message, which carries no clipboard data, passes
+// to everyone (noVNC needs it to use the clipboard once it takes over).
+// A message it cannot frame is an error: close the viewer.
+//
+// Filter runs on one goroutine; SetPixelFormat may be called from another.
+// It does not allocate.
+type ServerFilter struct {
+	holder func() bool  // whether this viewer holds the keyboard
+	bpp    atomic.Int32 // bytes per pixel of the client's pixel format
+
+	state  serverState
+	rects  int   // rectangles left in the current update
+	skip   int64 // payload bytes left to pass or drop
+	keep   bool  // verdict of the current payload
+	off    int64 // server bytes consumed
+	start  int64 // offset of the current message
+	typ    uint8
+	err    error
+	stats  ServerFilterStats
+	inRect bool // the skip belongs to a rectangle: return to ssRect
+}
+
+// NewServerFilter returns a filter for a stream whose ServerInit pixel
+// format is pf (16 bytes); holder reports whether the viewer holds the
+// keyboard at the moment a ServerCutText begins.
+func NewServerFilter(pf []byte, holder func() bool) (*ServerFilter, error) {
+	f := &ServerFilter{holder: holder}
+	if err := f.SetPixelFormat(pf); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// SetPixelFormat records the client's pixel format (16 bytes, as in
+// SetPixelFormat and ServerInit); Raw and cursor rectangles are sized by its
+// bits per pixel, which must be 8, 16 or 32. The gate calls it when it
+// forwards a SetPixelFormat, which it allows only before the first update
+// is requested, so no rectangle in flight is in an older format.
+func (f *ServerFilter) SetPixelFormat(pf []byte) error {
+	if len(pf) < 16 {
+		return fmt.Errorf("rfbgate: pixel format of %d bytes, want 16", len(pf))
+	}
+	switch pf[0] {
+	case 8, 16, 32:
+		f.bpp.Store(int32(pf[0] / 8))
+		return nil
+	}
+	return fmt.Errorf("rfbgate: pixel format of %d bits per pixel; 8, 16 or 32 are framed", pf[0])
+}
+
+// Stats returns the counters (call it from Filter's goroutine, or after).
+func (f *ServerFilter) Stats() ServerFilterStats { return f.stats }
+
+// Err is the error that stopped the filter, if any.
+func (f *ServerFilter) Err() error { return f.err }
+
+func (f *ServerFilter) fail(detail string) error {
+	f.err = &ServerStreamError{Type: f.typ, Offset: f.start, Detail: detail}
+	f.state = ssFailed
+	return f.err
+}
+
+// Filter frames buf, the next bytes of the server stream (after any bytes
+// the previous call handed back), and compacts in place what this viewer may
+// receive: out is a prefix of buf. rest is a suffix of buf, at most
+// MaxServerHeader bytes of a header split across reads: pass it again in
+// front of the next read. On error, out holds what may be sent before the
+// bad message; close the viewer. After an error every call returns it.
+func (f *ServerFilter) Filter(buf []byte) (out, rest []byte, err error) {
+	if f.state == ssFailed {
+		return buf[:0], nil, f.err
+	}
+	w, r := 0, 0
+	for r < len(buf) {
+		if f.state == ssSkip {
+			k := len(buf) - r
+			if int64(k) > f.skip {
+				k = int(f.skip)
+			}
+			w, r = f.pass(buf, w, r, k)
+			if f.skip -= int64(k); f.skip > 0 {
+				break
+			}
+			f.endPayload()
+			continue
+		}
+		var hl int // header length, once known
+		var err error
+		if f.state == ssRect {
+			hl, err = f.rect(buf[r:])
+		} else {
+			hl, err = f.message(buf[r:])
+		}
+		if err != nil {
+			return buf[:w], nil, err
+		}
+		if hl == 0 { // the header is not all here
+			if len(buf)-r > MaxServerHeader {
+				return buf[:w], nil, f.fail("impossible: a header longer than MaxServerHeader")
+			}
+			return buf[:w], buf[r:], nil
+		}
+		w, r = f.pass(buf, w, r, hl)
+		if f.skip == 0 {
+			f.endPayload()
+		} else {
+			f.state = ssSkip
+		}
+	}
+	return buf[:w], nil, nil
+}
+
+// pass consumes the k bytes at buf[r:] with the current verdict: kept, they
+// move down to buf[w:] (no copy while nothing was dropped before them);
+// dropped, they are counted. It returns the new write and read positions.
+func (f *ServerFilter) pass(buf []byte, w, r, k int) (int, int) {
+	if f.keep {
+		if w != r {
+			copy(buf[w:], buf[r:r+k])
+		}
+		w += k
+	} else {
+		f.stats.BytesDropped += uint64(k)
+	}
+	f.off += int64(k)
+	return w, r + k
+}
+
+// endPayload moves on after a message or rectangle is complete.
+func (f *ServerFilter) endPayload() {
+	if f.inRect && f.rects > 0 {
+		f.state = ssRect
+		return
+	}
+	f.inRect = false
+	f.state = ssMessage
+}
+
+// message frames the header of the message at b[0]: it returns the header
+// length (0 when b holds less than the header) and sets keep and skip.
+func (f *ServerFilter) message(b []byte) (int, error) {
+	f.typ = b[0]
+	f.start = f.off
+	f.keep = true
+	f.skip = 0
+	f.inRect = false
+	switch f.typ {
+	case SrvFramebufferUpdate: // pad, u16 rectangles
+		if len(b) < 4 {
+			return 0, nil
+		}
+		f.rects = int(binary.BigEndian.Uint16(b[2:4]))
+		f.inRect = f.rects > 0
+		f.stats.Messages++
+		return 4, nil
+	case SrvSetColourMapEntries: // pad, u16 first, u16 n, n × 6
+		if len(b) < 6 {
+			return 0, nil
+		}
+		f.skip = 6 * int64(binary.BigEndian.Uint16(b[4:6]))
+		f.stats.Messages++
+		return 6, nil
+	case SrvBell, SrvEndOfContinuousUpdates:
+		f.stats.Messages++
+		return 1, nil
+	case SrvServerCutText: // 3 pad, s32 length; negative: extended, u32 flags first
+		if len(b) < 8 {
+			return 0, nil
+		}
+		l := int64(int32(binary.BigEndian.Uint32(b[4:8])))
+		n := 8
+		if l < 0 {
+			l = -l // int64: abs(math.MinInt32) does not overflow
+			if l < 4 {
+				return 0, f.fail(fmt.Sprintf("extended clipboard length %d is shorter than its 4-byte flags", l))
+			}
+			if len(b) < 12 {
+				return 0, nil
+			}
+			n, l = 12, l-4
+			f.keep = binary.BigEndian.Uint32(b[8:12])&clipboardCaps != 0
+		} else {
+			f.keep = false
+		}
+		f.keep = f.keep || f.holder()
+		if f.keep {
+			f.stats.CutTextPassed++
+		} else {
+			f.stats.CutTextDropped++
+		}
+		f.skip = l
+		f.stats.Messages++
+		return n, nil
+	case SrvServerFence: // 3 pad, u32 flags, u8 length, payload
+		if len(b) < 9 {
+			return 0, nil
+		}
+		if b[8] > MaxFencePayload {
+			return 0, f.fail(fmt.Sprintf("fence payload of %d bytes, limit %d", b[8], MaxFencePayload))
+		}
+		f.skip = int64(b[8])
+		f.stats.Messages++
+		return 9, nil
+	case SrvXvp: // pad, version, code
+		if len(b) < 4 {
+			return 0, nil
+		}
+		f.stats.Messages++
+		return 4, nil
+	}
+	return 0, f.fail("unknown message type")
+}
+
+// rect frames a rectangle header at b[0] (12 bytes, then what its encoding
+// adds); it returns the header length (0 when b holds less) and sets skip.
+func (f *ServerFilter) rect(b []byte) (int, error) {
+	if len(b) < 12 {
+		return 0, nil
+	}
+	w := int64(binary.BigEndian.Uint16(b[4:6]))
+	h := int64(binary.BigEndian.Uint16(b[6:8]))
+	enc := int32(binary.BigEndian.Uint32(b[8:12]))
+	bpp := int64(f.bpp.Load())
+	n, skip := 12, int64(0)
+	switch enc {
+	case EncodingRaw:
+		skip = w * h * bpp
+	case EncodingCopyRect:
+		skip = 4
+	case EncodingZRLE, EncodingDesktopName: // u32 length, data
+		if len(b) < 16 {
+			return 0, nil
+		}
+		n, skip = 16, int64(binary.BigEndian.Uint32(b[12:16]))
+	case EncodingDesktopSize, EncodingQEMUExtendedKey:
+	case EncodingLastRect:
+		f.rects = 1 // this one ends the update
+	case EncodingQEMULEDState:
+		skip = 1
+	case EncodingCursor: // pixels, then a bitmask with rows padded to bytes
+		skip = w*h*bpp + (w+7)/8*h
+	case EncodingExtendedDesktop: // u8 screens, 3 pad, 16 bytes a screen
+		if len(b) < 16 {
+			return 0, nil
+		}
+		n, skip = 16, 16*int64(b[12])
+	case EncodingVMwareCursor: // u8 type, pad
+		if len(b) < 14 {
+			return 0, nil
+		}
+		switch b[12] {
+		case 0: // AND and XOR masks in the client's pixel format
+			skip = 2 * w * h * bpp
+		case 1: // RGBA
+			skip = 4 * w * h
+		default:
+			return 0, f.fail(fmt.Sprintf("rectangle at server byte %d: VMware cursor type %d", f.off, b[12]))
+		}
+		n = 14
+	default:
+		return 0, f.fail(fmt.Sprintf("rectangle at server byte %d: encoding %d is not one the relay frames (it asks only for those EncodingKept allows)", f.off, enc))
+	}
+	f.rects--
+	f.keep = true
+	f.skip = skip
+	f.inRect = true
+	f.stats.Rects++
+	return n, nil
+}
