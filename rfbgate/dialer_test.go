@@ -236,14 +236,16 @@ func openOne(t *testing.T, url string) crowdResult {
 	return crowdResult{status: -1, err: err}
 }
 
-func okCount(res []crowdResult) (int, []crowdResult) {
+// okCount counts the viewers that reached ServerInit and describes the
+// others' failures.
+func okCount(res []crowdResult) (int, []string) {
 	n := 0
-	var bad []crowdResult
+	var bad []string
 	for _, r := range res {
 		if r.ok {
 			n++
 		} else {
-			bad = append(bad, r)
+			bad = append(bad, fmt.Sprintf("close %d %q: %v", r.status, r.reason, r.err))
 		}
 	}
 	return n, bad
@@ -264,7 +266,7 @@ func TestDialLimiterInFlight(t *testing.T) {
 			const n = 20
 			res, _ := openCrowd(t, tr, "a", n)
 			if got, bad := okCount(res); got != n {
-				t.Fatalf("%d of %d viewers reached ServerInit; failures: %+v", got, n, bad)
+				t.Fatalf("%d of %d viewers reached ServerInit; failures: %q", got, n, bad)
 			}
 			maxIn, refused, authFails, inits := f.counts()
 			st := tr.DialStats("a")
@@ -297,7 +299,7 @@ func TestDialRetriesBlacklist(t *testing.T) {
 	const n = 20
 	res, took := openCrowd(t, tr, "a", n)
 	if got, bad := okCount(res); got != n {
-		t.Fatalf("%d of %d viewers reached ServerInit; failures: %+v", got, n, bad)
+		t.Fatalf("%d of %d viewers reached ServerInit; failures: %q", got, n, bad)
 	}
 	_, refused, authFails, _ := f.counts()
 	st := tr.DialStats("a")
