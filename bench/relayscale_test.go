@@ -37,8 +37,9 @@ const (
 // carries real RFB updates. One operation is 1 MiB relayed to the viewers
 // in all. Reported: MB/s (all viewers), glass-CPU-s/100MB (glass's user +
 // system time per 100 MB relayed), xvnc-CPU-s/100MB (the peer, same run),
-// and RSS-KB/viewer (glass's resident set after the run, less its resident
-// set before any viewer, over N).
+// RSS-KB/viewer (glass's resident set after the run, less its resident
+// set before any viewer, over N) and open-RSS-KB/viewer (the same with
+// every viewer open, before the first update).
 func BenchmarkRelayScale(b *testing.B) {
 	for _, n := range []int{1, 50, 200} {
 		b.Run(fmt.Sprintf("viewers=%d", n), func(b *testing.B) {
@@ -52,8 +53,9 @@ func BenchmarkRelayScale(b *testing.B) {
 // calls of one sub-benchmark.
 type scaleRig struct {
 	name        string
-	glass, xvnc int // pids
-	rss0        int64
+	glass, xvnc int   // pids
+	rss0        int64 // glass's resident set before any viewer
+	rssOpen     int64 // and with every viewer open, before any update
 	bytes       atomic.Int64
 	viewers     int
 	errc        chan error
@@ -78,7 +80,15 @@ func scaleSetup(b *testing.B, n int) *scaleRig {
 	const pw = "scale-pw"
 	bin := buildGlass(b)
 	xaddr, xpid, stopX := startScaleXvnc(b, tmp, pw)
+	started := false
+	defer func() {
+		if !started { // b.Fatal on the way: the rig never ran
+			stopX()
+			os.RemoveAll(tmp)
+		}
+	}()
 	gaddr, gpid, stopG := startGlass(b, bin, tmp, xaddr, pw)
+	started = true
 	s := &scaleRig{name: b.Name(), glass: gpid, xvnc: xpid, viewers: n, errc: make(chan error, n)}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -103,6 +113,8 @@ func scaleSetup(b *testing.B, n int) *scaleRig {
 			b.Fatalf("viewer %d: %v", i, err)
 		}
 	}
+	time.Sleep(200 * time.Millisecond)
+	s.rssOpen = procRSS(b, gpid)
 	for _, c := range conns {
 		wg.Add(1)
 		go func() {
@@ -152,6 +164,7 @@ func (s *scaleRig) run(b *testing.B) {
 	b.ReportMetric(cpu/(got/1e8), "glass-CPU-s/100MB")
 	b.ReportMetric(xcpu/(got/1e8), "xvnc-CPU-s/100MB")
 	b.ReportMetric(float64(procRSS(b, s.glass)-s.rss0)/1024/float64(s.viewers), "RSS-KB/viewer")
+	b.ReportMetric(float64(s.rssOpen-s.rss0)/1024/float64(s.viewers), "open-RSS-KB/viewer")
 }
 
 // pull reads c's updates, asking for the whole screen again (non-incremental,
@@ -249,8 +262,12 @@ var (
 )
 
 // buildGlass builds ./cmd/glass once per run, into a directory removed at
-// the end.
+// the end; GLASS_BIN names a glass binary to run instead (another
+// version's, to compare).
 func buildGlass(b *testing.B) string {
+	if bin := os.Getenv("GLASS_BIN"); bin != "" {
+		return bin
+	}
 	glassOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "relayscale-glass")
 		if err != nil {
@@ -293,7 +310,7 @@ func startScaleXvnc(b *testing.B, dir, pw string) (addr string, pid int, stop fu
 	cmd := exec.Command(bin, "-displayfd", "3", "-localhost", "yes", "-rfbport", strconv.Itoa(port), "-rfbauth", pwFile,
 		"-geometry", fmt.Sprintf("%dx%d", scaleWidth, scaleHeight), "-depth", "24", "-nolisten", "tcp")
 	cmd.ExtraFiles = []*os.File{pw2}
-	var logb bytes.Buffer
+	var logb syncBuf
 	cmd.Stdout, cmd.Stderr = io.Discard, &logb
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
@@ -301,17 +318,7 @@ func startScaleXvnc(b *testing.B, dir, pw string) (addr string, pid int, stop fu
 	pw2.Close()
 	display, _ := bufio.NewReader(pr).ReadString('\n')
 	pr.Close()
-	stop = func() {
-		cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	}
+	stop = stopper(cmd, 5*time.Second)
 	addr = "127.0.0.1:" + strconv.Itoa(port)
 	if strings.TrimSpace(display) == "" || !scaleWaitListen(addr) {
 		stop()
@@ -328,27 +335,43 @@ func startGlass(b *testing.B, bin, dir, xaddr, pw string) (addr string, pid int,
 	}
 	addr = "127.0.0.1:" + strconv.Itoa(scaleFreePort(b))
 	cmd := exec.Command(bin, "-listen", addr, "-computer", "scale="+xaddr, "-password-file", "scale="+pwFile, "-dial-wait", "60s")
-	var logb strings.Builder
-	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	var logb syncBuf
+	cmd.Stdout, cmd.Stderr = io.Discard, &logb
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	stop = func() {
-		cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	}
+	stop = stopper(cmd, 10*time.Second)
 	if !scaleWaitListen(addr) {
 		stop()
 		b.Fatalf("glass did not listen on %s: %s", addr, logb.String())
 	}
 	return addr, cmd.Process.Pid, stop
+}
+
+// syncBuf is a buffer a child process's output goroutine may write while
+// the benchmark reads it.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// stopper returns a function that interrupts cmd and waits for it, killing
+// it after grace.
+func stopper(cmd *exec.Cmd, grace time.Duration) func() {
+	return func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(grace):
+			cmd.Process.Kill()
+			<-done
+		}
+	}
 }
 
 func scaleFreePort(b *testing.B) int {

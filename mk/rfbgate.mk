@@ -23,6 +23,7 @@ rfbgate-bench:
 
 # The scale figures: 1, 50 and 200 viewers through glass (its own process)
 # to a real Xvnc; MB/s, glass and Xvnc CPU-s per 100 MB, glass RSS per viewer.
+# GLASS_BIN=path runs that glass binary instead of building ./cmd/glass.
 rfbgate-scale:
 	$(GO) test -run '^$$' -bench 'BenchmarkRelayScale' -benchtime 3s ./bench/
 

@@ -23,13 +23,8 @@ func TestXvncCrowd(t *testing.T) {
 		Computers: []Computer{{Name: "a", Addr: xv.Addr, Password: NewSecret(testPassword)}},
 		Dial:      DialPolicy{InFlight: envInt(t, "GLASS_CROWD_INFLIGHT", 0)},
 	})
-	res, took := openCrowd(t, tr, "a", n)
-	got, bad := okCount(res)
-	st := tr.DialStats("a")
-	t.Logf("%d viewers released at once: %d reached ServerInit, the last %v after the release; dial stats %+v", n, got, took, st)
-	if got != n {
-		t.Fatalf("%d of %d viewers reached ServerInit; failures: %q", got, n, bad)
-	}
+	took, st := crowdAllIn(t, tr, n)
+	t.Logf("%d viewers released at once all reached ServerInit, the last %v after the release; dial stats %+v", n, took, st)
 	if st.Handshakes != int64(n) || st.AuthFailures != 0 {
 		t.Fatalf("dial stats %+v, want %d handshakes and no password failure", st, n)
 	}

@@ -58,19 +58,19 @@ type DialPolicy struct {
 }
 
 func (p DialPolicy) withDefaults() DialPolicy {
-	if p.InFlight <= 0 {
-		p.InFlight = DefaultDialInFlight
-	}
-	if p.Queue <= 0 {
-		p.Queue = DefaultDialQueue
-	}
-	if p.Wait <= 0 {
-		p.Wait = DefaultDialWait
-	}
-	if p.Backoff <= 0 {
-		p.Backoff = DefaultDialBackoff
-	}
+	p.InFlight = positiveOr(p.InFlight, DefaultDialInFlight)
+	p.Queue = positiveOr(p.Queue, DefaultDialQueue)
+	p.Wait = positiveOr(p.Wait, DefaultDialWait)
+	p.Backoff = positiveOr(p.Backoff, DefaultDialBackoff)
 	return p
+}
+
+// positiveOr is v, or def when v is not positive.
+func positiveOr[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // DialStats counts one computer's relay→Xvnc handshakes.

@@ -47,39 +47,43 @@ type fakeXvnc struct {
 
 func newFakeXvnc(t *testing.T, password string, hold time.Duration, threshold int, block time.Duration) *fakeXvnc {
 	t.Helper()
+	f := &fakeXvnc{pw: NewSecret(password), hold: hold, threshold: threshold, block: block, blockFor: block}
+	f.Addr = serveLoopback(t, f.serve)
+	return f
+}
+
+// serveLoopback runs serve on every connection to a new loopback listener
+// until the test ends, then closes the listener and the connections and
+// waits for serve to return.
+func serveLoopback(t *testing.T, serve func(c net.Conn)) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fakeXvnc{Addr: ln.Addr().String(), pw: NewSecret(password), hold: hold, threshold: threshold, block: block, blockFor: block}
 	var wg sync.WaitGroup
-	var cmu sync.Mutex
+	var mu sync.Mutex
 	var conns []net.Conn
 	t.Cleanup(func() {
 		ln.Close()
-		cmu.Lock()
+		mu.Lock()
 		for _, c := range conns {
 			c.Close()
 		}
-		cmu.Unlock()
+		mu.Unlock()
 		wg.Wait()
 	})
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			cmu.Lock()
+		for c, err := ln.Accept(); err == nil; c, err = ln.Accept() {
+			mu.Lock()
 			conns = append(conns, c)
-			cmu.Unlock()
+			mu.Unlock()
 			wg.Add(1)
-			go func() { defer wg.Done(); defer c.Close(); f.serve(c) }()
+			go func() { defer wg.Done(); defer c.Close(); serve(c) }()
 		}
 	}()
-	return f
+	return ln.Addr().String()
 }
 
 // admit applies the blacklist to a new connection, as TigerVNC's
@@ -236,6 +240,18 @@ func openOne(t *testing.T, url string) crowdResult {
 	return crowdResult{status: -1, err: err}
 }
 
+// crowdAllIn opens n viewers of computer "a" at once, requires all of them
+// to reach ServerInit, and returns the time to the last and the dial
+// stats.
+func crowdAllIn(t *testing.T, tr *testRelay, n int) (time.Duration, DialStats) {
+	t.Helper()
+	res, took := openCrowd(t, tr, "a", n)
+	if got, bad := okCount(res); got != n {
+		t.Fatalf("%d of %d viewers reached ServerInit (dial stats %+v); failures: %q", got, n, tr.DialStats("a"), bad)
+	}
+	return took, tr.DialStats("a")
+}
+
 // okCount counts the viewers that reached ServerInit and describes the
 // others' failures.
 func okCount(res []crowdResult) (int, []string) {
@@ -264,12 +280,8 @@ func TestDialLimiterInFlight(t *testing.T) {
 				Dial:      DialPolicy{InFlight: k},
 			})
 			const n = 20
-			res, _ := openCrowd(t, tr, "a", n)
-			if got, bad := okCount(res); got != n {
-				t.Fatalf("%d of %d viewers reached ServerInit; failures: %q", got, n, bad)
-			}
+			_, st := crowdAllIn(t, tr, n)
 			maxIn, refused, authFails, inits := f.counts()
-			st := tr.DialStats("a")
 			t.Logf("K=%d: server saw at most %d handshakes at once; relay stats %+v", k, maxIn, st)
 			if maxIn > k || st.MaxInFlight > k {
 				t.Fatalf("server saw %d handshakes at once (relay counted %d), limit %d", maxIn, st.MaxInFlight, k)
@@ -297,12 +309,8 @@ func TestDialRetriesBlacklist(t *testing.T) {
 	})
 	tr.open(t, "a", "first", false) // the password is proven: 10 in flight from now
 	const n = 20
-	res, took := openCrowd(t, tr, "a", n)
-	if got, bad := okCount(res); got != n {
-		t.Fatalf("%d of %d viewers reached ServerInit; failures: %q", got, n, bad)
-	}
+	took, st := crowdAllIn(t, tr, n)
 	_, refused, authFails, _ := f.counts()
-	st := tr.DialStats("a")
 	t.Logf("%d viewers in %v; server refused %d connections; relay stats %+v", n, took, refused, st)
 	if refused == 0 || st.Blacklisted == 0 || st.Retries == 0 {
 		t.Fatalf("the server never turned the relay away (refused %d, stats %+v): the test does not test retries", refused, st)
@@ -624,15 +632,6 @@ func TestRetryable(t *testing.T) {
 			io.ReadFull(c, make([]byte, 12))
 			c.Write(append(append([]byte{0}, reason("no")...), "no"...))
 		}, false},
-		{"auth-failed", func(c net.Conn) {
-			c.Write([]byte("RFB 003.008\n"))
-			io.ReadFull(c, make([]byte, 12))
-			c.Write([]byte{1, 2})
-			io.ReadFull(c, make([]byte, 1))
-			c.Write(make([]byte, 16))
-			io.ReadFull(c, make([]byte, 16))
-			c.Write(append(append([]byte{0, 0, 0, 1}, reason("Too many security failures")...), "Too many security failures"...))
-		}, false},
 		{"version-timeout", func(c net.Conn) { time.Sleep(200 * time.Millisecond) }, true},
 		{"security-types-timeout", func(c net.Conn) {
 			c.Write([]byte("RFB 003.008\n"))
@@ -651,9 +650,15 @@ func TestRetryable(t *testing.T) {
 		if got := retryable(err); got != c.retry {
 			t.Errorf("%s: retryable(%v) = %v, want %v", c.name, err, got, c.retry)
 		}
-		if errors.Is(err, ErrAuthFailed) != (c.name == "auth-failed") {
-			t.Errorf("%s: %v counted as a password failure: %v", c.name, err, errors.Is(err, ErrAuthFailed))
+		if errors.Is(err, ErrAuthFailed) {
+			t.Errorf("%s: %v counted as a password failure", c.name, err)
 		}
+	}
+	// A password refusal is final, whatever its reason says (the
+	// handshake's SecurityResult error, as TestClientHandshakeErrors gets it).
+	auth := hsErr("server", "SecurityResult", fmt.Errorf("%w (result 1): %q", ErrAuthFailed, "Too many security failures"))
+	if retryable(auth) {
+		t.Errorf("retryable(%v)", auth)
 	}
 	timeout := &net.OpError{Op: "dial", Net: "tcp", Err: os.ErrDeadlineExceeded}
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
