@@ -301,6 +301,11 @@ func (r *Relay) dialComputer(ctx context.Context, ws *websocket.Conn, comp Compu
 			proven = ptr(true)
 			l.count(func(s *DialStats) { s.Handshakes++ })
 		case errors.Is(err, ErrAuthFailed):
+			// Hold off before the slot passes on, so no viewer waiting
+			// for it tries the refused password again.
+			r.mu.Lock()
+			r.authHold[comp.Name] = time.Now().Add(AuthHoldOff)
+			r.mu.Unlock()
 			proven = ptr(false)
 			l.count(func(s *DialStats) { s.AuthFailures++ })
 		}
@@ -360,11 +365,6 @@ func (r *Relay) dialFailed(ws *websocket.Conn, comp Computer, log *slog.Logger, 
 		return
 	}
 	log.Warn("rfbgate: VNC handshake failed", "addr", comp.Addr, "err", err)
-	if errors.Is(err, ErrAuthFailed) {
-		r.mu.Lock()
-		r.authHold[comp.Name] = time.Now().Add(AuthHoldOff)
-		r.mu.Unlock()
-	}
 	ws.Close(websocket.StatusTryAgainLater, "computer refused the relay")
 }
 
