@@ -341,7 +341,7 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 	}
 	client.SetDeadline(time.Time{})
 
-	v := &viewer{r: r, agent: comp.Name, surface: surface, gate: NewGate(r.cfg.Limits), server: server, cancel: cancel, out: make([]byte, 0, 64<<10)}
+	v := &viewer{r: r, agent: comp.Name, surface: surface, gate: NewGate(r.cfg.Limits), server: server, cancel: cancel, out: make([]byte, 0, clientReadBuf)}
 	v.rtt.Store(-1)
 	r.addViewer(v)
 	defer r.removeViewer(v)
@@ -352,7 +352,7 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 	go func() { // server to client: untouched
 		defer wg.Done()
 		defer cancel()
-		buf := make([]byte, 256<<10)
+		buf := make([]byte, serverReadBuf)
 		for {
 			n, err := server.Read(buf)
 			if n > 0 {
@@ -368,7 +368,7 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 	go func() { // client to server: through the gate
 		defer wg.Done()
 		defer cancel()
-		buf := make([]byte, 32<<10)
+		buf := make([]byte, clientReadBuf)
 		for {
 			n, err := client.Read(buf)
 			if n > 0 {
