@@ -93,14 +93,11 @@ func scaleSetup(b *testing.B, n int) *scaleRig {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	s.end = func() {
-		t0 := time.Now()
 		cancel()
 		stopG()
-		t1 := time.Now()
 		wg.Wait()
 		stopX()
 		os.RemoveAll(tmp)
-		fmt.Fprintf(os.Stderr, "relayscale: %s: glass stopped in %v, all in %v\n", s.name, t1.Sub(t0), time.Since(t0))
 	}
 	scaleCur = s
 	time.Sleep(200 * time.Millisecond)

@@ -620,6 +620,7 @@ func TestRetryable(t *testing.T) {
 		{"blacklist-3.3", refusal33("Too many security failures"), true},
 		{"refusal-3.3-other-reason", refusal33("Server busy"), true},
 		{"refusal-3.3-no-reason", func(c net.Conn) { c.Write([]byte("RFB 003.003\n\x00\x00\x00\x00")) }, false},
+		{"refusal-3.3-reason-at-limit", refusal33(strings.Repeat("x", maxReasonLen)), true},
 		{"refusal-3.3-reason-over-limit", func(c net.Conn) { c.Write([]byte("RFB 003.003\n\x00\x00\x00\x00\x00\x00\x10\x01")) }, false},
 		{"genuine-3.3", func(c net.Conn) { c.Write([]byte("RFB 003.003\n\x00\x00\x00\x02")) }, false},
 		{"blacklist-3.8", func(c net.Conn) {
