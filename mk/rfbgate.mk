@@ -7,7 +7,7 @@ NOVNC_DIR     := node_modules/@novnc/novnc
 $(NOVNC_DIR)/core/rfb.js:
 	npm install --no-save --no-audit --no-fund --silent @novnc/novnc@$(NOVNC_VERSION)
 
-.PHONY: glass glass-demo rfbgate-test rfbgate-bench
+.PHONY: glass glass-demo rfbgate-test rfbgate-bench rfbgate-scale
 
 # Build the relay program into bin/.
 glass:
@@ -21,6 +21,12 @@ rfbgate-test: $(NOVNC_DIR)/core/rfb.js
 rfbgate-bench:
 	$(GO) test -run '^$$' -bench 'BenchmarkGate|BenchmarkRelay' -benchmem ./bench/
 	$(GO) test -run '^$$' -bench 'BenchmarkServerFilter' -benchmem ./rfbgate/
+
+# The scale figures: 1, 50 and 200 viewers through glass (its own process)
+# to a real Xvnc; MB/s, glass and Xvnc CPU-s per 100 MB, glass RSS per viewer.
+# GLASS_BIN=path runs that glass binary instead of building ./cmd/glass.
+rfbgate-scale:
+	$(GO) test -run '^$$' -bench 'BenchmarkRelayScale' -benchtime 3s ./bench/
 
 # A trial: Xvnc on display $(GLASS_DISPLAY) (loopback only, a fresh random
 # password) behind glass; open http://127.0.0.1:7900/glass/?agent=demo&surface=me

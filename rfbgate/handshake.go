@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // RFB security types used here.
@@ -76,6 +77,11 @@ func ClientHandshake(rw io.ReadWriter, pw Secret) (*ServerInit, error) {
 		return nil, hsErr(side, "ProtocolVersion", fmt.Errorf("not an RFB server (%q)", ver[:]))
 	}
 	if string(ver[:]) < protocolVersion {
+		if string(ver[:]) == "RFB 003.003\n" && refused33(rw) {
+			// TigerVNC turns a blacklisted address away so, whatever
+			// version the client would speak: "RFB 003.003", u32 0, reason.
+			return nil, hsErr(side, "ProtocolVersion", readRefusal("3.3", rw))
+		}
 		return nil, hsErr(side, "ProtocolVersion", fmt.Errorf("server speaks %q, need 3.8", ver[:11]))
 	}
 	if _, err := io.WriteString(rw, protocolVersion); err != nil {
@@ -86,7 +92,7 @@ func ClientHandshake(rw io.ReadWriter, pw Secret) (*ServerInit, error) {
 		return nil, hsErr(side, "security types", err)
 	}
 	if n[0] == 0 {
-		return nil, hsErr(side, "security types", fmt.Errorf("server refused the connection: %s", readReason(rw)))
+		return nil, hsErr(side, "security types", readRefusal("3.8", rw))
 	}
 	types := make([]byte, n[0])
 	if _, err := io.ReadFull(rw, types); err != nil {
@@ -137,21 +143,76 @@ func ClientHandshake(rw io.ReadWriter, pw Secret) (*ServerInit, error) {
 	}, nil
 }
 
-// readReason reads an RFB reason string (u32 length, text), bounded.
+// readReason reads an RFB reason string (u32 length, text), bounded, and
+// quotes it.
 func readReason(r io.Reader) string {
+	s, ok := readReasonString(r)
+	if !ok {
+		return s
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// readRefusal reads the reason of a refusal in RFB version.
+func readRefusal(version string, r io.Reader) *RefusedError {
+	s, ok := readReasonString(r)
+	return &RefusedError{Version: version, Reason: s, HasReason: ok}
+}
+
+// readReasonString reads a reason string; when it cannot (cut short, over
+// maxReasonLen) it says so in parentheses and reports false.
+func readReasonString(r io.Reader) (string, bool) {
 	var l [4]byte
 	if _, err := io.ReadFull(r, l[:]); err != nil {
-		return "(no reason given)"
+		return "(no reason given)", false
 	}
 	n := binary.BigEndian.Uint32(l[:])
 	if n > maxReasonLen {
-		return fmt.Sprintf("(reason of %d bytes, over the %d-byte limit)", n, maxReasonLen)
+		return fmt.Sprintf("(reason of %d bytes, over the %d-byte limit)", n, maxReasonLen), false
 	}
 	b := make([]byte, n)
 	if _, err := io.ReadFull(r, b); err != nil {
-		return "(reason cut short)"
+		return "(reason cut short)", false
 	}
-	return fmt.Sprintf("%q", b)
+	return string(b), true
+}
+
+// refused33 reads the security type an RFB 3.3 server chose and reports
+// whether it is 0, a refusal (a reason follows). It writes nothing: a
+// refusing server has sent everything and closed, and bytes sent to a
+// closed socket could reset the connection before the reason is read. A
+// genuine 3.3 server waits for the client's version, so the read ends at
+// the caller's deadline and the connection fails as "need 3.8".
+func refused33(r io.Reader) bool {
+	var t [4]byte
+	_, err := io.ReadFull(r, t[:])
+	return err == nil && binary.BigEndian.Uint32(t[:]) == 0
+}
+
+// RefusedError: the server turned the connection away before authentication
+// (RFB 3.3 security type 0, or 3.8 with no security types), giving Reason.
+// TigerVNC does so for an address it blacklisted ("Too many security
+// failures"), and glass retries that (see IsBlacklist).
+type RefusedError struct {
+	Version   string // "3.3" or "3.8", the version of the refusal
+	Reason    string // the server's reason; when HasReason is false, why there is none
+	HasReason bool   // the server sent a reason within maxReasonLen
+}
+
+// Error reports the refusal and the server's reason.
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("server refused the connection (RFB %s): %q", e.Version, e.Reason)
+}
+
+// IsBlacklist reports whether the refusal is a blacklist, not about this
+// connection: TigerVNC's "Too many security failures" in any version, or
+// any RFB 3.3 refusal with a reason (the form TigerVNC sends before it
+// knows the client's version; a 3.8 server refuses in 3.8).
+func (e *RefusedError) IsBlacklist() bool {
+	if strings.Contains(strings.ToLower(e.Reason), "too many security failures") {
+		return true
+	}
+	return e.Version == "3.3" && e.HasReason
 }
 
 // ServeClientHandshake runs RFB 3.8 as a server on rw (the browser's

@@ -40,6 +40,9 @@ type Config struct {
 	// closed (closing makes Xvnc release its keys). 2 s.
 	ReleaseTimeout time.Duration
 	Limits         Limits
+	// Dial bounds and retries the handshakes with each computer's Xvnc
+	// (dialer.go).
+	Dial DialPolicy
 	// OriginPatterns are the browser origins, besides the relay's own,
 	// allowed to open a stream and to use the control API (host patterns as
 	// coder/websocket's AcceptOptions.OriginPatterns). Empty: same origin only.
@@ -62,6 +65,7 @@ type Relay struct {
 	viewers  map[string]map[*viewer]struct{}
 	closed   bool
 	authHold map[string]time.Time // computer -> no dialling until then
+	dialers  map[string]*dialLimiter
 	wg       sync.WaitGroup
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -96,7 +100,8 @@ func NewRelay(cfg Config) (*Relay, error) {
 		cfg.Logger = slog.Default()
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
-	r := &Relay{cfg: cfg, computers: make(map[string]Computer), log: cfg.Logger, viewers: make(map[string]map[*viewer]struct{}), authHold: make(map[string]time.Time)}
+	cfg.Dial = cfg.Dial.withDefaults()
+	r := &Relay{cfg: cfg, computers: make(map[string]Computer), log: cfg.Logger, viewers: make(map[string]map[*viewer]struct{}), authHold: make(map[string]time.Time), dialers: make(map[string]*dialLimiter)}
 	for _, c := range cfg.Computers {
 		if c.Name == "" || c.Addr == "" {
 			return nil, fmt.Errorf("rfbgate: computer %q: name and address are required", c.Name)
@@ -108,6 +113,7 @@ func NewRelay(cfg Config) (*Relay, error) {
 			return nil, fmt.Errorf("rfbgate: computer %s named twice", c.Name)
 		}
 		r.computers[c.Name] = c
+		r.dialers[c.Name] = newDialLimiter(cfg.Dial)
 	}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.Tickets = NewTickets(cfg.TicketTTL, nil)
@@ -343,35 +349,11 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 	defer cancel()
 	log := r.log.With("agent", comp.Name, "surface", surface)
 
-	r.mu.Lock()
-	hold := r.authHold[comp.Name]
-	r.mu.Unlock()
-	if time.Now().Before(hold) {
-		log.Warn("rfbgate: not dialling: the VNC server refused the password recently", "until", hold.Format(time.RFC3339))
-		ws.Close(websocket.StatusTryAgainLater, "computer refused the relay; backing off")
-		return
-	}
-	d := net.Dialer{Timeout: r.cfg.HandshakeTimeout}
-	server, err := d.DialContext(ctx, "tcp", comp.Addr)
-	if err != nil {
-		log.Warn("rfbgate: cannot reach the VNC server", "addr", comp.Addr, "err", err)
-		ws.Close(websocket.StatusTryAgainLater, "computer unreachable")
+	server, init, ok := r.dialComputer(ctx, ws, comp, log)
+	if !ok {
 		return
 	}
 	defer server.Close()
-	server.SetDeadline(time.Now().Add(r.cfg.HandshakeTimeout))
-	init, err := ClientHandshake(server, comp.Password)
-	if err != nil {
-		log.Warn("rfbgate: VNC handshake failed", "addr", comp.Addr, "err", err)
-		if errors.Is(err, ErrAuthFailed) {
-			r.mu.Lock()
-			r.authHold[comp.Name] = time.Now().Add(AuthHoldOff)
-			r.mu.Unlock()
-		}
-		ws.Close(websocket.StatusTryAgainLater, "computer refused the relay")
-		return
-	}
-	server.SetDeadline(time.Time{})
 
 	// The stream's own context outlives the viewer's: cancelling a
 	// coder/websocket read or write drops the connection without a close
@@ -388,8 +370,9 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 	}
 	client.SetDeadline(time.Time{})
 
-	v := &viewer{r: r, agent: comp.Name, surface: surface, gate: NewGate(r.cfg.Limits), server: server, cancel: cancel, out: make([]byte, 0, 64<<10)}
+	v := &viewer{r: r, agent: comp.Name, surface: surface, gate: NewGate(r.cfg.Limits), server: server, cancel: cancel, out: make([]byte, 0, clientReadBuf)}
 	v.rtt.Store(-1)
+	var err error
 	if v.filter, err = NewServerFilter(init.Raw[4:20], v.gate.HasKeyboard); err != nil {
 		log.Warn("rfbgate: the VNC server's pixel format cannot be framed", "err", err)
 		ws.Close(websocket.StatusInternalError, "computer's pixel format not supported")
@@ -408,7 +391,7 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 	}()
 	go func() { // client to server: through the gate
 		defer wg.Done()
-		buf := make([]byte, 32<<10)
+		buf := make([]byte, clientReadBuf)
 		for {
 			n, err := client.Read(buf)
 			if n > 0 {

@@ -59,7 +59,7 @@ func (v *viewer) pumpServer(server, client net.Conn) {
 	stall.Stop()
 	defer stall.Stop()
 	const head = MaxServerHeader // room for a header split across reads
-	buf := make([]byte, head+256<<10)
+	buf := make([]byte, head+serverReadBuf)
 	carry := 0
 	for {
 		n, err := server.Read(buf[head:])

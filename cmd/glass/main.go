@@ -37,6 +37,7 @@ type options struct {
 	novnc      string
 	origins    []string
 	maxCutText int
+	dial       rfbgate.DialPolicy
 }
 
 // pairFlag collects repeatable NAME=VALUE flags.
@@ -67,6 +68,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.novnc, "novnc", "", "noVNC 1.7 package directory; serves the viewer at /glass/")
 	origins := fs.String("origins", "", "comma-separated browser origins (host patterns, path.Match syntax) allowed to use the control API and open streams besides glass's own")
 	fs.IntVar(&o.maxCutText, "max-cut-text", rfbgate.DefaultMaxCutText, "largest clipboard text forwarded, in bytes")
+	fs.IntVar(&o.dial.InFlight, "dial-in-flight", rfbgate.DefaultDialInFlight, "most handshakes in flight to one computer's Xvnc (TigerVNC blacklists the relay's address at 5 unauthenticated connections)")
+	fs.IntVar(&o.dial.Queue, "dial-queue", rfbgate.DefaultDialQueue, "most viewers of one computer waiting for a turn to connect; more are closed with 1013")
+	fs.DurationVar(&o.dial.Wait, "dial-wait", rfbgate.DefaultDialWait, "a viewer's deadline to be connected to Xvnc, waiting and retries included; then it is closed with 1013")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -110,6 +114,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if o.ticketTTL <= 0 || o.leaseTTL <= 0 {
 		return nil, errors.New("-ticket-ttl and -lease-ttl must be positive")
 	}
+	if o.dial.InFlight <= 0 || o.dial.Queue <= 0 || o.dial.Wait <= 0 {
+		return nil, errors.New("-dial-in-flight, -dial-queue and -dial-wait must be positive")
+	}
 	return o, nil
 }
 
@@ -134,6 +141,7 @@ func newServer(o *options, log *slog.Logger) (*rfbgate.Relay, http.Handler, erro
 		LeaseTTL:       o.leaseTTL,
 		OriginPatterns: o.origins,
 		Limits:         rfbgate.Limits{MaxCutText: o.maxCutText},
+		Dial:           o.dial,
 		Logger:         log,
 		OnViewers: func(agent string, n int) {
 			log.Info("glass: viewers", "agent", agent, "open", n)

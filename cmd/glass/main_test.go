@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/wirebench/wirebench/rfbgate"
 )
 
 func TestFlagErrors(t *testing.T) {
@@ -40,6 +42,9 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-novnc", dir}, "not a noVNC package"},
 		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-lease-ttl", "0s"}, "must be positive"},
 		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "extra"}, "unexpected arguments"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-dial-in-flight", "0"}, "-dial-in-flight, -dial-queue and -dial-wait must be positive"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-dial-queue", "-1"}, "must be positive"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-dial-wait", "0s"}, "must be positive"},
 	} {
 		_, err := parseFlags(c.args, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -49,6 +54,13 @@ func TestFlagErrors(t *testing.T) {
 	o, err := parseFlags([]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-ticket-ttl", "5s"}, io.Discard)
 	if err != nil || o.listen != "127.0.0.1:7900" || o.ticketTTL != 5*time.Second || o.leaseTTL != 90*time.Second {
 		t.Fatalf("defaults: %+v %v", o, err)
+	}
+	if o.dial != (rfbgate.DialPolicy{InFlight: 3, Queue: 512, Wait: 30 * time.Second}) {
+		t.Fatalf("dial defaults: %+v", o.dial)
+	}
+	o, err = parseFlags([]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-dial-in-flight", "1", "-dial-queue", "8", "-dial-wait", "2s"}, io.Discard)
+	if err != nil || o.dial != (rfbgate.DialPolicy{InFlight: 1, Queue: 8, Wait: 2 * time.Second}) {
+		t.Fatalf("dial flags: %+v %v", o, err)
 	}
 }
 
