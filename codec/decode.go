@@ -248,7 +248,7 @@ func (d *decoder) openMessage() (Kind, mapIter, error) {
 		return 0, it, err
 	}
 	it.n = n
-	if b, ok := d.PeekByte(); ok && b == 0 && n != 0 {
+	if b, ok := d.PeekByte(); ok && b == KeyKind && n != 0 {
 		d.Advance(1)
 		if !d.Null() {
 			v, err := d.u64()
@@ -284,7 +284,7 @@ func (d *decoder) scanKind() (Kind, error) {
 		if err != nil {
 			return 0, err
 		}
-		if k == 0 {
+		if k == KeyKind {
 			if d.Null() {
 				found = false
 				continue
@@ -308,8 +308,8 @@ func (d *decoder) scanKind() (Kind, error) {
 
 // nonce decodes a ping or pong.
 func (d *decoder) nonce(kind Kind, it mapIter) (nonce uint64, err error) {
-	err = d.walk(it, 3, []string{"kind", "nonce"}, func(k uint64) (err error) {
-		if k == 0 {
+	err = d.walk(it, PingFields, func(k uint64) (err error) {
+		if k == KeyKind {
 			return d.checkKind(kind)
 		}
 		nonce, err = d.u64()

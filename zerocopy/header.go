@@ -86,23 +86,23 @@ func Header(payload []byte) (HeaderView, error) {
 		switch {
 		case null:
 			switch k {
-			case 1:
+			case codec.KeyRequestID: // KeyResponseID, KeyNonce
 				h.HasID, h.ID, h.Nonce = false, 0, 0
-			case 2:
+			case codec.KeyRequestMethod: // KeyResponseMethod
 				h.HasMethod, h.Method = false, 0
-			case 3:
+			case codec.KeyResponseResult: // KeyWelcomeError
 				if kind == codec.KindResponse {
 					h.HasResult = false
 				} else if kind == codec.KindWelcome {
 					h.IsError, h.Code = false, ""
 				}
-			case 4:
+			case codec.KeyResponseError:
 				if kind == codec.KindResponse {
 					h.IsError, h.Code = false, ""
 				}
 			}
 			continue
-		case k == 1 && kind != codec.KindWelcome:
+		case k == codec.KeyRequestID && kind != codec.KindWelcome: // KeyResponseID, KeyNonce
 			v, err := d.Uint()
 			if err != nil {
 				return h, cbor.In(cbor.In(err, idName(kind)), name)
@@ -113,13 +113,13 @@ func Header(payload []byte) (HeaderView, error) {
 				h.ID = v
 			}
 			h.HasID = true
-		case k == 2 && (kind == codec.KindRequest || kind == codec.KindResponse):
+		case k == codec.KeyRequestMethod && (kind == codec.KindRequest || kind == codec.KindResponse): // KeyResponseMethod
 			v, err := d.Uint32()
 			if err != nil {
 				return h, cbor.In(cbor.In(err, "method"), name)
 			}
 			h.Method, h.HasMethod = codec.Method(v), true
-		case k == 3 && (kind == codec.KindRequest || kind == codec.KindResponse):
+		case k == codec.KeyRequestParams && (kind == codec.KindRequest || kind == codec.KindResponse): // KeyResponseResult
 			if kind == codec.KindResponse {
 				h.HasResult = true
 			}
@@ -129,7 +129,7 @@ func Header(payload []byte) (HeaderView, error) {
 			if err := d.Skip(); err != nil {
 				return h, cbor.In(err, name)
 			}
-		case (k == 4 && kind == codec.KindResponse) || (k == 3 && kind == codec.KindWelcome):
+		case (k == codec.KeyResponseError && kind == codec.KindResponse) || (k == codec.KeyWelcomeError && kind == codec.KindWelcome):
 			code, err := errorCode(&d)
 			if err != nil {
 				return h, cbor.In(cbor.In(err, "error"), name)
@@ -166,7 +166,7 @@ func peekKind(b []byte) (codec.Kind, error) {
 		if err != nil {
 			return 0, err
 		}
-		if k == 0 && !d.Null() {
+		if k == codec.KeyKind && !d.Null() {
 			v, err := d.Uint()
 			if err != nil {
 				return 0, cbor.In(err, "kind")
@@ -177,7 +177,7 @@ func peekKind(b []byte) (codec.Kind, error) {
 			kind, found = codec.Kind(v), true
 			continue
 		}
-		if k == 0 {
+		if k == codec.KeyKind {
 			found = false
 			continue
 		}
@@ -204,12 +204,12 @@ func errorCode(d *dec) (string, error) {
 			return "", err
 		}
 		if d.Null() {
-			if k == 0 {
+			if k == codec.KeyErrorCode {
 				code = ""
 			}
 			continue
 		}
-		if k == 0 {
+		if k == codec.KeyErrorCode {
 			if code, err = text(d); err != nil {
 				return "", cbor.In(err, "code")
 			}
@@ -263,7 +263,7 @@ var eventNames = [...]string{"kind", "stream", "seq", "type"}
 // id (or nonce), then method, then params or result. It reports false for
 // anything else, which Header then reads in full.
 func headerFast(b []byte, h *HeaderView) bool {
-	if len(b) < 5 || b[0] < 0xa2 || b[0] > 0xb7 || b[1] != 0 || b[3] != 1 {
+	if len(b) < 5 || b[0] < 0xa2 || b[0] > 0xb7 || b[1] != codec.KeyKind || b[3] != codec.KeyRequestID {
 		return false
 	}
 	kind := codec.Kind(b[2])
@@ -286,11 +286,11 @@ func headerFast(b []byte, h *HeaderView) bool {
 	default:
 		return false
 	}
-	if i+1 >= len(b) || b[i] != 2 {
+	if i+1 >= len(b) || b[i] != codec.KeyRequestMethod {
 		return false
 	}
 	m, n := cbor.Uint32At(b, i+1)
-	if n == 0 || i+1+n >= len(b) || b[i+1+n] != 3 {
+	if n == 0 || i+1+n >= len(b) || b[i+1+n] != codec.KeyRequestParams {
 		return false
 	}
 	h.Kind, h.ID, h.HasID, h.Method, h.HasMethod = kind, id, true, codec.Method(m), true

@@ -196,3 +196,11 @@ func TestHeaderEventAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestRequiredKeysFollowSchema checks the fast paths' constants against
+// codec's schema table.
+func TestRequiredKeysFollowSchema(t *testing.T) {
+	if nodeNeed != codec.NodeFields.RequiredMask() || scrollNeed != codec.ScrollFields.RequiredMask() {
+		t.Errorf("nodeNeed %b, scrollNeed %b; the schema requires %b and %b", nodeNeed, scrollNeed, codec.NodeFields.RequiredMask(), codec.ScrollFields.RequiredMask())
+	}
+}

@@ -5,8 +5,6 @@ import (
 	"github.com/wirebench/wirebench/codec/cbor"
 )
 
-var requestNames = [...]string{"kind", "id", "method", "params", "deadline_ms"}
-
 // RequestView is a request read in place: its envelope checked as the
 // codec checks it, its params located as a map that is well-formed CBOR
 // with valid UTF-8 text, to be read by key. The params are not checked
@@ -104,9 +102,9 @@ func (r *RequestView) envelope(d *dec, payload []byte) error {
 		}
 		if d.Null() {
 			switch k {
-			case 3:
+			case codec.KeyRequestParams:
 				r.Params = ParamsView{}
-			case 4:
+			case codec.KeyRequestDeadlineMS:
 				r.DeadlineMS = codec.Opt[uint32]{}
 			}
 			if k < 32 {
@@ -116,14 +114,14 @@ func (r *RequestView) envelope(d *dec, payload []byte) error {
 		}
 		at := d.Offset()
 		switch k {
-		case 0:
+		case codec.KeyKind:
 			var kind uint64
 			if kind, err = d.Uint(); err == nil && codec.Kind(kind) != codec.KindRequest {
 				err = cbor.Errorf(cbor.ErrInvalid, at, "kind "+codec.Kind(kind).String()+" repeats key 0 of a request")
 			}
-		case 1:
+		case codec.KeyRequestID:
 			r.ID, err = d.Uint()
-		case 2:
+		case codec.KeyRequestMethod:
 			var m uint32
 			if m, err = d.Uint32(); err == nil {
 				if haveMethod && codec.Method(m) != method {
@@ -131,7 +129,7 @@ func (r *RequestView) envelope(d *dec, payload []byte) error {
 				}
 				method, haveMethod = codec.Method(m), true
 			}
-		case 3:
+		case codec.KeyRequestParams:
 			if b, ok := d.PeekByte(); ok && b>>5 != byte(cbor.MajorMap) {
 				h, herr := d.ReadHead()
 				if herr != nil {
@@ -142,20 +140,20 @@ func (r *RequestView) envelope(d *dec, payload []byte) error {
 			} else {
 				err = r.Params.index(d, payload, at)
 			}
-		case 4:
+		case codec.KeyRequestDeadlineMS:
 			r.DeadlineMS, err = optU32(d)
 		default:
 			err = d.Skip()
 		}
 		if err != nil {
-			return named(err, k, requestNames[:])
+			return codec.RequestFields.In(err, k)
 		}
 		if k < 32 {
 			seen |= 1 << k
 		}
 	}
 	r.Method = method
-	return cbor.Missing(0xf, seen, requestNames[:], start)
+	return codec.RequestFields.Missing(seen, start)
 }
 
 // Bytes is the params map as it is in the frame.
@@ -341,7 +339,7 @@ func simpleLen(b []byte, i int) int {
 // reads. It accepts only what the general path accepts, and reads it
 // alike.
 func (r *RequestView) parseFast(b []byte) bool {
-	if len(b) < 8 || (b[0] != 0xa4 && b[0] != 0xa5) || b[1] != 0 || b[2] != byte(codec.KindRequest) || b[3] != 1 {
+	if len(b) < 8 || (b[0] != 0xa4 && b[0] != 0xa5) || b[1] != codec.KeyKind || b[2] != byte(codec.KindRequest) || b[3] != codec.KeyRequestID {
 		return false
 	}
 	id, n := uint64(b[4]), 1
@@ -351,7 +349,7 @@ func (r *RequestView) parseFast(b []byte) bool {
 		}
 	}
 	i := 4 + n
-	if i+1 >= len(b) || b[i] != 2 {
+	if i+1 >= len(b) || b[i] != codec.KeyRequestMethod {
 		return false
 	}
 	m, n := uint32(b[i+1]), 1
@@ -361,7 +359,7 @@ func (r *RequestView) parseFast(b []byte) bool {
 		}
 	}
 	i += 1 + n
-	if i+1 >= len(b) || b[i] != 3 || b[i+1] < 0xa0 || b[i+1] > 0xb7 {
+	if i+1 >= len(b) || b[i] != codec.KeyRequestParams || b[i+1] < 0xa0 || b[i+1] > 0xb7 {
 		return false
 	}
 	start := i + 1
@@ -396,7 +394,7 @@ func (r *RequestView) parseFast(b []byte) bool {
 	p.b = b[start:i:i]
 	r.DeadlineMS = codec.Opt[uint32]{}
 	if b[0] == 0xa5 {
-		if i+1 >= len(b) || b[i] != 4 {
+		if i+1 >= len(b) || b[i] != codec.KeyRequestDeadlineMS {
 			return false
 		}
 		v, n := cbor.Uint32At(b, i+1)

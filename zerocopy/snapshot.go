@@ -232,41 +232,41 @@ func (v *Snapshot) response1(d *dec) error {
 		}
 		at := d.Offset()
 		switch k {
-		case 0:
+		case codec.KeyKind:
 			var kind uint64
 			if kind, err = d.Uint(); err == nil && codec.Kind(kind) != codec.KindResponse {
 				err = cbor.Errorf(cbor.ErrInvalid, at, "kind "+codec.Kind(kind).String()+" repeats key 0 of a response")
 			}
-		case 1:
+		case codec.KeyResponseID:
 			v.ID, err = d.Uint()
-		case 2:
+		case codec.KeyResponseMethod:
 			var m uint32
 			if m, err = d.Uint32(); err == nil && codec.Method(m) != codec.MethodSnapshot {
 				err = cbor.Errorf(cbor.ErrInvalid, at, "method "+codec.Method(m).String()+" repeats key 2 with another value than snapshot")
 			}
-		case 3:
+		case codec.KeyResponseResult:
 			err = v.result(d)
-		case 4:
+		case codec.KeyResponseError:
 			_, err = protoError(d)
 		default:
 			err = d.Skip()
 		}
 		if err != nil {
-			return named(err, k, responseNames[:])
+			return codec.ResponseFields.In(err, k)
 		}
 		if k < 32 {
 			seen |= 1 << k
 		}
 	}
-	if err := cbor.Missing(0x7, seen, responseNames[:], start); err != nil {
+	if err := codec.ResponseFields.Missing(seen, start); err != nil {
 		return err
 	}
-	switch seen & (1<<3 | 1<<4) {
+	switch seen & (1<<codec.KeyResponseResult | 1<<codec.KeyResponseError) {
 	case 0:
 		return cbor.Errorf(cbor.ErrMissing, start, "a response carries a result (key 3) or an error (key 4)")
-	case 1<<3 | 1<<4:
+	case 1<<codec.KeyResponseResult | 1<<codec.KeyResponseError:
 		return cbor.Errorf(cbor.ErrInvalid, start, "a response carries a result (key 3) or an error (key 4), not both")
-	case 1 << 4:
+	case 1 << codec.KeyResponseError:
 		return ErrErrorResponse
 	}
 	return nil
@@ -291,7 +291,7 @@ func (v *Snapshot) result(d *dec) error {
 			return err
 		}
 		if d.Null() {
-			if k == 4 {
+			if k == codec.KeySnapshotDisplay {
 				v.Display = codec.Opt[codec.Display]{}
 			}
 			if k < 32 {
@@ -300,24 +300,24 @@ func (v *Snapshot) result(d *dec) error {
 			continue
 		}
 		switch k {
-		case 0:
+		case codec.KeySnapshotStrings:
 			err = v.stringTable(d)
 			fixNames = treesRead
-		case 1:
+		case codec.KeySnapshotWindows:
 			err = v.windows(d)
 			treesRead, fixNames = true, false
-		case 2:
+		case codec.KeySnapshotTruncated:
 			v.Truncated, err = d.Uint32()
-		case 3:
+		case codec.KeySnapshotSeq:
 			v.Seq, err = d.Uint()
-		case 4:
+		case codec.KeySnapshotDisplay:
 			v.Display = codec.Opt[codec.Display]{Ok: true}
 			err = display(d, &v.Display.Val)
 		default:
 			err = d.Skip()
 		}
 		if err != nil {
-			return named(err, k, snapshotNames[:])
+			return codec.SnapshotFields.In(err, k)
 		}
 		if k < 32 {
 			seen |= 1 << k
@@ -326,7 +326,7 @@ func (v *Snapshot) result(d *dec) error {
 	if fixNames {
 		v.fixClassNames()
 	}
-	return cbor.Missing(0xf, seen, snapshotNames[:], start)
+	return codec.SnapshotFields.Missing(seen, start)
 }
 
 func (v *Snapshot) stringTable(d *dec) error {
@@ -351,7 +351,7 @@ func (v *Snapshot) stringTable(d *dec) error {
 }
 
 func (v *Snapshot) windows(d *dec) error {
-	n, err := d.ArrayHeadOf(minWindowLen, "windows")
+	n, err := d.ArrayHeadOf(codec.MinWindowLen, "windows")
 	if err != nil {
 		return err
 	}
@@ -380,9 +380,9 @@ func (v *Snapshot) window(d *dec) error {
 		if err != nil {
 			return err
 		}
-		if k == 7 {
+		if k == codec.KeyWindowRoot {
 			if d.Null() {
-				seen &^= 1 << 7
+				seen &^= 1 << codec.KeyWindowRoot
 				continue
 			}
 			slot := -1
@@ -393,14 +393,14 @@ func (v *Snapshot) window(d *dec) error {
 				return cbor.In(err, "root")
 			}
 			v.tails.set(slot, d.Offset())
-			seen |= 1 << 7
+			seen |= 1 << codec.KeyWindowRoot
 			continue
 		}
 		if err := windowField(d, w, k, &seen); err != nil {
 			return err
 		}
 	}
-	return cbor.Missing(0x1f, seen, windowNames[:], start)
+	return codec.WindowFields.Missing(seen, start)
 }
 
 // NumStrings is the number of entries in the string table.

@@ -198,7 +198,7 @@ func (v *Snapshot) tree(d *dec) (err error) {
 				if cnt >= 0 {
 					var stop int
 					off, stop = decodePairs(b, off, c, nv)
-					if stop == scanEnd && c.seen&0xf == 0xf {
+					if stop == scanEnd && c.seen&nodeNeed == nodeNeed {
 						v.close(rec)
 						continue
 					}
@@ -216,7 +216,7 @@ func (v *Snapshot) tree(d *dec) (err error) {
 			}
 			f.inKids = false
 			v.tails.set(f.tail, d.Offset())
-			f.seen |= 1 << 8
+			f.seen |= 1 << codec.KeyNodeChildren
 			f.i++
 			continue
 		}
@@ -226,8 +226,8 @@ func (v *Snapshot) tree(d *dec) (err error) {
 			d.Seek(off)
 			switch stop {
 			case scanEnd:
-				if f.seen&0xf != 0xf {
-					return cbor.Missing(0xf, f.seen, nodeNames[:], f.start)
+				if f.seen&nodeNeed != nodeNeed {
+					return codec.NodeFields.Missing(f.seen, f.start)
 				}
 				v.close(f.rec)
 				sp--
@@ -238,7 +238,7 @@ func (v *Snapshot) tree(d *dec) (err error) {
 			}
 		}
 		if !d.More(f.n, f.i) {
-			if err := cbor.Missing(0xf, f.seen, nodeNames[:], f.start); err != nil {
+			if err := codec.NodeFields.Missing(f.seen, f.start); err != nil {
 				return err
 			}
 			v.close(f.rec)
@@ -249,17 +249,17 @@ func (v *Snapshot) tree(d *dec) (err error) {
 		if err != nil {
 			return err
 		}
-		if k == 8 {
+		if k == codec.KeyNodeChildren {
 			tainted = tainted || f.had8
 			f.had8 = true
 			if d.Null() {
-				f.seen &^= 1 << 8
+				f.seen &^= 1 << codec.KeyNodeChildren
 				nv.kidsN = 0
 				f.i++
 				continue
 			}
 			at := d.Offset()
-			kn, err := d.ArrayHeadOf(minNodeLen, "children")
+			kn, err := d.ArrayHeadOf(codec.MinNodeLen, "children")
 			if err != nil {
 				return cbor.In(err, "children")
 			}

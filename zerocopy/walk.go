@@ -299,7 +299,7 @@ func (w *Walker) parseNode(off int) error {
 		if err != nil {
 			return err
 		}
-		if k != 8 {
+		if k != codec.KeyNodeChildren {
 			if err := nodeField(&d, nv, k, &seen); err != nil {
 				return err
 			}
@@ -346,7 +346,7 @@ func (w *Walker) parseWindow(off int) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		if k != 7 {
+		if k != codec.KeyWindowRoot {
 			if err := windowField(&d, wv, k, &seen); err != nil {
 				return 0, err
 			}

@@ -733,7 +733,14 @@ func (c *conv) enum(v *jval, path *jpath, what string, bits int, parse func(stri
 	return 0
 }
 
-var kindNames = []string{"hello", "welcome", "request", "response", "ping", "pong", "event"}
+// kindNames lists the kinds' protocol names, for error messages.
+func kindNames() []string {
+	var out []string
+	for k := codec.Kind(0); k.Known(); k++ {
+		out = append(out, k.String())
+	}
+	return out
+}
 
 func methodNames() []string {
 	var out []string
@@ -773,7 +780,7 @@ func (c *conv) message(v *jval) codec.Message {
 	kind := codec.Kind(c.enum(kv, kp, "kind", 64, func(s string) (uint64, bool) {
 		k, ok := codec.ParseKind(s)
 		return uint64(k), ok
-	}, kindNames))
+	}, kindNames()))
 	if c.err != nil {
 		return nil
 	}
