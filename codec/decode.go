@@ -31,14 +31,11 @@ var (
 
 // Decode decodes one message from b, which must hold exactly one CBOR item
 // (a frame's payload). The message owns its memory and never points into
-// b: the first string or byte string read makes one copy of b, and every
-// string and byte slice of the message points into that copy. A message
-// without any (a tap, an event without an image) costs no copy.
+// b, so b may be released or reused at once: the first string or byte
+// string read makes one copy of b, and every string and byte slice of the
+// message points into that copy. A message without any (a tap, an event
+// without an image) costs no copy.
 func Decode(b []byte) (Message, error) { return decodeWith(b, true) }
-
-// DecodeOwned is Decode for a slice the caller hands over: the message
-// points into b, which must not be changed afterwards.
-func DecodeOwned(b []byte) (Message, error) { return decodeWith(b, false) }
 
 // decoders recycles decoder state (the node stack among it): the decoder
 // escapes through interface calls, so a pool saves an allocation per
