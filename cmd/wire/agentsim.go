@@ -24,6 +24,7 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/session"
+	"github.com/wirebench/wirebench/session/netconn"
 )
 
 // agent-sim: a simulated device agent over TCP, for working on the daemon
@@ -211,16 +212,17 @@ func asimConn(ctx context.Context, c net.Conn, cfg asimConfig, disp *asimDisplay
 		MaxFrame: cfg.maxFrame, Capabilities: cfg.caps, Token: cfg.token,
 		Name: "wire-agent-sim/1 seed " + strconv.FormatUint(cfg.seed, 10), Device: codec.Some(dev),
 	}, time.Now())
-	w := newWireConn(c, a)
-	defer w.stop()
-	st := &asimConnState{a: a, disp: disp, caps: cfg.caps, changes: disp.subscribe()}
+	d := netconn.New(c, a)
+	defer d.Close()
+	st := &asimConnState{a: a, d: d, disp: disp, caps: cfg.caps, changes: disp.subscribe()}
 	defer disp.unsubscribe(st.changes)
-	tick := time.NewTicker(cfg.tick)
-	defer tick.Stop()
-	for {
-		if err := w.flush(); err != nil {
-			return err
-		}
+	defer st.stopFrames()
+	// The display's clock and its changes come from a goroutine of their
+	// own; what touches the session it posts to the driver's loop.
+	pumpCtx, stopPump := context.WithCancel(ctx)
+	defer stopPump()
+	go st.pump(pumpCtx, cfg.tick)
+	err := d.Run(ctx, func() bool {
 		for e, ok := a.PollEvent(); ok; e, ok = a.PollEvent() {
 			switch e := e.(type) {
 			case *session.Welcomed:
@@ -232,37 +234,70 @@ func asimConn(ctx context.Context, c net.Conn, cfg asimConfig, disp *asimDisplay
 			case *session.ProtocolError:
 				logf("%s: %v", c.RemoteAddr(), e.Err)
 			case *session.Closed:
-				_ = w.flush()
 				logf("%s: closed (%s): %v", c.RemoteAddr(), e.Reason, e.Err)
-				return nil
+				return true
 			}
 		}
-		if err := w.flush(); err != nil {
-			return err
-		}
-		var frames <-chan time.Time
-		if st.frames != nil {
-			frames = st.frames.C
-		}
+		return false
+	})
+	if errors.Is(err, context.Canceled) {
+		return nil // d.Close closes the session
+	}
+	return err
+}
+
+// pump ticks the display's clock and sends its changes as tree events,
+// until ctx ends.
+func (st *asimConnState) pump(ctx context.Context, every time.Duration) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
 		select {
 		case <-ctx.Done():
-			a.Close(time.Now())
-			return nil
-		case ev := <-w.reads:
-			w.feed(ev)
-		case <-w.timer():
-			a.HandleTimeout(time.Now())
+			return
 		case now := <-tick.C:
-			disp.tick(now)
+			st.disp.tick(now)
 		case ch := <-st.changes:
-			if a.Connected() && cfg.caps.Has(codec.CapEvents) {
-				for _, body := range ch {
-					a.SendEvent(codec.StreamTree, asimEventType(body), body)
+			st.d.Post(func() {
+				if st.a.Connected() && st.caps.Has(codec.CapEvents) {
+					for _, body := range ch {
+						st.a.SendEvent(codec.StreamTree, asimEventType(body), body)
+					}
 				}
-			}
-		case <-frames:
-			st.sendFrame()
+			})
 		}
+	}
+}
+
+// startFrames sends a frame fps times a second, from a goroutine that
+// posts each to the driver's loop, until stopFrames.
+func (st *asimConnState) startFrames(fps int) {
+	st.stopFrames()
+	stop := make(chan struct{})
+	st.framesStop = stop
+	t := time.NewTicker(time.Second / time.Duration(fps))
+	go func() {
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				st.d.Post(func() {
+					if st.framesStop == stop {
+						st.sendFrame()
+					}
+				})
+			}
+		}
+	}()
+}
+
+// stopFrames ends the frames stream, if it runs.
+func (st *asimConnState) stopFrames() {
+	if st.framesStop != nil {
+		close(st.framesStop)
+		st.framesStop = nil
 	}
 }
 
@@ -273,15 +308,16 @@ func asimEventType(b codec.EventBody) codec.EventType {
 
 // asimConnState is one connection's view of the display.
 type asimConnState struct {
-	a       *session.Agent
-	disp    *asimDisplay
-	caps    codec.Capabilities
-	changes chan []codec.EventBody
-	frames  *time.Ticker
-	fscale  int
-	fformat uint32
-	fqual   int
-	start   time.Time
+	a          *session.Agent
+	d          *netconn.Conn
+	disp       *asimDisplay
+	caps       codec.Capabilities
+	changes    chan []codec.EventBody
+	framesStop chan struct{} // closed to end the frames stream; nil when it does not run
+	fscale     int
+	fformat    uint32
+	fqual      int
+	start      time.Time
 }
 
 func (st *asimConnState) sendFrame() {
@@ -342,18 +378,11 @@ func (st *asimConnState) run(in *session.Incoming) (codec.Result, *codec.Error) 
 		}
 		return &codec.ScreenshotResult{Width: w, Height: h, Format: format, Image: img}, nil
 	case *codec.FramesStartParams:
-		fps := min(max(int(p.MaxFPS.Or(2)), 1), 30)
-		if st.frames != nil {
-			st.frames.Stop()
-		}
-		st.frames = time.NewTicker(time.Second / time.Duration(fps))
+		st.startFrames(min(max(int(p.MaxFPS.Or(2)), 1), 30))
 		st.fscale, st.fqual, st.fformat, st.start = int(p.ScalePct.Or(25)), int(p.Quality.Or(70)), codec.FormatPNG, time.Now()
 		return &codec.FramesStartResult{Stream: codec.StreamFrames}, nil
 	case *codec.FramesStopParams:
-		if st.frames != nil {
-			st.frames.Stop()
-			st.frames = nil
-		}
+		st.stopFrames()
 		return &codec.Empty{}, nil
 	case *codec.ResyncParams:
 		return &codec.ResyncResult{Seq: st.a.NextSeq(p.Stream)}, nil
@@ -719,11 +748,19 @@ func (d *asimDisplay) encode(format uint32, quality, pct int) ([]byte, uint32, u
 	case codec.FormatJPEG:
 		err = jpeg.Encode(&buf, img, &jpeg.Options{Quality: min(max(quality, 1), 100)})
 	default:
-		return nil, 0, 0, codec.NewError(codec.CodeBadRequest, fmt.Sprintf("image format %d (%s) is not one agent-sim encodes (0 png, 1 jpeg)", format, hostFormat(format)))
+		return nil, 0, 0, codec.NewError(codec.CodeBadRequest, fmt.Sprintf("image format %d (%s) is not one agent-sim encodes (0 png, 1 jpeg)", format, formatName(format)))
 	}
 	if err != nil {
 		return nil, 0, 0, codec.NewError(codec.CodeInternal, "encode screenshot: "+err.Error())
 	}
 	b := img.Bounds()
 	return buf.Bytes(), uint32(b.Dx()), uint32(b.Dy()), nil
+}
+
+// formatName is an image format's name, or its number.
+func formatName(f uint32) string {
+	if names := [...]string{codec.FormatPNG: "png", codec.FormatJPEG: "jpeg", codec.FormatWebP: "webp"}; f < uint32(len(names)) {
+		return names[f]
+	}
+	return strconv.FormatUint(uint64(f), 10)
 }

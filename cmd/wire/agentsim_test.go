@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"image/jpeg"
 	"image/png"
 	"net"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/session"
+	"github.com/wirebench/wirebench/session/netconn"
 )
 
 // asimStart runs agent-sim in-process on a loopback port and returns its
@@ -51,7 +53,7 @@ func asimStart(t *testing.T, cfg asimConfig) string {
 type asimClient struct {
 	t      *testing.T
 	h      *session.Host
-	w      *wireConn
+	d      *netconn.Conn
 	events []session.HostEvent
 	done   map[uint64]*session.Completed
 }
@@ -63,8 +65,8 @@ func asimDial(t *testing.T, addr string) *asimClient {
 		t.Fatal(err)
 	}
 	h := session.NewHost(session.HostConfig{Session: 1}, time.Now())
-	cl := &asimClient{t: t, h: h, w: newWireConn(c, h), done: map[uint64]*session.Completed{}}
-	t.Cleanup(cl.w.stop)
+	cl := &asimClient{t: t, h: h, d: netconn.New(c, h), done: map[uint64]*session.Completed{}}
+	t.Cleanup(func() { cl.d.Close() })
 	cl.until(5*time.Second, h.Connected)
 	return cl
 }
@@ -72,35 +74,30 @@ func asimDial(t *testing.T, addr string) *asimClient {
 // until drives the session until cond holds or d passes.
 func (cl *asimClient) until(d time.Duration, cond func() bool) {
 	cl.t.Helper()
-	deadline := time.NewTimer(d)
-	defer deadline.Stop()
-	for {
-		if err := cl.w.flush(); err != nil {
-			cl.t.Fatal(err)
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var closed *session.Closed
+	err := cl.d.Run(ctx, func() bool {
 		for e, ok := cl.h.PollEvent(); ok; e, ok = cl.h.PollEvent() {
 			if c, ok := e.(*session.Completed); ok {
 				cl.done[c.ID] = c
 			}
 			if c, ok := e.(*session.Closed); ok {
-				cl.t.Fatalf("session closed: %v", c.Err)
+				closed = c
+				return true
 			}
 			cl.events = append(cl.events, e)
 		}
-		if err := cl.w.flush(); err != nil {
-			cl.t.Fatal(err)
-		}
-		if cond() {
-			return
-		}
-		select {
-		case rd := <-cl.w.reads:
-			cl.w.feed(rd)
-		case <-cl.w.timer():
-			cl.h.HandleTimeout(time.Now())
-		case <-deadline.C:
-			cl.t.Fatalf("condition not met within %v; events %v", d, cl.events)
-		}
+		return cond()
+	})
+	if closed != nil {
+		cl.t.Fatalf("session closed: %v", closed.Err)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		cl.t.Fatalf("condition not met within %v; events %v", d, cl.events)
+	}
+	if err != nil {
+		cl.t.Fatal(err)
 	}
 }
 
