@@ -318,13 +318,10 @@ func (d *decoder) request(it mapIter) (*Request, error) {
 		method     Method
 		haveMethod bool
 	)
-	start, n, seen := it.start, it.n, it.seen
-	for i := it.i; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return nil, err
-		}
-		if d.Null() {
+	fi := cbor.FieldsFrom(it.start, it.n, it.i, it.seen, RequestFields.Len())
+	for fi.Next(&d.Decoder) {
+		k := fi.Key()
+		if fi.Null() {
 			switch k {
 			case KeyRequestMethod:
 				haveMethod = false
@@ -335,11 +332,9 @@ func (d *decoder) request(it mapIter) (*Request, error) {
 			case KeyRequestDeadlineMS:
 				deadline = Opt[uint32]{}
 			}
-			if k < 32 {
-				seen &^= 1 << k
-			}
 			continue
 		}
+		var err error
 		switch k {
 		case KeyKind:
 			err = d.checkKind(KindRequest)
@@ -375,17 +370,15 @@ func (d *decoder) request(it mapIter) (*Request, error) {
 			}
 		case KeyRequestDeadlineMS:
 			deadline, err = d.optU32()
-		default:
-			err = d.Skip()
 		}
 		if err != nil {
 			return nil, RequestFields.In(err, k)
 		}
-		if k < 32 {
-			seen |= 1 << k
-		}
 	}
-	if err := RequestFields.Missing(seen, start); err != nil {
+	if err := fi.Err(); err != nil {
+		return nil, err
+	}
+	if err := RequestFields.Missing(fi.Seen(), it.start); err != nil {
 		return nil, err
 	}
 	r.ID, r.DeadlineMS = id, deadline
@@ -608,36 +601,25 @@ func (d *decoder) fields(f *Fields, read func(k uint64) error, clear func(k uint
 	return d.walk(mapIter{start: start, n: n}, f, read, clear)
 }
 
-// walk is fields for a map already opened (and maybe partly read) by it.
-func (d *decoder) walk(it mapIter, f *Fields, read func(k uint64) error, clear func(k uint64)) error {
-	seen := it.seen
-	for i := it.i; d.More(it.n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return err
-		}
-		known := k < uint64(len(f.names))
-		if d.Null() {
-			if known {
-				seen &^= 1 << k
-				if clear != nil {
-					clear(k)
-				}
-			}
-			continue
-		}
-		if !known {
-			if err := d.Skip(); err != nil {
-				return err
+// walk is fields for a map already opened (and maybe partly read) by m.
+func (d *decoder) walk(m mapIter, f *Fields, read func(k uint64) error, clear func(k uint64)) error {
+	it := cbor.FieldsFrom(m.start, m.n, m.i, m.seen, len(f.names))
+	for it.Next(&d.Decoder) {
+		k := it.Key()
+		if it.Null() {
+			if clear != nil {
+				clear(k)
 			}
 			continue
 		}
 		if err := read(k); err != nil {
 			return cbor.In(err, f.names[k])
 		}
-		seen |= 1 << k
 	}
-	return f.Missing(seen, it.start)
+	if err := it.Err(); err != nil {
+		return err
+	}
+	return f.Missing(it.Seen(), m.start)
 }
 
 // optU32Fields decodes a map of optional u32 fields at keys 0, 1, ...

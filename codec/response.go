@@ -148,13 +148,10 @@ func (d *decoder) response(it mapIter) (*Response, error) {
 		method     Method
 		haveMethod bool
 	)
-	start, n, seen := it.start, it.n, it.seen
-	for i := it.i; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return nil, err
-		}
-		if d.Null() {
+	fi := cbor.FieldsFrom(it.start, it.n, it.i, it.seen, ResponseFields.Len())
+	for fi.Next(&d.Decoder) {
+		k := fi.Key()
+		if fi.Null() {
 			switch k {
 			case KeyResponseMethod:
 				haveMethod = false
@@ -167,11 +164,9 @@ func (d *decoder) response(it mapIter) (*Response, error) {
 					r.Error = nil
 				}
 			}
-			if k < 32 {
-				seen &^= 1 << k
-			}
 			continue
 		}
+		var err error
 		switch k {
 		case KeyKind:
 			err = d.checkKind(KindResponse)
@@ -181,7 +176,7 @@ func (d *decoder) response(it mapIter) (*Response, error) {
 			var v uint32
 			at := d.Offset()
 			if v, err = d.u32(); err == nil {
-				if seen&(1<<KeyResponseResult) != 0 && Method(v) != method {
+				if fi.Seen()&(1<<KeyResponseResult) != 0 && Method(v) != method {
 					err = cbor.Errorf(cbor.ErrInvalid, at, "method "+Method(v).String()+" repeats key 2 with another value than "+method.String())
 				}
 				method, haveMethod = Method(v), true
@@ -210,16 +205,15 @@ func (d *decoder) response(it mapIter) (*Response, error) {
 			}
 			r.Error = new(Error)
 			err = d.protoError(r.Error)
-		default:
-			err = d.Skip()
 		}
 		if err != nil {
 			return nil, ResponseFields.In(err, k)
 		}
-		if k < 32 {
-			seen |= 1 << k
-		}
 	}
+	if err := fi.Err(); err != nil {
+		return nil, err
+	}
+	start, seen := it.start, fi.Seen()
 	if err := ResponseFields.Missing(seen, start); err != nil {
 		return nil, err
 	}

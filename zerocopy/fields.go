@@ -2,6 +2,7 @@ package zerocopy
 
 import (
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/cbor"
 )
 
 // Field readers shared by the validation pass and the walk, so that both
@@ -99,52 +100,44 @@ func nodeField(d *dec, nv *NodeView, k uint64, seen *uint32) (err error) {
 
 // scroll reads a Scroll map.
 func scroll(d *dec, s *codec.Scroll) error {
-	start := d.Offset()
-	n, err := d.MapHead()
+	it, err := d.Fields(codec.ScrollFields.Len())
 	if err != nil {
 		return err
 	}
-	var seen uint32
-	for i := 0; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return err
-		}
-		known := k < uint64(codec.ScrollFields.Len())
-		if d.Null() {
-			if known {
-				seen &^= 1 << k
-				switch k {
-				case codec.KeyScrollRange:
-					s.Range = codec.Opt[codec.ScrollRange]{}
-				case codec.KeyScrollPosition:
-					s.Position = codec.Opt[codec.ScrollPosition]{}
-				}
+	for it.Next(d) {
+		switch k := it.Key(); {
+		case it.Null():
+			switch k {
+			case codec.KeyScrollRange:
+				s.Range = codec.Opt[codec.ScrollRange]{}
+			case codec.KeyScrollPosition:
+				s.Position = codec.Opt[codec.ScrollPosition]{}
 			}
-			continue
-		}
-		switch k {
-		case codec.KeyScrollAxis:
+		case k == codec.KeyScrollAxis:
 			s.Axis, err = d.Uint32()
-		case codec.KeyScrollFlags:
+		case k == codec.KeyScrollFlags:
 			s.Flags, err = d.Uint32()
-		case codec.KeyScrollRange:
+		case k == codec.KeyScrollRange:
 			s.Range.Ok = true
 			err = scrollRange(d, &s.Range.Val)
-		case codec.KeyScrollPosition:
+		default:
 			s.Position.Ok = true
 			err = scrollPosition(d, &s.Position.Val)
-		default:
-			err = d.Skip()
 		}
 		if err != nil {
-			return codec.ScrollFields.In(err, k)
-		}
-		if known {
-			seen |= 1 << k
+			return codec.ScrollFields.In(err, it.Key())
 		}
 	}
-	return codec.ScrollFields.Missing(seen, start)
+	return mapEnd(&it, codec.ScrollFields)
+}
+
+// mapEnd is the outcome of a FieldIter's map of f once Next reports
+// false: the iteration's error, or the first required key missing.
+func mapEnd(it *cbor.FieldIter, f *codec.Fields) error {
+	if err := it.Err(); err != nil {
+		return err
+	}
+	return f.Missing(it.Seen(), it.Start())
 }
 
 func scrollRange(d *dec, r *codec.ScrollRange) error {
@@ -172,27 +165,26 @@ func scrollPosition(d *dec, p *codec.ScrollPosition) error {
 	})
 }
 
+// clearWindowField clears the field of key k of a window, whose value is
+// null.
+func clearWindowField(wv *WindowView, k uint64) {
+	switch k {
+	case codec.KeyWindowTitle:
+		wv.Title = codec.Opt[string]{}
+	case codec.KeyWindowPackage:
+		wv.Package = codec.Opt[uint32]{}
+	case codec.KeyWindowEmitsEvents:
+		wv.EmitsEvents = codec.Opt[bool]{}
+	case codec.KeyWindowOwner:
+		wv.Owner = codec.Opt[uint32]{}
+	case codec.KeyWindowModal:
+		wv.Modal = false
+	}
+}
+
 // windowField reads the value of key k of a window into wv; the root is
 // the caller's.
-func windowField(d *dec, wv *WindowView, k uint64, seen *uint32) (err error) {
-	if d.Null() {
-		switch k {
-		case codec.KeyWindowTitle:
-			wv.Title = codec.Opt[string]{}
-		case codec.KeyWindowPackage:
-			wv.Package = codec.Opt[uint32]{}
-		case codec.KeyWindowEmitsEvents:
-			wv.EmitsEvents = codec.Opt[bool]{}
-		case codec.KeyWindowOwner:
-			wv.Owner = codec.Opt[uint32]{}
-		case codec.KeyWindowModal:
-			wv.Modal = false
-		}
-		if k < 32 {
-			*seen &^= 1 << k
-		}
-		return nil
-	}
+func windowField(d *dec, wv *WindowView, k uint64) (err error) {
 	switch k {
 	case codec.KeyWindowID:
 		wv.ID, err = d.Uint32()
@@ -219,92 +211,50 @@ func windowField(d *dec, wv *WindowView, k uint64, seen *uint32) (err error) {
 	default:
 		err = d.Skip()
 	}
-	if err != nil {
-		return codec.WindowFields.In(err, k)
-	}
-	if k < 32 {
-		*seen |= 1 << k
-	}
-	return nil
+	return codec.WindowFields.In(err, k)
 }
 
 // display reads a Display map.
 func display(d *dec, v *codec.Display) error {
-	start := d.Offset()
-	n, err := d.MapHead()
+	it, err := d.Fields(codec.DisplayFields.Len())
 	if err != nil {
 		return err
 	}
-	var seen uint32
-	for i := 0; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return err
-		}
-		if d.Null() {
-			if k < 32 {
-				seen &^= 1 << k
-			}
+	for it.Next(d) {
+		if it.Null() {
 			continue
 		}
-		switch k {
-		case codec.KeyDisplayWidth:
-			v.Width, err = d.Uint32()
-		case codec.KeyDisplayHeight:
-			v.Height, err = d.Uint32()
-		case codec.KeyDisplayDensityDPI:
-			v.DensityDPI, err = d.Uint32()
-		case codec.KeyDisplayRotation:
-			v.Rotation, err = d.Uint32()
-		default:
-			err = d.Skip()
-		}
-		if err != nil {
-			return codec.DisplayFields.In(err, k)
-		}
-		if k < 32 {
-			seen |= 1 << k
+		dst := [...]*uint32{codec.KeyDisplayWidth: &v.Width, codec.KeyDisplayHeight: &v.Height, codec.KeyDisplayDensityDPI: &v.DensityDPI, codec.KeyDisplayRotation: &v.Rotation}[it.Key()]
+		if *dst, err = d.Uint32(); err != nil {
+			return codec.DisplayFields.In(err, it.Key())
 		}
 	}
-	return codec.DisplayFields.Missing(seen, start)
+	return mapEnd(&it, codec.DisplayFields)
 }
 
 // protoError validates an Error map and returns its code, borrowed.
 func protoError(d *dec) (string, error) {
-	start := d.Offset()
-	n, err := d.MapHead()
+	it, err := d.Fields(codec.ErrorFields.Len())
 	if err != nil {
 		return "", err
 	}
-	var seen uint32
 	var code string
-	for i := 0; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return "", err
-		}
-		if d.Null() {
-			if k < 32 {
-				seen &^= 1 << k
+	for it.Next(d) {
+		switch k := it.Key(); {
+		case it.Null():
+			if k == codec.KeyErrorCode {
+				code = ""
 			}
-			continue
-		}
-		switch k {
-		case codec.KeyErrorCode:
+		case k == codec.KeyErrorCode:
 			code, err = text(d)
-		case codec.KeyErrorMessage:
+		case k == codec.KeyErrorMessage:
 			_, err = text(d)
-		case codec.KeyErrorRetryable:
-			_, err = d.Bool()
 		default:
-			err = d.Skip()
+			_, err = d.Bool()
 		}
 		if err != nil {
-			return "", codec.ErrorFields.In(err, k)
-		}
-		if k < 32 {
-			seen |= 1 << k
+			return "", codec.ErrorFields.In(err, it.Key())
 		}
 	}
-	return code, codec.ErrorFields.Missing(seen, start)
+	return code, mapEnd(&it, codec.ErrorFields)
 }

@@ -193,33 +193,19 @@ func peekKind(b []byte) (codec.Kind, error) {
 
 // errorCode reads an Error map and returns its code (key 0), borrowed.
 func errorCode(d *dec) (string, error) {
-	n, err := d.MapHead()
+	it, err := d.Fields(codec.KeyErrorCode + 1)
 	if err != nil {
 		return "", err
 	}
 	var code string
-	for i := 0; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return "", err
-		}
-		if d.Null() {
-			if k == codec.KeyErrorCode {
-				code = ""
-			}
-			continue
-		}
-		if k == codec.KeyErrorCode {
-			if code, err = text(d); err != nil {
-				return "", cbor.In(err, "code")
-			}
-			continue
-		}
-		if err := d.Skip(); err != nil {
-			return "", err
+	for it.Next(d) {
+		if it.Null() {
+			code = ""
+		} else if code, err = text(d); err != nil {
+			return "", codec.ErrorFields.In(err, codec.KeyErrorCode)
 		}
 	}
-	return code, nil
+	return code, it.Err()
 }
 
 // eventHead reads [kind, stream, seq, type] of an event array.

@@ -88,40 +88,26 @@ func (r *RequestView) Parse(payload []byte) error {
 }
 
 func (r *RequestView) envelope(d *dec, payload []byte) error {
-	start := d.Offset()
-	n, err := d.MapHead()
+	it, err := d.Fields(codec.RequestFields.Len())
 	if err != nil {
 		return err
 	}
-	var seen uint32
 	method, haveMethod := codec.Method(0), false
-	for i := 0; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return err
-		}
-		if d.Null() {
+	for it.Next(d) {
+		k, at := it.Key(), d.Offset()
+		switch {
+		case it.Null():
 			switch k {
 			case codec.KeyRequestParams:
 				r.Params = ParamsView{}
 			case codec.KeyRequestDeadlineMS:
 				r.DeadlineMS = codec.Opt[uint32]{}
 			}
-			if k < 32 {
-				seen &^= 1 << k
-			}
-			continue
-		}
-		at := d.Offset()
-		switch k {
-		case codec.KeyKind:
-			var kind uint64
-			if kind, err = d.Uint(); err == nil && codec.Kind(kind) != codec.KindRequest {
-				err = cbor.Errorf(cbor.ErrInvalid, at, "kind "+codec.Kind(kind).String()+" repeats key 0 of a request")
-			}
-		case codec.KeyRequestID:
+		case k == codec.KeyKind:
+			err = repeatedKind(d, codec.KindRequest)
+		case k == codec.KeyRequestID:
 			r.ID, err = d.Uint()
-		case codec.KeyRequestMethod:
+		case k == codec.KeyRequestMethod:
 			var m uint32
 			if m, err = d.Uint32(); err == nil {
 				if haveMethod && codec.Method(m) != method {
@@ -129,7 +115,7 @@ func (r *RequestView) envelope(d *dec, payload []byte) error {
 				}
 				method, haveMethod = codec.Method(m), true
 			}
-		case codec.KeyRequestParams:
+		case k == codec.KeyRequestParams:
 			if b, ok := d.PeekByte(); ok && b>>5 != byte(cbor.MajorMap) {
 				h, herr := d.ReadHead()
 				if herr != nil {
@@ -140,20 +126,26 @@ func (r *RequestView) envelope(d *dec, payload []byte) error {
 			} else {
 				err = r.Params.index(d, payload, at)
 			}
-		case codec.KeyRequestDeadlineMS:
-			r.DeadlineMS, err = optU32(d)
 		default:
-			err = d.Skip()
+			r.DeadlineMS, err = optU32(d)
 		}
 		if err != nil {
 			return codec.RequestFields.In(err, k)
 		}
-		if k < 32 {
-			seen |= 1 << k
-		}
 	}
 	r.Method = method
-	return codec.RequestFields.Missing(seen, start)
+	return mapEnd(&it, codec.RequestFields)
+}
+
+// repeatedKind reads key 0 inside a map whose kind is known, and insists
+// that a repeated kind key names the same kind.
+func repeatedKind(d *dec, want codec.Kind) error {
+	at := d.Offset()
+	kind, err := d.Uint()
+	if err == nil && codec.Kind(kind) != want {
+		err = cbor.Errorf(cbor.ErrInvalid, at, "kind "+codec.Kind(kind).String()+" repeats key 0 of a "+want.String())
+	}
+	return err
 }
 
 // Bytes is the params map as it is in the frame.

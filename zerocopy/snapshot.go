@@ -213,55 +213,37 @@ func (v *Snapshot) parse(b []byte, response bool) error {
 
 // response1 validates a response map as the codec decodes it.
 func (v *Snapshot) response1(d *dec) error {
-	start := d.Offset()
-	n, err := d.MapHead()
+	it, err := d.Fields(codec.ResponseFields.Len())
 	if err != nil {
 		return err
 	}
-	var seen uint32
-	for i := 0; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return err
-		}
-		if d.Null() {
-			if k < 32 {
-				seen &^= 1 << k
-			}
-			continue
-		}
-		at := d.Offset()
-		switch k {
-		case codec.KeyKind:
-			var kind uint64
-			if kind, err = d.Uint(); err == nil && codec.Kind(kind) != codec.KindResponse {
-				err = cbor.Errorf(cbor.ErrInvalid, at, "kind "+codec.Kind(kind).String()+" repeats key 0 of a response")
-			}
-		case codec.KeyResponseID:
+	for it.Next(d) {
+		k, at := it.Key(), d.Offset()
+		switch {
+		case it.Null():
+		case k == codec.KeyKind:
+			err = repeatedKind(d, codec.KindResponse)
+		case k == codec.KeyResponseID:
 			v.ID, err = d.Uint()
-		case codec.KeyResponseMethod:
+		case k == codec.KeyResponseMethod:
 			var m uint32
 			if m, err = d.Uint32(); err == nil && codec.Method(m) != codec.MethodSnapshot {
 				err = cbor.Errorf(cbor.ErrInvalid, at, "method "+codec.Method(m).String()+" repeats key 2 with another value than snapshot")
 			}
-		case codec.KeyResponseResult:
+		case k == codec.KeyResponseResult:
 			err = v.result(d)
-		case codec.KeyResponseError:
-			_, err = protoError(d)
 		default:
-			err = d.Skip()
+			_, err = protoError(d)
 		}
 		if err != nil {
 			return codec.ResponseFields.In(err, k)
 		}
-		if k < 32 {
-			seen |= 1 << k
-		}
 	}
-	if err := codec.ResponseFields.Missing(seen, start); err != nil {
+	if err := mapEnd(&it, codec.ResponseFields); err != nil {
 		return err
 	}
-	switch seen & (1<<codec.KeyResponseResult | 1<<codec.KeyResponseError) {
+	start := it.Start()
+	switch it.Seen() & (1<<codec.KeyResponseResult | 1<<codec.KeyResponseError) {
 	case 0:
 		return cbor.Errorf(cbor.ErrMissing, start, "a response carries a result (key 3) or an error (key 4)")
 	case 1<<codec.KeyResponseResult | 1<<codec.KeyResponseError:
@@ -278,55 +260,39 @@ func (v *Snapshot) result(d *dec) error {
 	v.strOff, v.strN, v.nStrings = 0, 0, 0
 	v.winOff, v.winN, v.nWindows, v.nNodes = 0, 0, 0, 0
 	v.clearTable()
-	start := d.Offset()
-	n, err := d.MapHead()
+	it, err := d.Fields(codec.SnapshotFields.Len())
 	if err != nil {
 		return err
 	}
-	var seen uint32
 	treesRead, fixNames := false, false // the table's class names come from an older string table
-	for i := 0; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return err
-		}
-		if d.Null() {
+	for it.Next(d) {
+		switch k := it.Key(); {
+		case it.Null():
 			if k == codec.KeySnapshotDisplay {
 				v.Display = codec.Opt[codec.Display]{}
 			}
-			if k < 32 {
-				seen &^= 1 << k
-			}
-			continue
-		}
-		switch k {
-		case codec.KeySnapshotStrings:
+		case k == codec.KeySnapshotStrings:
 			err = v.stringTable(d)
 			fixNames = treesRead
-		case codec.KeySnapshotWindows:
+		case k == codec.KeySnapshotWindows:
 			err = v.windows(d)
 			treesRead, fixNames = true, false
-		case codec.KeySnapshotTruncated:
+		case k == codec.KeySnapshotTruncated:
 			v.Truncated, err = d.Uint32()
-		case codec.KeySnapshotSeq:
+		case k == codec.KeySnapshotSeq:
 			v.Seq, err = d.Uint()
-		case codec.KeySnapshotDisplay:
+		default:
 			v.Display = codec.Opt[codec.Display]{Ok: true}
 			err = display(d, &v.Display.Val)
-		default:
-			err = d.Skip()
 		}
 		if err != nil {
-			return codec.SnapshotFields.In(err, k)
-		}
-		if k < 32 {
-			seen |= 1 << k
+			return codec.SnapshotFields.In(err, it.Key())
 		}
 	}
 	if fixNames {
 		v.fixClassNames()
 	}
-	return codec.SnapshotFields.Missing(seen, start)
+	return mapEnd(&it, codec.SnapshotFields)
 }
 
 func (v *Snapshot) stringTable(d *dec) error {
@@ -367,40 +333,33 @@ func (v *Snapshot) windows(d *dec) error {
 }
 
 func (v *Snapshot) window(d *dec) error {
-	start := d.Offset()
-	n, err := d.MapHead()
+	it, err := d.Fields(codec.WindowFields.Len())
 	if err != nil {
 		return err
 	}
 	w := &v.win
 	*w = WindowView{}
-	var seen uint32
-	for i := 0; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return err
-		}
-		if k == codec.KeyWindowRoot {
-			if d.Null() {
-				seen &^= 1 << codec.KeyWindowRoot
-				continue
-			}
+	for it.Next(d) {
+		switch k := it.Key(); {
+		case k == codec.KeyWindowRoot && it.Null():
+		case k == codec.KeyWindowRoot:
 			slot := -1
-			if n < 0 || i+1 < n {
+			if !it.Last() {
 				slot = v.tails.reserve(d.Offset())
 			}
 			if err := v.tree(d); err != nil {
 				return cbor.In(err, "root")
 			}
 			v.tails.set(slot, d.Offset())
-			seen |= 1 << codec.KeyWindowRoot
-			continue
-		}
-		if err := windowField(d, w, k, &seen); err != nil {
-			return err
+		case it.Null():
+			clearWindowField(w, k)
+		default:
+			if err := windowField(d, w, k); err != nil {
+				return err
+			}
 		}
 	}
-	return codec.WindowFields.Missing(seen, start)
+	return mapEnd(&it, codec.WindowFields)
 }
 
 // NumStrings is the number of entries in the string table.
