@@ -120,19 +120,32 @@ func encodeLine(dst, line []byte, limit uint32) (out []byte, err error) {
 	return out, err
 }
 
-// A parsed JSON value. Objects keep their members in order, and numbers
-// their literal text, so that integers convert exactly.
+// A JSON value of a line, located but not decoded: a line is checked
+// once, whole, and then read in place, so that memory stays a small
+// multiple of the line whatever it holds (a value of a tree would take
+// far more than the bytes it came from). Objects are indexed when read;
+// array elements, strings and numbers are read as they are visited.
 type jval struct {
-	kind jkind
-	s    string // a string's value, a number's literal
-	b    bool
-	arr  []*jval
-	obj  []jmember
+	doc      *jdoc
+	kind     jkind
+	off, end int // the value's bytes, line[off:end]
 }
+
+// jdoc is a checked line.
+type jdoc struct {
+	line []byte
+	// big maps the offset of each container longer than bigContainer to
+	// the offset past its end, so that finding a value's end never scans
+	// a large container twice.
+	big map[int]int
+}
+
+// bigContainer is the length from which a container's end is recorded.
+const bigContainer = 4 << 10
 
 type jmember struct {
 	key string
-	val *jval
+	val jval
 }
 
 type jkind uint8
@@ -146,20 +159,175 @@ const (
 	jObject
 )
 
+// raw is the value's bytes.
+func (v *jval) raw() []byte { return v.doc.line[v.off:v.end] }
+
+// lit is a number's literal (or any value's text).
+func (v *jval) lit() string { return string(v.raw()) }
+
+// boolean is a bool's value.
+func (v *jval) boolean() bool { return v.doc.line[v.off] == 't' }
+
+// text is a string's value, its escapes decoded.
+func (v *jval) text() string {
+	r := v.raw()
+	if bytes.IndexByte(r, '\\') < 0 {
+		return string(r[1 : len(r)-1])
+	}
+	var s string
+	_ = json.Unmarshal(r, &s) // checked when the line was
+	return s
+}
+
+// at returns the value that starts at line[i] (after white space).
+func (d *jdoc) at(i int) jval {
+	i = skipSpace(d.line, i)
+	v := jval{doc: d, off: i}
+	switch d.line[i] {
+	case 'n':
+		v.kind = jNull
+	case 't', 'f':
+		v.kind = jBool
+	case '"':
+		v.kind = jString
+	case '[':
+		v.kind = jArray
+	case '{':
+		v.kind = jObject
+	default:
+		v.kind = jNumber
+	}
+	v.end = d.valueEnd(i)
+	return v
+}
+
+// valueEnd is the offset past the value that starts at line[i].
+func (d *jdoc) valueEnd(i int) int {
+	b := d.line
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '[', '{':
+		if end, ok := d.big[i]; ok {
+			return end
+		}
+		depth := 0
+		for j := i; ; j++ {
+			switch b[j] {
+			case '"':
+				j = stringEnd(b, j) - 1
+			case '[', '{':
+				depth++
+			case ']', '}':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+	}
+	j := i // a number or a literal: up to the next delimiter
+	for j < len(b) && b[j] != ',' && b[j] != ']' && b[j] != '}' && b[j] != ' ' && b[j] != '\t' && b[j] != '\r' && b[j] != '\n' {
+		j++
+	}
+	return j
+}
+
+// stringEnd is the offset past the string that starts at b[i].
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; ; j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// elems calls fn for each element of an array, in order, until it
+// returns false.
+func (v *jval) elems(fn func(i int, it *jval) bool) {
+	b := v.doc.line
+	j := skipSpace(b, v.off+1)
+	for i := 0; b[j] != ']'; i++ {
+		it := v.doc.at(j)
+		if !fn(i, &it) {
+			return
+		}
+		j = skipSpace(b, it.end)
+		if b[j] == ',' {
+			j++
+		}
+		j = skipSpace(b, j)
+	}
+}
+
+// count is the number of elements of an array.
+func (v *jval) count() int {
+	n := 0
+	v.elems(func(int, *jval) bool { n++; return true })
+	return n
+}
+
+// members indexes an object's members, rejecting a duplicate key.
+func (v *jval) members(path *jpath) ([]jmember, error) {
+	b := v.doc.line
+	var out []jmember
+	var keys map[string]bool // for large objects only
+	j := skipSpace(b, v.off+1)
+	for b[j] != '}' {
+		kv := v.doc.at(j)
+		key := kv.text()
+		dup := false
+		if keys == nil && len(out) >= 16 {
+			keys = make(map[string]bool, len(out))
+			for _, m := range out {
+				keys[m.key] = true
+			}
+		}
+		if keys != nil {
+			dup, keys[key] = keys[key], true
+		} else {
+			for _, m := range out {
+				dup = dup || m.key == key
+			}
+		}
+		if dup {
+			return nil, &SyntaxError{Column: int64(kv.end), Path: join(path, key).String(), Msg: "duplicate field"}
+		}
+		j = skipSpace(b, kv.end) + 1 // the colon
+		val := v.doc.at(j)
+		out = append(out, jmember{key: key, val: val})
+		j = skipSpace(b, val.end)
+		if b[j] == ',' {
+			j++
+		}
+		j = skipSpace(b, j)
+	}
+	return out, nil
+}
+
 // describe names a value in an error message.
 func (v *jval) describe() string {
 	switch v.kind {
 	case jNull:
 		return "null"
 	case jBool:
-		return strconv.FormatBool(v.b)
+		return strconv.FormatBool(v.boolean())
 	case jNumber:
-		return "the number " + v.s
+		return "the number " + v.lit()
 	case jString:
-		if len(v.s) > 40 {
+		if v.end-v.off > 42 {
 			return "a string"
 		}
-		return "the string " + strconv.Quote(v.s)
+		return "the string " + strconv.Quote(v.text())
 	case jArray:
 		return "an array"
 	}
@@ -186,9 +354,10 @@ func (e *SyntaxError) Error() string {
 	return s + e.Msg
 }
 
-// parseJSON parses one line holding exactly one JSON value. It rejects
-// invalid UTF-8, unpaired surrogate escapes, duplicate keys and nesting
-// deeper than maxJSONDepth, none of which encoding/json reports.
+// parseJSON checks one line holding exactly one JSON value and returns
+// the value, to be read in place. It rejects invalid UTF-8, unpaired
+// surrogate escapes and nesting deeper than maxJSONDepth (and, as the
+// value is read, duplicate keys), none of which encoding/json reports.
 func parseJSON(line []byte) (*jval, error) {
 	if !utf8.Valid(line) {
 		i := 0
@@ -204,19 +373,57 @@ func parseJSON(line []byte) (*jval, error) {
 	if i := badSurrogate(line); i >= 0 {
 		return nil, &SyntaxError{Column: int64(i) + 1, Msg: "unpaired UTF-16 surrogate escape " + string(line[i:i+6])}
 	}
-	p := &jparser{dec: json.NewDecoder(bytes.NewReader(line))}
-	p.dec.UseNumber()
-	v, err := p.value(0, nil)
-	if err != nil {
+	if !json.Valid(line) {
+		return nil, syntaxError(line)
+	}
+	d := &jdoc{line: line, big: map[int]int{}}
+	if err := d.shape(); err != nil {
 		return nil, err
 	}
-	if _, err := p.dec.Token(); err != io.EOF {
-		if err == nil {
-			return nil, &SyntaxError{Column: p.dec.InputOffset(), Msg: "more than one JSON value on the line"}
+	v := d.at(0)
+	return &v, nil
+}
+
+// shape checks the nesting of a well-formed line and records the ends of
+// its large containers.
+func (d *jdoc) shape() error {
+	b := d.line
+	var open []int // offsets of the open containers
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			i = stringEnd(b, i) - 1
+		case '[', '{':
+			if len(open) == maxJSONDepth {
+				return &SyntaxError{Column: int64(i) + 1, Msg: "JSON nested deeper than " + strconv.Itoa(maxJSONDepth) + " levels"}
+			}
+			open = append(open, i)
+		case ']', '}':
+			start := open[len(open)-1]
+			open = open[:len(open)-1]
+			if i+1-start >= bigContainer {
+				d.big[start] = i + 1
+			}
 		}
-		return nil, p.syntax(err, nil)
 	}
-	return v, nil
+	return nil
+}
+
+// syntaxError describes what makes a line not one well-formed JSON value.
+func syntaxError(line []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	var first json.RawMessage
+	err := dec.Decode(&first)
+	var se *json.SyntaxError
+	switch {
+	case err == nil:
+		return &SyntaxError{Column: dec.InputOffset() + 1, Msg: "more than one JSON value on the line"}
+	case errors.As(err, &se):
+		return &SyntaxError{Column: se.Offset, Msg: se.Error()}
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		return &SyntaxError{Column: int64(len(line)) + 1, Msg: "the line ends inside a JSON value"}
+	}
+	return &SyntaxError{Column: dec.InputOffset() + 1, Msg: err.Error()}
 }
 
 // badSurrogate returns the offset of the first \u escape of a UTF-16
@@ -257,93 +464,4 @@ func hex4(b []byte) (rune, bool) {
 	}
 	v, err := strconv.ParseUint(string(b[:4]), 16, 16)
 	return rune(v), err == nil
-}
-
-type jparser struct {
-	dec *json.Decoder
-}
-
-func (p *jparser) syntax(err error, path *jpath) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return &SyntaxError{Column: se.Offset, Path: path.String(), Msg: se.Error()}
-	}
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return &SyntaxError{Column: p.dec.InputOffset() + 1, Path: path.String(), Msg: "the line ends inside a JSON value"}
-	}
-	return &SyntaxError{Column: p.dec.InputOffset() + 1, Path: path.String(), Msg: err.Error()}
-}
-
-func (p *jparser) value(depth int, path *jpath) (*jval, error) {
-	tok, err := p.dec.Token()
-	if err != nil {
-		return nil, p.syntax(err, path)
-	}
-	switch t := tok.(type) {
-	case nil:
-		return &jval{kind: jNull}, nil
-	case bool:
-		return &jval{kind: jBool, b: t}, nil
-	case json.Number:
-		return &jval{kind: jNumber, s: string(t)}, nil
-	case string:
-		return &jval{kind: jString, s: t}, nil
-	case json.Delim:
-		if depth >= maxJSONDepth {
-			return nil, &SyntaxError{Column: p.dec.InputOffset(), Path: path.String(), Msg: "JSON nested deeper than " + strconv.Itoa(maxJSONDepth) + " levels"}
-		}
-		if t == '[' {
-			v := &jval{kind: jArray, arr: []*jval{}}
-			for i := 0; p.dec.More(); i++ {
-				it, err := p.value(depth+1, index(path, i))
-				if err != nil {
-					return nil, err
-				}
-				v.arr = append(v.arr, it)
-			}
-			if _, err := p.dec.Token(); err != nil {
-				return nil, p.syntax(err, path)
-			}
-			return v, nil
-		}
-		v := &jval{kind: jObject}
-		var keys map[string]bool // for large objects only
-		for p.dec.More() {
-			kt, err := p.dec.Token()
-			if err != nil {
-				return nil, p.syntax(err, path)
-			}
-			key, ok := kt.(string)
-			if !ok {
-				return nil, &SyntaxError{Column: p.dec.InputOffset(), Path: path.String(), Msg: "an object key must be a string"}
-			}
-			dup := false
-			if keys == nil && len(v.obj) >= 16 {
-				keys = make(map[string]bool)
-				for _, m := range v.obj {
-					keys[m.key] = true
-				}
-			}
-			if keys != nil {
-				dup, keys[key] = keys[key], true
-			} else {
-				for _, m := range v.obj {
-					dup = dup || m.key == key
-				}
-			}
-			if dup {
-				return nil, &SyntaxError{Column: p.dec.InputOffset(), Path: join(path, key).String(), Msg: "duplicate field"}
-			}
-			it, err := p.value(depth+1, join(path, key))
-			if err != nil {
-				return nil, err
-			}
-			v.obj = append(v.obj, jmember{key: key, val: it})
-		}
-		if _, err := p.dec.Token(); err != nil {
-			return nil, p.syntax(err, path)
-		}
-		return v, nil
-	}
-	return nil, &SyntaxError{Column: p.dec.InputOffset(), Path: path.String(), Msg: fmt.Sprintf("unexpected JSON token %v", tok)}
 }

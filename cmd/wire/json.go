@@ -465,7 +465,7 @@ func (e *FieldError) Error() string {
 // after it every reader returns zero values, so the conversion code reads
 // straight through without checking each step.
 type conv struct {
-	err *FieldError
+	err error // a *FieldError, or the *SyntaxError of a duplicate key
 }
 
 func (c *conv) failf(path *jpath, format string, a ...any) {
@@ -510,34 +510,41 @@ func (p *jpath) String() string {
 // jobj reads the fields of one JSON object, remembering which were read so
 // that end can reject the rest.
 type jobj struct {
-	c    *conv
-	path *jpath
-	v    *jval
-	used []bool
+	c       *conv
+	path    *jpath
+	members []jmember
+	used    []bool
 }
 
 func (c *conv) object(v *jval, path *jpath) *jobj {
-	if v == nil {
-		return &jobj{c: c, path: path, v: &jval{kind: jObject}}
+	o := &jobj{c: c, path: path}
+	if v == nil || c.err != nil {
+		return o
 	}
 	if v.kind != jObject {
 		c.failf(path, "want an object, got %s", v.describe())
-		return &jobj{c: c, path: path, v: &jval{kind: jObject}}
+		return o
 	}
-	return &jobj{c: c, path: path, v: v, used: make([]bool, len(v.obj))}
+	var err error
+	if o.members, err = v.members(path); err != nil {
+		c.err = err
+		return o
+	}
+	o.used = make([]bool, len(o.members))
+	return o
 }
 
 // take returns the value of key and its path; the value is nil when the
 // key is absent or null (null reads as absent, as on the wire).
 func (o *jobj) take(key string) (*jval, *jpath) {
 	p := join(o.path, key)
-	for i, m := range o.v.obj {
-		if m.key == key {
+	for i := range o.members {
+		if m := &o.members[i]; m.key == key {
 			o.used[i] = true
 			if m.val.kind == jNull {
 				return nil, p
 			}
-			return m.val, p
+			return &m.val, p
 		}
 	}
 	return nil, p
@@ -556,7 +563,7 @@ func (o *jobj) need(key string) (*jval, *jpath) {
 func (o *jobj) end() {
 	for i, u := range o.used {
 		if !u {
-			o.c.failf(join(o.path, o.v.obj[i].key), "unknown field")
+			o.c.failf(join(o.path, o.members[i].key), "unknown field")
 		}
 	}
 }
@@ -600,11 +607,12 @@ func (o *jobj) optBool(key string) codec.Opt[bool] {
 
 func (o *jobj) u32s(key string) []uint32 {
 	v, p := o.need(key)
-	items := o.c.array(v, p)
-	out := make([]uint32, len(items))
-	for i, it := range items {
-		out[i] = uint32(o.c.uint(it, index(p, i), 32))
-	}
+	out := make([]uint32, 0, o.c.count(v, p))
+	ip := index(p, 0) // one path for every element: an error turns it into text at once
+	o.c.elems(v, p, func(i int, it *jval) {
+		ip.i = i
+		out = append(out, uint32(o.c.uint(it, ip, 32)))
+	})
 	return out
 }
 
@@ -631,12 +639,13 @@ func (c *conv) uint(v *jval, path *jpath, bits int) uint64 {
 		c.failf(path, "want an unsigned integer (u%d), got %s", bits, v.describe())
 		return 0
 	}
-	n, err := strconv.ParseUint(v.s, 10, bits)
+	lit := v.lit()
+	n, err := strconv.ParseUint(lit, 10, bits)
 	if err != nil {
-		if isInteger(v.s) {
-			c.failf(path, "%s does not fit in u%d", v.s, bits)
+		if isInteger(lit) {
+			c.failf(path, "%s does not fit in u%d", lit, bits)
 		} else {
-			c.failf(path, "want an unsigned integer (u%d), got %s", bits, v.s)
+			c.failf(path, "want an unsigned integer (u%d), got %s", bits, lit)
 		}
 	}
 	return n
@@ -650,12 +659,13 @@ func (c *conv) int(v *jval, path *jpath, bits int) int64 {
 		c.failf(path, "want an integer (i%d), got %s", bits, v.describe())
 		return 0
 	}
-	n, err := strconv.ParseInt(v.s, 10, bits)
+	lit := v.lit()
+	n, err := strconv.ParseInt(lit, 10, bits)
 	if err != nil {
-		if isInteger(v.s) {
-			c.failf(path, "%s does not fit in i%d", v.s, bits)
+		if isInteger(lit) {
+			c.failf(path, "%s does not fit in i%d", lit, bits)
 		} else {
-			c.failf(path, "want an integer (i%d), got %s", bits, v.s)
+			c.failf(path, "want an integer (i%d), got %s", bits, lit)
 		}
 	}
 	return n
@@ -671,8 +681,9 @@ func (c *conv) str(v *jval, path *jpath) string {
 	}
 	if v.kind != jString {
 		c.failf(path, "want a string, got %s", v.describe())
+		return ""
 	}
-	return v.s
+	return v.text()
 }
 
 func (c *conv) boolean(v *jval, path *jpath) bool {
@@ -681,31 +692,51 @@ func (c *conv) boolean(v *jval, path *jpath) bool {
 	}
 	if v.kind != jBool {
 		c.failf(path, "want true or false, got %s", v.describe())
+		return false
 	}
-	return v.b
+	return v.boolean()
 }
 
-func (c *conv) array(v *jval, path *jpath) []*jval {
+// elems calls fn for each element of the array v, until an error.
+func (c *conv) elems(v *jval, path *jpath, fn func(i int, it *jval)) {
 	if v == nil || c.err != nil {
-		return nil
+		return
 	}
 	if v.kind != jArray {
 		c.failf(path, "want an array, got %s", v.describe())
-		return nil
+		return
 	}
-	return v.arr
+	v.elems(func(i int, it *jval) bool {
+		fn(i, it)
+		return c.err == nil
+	})
+}
+
+// count is the number of elements of the array v (0 for anything else).
+func (c *conv) count(v *jval, path *jpath) int {
+	if v == nil || c.err != nil || v.kind != jArray {
+		return 0
+	}
+	return v.count()
 }
 
 func (c *conv) bounds(v *jval, path *jpath) codec.Bounds {
-	items := c.array(v, path)
-	if len(items) != 4 && c.err == nil {
-		c.failf(path, "bounds are [left, top, right, bottom], not %d numbers", len(items))
+	if v == nil || c.err != nil {
+		return codec.Bounds{}
+	}
+	n := c.count(v, path)
+	if n != 4 {
+		if v.kind != jArray {
+			c.failf(path, "want an array, got %s", v.describe())
+		} else {
+			c.failf(path, "bounds are [left, top, right, bottom], not %d numbers", n)
+		}
 		return codec.Bounds{}
 	}
 	var b [4]int32
-	for i, it := range items {
+	c.elems(v, path, func(i int, it *jval) {
 		b[i] = int32(c.int(it, index(path, i), 32))
-	}
+	})
 	return codec.Bounds{Left: b[0], Top: b[1], Right: b[2], Bottom: b[3]}
 }
 
@@ -719,13 +750,14 @@ func (c *conv) enum(v *jval, path *jpath, what string, bits int, parse func(stri
 	case jNumber:
 		return c.uint(v, path, bits)
 	case jString:
-		n, ok := parse(v.s)
+		name := v.text()
+		n, ok := parse(name)
 		if !ok {
 			known := "no names, only numbers"
 			if len(names) > 0 {
 				known = "known: " + strings.Join(names, ", ") + ", or a number"
 			}
-			c.failf(path, "unknown %s %q (%s)", what, v.s, known)
+			c.failf(path, "unknown %s %q (%s)", what, name, known)
 		}
 		return n
 	}
@@ -825,14 +857,14 @@ func (c *conv) hello(o *jobj) *codec.Hello {
 	caps := codec.Capabilities(c.uint(cv, cp, 32))
 	if nv != nil {
 		var named codec.Capabilities
-		for i, it := range c.array(nv, np) {
+		c.elems(nv, np, func(i int, it *jval) {
 			s := c.str(it, index(np, i))
 			bit, ok := codec.ParseCapability(s)
 			if !ok && c.err == nil {
 				c.failf(index(np, i), "unknown capability %q (known: tree, input, screenshot, frames, events, text_set, bounds, or \"bit N\")", s)
 			}
 			named |= bit
-		}
+		})
 		if cv == nil {
 			caps = named
 		} else if named != caps {
@@ -881,7 +913,7 @@ func (c *conv) request(o *jobj) *codec.Request {
 	po := c.object(pv, pp)
 	if c.err == nil {
 		r.Params = codec.ParamsFor(r.Method)
-		if r.Params == nil && len(po.v.obj) > 0 {
+		if r.Params == nil && len(po.members) > 0 {
 			c.failf(pp, "a request for unknown method %d is written with empty params {}; its params cannot be encoded", uint32(r.Method))
 		}
 		c.params(po, r.Params)
@@ -942,7 +974,7 @@ func (c *conv) response(o *jobj) *codec.Response {
 			return r
 		}
 		r.Result = codec.ResultFor(r.Method)
-		if r.Result == nil && len(ro.v.obj) > 0 {
+		if r.Result == nil && len(ro.members) > 0 {
 			c.failf(rp, "a response to unknown method %d is written with an empty result {}; its result cannot be encoded", uint32(r.Method))
 		}
 		c.result(ro, r.Result)
@@ -957,29 +989,27 @@ func (c *conv) result(o *jobj, r codec.Result) {
 	switch r := r.(type) {
 	case *codec.Snapshot:
 		sv, sp := o.need("strings")
-		for i, it := range c.array(sv, sp) {
+		r.Strings = make([]string, 0, c.count(sv, sp))
+		c.elems(sv, sp, func(i int, it *jval) {
 			r.Strings = append(r.Strings, c.str(it, index(sp, i)))
-		}
-		r.Strings = nonNil(r.Strings)
+		})
 		wv, wp := o.need("windows")
-		items := c.array(wv, wp)
-		r.Windows = make([]codec.Window, len(items))
-		for i, it := range items {
+		r.Windows = make([]codec.Window, c.count(wv, wp))
+		c.elems(wv, wp, func(i int, it *jval) {
 			c.window(it, index(wp, i), &r.Windows[i])
-		}
+		})
 		r.Truncated, r.Seq = o.u32("truncated"), o.u64("seq")
 		if dv, dp := o.take("display"); dv != nil {
 			r.Display = codec.Some(c.display(dv, dp))
 		}
 	case *codec.BoundsResult:
 		nv, np := o.need("nodes")
-		items := c.array(nv, np)
-		r.Nodes = make([]codec.NodeBounds, len(items))
-		for i, it := range items {
+		r.Nodes = make([]codec.NodeBounds, c.count(nv, np))
+		c.elems(nv, np, func(i int, it *jval) {
 			eo := c.object(it, index(np, i))
 			r.Nodes[i] = codec.NodeBounds{Node: eo.u32("node"), Bounds: eo.bounds("bounds")}
 			eo.end()
-		}
+		})
 	case *codec.ScreenshotResult:
 		r.Width, r.Height, r.Format, r.Image = o.u32("width"), o.u32("height"), o.u32("format"), o.bytes("image")
 	case *codec.FramesStartResult:
@@ -1025,13 +1055,12 @@ func (c *conv) node(v *jval, path *jpath, n *codec.Node, level int) {
 	n.ID, n.Class, n.Bounds, n.Flags = o.u32("id"), o.u32("class"), o.bounds("bounds"), o.u32("flags")
 	n.Text, n.Desc, n.ResPkg, n.ResName = o.optText("text"), o.optText("desc"), o.optU32("res_pkg"), o.optText("res_name")
 	if cv, cp := o.take("children"); cv != nil {
-		items := c.array(cv, cp)
-		if len(items) > 0 {
-			n.Children = make([]codec.Node, len(items))
+		if k := c.count(cv, cp); k > 0 {
+			n.Children = make([]codec.Node, k)
 		}
-		for i, it := range items {
+		c.elems(cv, cp, func(i int, it *jval) {
 			c.node(it, index(cp, i), &n.Children[i], level+1)
-		}
+		})
 	}
 	if sv, sp := o.take("scroll"); sv != nil {
 		so := c.object(sv, sp)
