@@ -34,18 +34,18 @@ type FieldIter struct {
 }
 
 // Fields opens the map at the decoder's position for a FieldIter that
-// reports the keys below known (at most 32).
+// reports the keys below known (at most 24: a key is one byte).
 func (d *Decoder) Fields(known int) (FieldIter, error) {
 	start := d.off
 	n, err := d.MapHead()
-	return FieldIter{start: start, n: n, known: uint64(known)}, err
+	return FieldIter{start: start, n: n, known: uint64(min(known, 24))}, err
 }
 
 // FieldsFrom is Fields for a map opened already, whose head is at start,
 // with n pairs (-1: indefinite) of which i are read, the keys seen among
 // them in seen.
 func FieldsFrom(start, n, i int, seen uint32, known int) FieldIter {
-	return FieldIter{start: start, n: n, i: i, seen: seen, known: uint64(known)}
+	return FieldIter{start: start, n: n, i: i, seen: seen, known: uint64(min(known, 24))}
 }
 
 // Next moves d, the decoder that opened the map, to the next pair of a
@@ -54,6 +54,21 @@ func FieldsFrom(start, n, i int, seen uint32, known int) FieldIter {
 // for the caller to read. Next reports false at the end of the map, and
 // on a malformed key or skipped value (Err).
 func (it *FieldIter) Next(d *Decoder) bool {
+	// In line: a pair of a definite map with a one-byte key below known
+	// (which is at most 24) and a value that is not null, the layout
+	// every encoder writes.
+	if b, j := d.buf, d.off; it.i < it.n && j+1 < len(b) && uint64(b[j]) < it.known && b[j+1] != Null {
+		it.i++
+		it.key, it.null = uint64(b[j]), false
+		it.seen |= 1 << b[j]
+		d.off = j + 1
+		return true
+	}
+	return it.next(d)
+}
+
+// next is Next for every other pair.
+func (it *FieldIter) next(d *Decoder) bool {
 	for d.More(it.n, it.i) {
 		it.i++
 		k, err := d.Key()
