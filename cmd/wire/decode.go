@@ -9,6 +9,7 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/wirejson"
 )
 
 // runDecode is `wire decode`: frames in, one JSON object per frame out.
@@ -26,7 +27,7 @@ func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err != nil {
 			return err
 		}
-		j, err := messageJSON(m)
+		j, err := wirejson.Value(m)
 		if err != nil {
 			return err
 		}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/internal/wirejson"
 	"github.com/wirebench/wirebench/session"
 	"github.com/wirebench/wirebench/session/netconn"
 )
@@ -482,7 +483,7 @@ func (r *hostRun) call(ctx context.Context, c hostCall) error {
 		done.Result = &codec.ScreenshotResult{Width: shot.Width, Height: shot.Height, Format: shot.Format}
 	}
 	var err2 error
-	if line.Result, err2 = resultJSON(done.Result); err2 != nil {
+	if line.Result, err2 = wirejson.ResultValue(done.Result); err2 != nil {
 		return fmt.Errorf("%s: %w", c.name, err2)
 	}
 	return r.print(line)
@@ -546,7 +547,7 @@ func (r *hostRun) events() error {
 			line = map[string]any{"connected": hostConnectedJSON{Version: e.Version, MaxFrame: e.MaxFrame, Session: e.Session, Agent: e.Agent, Capabilities: nonNilStrings(e.Capabilities.Names())}}
 		case *session.StreamEvent:
 			var err error
-			if line, err = messageJSON(e.Event); err != nil {
+			if line, err = wirejson.Value(e.Event); err != nil {
 				return err
 			}
 		case *session.Dropped:
@@ -556,7 +557,7 @@ func (r *hostRun) events() error {
 		case *session.InSync:
 			line = hostEventLine{Event: "in_sync", Stream: e.Stream.String(), From: hostPtr(e.From)}
 		case *session.ResyncFailed:
-			line = hostEventLine{Event: "resync_failed", Stream: e.Stream.String(), Error: errJSON(e.Err)}
+			line = hostEventLine{Event: "resync_failed", Stream: e.Stream.String(), Error: wirejson.ErrorValue(e.Err)}
 		case *session.ProtocolError:
 			fmt.Fprintf(r.stderr, "wire host: %v\n", e.Err)
 		}
@@ -589,14 +590,14 @@ type hostConnectedJSON struct {
 // hostEventLine is one output line for a session event of a stream
 // (-watch); the stream's own events print in the protocol's JSON form.
 type hostEventLine struct {
-	Event  string     `json:"event"`
-	Stream string     `json:"stream"`
-	Seq    *uint64    `json:"seq,omitempty"`
-	Count  *uint64    `json:"count,omitempty"`
-	Want   *uint64    `json:"want,omitempty"`
-	Got    *uint64    `json:"got,omitempty"`
-	From   *uint64    `json:"from,omitempty"`
-	Error  *errorJSON `json:"error,omitempty"`
+	Event  string               `json:"event"`
+	Stream string               `json:"stream"`
+	Seq    *uint64              `json:"seq,omitempty"`
+	Count  *uint64              `json:"count,omitempty"`
+	Want   *uint64              `json:"want,omitempty"`
+	Got    *uint64              `json:"got,omitempty"`
+	From   *uint64              `json:"from,omitempty"`
+	Error  *wirejson.ProtoError `json:"error,omitempty"`
 }
 
 func hostPtr[T any](v T) *T { return &v }

@@ -1,4 +1,4 @@
-package main
+package wirejson
 
 import (
 	"reflect"
@@ -25,7 +25,7 @@ func TestJSONNamesFollowSchema(t *testing.T) {
 		{requestJSON{}, codec.RequestFields},
 		{responseJSON{}, codec.ResponseFields},
 		{nonceJSON{}, codec.PingFields},
-		{errorJSON{}, codec.ErrorFields},
+		{ProtoError{}, codec.ErrorFields},
 		{deviceJSON{}, codec.DeviceFields},
 		{displayJSON{}, codec.DisplayFields},
 		{snapshotJSON{}, codec.SnapshotFields},

@@ -1,14 +1,16 @@
-package main
+package wirejson
 
-// The JSON form of protocol messages: one object per message, with the
-// field names of protocol.md, kinds, methods, streams and event types by
-// name (by number when unknown), error codes as their text, byte strings
-// as standard base64 and every integer exact.
+// Package wirejson is the JSON form of protocol messages, as cmd/wire's
+// decode prints it and its encode reads it: one object per message, with
+// the field names of codec's schema table, kinds, methods, streams and
+// event types by name (by number when unknown), error codes as their
+// text, byte strings as standard base64 and every integer exact.
 //
-// This file holds both directions: messageJSON turns a decoded message
-// into the structs below for encoding/json to print, and messageFromJSON
-// turns a parsed JSON value (see encode.go) back into a message, checking
-// every field against the schema with an error that names its path.
+// Value turns a message into a value for encoding/json to print; Parse
+// reads one JSON line back into a message, checking every field against
+// the schema with an error that names its path, and reads the line in
+// place, so that memory stays a small multiple of the line whatever it
+// holds.
 
 import (
 	"encoding/base64"
@@ -33,11 +35,11 @@ type helloJSON struct {
 }
 
 type welcomeJSON struct {
-	Kind     string     `json:"kind"`
-	Version  *uint32    `json:"version,omitempty"`
-	MaxFrame *uint32    `json:"max_frame,omitempty"`
-	Error    *errorJSON `json:"error,omitempty"`
-	Session  *uint64    `json:"session,omitempty"`
+	Kind     string      `json:"kind"`
+	Version  *uint32     `json:"version,omitempty"`
+	MaxFrame *uint32     `json:"max_frame,omitempty"`
+	Error    *ProtoError `json:"error,omitempty"`
+	Session  *uint64     `json:"session,omitempty"`
 }
 
 type requestJSON struct {
@@ -49,11 +51,11 @@ type requestJSON struct {
 }
 
 type responseJSON struct {
-	Kind   string     `json:"kind"`
-	ID     uint64     `json:"id"`
-	Method any        `json:"method"`
-	Result any        `json:"result,omitempty"`
-	Error  *errorJSON `json:"error,omitempty"`
+	Kind   string      `json:"kind"`
+	ID     uint64      `json:"id"`
+	Method any         `json:"method"`
+	Result any         `json:"result,omitempty"`
+	Error  *ProtoError `json:"error,omitempty"`
 }
 
 type nonceJSON struct {
@@ -83,7 +85,8 @@ type unknownKindJSON struct {
 	Kind uint64 `json:"kind"`
 }
 
-type errorJSON struct {
+// ProtoError is the JSON form of a protocol error.
+type ProtoError struct {
 	Code      string `json:"code"`
 	Message   string `json:"message"`
 	Retryable bool   `json:"retryable"`
@@ -277,11 +280,12 @@ func eventTypeName(s codec.Stream, t codec.EventType) any {
 
 func boundsJSON(b codec.Bounds) [4]int32 { return [4]int32{b.Left, b.Top, b.Right, b.Bottom} }
 
-func errJSON(e *codec.Error) *errorJSON {
+// ErrorValue is a protocol error in its JSON form; nil for nil.
+func ErrorValue(e *codec.Error) *ProtoError {
 	if e == nil {
 		return nil
 	}
-	return &errorJSON{Code: string(e.Code), Message: e.Message, Retryable: e.Retryable}
+	return &ProtoError{Code: string(e.Code), Message: e.Message, Retryable: e.Retryable}
 }
 
 func devJSON(d *codec.Device) *deviceJSON {
@@ -293,7 +297,8 @@ func dispJSON(d codec.Display) displayJSON {
 }
 
 // messageJSON returns the JSON form of m, for encoding/json to print.
-func messageJSON(m codec.Message) (any, error) {
+// Value is m in its JSON form, for encoding/json to print.
+func Value(m codec.Message) (any, error) {
 	switch m := m.(type) {
 	case *codec.Hello:
 		out := &helloJSON{Kind: "hello", Versions: nonNil(m.Versions), MaxFrame: m.MaxFrame,
@@ -305,7 +310,7 @@ func messageJSON(m codec.Message) (any, error) {
 		return out, nil
 	case *codec.Welcome:
 		return &welcomeJSON{Kind: "welcome", Version: m.Version.Ptr(), MaxFrame: m.MaxFrame.Ptr(),
-			Error: errJSON(m.Error), Session: m.Session.Ptr()}, nil
+			Error: ErrorValue(m.Error), Session: m.Session.Ptr()}, nil
 	case *codec.Request:
 		p, err := paramsJSON(m.Params)
 		if err != nil {
@@ -313,9 +318,9 @@ func messageJSON(m codec.Message) (any, error) {
 		}
 		return &requestJSON{Kind: "request", ID: m.ID, Method: methodName(m.Method), Params: p, DeadlineMS: m.DeadlineMS.Ptr()}, nil
 	case *codec.Response:
-		out := &responseJSON{Kind: "response", ID: m.ID, Method: methodName(m.Method), Error: errJSON(m.Error)}
+		out := &responseJSON{Kind: "response", ID: m.ID, Method: methodName(m.Method), Error: ErrorValue(m.Error)}
 		if m.Error == nil {
-			r, err := resultJSON(m.Result)
+			r, err := ResultValue(m.Result)
 			if err != nil {
 				return nil, err
 			}
@@ -380,7 +385,9 @@ func paramsJSON(p codec.Params) (any, error) {
 	return nil, fmt.Errorf("no JSON form for params %T", p)
 }
 
-func resultJSON(r codec.Result) (any, error) {
+// ResultValue is a result in its JSON form, as Value writes it in a
+// response.
+func ResultValue(r codec.Result) (any, error) {
 	switch r := r.(type) {
 	case nil, *codec.Empty: // nil: a response to an unknown method
 		return emptyJSON{}, nil
@@ -794,6 +801,17 @@ func (c *conv) stream(v *jval, path *jpath) codec.Stream {
 		st, ok := codec.ParseStream(s)
 		return uint64(st), ok
 	}, []string{"tree", "frames"}))
+}
+
+// Parse reads a line holding the JSON form of one message back into the
+// message. A line that is not one JSON value is a *SyntaxError; one that
+// does not follow the schema, a *FieldError naming the field.
+func Parse(line []byte) (codec.Message, error) {
+	v, err := parseJSON(line)
+	if err != nil {
+		return nil, err
+	}
+	return messageFromJSON(v)
 }
 
 // messageFromJSON converts the JSON form of a message back to the message.
