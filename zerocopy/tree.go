@@ -238,8 +238,8 @@ func (v *Snapshot) tree(d *dec) (err error) {
 			}
 		}
 		if !d.More(f.n, f.i) {
-			if err := codec.NodeFields.Missing(f.seen, f.start); err != nil {
-				return err
+			if f.seen&nodeNeed != nodeNeed {
+				return codec.NodeFields.Missing(f.seen, f.start)
 			}
 			v.close(f.rec)
 			sp--
