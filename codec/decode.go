@@ -74,10 +74,10 @@ type decoder struct {
 	src       []byte      // the input
 	copyInput bool        // strings must not point into src
 	own       []byte      // the copy of src, made on first need
-	stack     []nodeFrame // node stack, see snapshot.go
-	fast      []fastFrame // the fast path's stack past localFrames, see fasttree.go
+	stack     []nodeFrame // the general node-tree reader's stack
+	fast      []fastFrame // the node-tree fast path's stack past localFrames
 	spilled   bool        // fast holds frames to clear
-	slabs                 // nodes and scrolls, see slab.go
+	slabs                 // where a snapshot's nodes and scrolls come from
 	winBuf    []Window    // room for a snapshot's windows, allocated with its response
 }
 

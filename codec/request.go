@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cborat"
 )
 
 // Request asks the agent to run a method.
@@ -166,7 +167,7 @@ func (r *Request) appendCBOR(dst []byte) ([]byte, error) {
 	dst = slices.Grow(dst, requestRoom)
 	b := dst[len(dst) : len(dst)+requestRoom]
 	b[0], b[1], b[2], b[3] = 0xa4+byte(present(r.DeadlineMS.Ok)), KeyKind, byte(KindRequest), KeyRequestID
-	i := cbor.PutUint(b, 4, r.ID)
+	i := cborat.PutUint(b, 4, r.ID)
 	b[i] = KeyRequestMethod
 	i = putU32(b, i+1, uint32(r.Method))
 	b[i] = KeyRequestParams

@@ -1,6 +1,10 @@
 package codec
 
-import "github.com/wirebench/wirebench/codec/cbor"
+import (
+	"math/bits"
+
+	"github.com/wirebench/wirebench/codec/cbor"
+)
 
 // The protocol's maps are keyed by small unsigned integers. Each key has
 // a constant here, named Key<Type><Field> after the Go type and field it
@@ -227,10 +231,13 @@ func (f *Fields) RequiredMask() uint32 { return f.required }
 // k for key k) as a DecodeError of kind ErrMissing at byte offset start,
 // naming the key; nil when every required key was seen.
 func (f *Fields) Missing(seen uint32, start int) error {
-	if f.required&^seen == 0 {
+	lack := f.required &^ seen
+	if lack == 0 {
 		return nil
 	}
-	return cbor.Missing(f.required, seen, f.names, start)
+	k := bits.TrailingZeros32(lack)
+	name := f.names[k] // every required key has a name
+	return cbor.In(cbor.Errorf(cbor.ErrMissing, start, "key "+itoa(k)+" ("+name+") is required"), name)
 }
 
 // In adds the name of key k to err's field path when the map has key k,

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cborat"
 )
 
 // MaxNodeDepth is the deepest a node tree may nest below a window root (a
@@ -305,7 +306,7 @@ func putBounds(dst []byte, i int, b *Bounds) int {
 // which is in the cache already.
 func putTextField(dst []byte, i int, k byte, s string) int {
 	dst[i] = k
-	i = cbor.PutText(dst, i+1, s)
+	i = cborat.PutText(dst, i+1, s)
 	if !cbor.ValidUTF8(dst[i-len(s) : i]) {
 		return -1
 	}
@@ -364,7 +365,7 @@ func (n *Node) appendNode(dst []byte, window, level int) ([]byte, error) {
 	}
 	if !leaf {
 		b[i] = KeyNodeChildren
-		i = cbor.PutHead(b, i+1, cbor.MajorArray, uint64(len(n.Children)))
+		i = cborat.PutHead(b, i+1, cbor.MajorArray, uint64(len(n.Children)))
 		pairs++
 		// The tail (keys 9 to 11) follows the children: count it here.
 		pairs += byte(present(n.Scroll != nil, n.Hint.Ok, n.State.Ok))
@@ -410,14 +411,14 @@ func (n *Node) putTail(b []byte, i, window, level int) (int, byte, error) {
 			r := &s.Range.Val
 			b[i], b[i+1] = KeyScrollRange, 0x83
 			i = putU32(b, i+2, r.Unit)
-			i = cbor.PutInt(b, i, r.Lo)
-			i = cbor.PutInt(b, i, r.Hi)
+			i = cborat.PutInt(b, i, r.Lo)
+			i = cborat.PutInt(b, i, r.Hi)
 		}
 		if s.Position.Ok {
 			p := &s.Position.Val
 			b[i], b[i+1] = KeyScrollPosition, 0x82
-			i = cbor.PutInt(b, i+2, p.Lo)
-			i = cbor.PutInt(b, i, p.Hi)
+			i = cborat.PutInt(b, i+2, p.Lo)
+			i = cborat.PutInt(b, i, p.Hi)
 		}
 	}
 	if n.Hint.Ok {

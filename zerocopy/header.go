@@ -3,6 +3,7 @@ package zerocopy
 import (
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cborat"
 )
 
 // HeaderView is what a frame's envelope says about it, read without
@@ -253,7 +254,7 @@ func headerFast(b []byte, h *HeaderView) bool {
 		return false
 	}
 	kind := codec.Kind(b[2])
-	id, n := cbor.UintAt(b, 4)
+	id, n := cborat.UintAt(b, 4)
 	if n == 0 {
 		return false
 	}
@@ -275,7 +276,7 @@ func headerFast(b []byte, h *HeaderView) bool {
 	if i+1 >= len(b) || b[i] != codec.KeyRequestMethod {
 		return false
 	}
-	m, n := cbor.Uint32At(b, i+1)
+	m, n := cborat.Uint32At(b, i+1)
 	if n == 0 || i+1+n >= len(b) || b[i+1+n] != codec.KeyRequestParams {
 		return false
 	}

@@ -3,6 +3,7 @@ package zerocopy
 import (
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cborat"
 )
 
 // RequestView is a request read in place: its envelope checked as the
@@ -223,7 +224,7 @@ func (p *ParamsView) Uint(k uint64) (uint64, bool) {
 // Uint32 returns the u32 at key k.
 func (p *ParamsView) Uint32(k uint64) (uint32, bool) {
 	if o, ok := p.valueAt(k); ok {
-		if v, n := cbor.Uint32At(p.b, o); n > 0 {
+		if v, n := cborat.Uint32At(p.b, o); n > 0 {
 			return v, true
 		}
 	}
@@ -240,7 +241,7 @@ func (p *ParamsView) Int(k uint64) (int64, bool) {
 	if m, _ := major(&d); !ok || (m != cbor.MajorUint && m != cbor.MajorNegInt) {
 		return 0, false
 	}
-	if v, n := cbor.Int32At(d.Input(), d.Offset()); n > 0 {
+	if v, n := cborat.Int32At(d.Input(), d.Offset()); n > 0 {
 		return int64(v), true
 	}
 	h, err := d.ReadHead()
@@ -261,7 +262,7 @@ func (p *ParamsView) Int32(k uint64) (int32, bool) {
 				return v, true
 			}
 		}
-		if v, n := cbor.Int32At(p.b, o); n > 0 {
+		if v, n := cborat.Int32At(p.b, o); n > 0 {
 			return v, true
 		}
 	}
@@ -317,7 +318,7 @@ func simpleLen(b []byte, i int) int {
 			return 5
 		}
 	case c >= 0x60 && c < 0x78:
-		if _, e := cbor.ValidTextAt(b, i); e > 0 {
+		if _, e := cborat.ValidTextAt(b, i); e > 0 {
 			return e - i
 		}
 	}
@@ -336,7 +337,7 @@ func (r *RequestView) parseFast(b []byte) bool {
 	}
 	id, n := uint64(b[4]), 1
 	if b[4] >= 24 {
-		if id, n = cbor.UintAt(b, 4); n == 0 {
+		if id, n = cborat.UintAt(b, 4); n == 0 {
 			return false
 		}
 	}
@@ -346,7 +347,7 @@ func (r *RequestView) parseFast(b []byte) bool {
 	}
 	m, n := uint32(b[i+1]), 1
 	if m >= 24 {
-		if m, n = cbor.Uint32At(b, i+1); n == 0 {
+		if m, n = cborat.Uint32At(b, i+1); n == 0 {
 			return false
 		}
 	}
@@ -389,7 +390,7 @@ func (r *RequestView) parseFast(b []byte) bool {
 		if i+1 >= len(b) || b[i] != codec.KeyRequestDeadlineMS {
 			return false
 		}
-		v, n := cbor.Uint32At(b, i+1)
+		v, n := cborat.Uint32At(b, i+1)
 		if n == 0 {
 			return false
 		}

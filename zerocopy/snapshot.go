@@ -146,7 +146,7 @@ type Snapshot struct {
 	node  NodeView // scratch for the validation pass
 	win   WindowView
 
-	recs    []nodeRec // the node table (see tree.go)
+	recs    []nodeRec // the node table Parse fills for the walks
 	nRecs   int       // records in use
 	recFull bool      // a node found the table full
 	want    int       // the most nodes a parse has met

@@ -490,7 +490,7 @@ func (r *hostRun) call(ctx context.Context, c hostCall) error {
 }
 
 // hostLine is one output line for a call's result, in the JSON form of
-// the protocol's results (see json.go); File names the file a
+// the protocol's results (package wirejson); File names the file a
 // screenshot's image went to (its result's image is then empty).
 type hostLine struct {
 	Call   string `json:"call"`

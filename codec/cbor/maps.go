@@ -28,26 +28,6 @@ func (d *Decoder) Key() (uint64, error) {
 	return UnknownKey, nil
 }
 
-// Missing reports the first key in need but not in seen (bit k for key
-// k) as an ErrMissing at offset start, naming it from names; nil when
-// none is missing.
-func Missing(need, seen uint32, names []string, start int) error {
-	lack := need &^ seen
-	if lack == 0 {
-		return nil
-	}
-	for k := 0; k < 32; k++ {
-		if lack&(1<<k) != 0 {
-			name := strconv.Itoa(k)
-			if k < len(names) && names[k] != "" {
-				name = names[k]
-			}
-			return In(Errorf(ErrMissing, start, "key "+strconv.Itoa(k)+" ("+name+") is required"), name)
-		}
-	}
-	return nil
-}
-
 // SkipElements skips what is left of an array of n elements (-1:
 // indefinite) after the first i: the elements a receiver does not know.
 func (d *Decoder) SkipElements(n, i int) error {
