@@ -114,25 +114,26 @@ func ParseMethod(s string) (Method, bool) {
 	return Method(v), err == nil
 }
 
-// ParamFields describes m's parameter map; nil when m is unknown.
-func (m Method) ParamFields() *Fields {
+// info is m's row of the method table; the zero row for an unknown m.
+func (m Method) info() *methodInfo {
 	if m.Known() {
-		return methods[m].params
+		return &methods[m]
 	}
-	return nil
+	return &unknownMethod
 }
 
+// unknownMethod is the row of every method this version does not know.
+var unknownMethod methodInfo
+
+// ParamFields describes m's parameter map; nil when m is unknown.
+func (m Method) ParamFields() *Fields { return m.info().params }
+
 // ResultFields describes m's result map; nil when m is unknown.
-func (m Method) ResultFields() *Fields {
-	if m.Known() {
-		return methods[m].result
-	}
-	return nil
-}
+func (m Method) ResultFields() *Fields { return m.info().result }
 
 // OptionalParams reports whether every parameter of m is optional, so
 // that {} is a valid parameter map and a nil Params encodes as {}.
-func (m Method) OptionalParams() bool { return m.Known() && methods[m].optional }
+func (m Method) OptionalParams() bool { return m.info().optional }
 
 // EmptyResult reports whether m's result is Empty, {} on the wire.
 func (m Method) EmptyResult() bool { return m.Known() && methods[m].newResult == nil }

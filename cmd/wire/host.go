@@ -551,13 +551,13 @@ func (r *hostRun) events() error {
 				return err
 			}
 		case *session.Dropped:
-			line = hostEventLine{Event: "dropped", Stream: e.Stream.String(), Seq: hostPtr(e.Seq), Count: hostPtr(e.Count)}
+			line = map[string]any{"event": "dropped", "stream": e.Stream.String(), "seq": e.Seq, "count": e.Count}
 		case *session.OutOfSync:
-			line = hostEventLine{Event: "out_of_sync", Stream: e.Stream.String(), Want: hostPtr(e.Want), Got: hostPtr(e.Got)}
+			line = map[string]any{"event": "out_of_sync", "stream": e.Stream.String(), "want": e.Want, "got": e.Got}
 		case *session.InSync:
-			line = hostEventLine{Event: "in_sync", Stream: e.Stream.String(), From: hostPtr(e.From)}
+			line = map[string]any{"event": "in_sync", "stream": e.Stream.String(), "from": e.From}
 		case *session.ResyncFailed:
-			line = hostEventLine{Event: "resync_failed", Stream: e.Stream.String(), Error: wirejson.ErrorValue(e.Err)}
+			line = map[string]any{"event": "resync_failed", "stream": e.Stream.String(), "error": wirejson.ErrorValue(e.Err)}
 		case *session.ProtocolError:
 			fmt.Fprintf(r.stderr, "wire host: %v\n", e.Err)
 		}
@@ -586,18 +586,3 @@ type hostConnectedJSON struct {
 	Agent        string   `json:"agent"`
 	Capabilities []string `json:"capabilities"`
 }
-
-// hostEventLine is one output line for a session event of a stream
-// (-watch); the stream's own events print in the protocol's JSON form.
-type hostEventLine struct {
-	Event  string               `json:"event"`
-	Stream string               `json:"stream"`
-	Seq    *uint64              `json:"seq,omitempty"`
-	Count  *uint64              `json:"count,omitempty"`
-	Want   *uint64              `json:"want,omitempty"`
-	Got    *uint64              `json:"got,omitempty"`
-	From   *uint64              `json:"from,omitempty"`
-	Error  *wirejson.ProtoError `json:"error,omitempty"`
-}
-
-func hostPtr[T any](v T) *T { return &v }

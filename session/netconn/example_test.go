@@ -60,6 +60,18 @@ func serveAgent(ln net.Listener, done chan<- error) {
 	done <- err
 }
 
+// startAgent listens on a loopback port and serves one connection there
+// with serveAgent, which reports its end on the channel.
+func startAgent() (net.Listener, <-chan error, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, err
+	}
+	done := make(chan error, 1)
+	go serveAgent(ln, done)
+	return ln, done, nil
+}
+
 // call connects a host to addr, makes one request once the handshake is
 // done, and returns its outcome.
 func call(addr string, m codec.Method, p codec.Params) (*session.Completed, error) {
@@ -99,14 +111,12 @@ func call(addr string, m codec.Method, p codec.Params) (*session.Completed, erro
 // A host asks an agent for a snapshot over a TCP connection and prints
 // the windows' nodes.
 func Example_host() {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, agentDone, err := startAgent()
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer ln.Close()
-	agentDone := make(chan error, 1)
-	go serveAgent(ln, agentDone)
 
 	res, err := call(ln.Addr().String(), codec.MethodSnapshot, &codec.SnapshotParams{Evict: []uint32{}})
 	if err != nil || res.Err != nil {
@@ -138,14 +148,12 @@ func Example_host() {
 // the connection, its loop reading the session's events and answering
 // each Incoming request with Respond or Fail.
 func Example_agent() {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, agentDone, err := startAgent()
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer ln.Close()
-	agentDone := make(chan error, 1)
-	go serveAgent(ln, agentDone)
 
 	res, err := call(ln.Addr().String(), codec.MethodTap, &codec.TapParams{X: 540, Y: 2280})
 	if err != nil {
