@@ -297,12 +297,9 @@ func TestSlabsLearnSnapshotSize(t *testing.T) {
 	if uintptr(unsafe.Pointer(kids[0].Scroll))%unsafe.Alignof(Scroll{}) != 0 {
 		t.Error("a misaligned scroll")
 	}
-	allocs := testing.AllocsPerRun(20, func() { decodeSnap() })
 	// The response, the input's copy with the scrolls, the string
 	// table, the node slab.
-	if allocs != 4 {
-		t.Errorf("a learned snapshot decodes with %v allocations, want 4", allocs)
-	}
+	checkAllocs(t, "a learned snapshot decodes with", 4, func() { decodeSnap() })
 }
 
 // TestEncodeRefusesInvalidNodeText: every text of a node is checked for

@@ -1,0 +1,9 @@
+//go:build race
+
+package codec
+
+import "testing"
+
+// checkAllocs counts nothing under the race detector (see
+// allocs_norace_test.go); f still runs once.
+func checkAllocs(t *testing.T, what string, want float64, f func()) { f() }
