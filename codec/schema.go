@@ -231,10 +231,14 @@ func (f *Fields) RequiredMask() uint32 { return f.required }
 // k for key k) as a DecodeError of kind ErrMissing at byte offset start,
 // naming the key; nil when every required key was seen.
 func (f *Fields) Missing(seen uint32, start int) error {
-	lack := f.required &^ seen
-	if lack == 0 {
-		return nil
+	if lack := f.required &^ seen; lack != 0 {
+		return f.missing(lack, start)
 	}
+	return nil
+}
+
+// missing is Missing's error for the keys of lack.
+func (f *Fields) missing(lack uint32, start int) error {
 	k := bits.TrailingZeros32(lack)
 	name := f.names[k] // every required key has a name
 	return cbor.In(cbor.Errorf(cbor.ErrMissing, start, "key "+itoa(k)+" ("+name+") is required"), name)

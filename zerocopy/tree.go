@@ -227,7 +227,7 @@ func (v *Snapshot) tree(d *dec) (err error) {
 			switch stop {
 			case scanEnd:
 				if f.seen&nodeNeed != nodeNeed {
-					return codec.NodeFields.Missing(f.seen, f.start)
+					return missingNodeKey(f.seen, f.start)
 				}
 				v.close(f.rec)
 				sp--
@@ -238,8 +238,8 @@ func (v *Snapshot) tree(d *dec) (err error) {
 			}
 		}
 		if !d.More(f.n, f.i) {
-			if f.seen&nodeNeed != nodeNeed {
-				return codec.NodeFields.Missing(f.seen, f.start)
+			if err := missingNodeKey(f.seen, f.start); err != nil {
+				return err
 			}
 			v.close(f.rec)
 			sp--
@@ -295,3 +295,10 @@ func mapHeadByte(b []byte, i int) byte {
 	}
 	return 0
 }
+
+// missingNodeKey is codec.NodeFields.Missing, kept out of line: the tree
+// loop is the hot path, and the call costs it less than the check in
+// line.
+//
+//go:noinline
+func missingNodeKey(seen uint32, start int) error { return codec.NodeFields.Missing(seen, start) }
