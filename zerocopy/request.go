@@ -109,12 +109,8 @@ func (r *RequestView) envelope(d *dec, payload []byte) error {
 		case k == codec.KeyRequestID:
 			r.ID, err = d.Uint()
 		case k == codec.KeyRequestMethod:
-			var m uint32
-			if m, err = d.Uint32(); err == nil {
-				if haveMethod && codec.Method(m) != method {
-					err = cbor.Errorf(cbor.ErrInvalid, at, "method "+codec.Method(m).String()+" repeats key 2 with another value than "+method.String())
-				}
-				method, haveMethod = codec.Method(m), true
+			if method, err = repeatedMethod(d, method, haveMethod); err == nil {
+				haveMethod = true
 			}
 		case k == codec.KeyRequestParams:
 			if b, ok := d.PeekByte(); ok && b>>5 != byte(cbor.MajorMap) {
@@ -136,6 +132,17 @@ func (r *RequestView) envelope(d *dec, payload []byte) error {
 	}
 	r.Method = method
 	return mapEnd(&it, codec.RequestFields)
+}
+
+// repeatedMethod reads a method (key 2) and, when have, insists that it
+// is want, the method a repeated key named before.
+func repeatedMethod(d *dec, want codec.Method, have bool) (codec.Method, error) {
+	at := d.Offset()
+	v, err := d.Uint32()
+	if m := codec.Method(v); err == nil && have && m != want {
+		err = cbor.Errorf(cbor.ErrInvalid, at, "method "+m.String()+" repeats key 2 with another value than "+want.String())
+	}
+	return codec.Method(v), err
 }
 
 // repeatedKind reads key 0 inside a map whose kind is known, and insists

@@ -218,25 +218,21 @@ func (v *Snapshot) response1(d *dec) error {
 		return err
 	}
 	for it.Next(d) {
-		k, at := it.Key(), d.Offset()
-		switch {
+		switch k := it.Key(); {
 		case it.Null():
 		case k == codec.KeyKind:
 			err = repeatedKind(d, codec.KindResponse)
 		case k == codec.KeyResponseID:
 			v.ID, err = d.Uint()
 		case k == codec.KeyResponseMethod:
-			var m uint32
-			if m, err = d.Uint32(); err == nil && codec.Method(m) != codec.MethodSnapshot {
-				err = cbor.Errorf(cbor.ErrInvalid, at, "method "+codec.Method(m).String()+" repeats key 2 with another value than snapshot")
-			}
+			_, err = repeatedMethod(d, codec.MethodSnapshot, true)
 		case k == codec.KeyResponseResult:
 			err = v.result(d)
 		default:
 			_, err = protoError(d)
 		}
 		if err != nil {
-			return codec.ResponseFields.In(err, k)
+			return codec.ResponseFields.In(err, it.Key())
 		}
 	}
 	if err := mapEnd(&it, codec.ResponseFields); err != nil {
