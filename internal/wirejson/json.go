@@ -826,7 +826,7 @@ func messageFromJSON(v *jval) (codec.Message, error) {
 
 func (c *conv) message(v *jval) codec.Message {
 	o := c.object(v, nil)
-	kv, kp := o.need("kind")
+	kv, kp := o.need(codec.WelcomeFields.Name(codec.KeyKind))
 	kind := codec.Kind(c.enum(kv, kp, "kind", 64, func(s string) (uint64, bool) {
 		k, ok := codec.ParseKind(s)
 		return uint64(k), ok
@@ -844,20 +844,20 @@ func (c *conv) message(v *jval) codec.Message {
 	case codec.KindHello:
 		m = c.hello(o)
 	case codec.KindWelcome:
-		w := &codec.Welcome{Version: o.optU32("version"), MaxFrame: o.optU32("max_frame")}
-		if ev, ep := o.take("error"); ev != nil {
+		w := &codec.Welcome{Version: o.optU32(codec.WelcomeFields.Name(codec.KeyWelcomeVersion)), MaxFrame: o.optU32(codec.WelcomeFields.Name(codec.KeyWelcomeMaxFrame))}
+		if ev, ep := o.take(codec.WelcomeFields.Name(codec.KeyWelcomeError)); ev != nil {
 			w.Error = c.protoError(ev, ep)
 		}
-		w.Session = o.optU64("session")
+		w.Session = o.optU64(codec.WelcomeFields.Name(codec.KeyWelcomeSession))
 		m = w
 	case codec.KindRequest:
 		m = c.request(o)
 	case codec.KindResponse:
 		m = c.response(o)
 	case codec.KindPing:
-		m = &codec.Ping{Nonce: o.u64("nonce")}
+		m = &codec.Ping{Nonce: o.u64(codec.PingFields.Name(codec.KeyNonce))}
 	case codec.KindPong:
-		m = &codec.Pong{Nonce: o.u64("nonce")}
+		m = &codec.Pong{Nonce: o.u64(codec.PingFields.Name(codec.KeyNonce))}
 	case codec.KindEvent:
 		m = c.event(o)
 	}
@@ -866,8 +866,9 @@ func (c *conv) message(v *jval) codec.Message {
 }
 
 func (c *conv) hello(o *jobj) *codec.Hello {
-	h := &codec.Hello{Versions: o.u32s("versions"), MaxFrame: o.u32("max_frame")}
-	cv, cp := o.take("capabilities")
+	nm := codec.HelloFields.Name // names from the schema table
+	h := &codec.Hello{Versions: o.u32s(nm(codec.KeyHelloVersions)), MaxFrame: o.u32(nm(codec.KeyHelloMaxFrame))}
+	cv, cp := o.take(nm(codec.KeyHelloCapabilities))
 	nv, np := o.take("capability_names")
 	if cv == nil && nv == nil {
 		c.failf(cp, "required field is missing")
@@ -890,44 +891,48 @@ func (c *conv) hello(o *jobj) *codec.Hello {
 		}
 	}
 	h.Capabilities = caps
-	h.Token = o.optText("token")
-	h.Agent = o.text("agent")
-	if dv, dp := o.take("device"); dv != nil {
+	h.Token = o.optText(nm(codec.KeyHelloToken))
+	h.Agent = o.text(nm(codec.KeyHelloAgent))
+	if dv, dp := o.take(nm(codec.KeyHelloDevice)); dv != nil {
 		h.Device = codec.Some(c.device(dv, dp))
 	}
 	return h
 }
 
 func (c *conv) device(v *jval, path *jpath) codec.Device {
+	nm := codec.DeviceFields.Name // names from the schema table
 	o := c.object(v, path)
-	d := codec.Device{Model: o.text("model"), SDK: o.u32("sdk"), ABI: o.text("abi")}
-	dv, dp := o.need("display")
+	d := codec.Device{Model: o.text(nm(codec.KeyDeviceModel)), SDK: o.u32(nm(codec.KeyDeviceSDK)), ABI: o.text(nm(codec.KeyDeviceABI))}
+	dv, dp := o.need(nm(codec.KeyDeviceDisplay))
 	d.Display = c.display(dv, dp)
 	o.end()
 	return d
 }
 
 func (c *conv) display(v *jval, path *jpath) codec.Display {
+	nm := codec.DisplayFields.Name // names from the schema table
 	o := c.object(v, path)
-	d := codec.Display{Width: o.u32("width"), Height: o.u32("height"), DensityDPI: o.u32("density_dpi"), Rotation: o.u32("rotation")}
+	d := codec.Display{Width: o.u32(nm(codec.KeyDisplayWidth)), Height: o.u32(nm(codec.KeyDisplayHeight)), DensityDPI: o.u32(nm(codec.KeyDisplayDensityDPI)), Rotation: o.u32(nm(codec.KeyDisplayRotation))}
 	o.end()
 	return d
 }
 
 func (c *conv) protoError(v *jval, path *jpath) *codec.Error {
+	nm := codec.ErrorFields.Name // names from the schema table
 	o := c.object(v, path)
-	e := &codec.Error{Code: codec.Code(o.text("code")), Message: o.text("message")}
-	rv, rp := o.need("retryable")
+	e := &codec.Error{Code: codec.Code(o.text(nm(codec.KeyErrorCode))), Message: o.text(nm(codec.KeyErrorMessage))}
+	rv, rp := o.need(nm(codec.KeyErrorRetryable))
 	e.Retryable = c.boolean(rv, rp)
 	o.end()
 	return e
 }
 
 func (c *conv) request(o *jobj) *codec.Request {
-	r := &codec.Request{ID: o.u64("id")}
-	mv, mp := o.need("method")
+	nm := codec.RequestFields.Name // names from the schema table
+	r := &codec.Request{ID: o.u64(nm(codec.KeyRequestID))}
+	mv, mp := o.need(nm(codec.KeyRequestMethod))
 	r.Method = c.method(mv, mp)
-	pv, pp := o.need("params")
+	pv, pp := o.need(nm(codec.KeyRequestParams))
 	po := c.object(pv, pp)
 	if c.err == nil {
 		r.Params = codec.ParamsFor(r.Method)
@@ -937,50 +942,55 @@ func (c *conv) request(o *jobj) *codec.Request {
 		c.params(po, r.Params)
 	}
 	po.end()
-	r.DeadlineMS = o.optU32("deadline_ms")
+	r.DeadlineMS = o.optU32(nm(codec.KeyRequestDeadlineMS))
 	return r
 }
 
 func (c *conv) params(o *jobj, p codec.Params) {
+	if p == nil {
+		return
+	}
+	nm := p.Method().ParamFields().Name // names from the schema table
 	switch p := p.(type) {
 	case *codec.SnapshotParams:
-		p.MaxDepth, p.MaxNodes, p.MaxWindows = o.optU32("max_depth"), o.optU32("max_nodes"), o.optU32("max_windows")
-		p.EvictEventLess = o.optBool("evict_event_less")
-		p.Evict = o.u32s("evict")
+		p.MaxDepth, p.MaxNodes, p.MaxWindows = o.optU32(nm(codec.KeySnapshotParamsMaxDepth)), o.optU32(nm(codec.KeySnapshotParamsMaxNodes)), o.optU32(nm(codec.KeySnapshotParamsMaxWindows))
+		p.EvictEventLess = o.optBool(nm(codec.KeySnapshotParamsEvictEventLess))
+		p.Evict = o.u32s(nm(codec.KeySnapshotParamsEvict))
 	case *codec.BoundsParams:
-		p.Nodes = o.u32s("nodes")
+		p.Nodes = o.u32s(nm(codec.KeyBoundsParamsNodes))
 	case *codec.TapParams:
-		p.X, p.Y = o.i32("x"), o.i32("y")
+		p.X, p.Y = o.i32(nm(codec.KeyTapParamsX)), o.i32(nm(codec.KeyTapParamsY))
 	case *codec.LongPressParams:
-		p.X, p.Y, p.DurationMS = o.i32("x"), o.i32("y"), o.u32("duration_ms")
+		p.X, p.Y, p.DurationMS = o.i32(nm(codec.KeyLongPressParamsX)), o.i32(nm(codec.KeyLongPressParamsY)), o.u32(nm(codec.KeyLongPressParamsDurationMS))
 	case *codec.SwipeParams:
-		p.X1, p.Y1, p.X2, p.Y2 = o.i32("x1"), o.i32("y1"), o.i32("x2"), o.i32("y2")
-		p.DurationMS, p.RestMS = o.u32("duration_ms"), o.optU32("rest_ms")
+		p.X1, p.Y1, p.X2, p.Y2 = o.i32(nm(codec.KeySwipeParamsX1)), o.i32(nm(codec.KeySwipeParamsY1)), o.i32(nm(codec.KeySwipeParamsX2)), o.i32(nm(codec.KeySwipeParamsY2))
+		p.DurationMS, p.RestMS = o.u32(nm(codec.KeySwipeParamsDurationMS)), o.optU32(nm(codec.KeySwipeParamsRestMS))
 	case *codec.KeyParams:
-		p.Keycode, p.Meta = o.u32("keycode"), o.optU32("meta")
+		p.Keycode, p.Meta = o.u32(nm(codec.KeyKeyParamsKeycode)), o.optU32(nm(codec.KeyKeyParamsMeta))
 	case *codec.TypeTextParams:
-		p.Text = o.text("text")
+		p.Text = o.text(nm(codec.KeyTypeTextParamsText))
 	case *codec.SetTextParams:
-		p.Node, p.Text = o.u32("node"), o.text("text")
+		p.Node, p.Text = o.u32(nm(codec.KeySetTextParamsNode)), o.text(nm(codec.KeySetTextParamsText))
 	case *codec.ScreenshotParams:
-		p.Format, p.Quality, p.ScalePct = o.optU32("format"), o.optU32("quality"), o.optU32("scale_pct")
+		p.Format, p.Quality, p.ScalePct = o.optU32(nm(codec.KeyScreenshotParamsFormat)), o.optU32(nm(codec.KeyScreenshotParamsQuality)), o.optU32(nm(codec.KeyScreenshotParamsScalePct))
 	case *codec.FramesStartParams:
-		p.MaxFPS, p.ScalePct, p.Quality = o.optU32("max_fps"), o.optU32("scale_pct"), o.optU32("quality")
+		p.MaxFPS, p.ScalePct, p.Quality = o.optU32(nm(codec.KeyFramesStartParamsMaxFPS)), o.optU32(nm(codec.KeyFramesStartParamsScalePct)), o.optU32(nm(codec.KeyFramesStartParamsQuality))
 	case *codec.ResyncParams:
-		sv, sp := o.need("stream")
+		sv, sp := o.need(nm(codec.KeyResyncParamsStream))
 		p.Stream = c.stream(sv, sp)
-	case nil, *codec.FramesStopParams, *codec.DeviceInfoParams:
+	case *codec.FramesStopParams, *codec.DeviceInfoParams:
 	default:
 		c.failf(o.path, "no JSON form for params %T", p)
 	}
 }
 
 func (c *conv) response(o *jobj) *codec.Response {
-	r := &codec.Response{ID: o.u64("id")}
-	mv, mp := o.need("method")
+	nm := codec.ResponseFields.Name // names from the schema table
+	r := &codec.Response{ID: o.u64(nm(codec.KeyResponseID))}
+	mv, mp := o.need(nm(codec.KeyResponseMethod))
 	r.Method = c.method(mv, mp)
-	rv, rp := o.take("result")
-	ev, ep := o.take("error")
+	rv, rp := o.take(nm(codec.KeyResponseResult))
+	ev, ep := o.take(nm(codec.KeyResponseError))
 	switch {
 	case rv != nil && ev != nil:
 		c.failf(o.path, "a response carries a result or an error, not both")
@@ -995,7 +1005,7 @@ func (c *conv) response(o *jobj) *codec.Response {
 		if r.Result == nil && len(ro.members) > 0 {
 			c.failf(rp, "a response to unknown method %d is written with an empty result {}; its result cannot be encoded", uint32(r.Method))
 		}
-		c.result(ro, r.Result)
+		c.result(ro, r.Method, r.Result)
 		ro.end()
 	default:
 		c.failf(o.path, "a response carries a result or an error (neither is present)")
@@ -1003,25 +1013,29 @@ func (c *conv) response(o *jobj) *codec.Response {
 	return r
 }
 
-func (c *conv) result(o *jobj, r codec.Result) {
+func (c *conv) result(o *jobj, m codec.Method, r codec.Result) {
+	if r == nil {
+		return
+	}
+	nm := m.ResultFields().Name // names from the schema table
 	switch r := r.(type) {
 	case *codec.Snapshot:
-		sv, sp := o.need("strings")
+		sv, sp := o.need(nm(codec.KeySnapshotStrings))
 		r.Strings = make([]string, 0, c.count(sv, sp))
 		c.elems(sv, sp, func(i int, it *jval) {
 			r.Strings = append(r.Strings, c.str(it, index(sp, i)))
 		})
-		wv, wp := o.need("windows")
+		wv, wp := o.need(nm(codec.KeySnapshotWindows))
 		r.Windows = make([]codec.Window, c.count(wv, wp))
 		c.elems(wv, wp, func(i int, it *jval) {
 			c.window(it, index(wp, i), &r.Windows[i])
 		})
-		r.Truncated, r.Seq = o.u32("truncated"), o.u64("seq")
-		if dv, dp := o.take("display"); dv != nil {
+		r.Truncated, r.Seq = o.u32(nm(codec.KeySnapshotTruncated)), o.u64(nm(codec.KeySnapshotSeq))
+		if dv, dp := o.take(nm(codec.KeySnapshotDisplay)); dv != nil {
 			r.Display = codec.Some(c.display(dv, dp))
 		}
 	case *codec.BoundsResult:
-		nv, np := o.need("nodes")
+		nv, np := o.need(nm(codec.KeyBoundsResultNodes))
 		r.Nodes = make([]codec.NodeBounds, c.count(nv, np))
 		c.elems(nv, np, func(i int, it *jval) {
 			eo := c.object(it, index(np, i))
@@ -1029,39 +1043,42 @@ func (c *conv) result(o *jobj, r codec.Result) {
 			eo.end()
 		})
 	case *codec.ScreenshotResult:
-		r.Width, r.Height, r.Format, r.Image = o.u32("width"), o.u32("height"), o.u32("format"), o.bytes("image")
+		r.Width, r.Height, r.Format, r.Image = o.u32(nm(codec.KeyScreenshotResultWidth)), o.u32(nm(codec.KeyScreenshotResultHeight)), o.u32(nm(codec.KeyScreenshotResultFormat)), o.bytes(nm(codec.KeyScreenshotResultImage))
 	case *codec.FramesStartResult:
-		sv, sp := o.need("stream")
+		sv, sp := o.need(nm(codec.KeyFramesStartResultStream))
 		r.Stream = c.stream(sv, sp)
 	case *codec.ResyncResult:
-		r.Seq = o.u64("seq")
+		r.Seq = o.u64(nm(codec.KeyResyncResultSeq))
 	case *codec.Device:
-		*r = codec.Device{Model: o.text("model"), SDK: o.u32("sdk"), ABI: o.text("abi")}
-		dv, dp := o.need("display")
+		*r = codec.Device{Model: o.text(nm(codec.KeyDeviceModel)), SDK: o.u32(nm(codec.KeyDeviceSDK)), ABI: o.text(nm(codec.KeyDeviceABI))}
+		dv, dp := o.need(nm(codec.KeyDeviceDisplay))
 		r.Display = c.display(dv, dp)
-	case nil, *codec.Empty:
+	case *codec.Empty:
 	default:
 		c.failf(o.path, "no JSON form for result %T", r)
 	}
 }
 
 func (c *conv) window(v *jval, path *jpath, w *codec.Window) {
+	nm := codec.WindowFields.Name // names from the schema table
 	o := c.object(v, path)
-	w.ID, w.Type, w.Layer = o.u32("id"), o.u32("type"), o.i32("layer")
-	w.Bounds, w.Flags = o.bounds("bounds"), o.u32("flags")
-	w.Title, w.Package = o.optText("title"), o.optU32("package")
-	if rv, rp := o.take("root"); rv != nil {
+	w.ID, w.Type, w.Layer = o.u32(nm(codec.KeyWindowID)), o.u32(nm(codec.KeyWindowType)), o.i32(nm(codec.KeyWindowLayer))
+	w.Bounds, w.Flags = o.bounds(nm(codec.KeyWindowBounds)), o.u32(nm(codec.KeyWindowFlags))
+	w.Title, w.Package = o.optText(nm(codec.KeyWindowTitle)), o.optU32(nm(codec.KeyWindowPackage))
+	if rv, rp := o.take(nm(codec.KeyWindowRoot)); rv != nil {
 		w.Root = new(codec.Node)
 		c.node(rv, rp, w.Root, 1)
 	}
-	w.EmitsEvents, w.Owner = o.optBool("emits_events"), o.optU32("owner")
-	w.Modal = o.optBool("modal").Val
+	w.EmitsEvents, w.Owner = o.optBool(nm(codec.KeyWindowEmitsEvents)), o.optU32(nm(codec.KeyWindowOwner))
+	w.Modal = o.optBool(nm(codec.KeyWindowModal)).Val
 	o.end()
 }
 
 // node converts a node tree, recursing once per level: the JSON parser
 // bounds the nesting (see maxJSONDepth), and level MaxNodeDepth+1 fails.
 func (c *conv) node(v *jval, path *jpath, n *codec.Node, level int) {
+	nm := codec.NodeFields.Name // names from the schema table
+	sm := codec.ScrollFields.Name
 	if c.err != nil {
 		return
 	}
@@ -1070,9 +1087,9 @@ func (c *conv) node(v *jval, path *jpath, n *codec.Node, level int) {
 		return
 	}
 	o := c.object(v, path)
-	n.ID, n.Class, n.Bounds, n.Flags = o.u32("id"), o.u32("class"), o.bounds("bounds"), o.u32("flags")
-	n.Text, n.Desc, n.ResPkg, n.ResName = o.optText("text"), o.optText("desc"), o.optU32("res_pkg"), o.optText("res_name")
-	if cv, cp := o.take("children"); cv != nil {
+	n.ID, n.Class, n.Bounds, n.Flags = o.u32(nm(codec.KeyNodeID)), o.u32(nm(codec.KeyNodeClass)), o.bounds(nm(codec.KeyNodeBounds)), o.u32(nm(codec.KeyNodeFlags))
+	n.Text, n.Desc, n.ResPkg, n.ResName = o.optText(nm(codec.KeyNodeText)), o.optText(nm(codec.KeyNodeDesc)), o.optU32(nm(codec.KeyNodeResPkg)), o.optText(nm(codec.KeyNodeResName))
+	if cv, cp := o.take(nm(codec.KeyNodeChildren)); cv != nil {
 		if k := c.count(cv, cp); k > 0 {
 			n.Children = make([]codec.Node, k)
 		}
@@ -1080,15 +1097,15 @@ func (c *conv) node(v *jval, path *jpath, n *codec.Node, level int) {
 			c.node(it, index(cp, i), &n.Children[i], level+1)
 		})
 	}
-	if sv, sp := o.take("scroll"); sv != nil {
+	if sv, sp := o.take(nm(codec.KeyNodeScroll)); sv != nil {
 		so := c.object(sv, sp)
-		s := &codec.Scroll{Axis: so.u32("axis"), Flags: so.u32("flags")}
-		if rv, rp := so.take("range"); rv != nil {
+		s := &codec.Scroll{Axis: so.u32(sm(codec.KeyScrollAxis)), Flags: so.u32(sm(codec.KeyScrollFlags))}
+		if rv, rp := so.take(sm(codec.KeyScrollRange)); rv != nil {
 			ro := c.object(rv, rp)
 			s.Range = codec.Some(codec.ScrollRange{Unit: ro.u32("unit"), Lo: ro.i64("lo"), Hi: ro.i64("hi")})
 			ro.end()
 		}
-		if pv, pp := so.take("position"); pv != nil {
+		if pv, pp := so.take(sm(codec.KeyScrollPosition)); pv != nil {
 			if !s.Range.Ok {
 				c.failf(pp, "a scroll position needs a range")
 			}
@@ -1099,7 +1116,7 @@ func (c *conv) node(v *jval, path *jpath, n *codec.Node, level int) {
 		so.end()
 		n.Scroll = s
 	}
-	n.Hint, n.State = o.optText("hint"), o.optText("state")
+	n.Hint, n.State = o.optText(nm(codec.KeyNodeHint)), o.optText(nm(codec.KeyNodeState))
 	o.end()
 }
 

@@ -12,8 +12,8 @@ import (
 // of a protocol map as codec's schema table does, key by key: the JSON
 // structs' tags list the map's names in key order (a struct may add
 // informational fields, such as capability_names, which the schema does
-// not have). The reading direction takes what the writing one writes
-// (the round-trip tests), so both follow the schema.
+// not have). The reading direction takes its names from the table
+// itself.
 func TestJSONNamesFollowSchema(t *testing.T) {
 	extra := map[string]bool{"capability_names": true}
 	for _, c := range []struct {
