@@ -211,7 +211,10 @@ func windowField(d *dec, wv *WindowView, k uint64) (err error) {
 	default:
 		err = d.Skip()
 	}
-	return codec.WindowFields.In(err, k)
+	if err != nil {
+		return codec.WindowFields.In(err, k)
+	}
+	return nil
 }
 
 // display reads a Display map.
