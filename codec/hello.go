@@ -203,25 +203,9 @@ func (d *decoder) device(v *Device) error {
 }
 
 func (d *decoder) display(v *Display) error {
-	return d.fields(DisplayFields, func(k uint64) (err error) {
-		dst := [...]*uint32{KeyDisplayWidth: &v.Width, KeyDisplayHeight: &v.Height, KeyDisplayDensityDPI: &v.DensityDPI, KeyDisplayRotation: &v.Rotation}[k]
-		*dst, err = d.u32()
-		return err
-	}, nil)
+	return d.scalars(DisplayFields, &v.Width, &v.Height, &v.DensityDPI, &v.Rotation)
 }
 
 func (d *decoder) protoError(e *Error) error {
-	return d.fields(ErrorFields, func(k uint64) (err error) {
-		switch k {
-		case KeyErrorCode:
-			var c string
-			c, err = d.text()
-			e.Code = Code(c)
-		case KeyErrorMessage:
-			e.Message, err = d.text()
-		default:
-			e.Retryable, err = d.Bool()
-		}
-		return err
-	}, nil)
+	return d.scalars(ErrorFields, &e.Code, &e.Message, &e.Retryable)
 }

@@ -447,143 +447,59 @@ func (d *decoder) scanMethod() (m Method, found bool, err error) {
 
 func (p *SnapshotParams) decodeFrom(d *decoder) error {
 	*p = SnapshotParams{}
-	return d.fields(snapshotParamFields, func(k uint64) (err error) {
-		switch k {
-		case KeySnapshotParamsMaxDepth:
-			p.MaxDepth, err = d.optU32()
-		case KeySnapshotParamsMaxNodes:
-			p.MaxNodes, err = d.optU32()
-		case KeySnapshotParamsMaxWindows:
-			p.MaxWindows, err = d.optU32()
-		case KeySnapshotParamsEvictEventLess:
-			p.EvictEventLess, err = d.optBool()
-		default:
-			p.Evict, err = d.u32Array()
-		}
-		return err
-	}, func(k uint64) {
-		switch k {
-		case KeySnapshotParamsMaxDepth:
-			p.MaxDepth = Opt[uint32]{}
-		case KeySnapshotParamsMaxNodes:
-			p.MaxNodes = Opt[uint32]{}
-		case KeySnapshotParamsMaxWindows:
-			p.MaxWindows = Opt[uint32]{}
-		case KeySnapshotParamsEvictEventLess:
-			p.EvictEventLess = Opt[bool]{}
-		case KeySnapshotParamsEvict:
-			p.Evict = nil
-		}
-	})
+	return d.scalars(snapshotParamFields, &p.MaxDepth, &p.MaxNodes, &p.MaxWindows, &p.EvictEventLess, &p.Evict)
 }
 
 func (p *BoundsParams) decodeFrom(d *decoder) error {
 	*p = BoundsParams{}
-	return d.fields(boundsParamFields, func(k uint64) (err error) {
-		p.Nodes, err = d.u32Array()
-		return err
-	}, nil)
+	return d.scalars(boundsParamFields, &p.Nodes)
 }
 
 func (p *TapParams) decodeFrom(d *decoder) error {
 	*p = TapParams{}
-	return d.fields(tapParamFields, func(k uint64) (err error) {
-		if k == KeyTapParamsX {
-			p.X, err = d.i32()
-		} else {
-			p.Y, err = d.i32()
-		}
-		return err
-	}, nil)
+	return d.scalars(tapParamFields, &p.X, &p.Y)
 }
 
 func (p *LongPressParams) decodeFrom(d *decoder) error {
 	*p = LongPressParams{}
-	return d.fields(longPressParamFields, func(k uint64) (err error) {
-		switch k {
-		case KeyLongPressParamsX:
-			p.X, err = d.i32()
-		case KeyLongPressParamsY:
-			p.Y, err = d.i32()
-		default:
-			p.DurationMS, err = d.u32()
-		}
-		return err
-	}, nil)
+	return d.scalars(longPressParamFields, &p.X, &p.Y, &p.DurationMS)
 }
 
 func (p *SwipeParams) decodeFrom(d *decoder) error {
 	*p = SwipeParams{}
-	return d.fields(swipeParamFields, func(k uint64) (err error) {
-		switch k {
-		case KeySwipeParamsX1:
-			p.X1, err = d.i32()
-		case KeySwipeParamsY1:
-			p.Y1, err = d.i32()
-		case KeySwipeParamsX2:
-			p.X2, err = d.i32()
-		case KeySwipeParamsY2:
-			p.Y2, err = d.i32()
-		case KeySwipeParamsDurationMS:
-			p.DurationMS, err = d.u32()
-		default:
-			p.RestMS, err = d.optU32()
-		}
-		return err
-	}, func(k uint64) { p.RestMS = Opt[uint32]{} })
+	return d.scalars(swipeParamFields, &p.X1, &p.Y1, &p.X2, &p.Y2, &p.DurationMS, &p.RestMS)
 }
 
 func (p *KeyParams) decodeFrom(d *decoder) error {
 	*p = KeyParams{}
-	return d.fields(keyParamFields, func(k uint64) (err error) {
-		if k == KeyKeyParamsKeycode {
-			p.Keycode, err = d.u32()
-		} else {
-			p.Meta, err = d.optU32()
-		}
-		return err
-	}, func(k uint64) { p.Meta = Opt[uint32]{} })
+	return d.scalars(keyParamFields, &p.Keycode, &p.Meta)
 }
 
 func (p *TypeTextParams) decodeFrom(d *decoder) error {
 	*p = TypeTextParams{}
-	return d.fields(typeTextParamFields, func(k uint64) (err error) {
-		p.Text, err = d.text()
-		return err
-	}, nil)
+	return d.scalars(typeTextParamFields, &p.Text)
 }
 
 func (p *SetTextParams) decodeFrom(d *decoder) error {
 	*p = SetTextParams{}
-	return d.fields(setTextParamFields, func(k uint64) (err error) {
-		if k == KeySetTextParamsNode {
-			p.Node, err = d.u32()
-		} else {
-			p.Text, err = d.text()
-		}
-		return err
-	}, nil)
+	return d.scalars(setTextParamFields, &p.Node, &p.Text)
 }
 
 func (p *ScreenshotParams) decodeFrom(d *decoder) error {
 	*p = ScreenshotParams{}
-	return d.optU32Fields(screenshotParamFields, &p.Format, &p.Quality, &p.ScalePct)
+	return d.scalars(screenshotParamFields, &p.Format, &p.Quality, &p.ScalePct)
 }
 
 func (p *FramesStartParams) decodeFrom(d *decoder) error {
 	*p = FramesStartParams{}
-	return d.optU32Fields(framesStartParamFields, &p.MaxFPS, &p.ScalePct, &p.Quality)
+	return d.scalars(framesStartParamFields, &p.MaxFPS, &p.ScalePct, &p.Quality)
 }
 
 func (*FramesStopParams) decodeFrom(d *decoder) error { return d.fields(emptyFields, nil, nil) }
 
 func (p *ResyncParams) decodeFrom(d *decoder) error {
 	*p = ResyncParams{}
-	return d.fields(resyncParamFields, func(k uint64) error {
-		v, err := d.u32()
-		p.Stream = Stream(v)
-		return err
-	}, nil)
+	return d.scalars(resyncParamFields, &p.Stream)
 }
 
 func (*DeviceInfoParams) decodeFrom(d *decoder) error { return d.fields(emptyFields, nil, nil) }
@@ -623,10 +539,50 @@ func (d *decoder) walk(m mapIter, f *Fields, read func(k uint64) error, clear fu
 	return f.Missing(it.Seen(), m.start)
 }
 
-// optU32Fields decodes a map of optional u32 fields at keys 0, 1, ...
-func (d *decoder) optU32Fields(f *Fields, dst ...*Opt[uint32]) error {
+// scalars reads a map of plain values: key k holds the value dst[k]
+// points at, an *int32, *uint32, *uint64, *bool, *string, *Code, *Stream,
+// *[]byte, *[]uint32, *Opt[uint32] or *Opt[bool]. A null clears an
+// optional value (and a list). It is how every map of plain values is
+// read.
+func (d *decoder) scalars(f *Fields, dst ...any) error {
 	return d.fields(f, func(k uint64) (err error) {
-		*dst[k], err = d.optU32()
+		switch p := dst[k].(type) {
+		case *int32:
+			*p, err = d.i32()
+		case *uint32:
+			*p, err = d.u32()
+		case *uint64:
+			*p, err = d.u64()
+		case *bool:
+			*p, err = d.Bool()
+		case *string:
+			*p, err = d.text()
+		case *Code:
+			var c string
+			c, err = d.text()
+			*p = Code(c)
+		case *Stream:
+			var v uint32
+			v, err = d.u32()
+			*p = Stream(v)
+		case *[]byte:
+			*p, err = d.bytes()
+		case *[]uint32:
+			*p, err = d.u32Array()
+		case *Opt[uint32]:
+			*p, err = d.optU32()
+		case *Opt[bool]:
+			*p, err = d.optBool()
+		}
 		return err
-	}, func(k uint64) { *dst[k] = Opt[uint32]{} })
+	}, func(k uint64) {
+		switch p := dst[k].(type) {
+		case *Opt[uint32]:
+			*p = Opt[uint32]{}
+		case *Opt[bool]:
+			*p = Opt[bool]{}
+		case *[]uint32:
+			*p = nil
+		}
+	})
 }

@@ -261,36 +261,17 @@ func (d *decoder) nodeBounds(nb *NodeBounds) error {
 
 func (r *ScreenshotResult) decodeFrom(d *decoder) error {
 	*r = ScreenshotResult{}
-	return d.fields(screenshotResultFields, func(k uint64) (err error) {
-		switch k {
-		case KeyScreenshotResultWidth:
-			r.Width, err = d.u32()
-		case KeyScreenshotResultHeight:
-			r.Height, err = d.u32()
-		case KeyScreenshotResultFormat:
-			r.Format, err = d.u32()
-		default:
-			r.Image, err = d.bytes()
-		}
-		return err
-	}, nil)
+	return d.scalars(screenshotResultFields, &r.Width, &r.Height, &r.Format, &r.Image)
 }
 
 func (r *FramesStartResult) decodeFrom(d *decoder) error {
 	*r = FramesStartResult{}
-	return d.fields(framesStartResultFields, func(uint64) error {
-		v, err := d.u32()
-		r.Stream = Stream(v)
-		return err
-	}, nil)
+	return d.scalars(framesStartResultFields, &r.Stream)
 }
 
 func (r *ResyncResult) decodeFrom(d *decoder) error {
 	*r = ResyncResult{}
-	return d.fields(resyncResultFields, func(uint64) (err error) {
-		r.Seq, err = d.u64()
-		return err
-	}, nil)
+	return d.scalars(resyncResultFields, &r.Seq)
 }
 
 func (v *Device) decodeFrom(d *decoder) error {
