@@ -125,81 +125,15 @@ func (e *Error) appendCBOR(dst []byte, field string) ([]byte, error) {
 }
 
 func (d *decoder) hello(h *Hello, it mapIter) error {
-	return d.walk(it, HelloFields, func(k uint64) (err error) {
-		switch k {
-		case KeyKind:
-			err = d.checkKind(KindHello)
-		case KeyHelloVersions:
-			h.Versions, err = d.u32Array()
-		case KeyHelloMaxFrame:
-			h.MaxFrame, err = d.u32()
-		case KeyHelloCapabilities:
-			var c uint32
-			c, err = d.u32()
-			h.Capabilities = Capabilities(c)
-		case KeyHelloToken:
-			h.Token, err = d.optText()
-		case KeyHelloAgent:
-			h.Agent, err = d.text()
-		default:
-			h.Device = Opt[Device]{Ok: true}
-			err = d.device(&h.Device.Val)
-		}
-		return err
-	}, func(k uint64) {
-		switch k {
-		case KeyHelloToken:
-			h.Token = Opt[string]{}
-		case KeyHelloDevice:
-			h.Device = Opt[Device]{}
-		}
-	})
+	return d.walkValues(it, HelloFields, KindHello, &h.Versions, &h.MaxFrame, &h.Capabilities, &h.Token, &h.Agent, &h.Device)
 }
 
 func (d *decoder) welcome(w *Welcome, it mapIter) error {
-	return d.walk(it, WelcomeFields, func(k uint64) (err error) {
-		switch k {
-		case KeyKind:
-			err = d.checkKind(KindWelcome)
-		case KeyWelcomeVersion:
-			w.Version, err = d.optU32()
-		case KeyWelcomeMaxFrame:
-			w.MaxFrame, err = d.optU32()
-		case KeyWelcomeError:
-			w.Error = new(Error)
-			err = d.protoError(w.Error)
-		default:
-			w.Session, err = d.optU64()
-		}
-		return err
-	}, func(k uint64) {
-		switch k {
-		case KeyWelcomeVersion:
-			w.Version = Opt[uint32]{}
-		case KeyWelcomeMaxFrame:
-			w.MaxFrame = Opt[uint32]{}
-		case KeyWelcomeError:
-			w.Error = nil
-		case KeyWelcomeSession:
-			w.Session = Opt[uint64]{}
-		}
-	})
+	return d.walkValues(it, WelcomeFields, KindWelcome, &w.Version, &w.MaxFrame, &w.Error, &w.Session)
 }
 
 func (d *decoder) device(v *Device) error {
-	return d.fields(DeviceFields, func(k uint64) (err error) {
-		switch k {
-		case KeyDeviceModel:
-			v.Model, err = d.text()
-		case KeyDeviceSDK:
-			v.SDK, err = d.u32()
-		case KeyDeviceABI:
-			v.ABI, err = d.text()
-		default:
-			err = d.display(&v.Display)
-		}
-		return err
-	}, nil)
+	return d.scalars(DeviceFields, &v.Model, &v.SDK, &v.ABI, &v.Display)
 }
 
 func (d *decoder) display(v *Display) error {

@@ -539,50 +539,107 @@ func (d *decoder) walk(m mapIter, f *Fields, read func(k uint64) error, clear fu
 	return f.Missing(it.Seen(), m.start)
 }
 
-// scalars reads a map of plain values: key k holds the value dst[k]
-// points at, an *int32, *uint32, *uint64, *bool, *string, *Code, *Stream,
-// *[]byte, *[]uint32, *Opt[uint32] or *Opt[bool]. A null clears an
-// optional value (and a list). It is how every map of plain values is
-// read.
+// scalars reads a map of values: key k holds the value dst[k] points
+// at, one of the types valueAt reads. A null clears an optional value.
+// It is how every map of plain values is read.
 func (d *decoder) scalars(f *Fields, dst ...any) error {
-	return d.fields(f, func(k uint64) (err error) {
-		switch p := dst[k].(type) {
-		case *int32:
-			*p, err = d.i32()
-		case *uint32:
-			*p, err = d.u32()
-		case *uint64:
-			*p, err = d.u64()
-		case *bool:
-			*p, err = d.Bool()
-		case *string:
-			*p, err = d.text()
-		case *Code:
-			var c string
-			c, err = d.text()
-			*p = Code(c)
-		case *Stream:
-			var v uint32
-			v, err = d.u32()
-			*p = Stream(v)
-		case *[]byte:
-			*p, err = d.bytes()
-		case *[]uint32:
-			*p, err = d.u32Array()
-		case *Opt[uint32]:
-			*p, err = d.optU32()
-		case *Opt[bool]:
-			*p, err = d.optBool()
-		}
+	start := d.Offset()
+	n, err := d.mapHead()
+	if err != nil {
 		return err
+	}
+	return d.values(mapIter{start: start, n: n}, f, 0, false, dst)
+}
+
+// walkValues is scalars for a message map opened by message: key 0 must
+// repeat kind, the keys from 1 on hold the values dst points at.
+func (d *decoder) walkValues(it mapIter, f *Fields, kind Kind, dst ...any) error {
+	return d.values(it, f, kind, true, dst)
+}
+
+// values walks the map for scalars and walkValues: with withKind, key 0
+// is the kind and dst starts at key 1.
+func (d *decoder) values(it mapIter, f *Fields, kind Kind, withKind bool, dst []any) error {
+	first := uint64(0)
+	if withKind {
+		first = 1
+	}
+	return d.walk(it, f, func(k uint64) error {
+		if k < first {
+			return d.checkKind(kind)
+		}
+		return d.valueAt(dst[k-first])
 	}, func(k uint64) {
-		switch p := dst[k].(type) {
+		if k < first {
+			return
+		}
+		switch p := dst[k-first].(type) {
 		case *Opt[uint32]:
 			*p = Opt[uint32]{}
+		case *Opt[uint64]:
+			*p = Opt[uint64]{}
 		case *Opt[bool]:
 			*p = Opt[bool]{}
+		case *Opt[string]:
+			*p = Opt[string]{}
+		case *Opt[Device]:
+			*p = Opt[Device]{}
+		case **Error:
+			*p = nil
 		case *[]uint32:
 			*p = nil
 		}
 	})
+}
+
+// valueAt reads the value at the decoder into what dst points at: an
+// *int32, *uint32, *uint64, *bool, *string, *Code, *Stream,
+// *Capabilities, *[]byte, *[]uint32, *Display, *Opt of uint32, uint64,
+// bool, string or Device, or a **Error.
+func (d *decoder) valueAt(dst any) (err error) {
+	switch p := dst.(type) {
+	case *int32:
+		*p, err = d.i32()
+	case *uint32:
+		*p, err = d.u32()
+	case *uint64:
+		*p, err = d.u64()
+	case *bool:
+		*p, err = d.Bool()
+	case *string:
+		*p, err = d.text()
+	case *Code:
+		var c string
+		c, err = d.text()
+		*p = Code(c)
+	case *Stream:
+		var v uint32
+		v, err = d.u32()
+		*p = Stream(v)
+	case *Capabilities:
+		var v uint32
+		v, err = d.u32()
+		*p = Capabilities(v)
+	case *[]byte:
+		*p, err = d.bytes()
+	case *[]uint32:
+		*p, err = d.u32Array()
+	case *Display:
+		err = d.display(p)
+	case *Opt[uint32]:
+		*p, err = d.optU32()
+	case *Opt[uint64]:
+		*p, err = d.optU64()
+	case *Opt[bool]:
+		*p, err = d.optBool()
+	case *Opt[string]:
+		*p, err = d.optText()
+	case *Opt[Device]:
+		*p = Opt[Device]{Ok: true}
+		err = d.device(&p.Val)
+	case **Error:
+		*p = new(Error)
+		err = d.protoError(*p)
+	}
+	return err
 }
