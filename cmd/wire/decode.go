@@ -14,15 +14,14 @@ import (
 
 // runDecode is `wire decode`: frames in, one JSON object per frame out.
 func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs, maxFrame := newFlagSet("decode", "[FILE...]", "Reads length-prefixed frames (stdin when no FILE; any number back to back)\nand prints each message as one JSON object per line.", stderr)
-	names, code := parseFlags(fs, args)
+	names, limit, code := verbArgs("decode", "Reads length-prefixed frames (stdin when no FILE; any number back to back)\nand prints each message as one JSON object per line.", args, stderr)
 	if code >= 0 {
 		return code
 	}
 	out := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
-	return scanInputs("decode", names, stdin, stderr, out, maxFrame.limit, func(payload []byte) error {
+	return scanInputs("decode", names, stdin, stderr, out, limit, func(payload []byte) error {
 		m, err := codec.Decode(payload)
 		if err != nil {
 			return err

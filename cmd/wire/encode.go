@@ -13,15 +13,14 @@ import (
 
 // runEncode is `wire encode`: JSON Lines in, frames out.
 func runEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs, maxFrame := newFlagSet("encode", "[FILE...]", "Reads messages as JSON Lines (the form `wire decode` prints; stdin when no FILE)\nand writes each as a frame to stdout. A bad line is reported with its line\nnumber and field and writes nothing; the lines after it are still encoded.", stderr)
-	names, code := parseFlags(fs, args)
+	names, limit, code := verbArgs("encode", "Reads messages as JSON Lines (the form `wire decode` prints; stdin when no FILE)\nand writes each as a frame to stdout. A bad line is reported with its line\nnumber and field and writes nothing; the lines after it are still encoded.", args, stderr)
 	if code >= 0 {
 		return code
 	}
 	out := bufio.NewWriter(stdout)
 	rep := &reporter{verb: "encode", w: stderr}
 	err := eachInput(names, stdin, func(src string, in io.Reader) error {
-		return encodeStream(rep, src, in, out, maxFrame.limit)
+		return encodeStream(rep, src, in, out, limit)
 	})
 	if ferr := out.Flush(); err == nil && ferr != nil {
 		err = ferr
