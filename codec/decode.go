@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // DecodeError is a decoding failure with its kind, byte offset and field
@@ -164,7 +165,7 @@ func (d *decoder) u32Array() ([]uint32, error) {
 	for i := 0; d.More(n, i); i++ {
 		v, err := d.u32()
 		if err != nil {
-			return nil, cbor.At(err, i)
+			return nil, cborerr.At(err, i)
 		}
 		out = append(out, v)
 	}
@@ -193,40 +194,40 @@ func (d *decoder) message() (Message, error) {
 	case byte(cbor.MajorMap):
 	default:
 		if _, err := d.ReadHead(); err != nil {
-			return nil, cbor.In(err, "message")
+			return nil, cborerr.In(err, "message")
 		}
-		return nil, cbor.In(cbor.Errorf(cbor.ErrType, start, cbor.Major(b>>5).String()+" where a message map or event array was expected"), "message")
+		return nil, cborerr.In(cbor.Errorf(cbor.ErrType, start, cbor.Major(b>>5).String()+" where a message map or event array was expected"), "message")
 	}
 	kind, it, err := d.openMessage()
 	if err != nil {
-		return nil, cbor.In(err, "message")
+		return nil, cborerr.In(err, "message")
 	}
 	switch kind {
 	case KindHello:
 		h := new(Hello)
-		return h, cbor.In(d.hello(h, it), "hello")
+		return h, cborerr.In(d.hello(h, it), "hello")
 	case KindWelcome:
 		w := new(Welcome)
-		return w, cbor.In(d.welcome(w, it), "welcome")
+		return w, cborerr.In(d.welcome(w, it), "welcome")
 	case KindRequest:
 		r, err := d.request(it)
-		return r, cbor.In(err, "request")
+		return r, cborerr.In(err, "request")
 	case KindResponse:
 		r, err := d.response(it)
-		return r, cbor.In(err, "response")
+		return r, cborerr.In(err, "response")
 	case KindPing:
 		n, err := d.nonce(KindPing, it)
-		return &Ping{Nonce: n}, cbor.In(err, "ping")
+		return &Ping{Nonce: n}, cborerr.In(err, "ping")
 	case KindPong:
 		n, err := d.nonce(KindPong, it)
-		return &Pong{Nonce: n}, cbor.In(err, "pong")
+		return &Pong{Nonce: n}, cborerr.In(err, "pong")
 	}
 	for i := it.i; d.More(it.n, i); i++ {
 		if err := d.Skip(); err != nil {
-			return nil, cbor.In(err, "message")
+			return nil, cborerr.In(err, "message")
 		}
 		if err := d.Skip(); err != nil {
-			return nil, cbor.In(err, "message")
+			return nil, cborerr.In(err, "message")
 		}
 	}
 	return &UnknownKind{Value: uint64(kind)}, nil
@@ -250,7 +251,7 @@ func (d *decoder) openMessage() (Kind, mapIter, error) {
 		if !d.Null() {
 			v, err := d.u64()
 			if err != nil {
-				return 0, it, cbor.In(err, "kind")
+				return 0, it, cborerr.In(err, "kind")
 			}
 			it.i, it.seen = 1, 1
 			return Kind(v), it, nil
@@ -288,7 +289,7 @@ func (d *decoder) scanKind() (Kind, error) {
 			}
 			v, err := d.u64()
 			if err != nil {
-				return 0, cbor.In(err, "kind")
+				return 0, cborerr.In(err, "kind")
 			}
 			kind, found = Kind(v), true
 			continue
@@ -298,7 +299,7 @@ func (d *decoder) scanKind() (Kind, error) {
 		}
 	}
 	if !found {
-		return 0, cbor.In(cbor.Errorf(cbor.ErrMissing, start, "key 0 (kind) is required"), "kind")
+		return 0, cborerr.In(cbor.Errorf(cbor.ErrMissing, start, "key 0 (kind) is required"), "kind")
 	}
 	return kind, nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/wirebench/wirebench/codec/cbor"
 	"github.com/wirebench/wirebench/internal/cborat"
+	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // Request asks the agent to run a method.
@@ -354,7 +355,7 @@ func (d *decoder) request(it mapIter) (*Request, error) {
 			if r == nil {
 				if !haveMethod {
 					if method, haveMethod, err = d.peekMethodAt(it.head); err != nil {
-						return nil, cbor.In(err, "method")
+						return nil, cborerr.In(err, "method")
 					}
 				}
 				r = newRequest(method)
@@ -530,7 +531,7 @@ func (d *decoder) walk(m mapIter, f *Fields, read func(k uint64) error, clear fu
 			continue
 		}
 		if err := read(k); err != nil {
-			return cbor.In(err, f.names[k])
+			return cborerr.In(err, f.names[k])
 		}
 	}
 	if err := it.Err(); err != nil {

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // Response answers a Request: exactly one of Result and Error is set.
@@ -184,7 +185,7 @@ func (d *decoder) response(it mapIter) (*Response, error) {
 		case KeyResponseResult:
 			if !haveMethod {
 				if method, haveMethod, err = d.peekMethodAt(it.head); err != nil {
-					return nil, cbor.In(err, "method")
+					return nil, cborerr.In(err, "method")
 				}
 			}
 			if r == nil {
@@ -240,7 +241,7 @@ func (r *BoundsResult) decodeFrom(d *decoder) error {
 		for i := 0; d.More(n, i); i++ {
 			var nb NodeBounds
 			if err := d.nodeBounds(&nb); err != nil {
-				return cbor.At(err, i)
+				return cborerr.At(err, i)
 			}
 			r.Nodes = append(r.Nodes, nb)
 		}

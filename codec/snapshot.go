@@ -7,6 +7,7 @@ import (
 
 	"github.com/wirebench/wirebench/codec/cbor"
 	"github.com/wirebench/wirebench/internal/cborat"
+	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // MaxNodeDepth is the deepest a node tree may nest below a window root (a
@@ -477,7 +478,7 @@ func (d *decoder) stringTable() ([]string, error) {
 	for i := 0; d.More(n, i); i++ {
 		s, err := d.text()
 		if err != nil {
-			return nil, cbor.At(err, i)
+			return nil, cborerr.At(err, i)
 		}
 		out = append(out, s)
 	}
@@ -503,7 +504,7 @@ func (d *decoder) windows() ([]Window, error) {
 			out = append(out, Window{})
 		}
 		if err := d.window(&out[i]); err != nil {
-			return nil, cbor.At(err, i)
+			return nil, cborerr.At(err, i)
 		}
 	}
 	return out, nil
@@ -649,7 +650,7 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 		if k == KeyNodeChildren {
 			kn, err := d.ArrayHeadOf(MinNodeLen, "children")
 			if err != nil {
-				return cbor.In(err, "children")
+				return cborerr.In(err, "children")
 			}
 			f.node.Children = nil
 			f.kids, f.kn, f.ki, f.inKids = nil, kn, 0, true
@@ -670,7 +671,7 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 // indices from the root down to the node that failed.
 func treePath(err error, stack []nodeFrame) error {
 	for j := len(stack) - 1; j >= 1; j-- {
-		err = cbor.In(cbor.At(err, stack[j-1].ki-1), "children")
+		err = cborerr.In(cborerr.At(err, stack[j-1].ki-1), "children")
 	}
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
 	"github.com/wirebench/wirebench/internal/cborat"
+	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // RequestView is a request read in place: its envelope checked as the
@@ -79,11 +80,11 @@ func (r *RequestView) Parse(payload []byte) error {
 		if _, err := Header(payload); err != nil {
 			return err
 		}
-		return cbor.In(cbor.Errorf(cbor.ErrType, 0, "an event array where a request map was expected"), "message")
+		return cborerr.In(cbor.Errorf(cbor.ErrType, 0, "an event array where a request map was expected"), "message")
 	}
 	d := newDec(payload)
 	if err := r.envelope(&d, payload); err != nil {
-		return cbor.In(err, "request")
+		return cborerr.In(err, "request")
 	}
 	return d.Done()
 }

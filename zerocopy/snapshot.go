@@ -6,6 +6,7 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // ErrErrorResponse is returned by Snapshot.Parse for a well-formed
@@ -194,7 +195,7 @@ func (v *Snapshot) parse(b []byte, response bool) error {
 	d := newDec(b)
 	if !response {
 		if err := v.result(&d); err != nil {
-			return cbor.In(err, "result")
+			return cborerr.In(err, "result")
 		}
 		return d.Done()
 	}
@@ -206,7 +207,7 @@ func (v *Snapshot) parse(b []byte, response bool) error {
 		return ErrNotSnapshot
 	}
 	if err := v.response1(&d); err != nil {
-		return cbor.In(err, "response")
+		return cborerr.In(err, "response")
 	}
 	return d.Done()
 }
@@ -301,7 +302,7 @@ func (v *Snapshot) stringTable(d *dec) error {
 		start := d.Offset()
 		s, err := text(d)
 		if err != nil {
-			return cbor.At(err, i)
+			return cborerr.At(err, i)
 		}
 		v.note(i, start, d.Offset(), len(s))
 		if i < stringCache {
@@ -321,7 +322,7 @@ func (v *Snapshot) windows(d *dec) error {
 	v.clearTable()
 	for i := 0; d.More(n, i); i++ {
 		if err := v.window(d); err != nil {
-			return cbor.At(err, i)
+			return cborerr.At(err, i)
 		}
 		v.nWindows++
 	}
@@ -344,7 +345,7 @@ func (v *Snapshot) window(d *dec) error {
 				slot = v.tails.reserve(d.Offset())
 			}
 			if err := v.tree(d); err != nil {
-				return cbor.In(err, "root")
+				return cborerr.In(err, "root")
 			}
 			v.tails.set(slot, d.Offset())
 		case it.Null():

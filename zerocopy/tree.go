@@ -3,6 +3,7 @@ package zerocopy
 import (
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // The validation pass reads every node anyway, so it keeps what it reads:
@@ -134,7 +135,7 @@ func (v *Snapshot) tree(d *dec) (err error) {
 	defer func() {
 		if err != nil {
 			for j := sp - 1; j >= 1; j-- {
-				err = cbor.In(cbor.At(err, v.stack[j-1].ki-1), "children")
+				err = cborerr.In(cborerr.At(err, v.stack[j-1].ki-1), "children")
 			}
 		}
 	}()
@@ -261,7 +262,7 @@ func (v *Snapshot) tree(d *dec) (err error) {
 			at := d.Offset()
 			kn, err := d.ArrayHeadOf(codec.MinNodeLen, "children")
 			if err != nil {
-				return cbor.In(err, "children")
+				return cborerr.In(err, "children")
 			}
 			f.kn, f.ki, f.kidsAt = kn, 0, at
 			nv.kidsOff, nv.kidsN = d.Offset(), kn

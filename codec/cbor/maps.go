@@ -1,6 +1,10 @@
 package cbor
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/wirebench/wirebench/internal/cborerr"
+)
 
 // Helpers for the shapes a schema of integer-keyed maps and fixed-layout
 // arrays is made of, shared by the message codec and the borrowed views.
@@ -53,7 +57,7 @@ func (d *Decoder) Fixed(what string, names []string, read func(i int) error) err
 			return Errorf(ErrMissing, start, what+" has "+strconv.Itoa(len(names))+" elements, not "+strconv.Itoa(i))
 		}
 		if err := read(i); err != nil {
-			return In(err, name)
+			return cborerr.In(err, name)
 		}
 	}
 	return d.SkipElements(n, len(names))
@@ -72,7 +76,7 @@ func (d *Decoder) Int32s(dst []int32, what string) error {
 			return Errorf(ErrMissing, start, what+" has "+strconv.Itoa(i)+" elements, want "+strconv.Itoa(len(dst)))
 		}
 		if dst[i], err = d.Int32(); err != nil {
-			return At(err, i)
+			return cborerr.At(err, i)
 		}
 	}
 	return d.SkipElements(n, len(dst))
