@@ -148,7 +148,7 @@ func TestPooledFrameReadAllocatesNothing(t *testing.T) {
 const poolCalibration = 42001
 
 func TestOversizedFrameRead(t *testing.T) {
-	// Not a zero budget: the *OversizedError is one allocation. Recorded,
+	// Not a zero budget: the *FrameTooLargeError is one allocation. Recorded,
 	// and bounded so that the discard itself allocates nothing.
 	big, err := codec.AppendFrame(nil, support.ScreenshotResponse(support.ScreenshotFrameLen, support.Seed), codec.DefaultMaxFrame)
 	if err != nil {
@@ -163,8 +163,8 @@ func TestOversizedFrameRead(t *testing.T) {
 	pair := func() {
 		if _, err := r.Next(); err == nil {
 			t.Fatal("the oversized frame was read")
-		} else if _, ok := err.(*codec.OversizedError); !ok {
-			t.Fatalf("Next: %v, want an *OversizedError", err)
+		} else if _, ok := err.(*codec.FrameTooLargeError); !ok {
+			t.Fatalf("Next: %v, want a *FrameTooLargeError", err)
 		}
 		f, err := r.Next()
 		if err != nil || !bytes.Equal(f.Payload, bm.enc) {

@@ -585,9 +585,9 @@ func BenchmarkFrame(b *testing.B) {
 	pair := append(append([]byte(nil), big...), next...)
 	support.Run(b, "op=oversized/size="+strconv.Itoa(len(pair)), func(b *testing.B) {
 		r := codec.NewReader(&loopReader{b: pair}, limit)
-		var oe *codec.OversizedError
-		if _, err := r.Next(); !errors.As(err, &oe) || oe.Length != uint32(len(big)-codec.HeaderLen) {
-			b.Fatalf("first Next: %v, want an *OversizedError for %d bytes", err, len(big)-codec.HeaderLen)
+		var oe *codec.FrameTooLargeError
+		if _, err := r.Next(); !errors.As(err, &oe) || oe.Size != uint64(len(big)-codec.HeaderLen) {
+			b.Fatalf("first Next: %v, want a *FrameTooLargeError for %d bytes", err, len(big)-codec.HeaderLen)
 		}
 		f, err := r.Next()
 		if err != nil || !bytes.Equal(f.Payload, next[codec.HeaderLen:]) {
@@ -600,8 +600,8 @@ func BenchmarkFrame(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			if _, err := r.Next(); err == nil {
 				b.Fatal("Next read the oversized frame")
-			} else if _, ok := err.(*codec.OversizedError); !ok {
-				b.Fatalf("Next: %v, want an *OversizedError", err)
+			} else if _, ok := err.(*codec.FrameTooLargeError); !ok {
+				b.Fatalf("Next: %v, want a *FrameTooLargeError", err)
 			}
 			f, err := r.Next()
 			if err != nil {

@@ -28,35 +28,14 @@ func requestFor[P any, PT interface {
 }
 
 // newRequest returns a request whose Params already point at an empty
-// parameter set of method m, allocated with it.
+// parameter set of method m, allocated with it (nil Params for an unknown
+// method).
 func newRequest(m Method) *Request {
 	var r *Request
-	switch m {
-	case MethodSnapshot:
-		r = requestOf[SnapshotParams]()
-	case MethodBounds:
-		r = requestOf[BoundsParams]()
-	case MethodTap:
-		r = requestOf[TapParams]()
-	case MethodLongPress:
-		r = requestOf[LongPressParams]()
-	case MethodSwipe:
-		r = requestOf[SwipeParams]()
-	case MethodKey:
-		r = requestOf[KeyParams]()
-	case MethodTypeText:
-		r = requestOf[TypeTextParams]()
-	case MethodSetText:
-		r = requestOf[SetTextParams]()
-	case MethodScreenshot:
-		r = requestOf[ScreenshotParams]()
-	case MethodFramesStart:
-		r = requestOf[FramesStartParams]()
-	case MethodResync:
-		r = requestOf[ResyncParams]()
-	default:
+	if m.Known() {
+		r = methods[m].newRequest()
+	} else {
 		r = new(Request)
-		r.Params = ParamsFor(m) // empty structs and unknown methods cost nothing
 	}
 	r.Method = m
 	return r
@@ -70,7 +49,7 @@ type responseWith[R any] struct {
 func responseOf[R any, RT interface {
 	*R
 	Result
-}]() (*Response, Result) {
+}](*decoder) (*Response, Result) {
 	x := new(responseWith[R])
 	return &x.r, RT(&x.res)
 }
@@ -87,27 +66,22 @@ type snapshotResponse struct {
 	wins [inlineWindows]Window
 }
 
+// snapshotResponseOf returns a snapshot response and its result; the
+// snapshot's windows go to d.winBuf, when they fit.
+func snapshotResponseOf(d *decoder) (*Response, Result) {
+	x := new(snapshotResponse)
+	d.winBuf = x.wins[:]
+	return &x.r, &x.s
+}
+
 // newResponse returns a response of method m and an empty result of m
 // allocated with it; the decoder sets Result to it only when key 3 comes.
-// A snapshot's windows go to d.winBuf, when they fit.
 func newResponse(m Method, d *decoder) (*Response, Result) {
 	var r *Response
 	var res Result
-	switch m {
-	case MethodSnapshot:
-		x := new(snapshotResponse)
-		r, res, d.winBuf = &x.r, &x.s, x.wins[:]
-	case MethodBounds:
-		r, res = responseOf[BoundsResult]()
-	case MethodScreenshot:
-		r, res = responseOf[ScreenshotResult]()
-	case MethodFramesStart:
-		r, res = responseOf[FramesStartResult]()
-	case MethodResync:
-		r, res = responseOf[ResyncResult]()
-	case MethodDeviceInfo:
-		r, res = responseOf[Device]()
-	default:
+	if m.Known() && methods[m].newResponse != nil {
+		r, res = methods[m].newResponse(d)
+	} else {
 		r, res = new(Response), ResultFor(m)
 	}
 	r.Method = m

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // DecodeError is a decoding failure with its kind, byte offset and field
@@ -31,14 +32,11 @@ var (
 
 // Decode decodes one message from b, which must hold exactly one CBOR item
 // (a frame's payload). The message owns its memory and never points into
-// b: the first string or byte string read makes one copy of b, and every
-// string and byte slice of the message points into that copy. A message
-// without any (a tap, an event without an image) costs no copy.
+// b, so b may be released or reused at once: the first string or byte
+// string read makes one copy of b, and every string and byte slice of the
+// message points into that copy. A message without any (a tap, an event
+// without an image) costs no copy.
 func Decode(b []byte) (Message, error) { return decodeWith(b, true) }
-
-// DecodeOwned is Decode for a slice the caller hands over: the message
-// points into b, which must not be changed afterwards.
-func DecodeOwned(b []byte) (Message, error) { return decodeWith(b, false) }
 
 // decoders recycles decoder state (the node stack among it): the decoder
 // escapes through interface calls, so a pool saves an allocation per
@@ -77,10 +75,10 @@ type decoder struct {
 	src       []byte      // the input
 	copyInput bool        // strings must not point into src
 	own       []byte      // the copy of src, made on first need
-	stack     []nodeFrame // node stack, see snapshot.go
-	fast      []fastFrame // the fast path's stack past localFrames, see fasttree.go
+	stack     []nodeFrame // the general node-tree reader's stack
+	fast      []fastFrame // the node-tree fast path's stack past localFrames
 	spilled   bool        // fast holds frames to clear
-	slabs                 // nodes and scrolls, see slab.go
+	slabs                 // where a snapshot's nodes and scrolls come from
 	winBuf    []Window    // room for a snapshot's windows, allocated with its response
 }
 
@@ -167,7 +165,7 @@ func (d *decoder) u32Array() ([]uint32, error) {
 	for i := 0; d.More(n, i); i++ {
 		v, err := d.u32()
 		if err != nil {
-			return nil, cbor.At(err, i)
+			return nil, cborerr.At(err, i)
 		}
 		out = append(out, v)
 	}
@@ -196,40 +194,40 @@ func (d *decoder) message() (Message, error) {
 	case byte(cbor.MajorMap):
 	default:
 		if _, err := d.ReadHead(); err != nil {
-			return nil, cbor.In(err, "message")
+			return nil, cborerr.In(err, "message")
 		}
-		return nil, cbor.In(cbor.Errorf(cbor.ErrType, start, cbor.Major(b>>5).String()+" where a message map or event array was expected"), "message")
+		return nil, cborerr.In(cbor.Errorf(cbor.ErrType, start, cbor.Major(b>>5).String()+" where a message map or event array was expected"), "message")
 	}
 	kind, it, err := d.openMessage()
 	if err != nil {
-		return nil, cbor.In(err, "message")
+		return nil, cborerr.In(err, "message")
 	}
 	switch kind {
 	case KindHello:
 		h := new(Hello)
-		return h, cbor.In(d.hello(h, it), "hello")
+		return h, cborerr.In(d.hello(h, it), "hello")
 	case KindWelcome:
 		w := new(Welcome)
-		return w, cbor.In(d.welcome(w, it), "welcome")
+		return w, cborerr.In(d.welcome(w, it), "welcome")
 	case KindRequest:
 		r, err := d.request(it)
-		return r, cbor.In(err, "request")
+		return r, cborerr.In(err, "request")
 	case KindResponse:
 		r, err := d.response(it)
-		return r, cbor.In(err, "response")
+		return r, cborerr.In(err, "response")
 	case KindPing:
 		n, err := d.nonce(KindPing, it)
-		return &Ping{Nonce: n}, cbor.In(err, "ping")
+		return &Ping{Nonce: n}, cborerr.In(err, "ping")
 	case KindPong:
 		n, err := d.nonce(KindPong, it)
-		return &Pong{Nonce: n}, cbor.In(err, "pong")
+		return &Pong{Nonce: n}, cborerr.In(err, "pong")
 	}
 	for i := it.i; d.More(it.n, i); i++ {
 		if err := d.Skip(); err != nil {
-			return nil, cbor.In(err, "message")
+			return nil, cborerr.In(err, "message")
 		}
 		if err := d.Skip(); err != nil {
-			return nil, cbor.In(err, "message")
+			return nil, cborerr.In(err, "message")
 		}
 	}
 	return &UnknownKind{Value: uint64(kind)}, nil
@@ -248,12 +246,12 @@ func (d *decoder) openMessage() (Kind, mapIter, error) {
 		return 0, it, err
 	}
 	it.n = n
-	if b, ok := d.PeekByte(); ok && b == 0 && n != 0 {
+	if b, ok := d.PeekByte(); ok && b == KeyKind && n != 0 {
 		d.Advance(1)
 		if !d.Null() {
 			v, err := d.u64()
 			if err != nil {
-				return 0, it, cbor.In(err, "kind")
+				return 0, it, cborerr.In(err, "kind")
 			}
 			it.i, it.seen = 1, 1
 			return Kind(v), it, nil
@@ -284,14 +282,14 @@ func (d *decoder) scanKind() (Kind, error) {
 		if err != nil {
 			return 0, err
 		}
-		if k == 0 {
+		if k == KeyKind {
 			if d.Null() {
 				found = false
 				continue
 			}
 			v, err := d.u64()
 			if err != nil {
-				return 0, cbor.In(err, "kind")
+				return 0, cborerr.In(err, "kind")
 			}
 			kind, found = Kind(v), true
 			continue
@@ -301,15 +299,15 @@ func (d *decoder) scanKind() (Kind, error) {
 		}
 	}
 	if !found {
-		return 0, cbor.In(cbor.Errorf(cbor.ErrMissing, start, "key 0 (kind) is required"), "kind")
+		return 0, cborerr.In(cbor.Errorf(cbor.ErrMissing, start, "key 0 (kind) is required"), "kind")
 	}
 	return kind, nil
 }
 
 // nonce decodes a ping or pong.
 func (d *decoder) nonce(kind Kind, it mapIter) (nonce uint64, err error) {
-	err = d.walk(it, 3, []string{"kind", "nonce"}, func(k uint64) (err error) {
-		if k == 0 {
+	err = d.walk(it, PingFields, func(k uint64) (err error) {
+		if k == KeyKind {
 			return d.checkKind(kind)
 		}
 		nonce, err = d.u64()

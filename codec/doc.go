@@ -19,27 +19,46 @@
 // decoded with an explicit stack, never by recursion, and no slice is
 // reserved for more elements than the bytes left could hold.
 //
+// # Schema
+//
+// Every key of every protocol map has a named constant (KeyNodeText,
+// KeyRequestMethod, ...), every map a Fields value with its keys' names
+// and required keys, and the method table gives each method's parameter
+// and result maps and types (ParamsFor, ResultFor). The encoder, the
+// decoder, package zerocopy's views and cmd/wire's JSON form all read
+// them.
+//
 // # Fast paths
 //
 // What the encoder writes, every conforming encoder writes: the decoder
 // reads requests with integer params (and snapshot's) and node trees in
-// that canonical layout straight from the bytes (fastrequest.go,
-// fasttree.go), and hands anything else (another key order, a null, an
-// unknown key, an indefinite length, a value out of range) to the general
-// decoder, which reads the item again from its start. The fast paths
-// accept only what the general decoder accepts and read it alike;
-// FuzzFastPaths checks the two against each other.
+// that canonical layout straight from the bytes, and hands anything else
+// (another key order, a null, an unknown key, an indefinite length, a
+// value out of range) to the general decoder, which reads the item again
+// from its start. The fast paths accept only what the general decoder
+// accepts and read it alike; FuzzFastPaths checks the two against each
+// other.
+//
+// # Framing
+//
+// A frame is a big-endian u32 payload length and the payload. Splitter
+// cuts frames from bytes as they arrive, without I/O; Reader is a loop
+// over a Splitter that reads from an io.Reader; AppendFrame and Writer
+// write them. A frame over the limit is never buffered: its first
+// PeekLen bytes are read for its Envelope (kind, id, method), which
+// comes with the *FrameTooLargeError, and the rest is discarded.
+// PeekEnvelope reads the same from a frame that does not decode.
 //
 // # Memory
 //
-// Decode copies its input once and the decoded message owns that copy:
-// strings and byte slices of the message point into it, never into the
-// caller's buffer. A snapshot's nodes come from one slab sized from the
-// bytes left (and from the snapshots the pooled decoder read before),
+// The lifetime rule: a Frame's payload, and every view of it, is valid
+// until the frame's Release. A message from Decode owns its memory and is
+// valid for as long as it is kept: Decode copies its input once, and
+// strings and byte slices of the message point into that copy, never into
+// the caller's buffer. A snapshot's nodes come from one slab sized from
+// the bytes left (and from the snapshots the pooled decoder read before),
 // its scroll semantics live in the room after the input's copy and its
 // windows in the response's own allocation, so a 500-node snapshot costs
-// four allocations (slab.go). A Frame's payload comes from a pool and is
-// valid until the frame is released; a message decoded from it stays
-// valid after Release. Borrowed, allocation-free views live in package
+// four allocations. Borrowed, allocation-free views live in package
 // zerocopy.
 package codec

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // Stream identifies an event stream.
@@ -213,31 +214,31 @@ func (d *decoder) event() (Message, error) {
 	start := d.Offset()
 	n, err := d.ArrayHead()
 	if err != nil {
-		return nil, cbor.In(err, "message")
+		return nil, cborerr.In(err, "message")
 	}
 	var head [4]uint64
 	for i := range head {
 		if !d.More(n, i) {
 			if i == 0 {
-				return nil, cbor.In(cbor.Errorf(cbor.ErrMissing, start, "an empty array is not a message"), "message")
+				return nil, cborerr.In(cbor.Errorf(cbor.ErrMissing, start, "an empty array is not a message"), "message")
 			}
-			return nil, cbor.In(cbor.Errorf(cbor.ErrMissing, start, "an event has at least 4 elements, not "+itoa(i)), "event")
+			return nil, cborerr.In(cbor.Errorf(cbor.ErrMissing, start, "an event has at least 4 elements, not "+itoa(i)), "event")
 		}
 		if head[i], err = d.u64(); err != nil {
 			if i == 0 {
-				return nil, cbor.In(err, "kind")
+				return nil, cborerr.In(err, "kind")
 			}
-			return nil, cbor.In(cbor.In(err, eventNames[i]), "event")
+			return nil, cborerr.In(cborerr.In(err, eventNames[i]), "event")
 		}
 		if i == 0 && Kind(head[0]) != KindEvent {
 			// An array of another kind: report the kind, skip the rest.
 			if err := d.SkipElements(n, 1); err != nil {
-				return nil, cbor.In(err, "message")
+				return nil, cborerr.In(err, "message")
 			}
 			return &UnknownKind{Value: head[0]}, nil
 		}
 		if (i == 1 || i == 3) && head[i] > 0xffffffff {
-			return nil, cbor.In(cbor.In(cbor.Errorf(cbor.ErrRange, start, "does not fit in u32"), eventNames[i]), "event")
+			return nil, cborerr.In(cborerr.In(cbor.Errorf(cbor.ErrRange, start, "does not fit in u32"), eventNames[i]), "event")
 		}
 	}
 	e := newEvent(Stream(head[1]), EventType(head[3]))
@@ -245,12 +246,12 @@ func (d *decoder) event() (Message, error) {
 	i := 4
 	if e.Body != nil {
 		if err := e.Body.decodeFrom(d, n, i); err != nil {
-			return nil, cbor.In(err, "event")
+			return nil, cborerr.In(err, "event")
 		}
 		i += e.Body.fieldCount()
 	}
 	if err := d.SkipElements(n, i); err != nil {
-		return nil, cbor.In(err, "event")
+		return nil, cborerr.In(err, "event")
 	}
 	return e, nil
 }
@@ -259,7 +260,7 @@ func (d *decoder) event() (Message, error) {
 // the array (count n, i elements read) holds them.
 func (d *decoder) eventField(n, i int, name string, start int) error {
 	if !d.More(n, i) {
-		return cbor.In(cbor.Errorf(cbor.ErrMissing, start, "the event ends before its "+name+" field (element "+itoa(i)+")"), name)
+		return cborerr.In(cbor.Errorf(cbor.ErrMissing, start, "the event ends before its "+name+" field (element "+itoa(i)+")"), name)
 	}
 	return nil
 }
@@ -270,13 +271,13 @@ func (b *WindowChanged) decodeFrom(d *decoder, n, i int) (err error) {
 		return err
 	}
 	if b.Window, err = d.u32(); err != nil {
-		return cbor.In(err, "window")
+		return cborerr.In(err, "window")
 	}
 	if err = d.eventField(n, i+1, "change", start); err != nil {
 		return err
 	}
 	if b.Change, err = d.u32(); err != nil {
-		return cbor.In(err, "change")
+		return cborerr.In(err, "change")
 	}
 	return nil
 }
@@ -287,19 +288,19 @@ func (b *ContentChanged) decodeFrom(d *decoder, n, i int) (err error) {
 		return err
 	}
 	if b.Window, err = d.u32(); err != nil {
-		return cbor.In(err, "window")
+		return cborerr.In(err, "window")
 	}
 	if err = d.eventField(n, i+1, "node", start); err != nil {
 		return err
 	}
 	if b.Node, err = d.u32(); err != nil {
-		return cbor.In(err, "node")
+		return cborerr.In(err, "node")
 	}
 	if err = d.eventField(n, i+2, "change", start); err != nil {
 		return err
 	}
 	if b.Change, err = d.u32(); err != nil {
-		return cbor.In(err, "change")
+		return cborerr.In(err, "change")
 	}
 	return nil
 }
@@ -312,7 +313,7 @@ func (b *ScreenFrame) decodeFrom(d *decoder, n, i int) (err error) {
 		}
 		v, err := d.u32()
 		if err != nil {
-			return cbor.In(err, name)
+			return cborerr.In(err, name)
 		}
 		switch j {
 		case 0:
@@ -327,13 +328,13 @@ func (b *ScreenFrame) decodeFrom(d *decoder, n, i int) (err error) {
 		return err
 	}
 	if b.UptimeMS, err = d.u64(); err != nil {
-		return cbor.In(err, "uptime_ms")
+		return cborerr.In(err, "uptime_ms")
 	}
 	if err = d.eventField(n, i+4, "image", start); err != nil {
 		return err
 	}
 	if b.Image, err = d.bytes(); err != nil {
-		return cbor.In(err, "image")
+		return cborerr.In(err, "image")
 	}
 	return nil
 }

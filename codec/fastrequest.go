@@ -1,6 +1,9 @@
 package codec
 
-import "github.com/wirebench/wirebench/codec/cbor"
+import (
+	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cborat"
+)
 
 // The canonical request fast path. An encoder that follows docs/protocol.md
 // (ours, the agent's) writes a request as
@@ -31,10 +34,13 @@ func (p *intParams) optU32(k int) Opt[uint32] {
 	return Opt[uint32]{Val: uint32(p.v[k]), Ok: p.mask&(1<<k) != 0}
 }
 
-// fits reports whether the keys present are all those of need and some
-// of opt, the keys of i32s hold i32 values and every other key a u32.
-func (p *intParams) fits(need, opt, i32s uint32) bool {
-	if p.mask&need != need || p.mask&^(need|opt) != 0 {
+// fits reports whether the keys present are those of m's parameter map
+// and all its required ones, the keys of i32s hold i32 values and every
+// other key a u32.
+func (p *intParams) fits(m Method, i32s uint32) bool {
+	f := methods[m].params
+	need, known := f.required, uint32(1)<<len(f.names)-1
+	if p.mask&need != need || p.mask&^known != 0 {
 		return false
 	}
 	for k := range 8 {
@@ -81,7 +87,7 @@ func scanInts(b []byte, i int, p *intParams) (int, bool) {
 			i++
 		default:
 			var n int
-			if v, n = cbor.IntAt(b, i); n == 0 {
+			if v, n = cborat.IntAt(b, i); n == 0 {
 				return 0, false
 			}
 			i += n
@@ -92,40 +98,31 @@ func scanInts(b []byte, i int, p *intParams) (int, bool) {
 	return i, true
 }
 
-// Masks of keys for intParams.fits.
-const (
-	keys0   = 1 << 0
-	keys01  = 1<<0 | 1<<1
-	keys012 = 1<<0 | 1<<1 | 1<<2
-	keys0_3 = keys012 | 1<<3
-	keys0_4 = keys0_3 | 1<<4
-)
-
 // decodeRequestFast decodes b if it is a request in the canonical layout
 // with params it knows, and reports whether it did.
 func decodeRequestFast(b []byte) (*Request, bool) {
-	if len(b) < 8 || (b[0] != 0xa4 && b[0] != 0xa5) || b[1] != 0 || b[2] != byte(KindRequest) || b[3] != 1 {
+	if len(b) < 8 || (b[0] != 0xa4 && b[0] != 0xa5) || b[1] != KeyKind || b[2] != byte(KindRequest) || b[3] != KeyRequestID {
 		return nil, false
 	}
 	// An id and a method of one byte are read in line.
 	id, i, n := uint64(b[4]), 5, 0
 	if id >= 24 {
-		if id, n = cbor.UintAt(b, 4); n == 0 {
+		if id, n = cborat.UintAt(b, 4); n == 0 {
 			return nil, false
 		}
 		i = 4 + n
 	}
-	if i+2 >= len(b) || b[i] != 2 {
+	if i+2 >= len(b) || b[i] != KeyRequestMethod {
 		return nil, false
 	}
 	m := uint32(b[i+1])
 	if i += 2; m >= 24 {
-		if m, n = cbor.Uint32At(b, i-1); n == 0 {
+		if m, n = cborat.Uint32At(b, i-1); n == 0 {
 			return nil, false
 		}
 		i += n - 1
 	}
-	if i+1 >= len(b) || b[i] != 3 {
+	if i+1 >= len(b) || b[i] != KeyRequestParams {
 		return nil, false
 	}
 	i++
@@ -134,10 +131,10 @@ func decodeRequestFast(b []byte) (*Request, bool) {
 	case MethodTap:
 		// The commonest request of all: {0: x, 1: y} read in line.
 		var x, y int32
-		if i+2 >= len(b) || b[i] != 0xa2 || b[i+1] != 0 {
+		if i+2 >= len(b) || b[i] != 0xa2 || b[i+1] != KeyTapParamsX {
 			return nil, false
 		}
-		if x, i = i32At(b, i+2); i == 0 || i+1 >= len(b) || b[i] != 1 {
+		if x, i = i32At(b, i+2); i == 0 || i+1 >= len(b) || b[i] != KeyTapParamsY {
 			return nil, false
 		}
 		if y, i = i32At(b, i+1); i == 0 {
@@ -162,8 +159,8 @@ func decodeRequestFast(b []byte) (*Request, bool) {
 		}
 	}
 	if b[0] == 0xa5 {
-		d, n := cbor.Uint32At(b, i+1)
-		if n == 0 || b[i] != 4 {
+		d, n := cborat.Uint32At(b, i+1)
+		if n == 0 || b[i] != KeyRequestDeadlineMS {
 			return nil, false
 		}
 		r.DeadlineMS = Opt[uint32]{Val: d, Ok: true}
@@ -181,35 +178,36 @@ func decodeRequestFast(b []byte) (*Request, bool) {
 func intRequest(m Method, p *intParams) *Request {
 	switch m { // tap is read in line by decodeRequestFast
 	case MethodLongPress:
-		if !p.fits(keys012, 0, keys01) {
+		if !p.fits(m, 1<<KeyLongPressParamsX|1<<KeyLongPressParamsY) {
 			return nil
 		}
-		return requestFor(LongPressParams{X: p.i32(0), Y: p.i32(1), DurationMS: p.u32(2)})
+		return requestFor(LongPressParams{X: p.i32(KeyLongPressParamsX), Y: p.i32(KeyLongPressParamsY), DurationMS: p.u32(KeyLongPressParamsDurationMS)})
 	case MethodSwipe:
-		if !p.fits(keys0_4, 1<<5, keys0_3) {
+		if !p.fits(m, 1<<KeySwipeParamsX1|1<<KeySwipeParamsY1|1<<KeySwipeParamsX2|1<<KeySwipeParamsY2) {
 			return nil
 		}
-		return requestFor(SwipeParams{X1: p.i32(0), Y1: p.i32(1), X2: p.i32(2), Y2: p.i32(3), DurationMS: p.u32(4), RestMS: p.optU32(5)})
+		return requestFor(SwipeParams{X1: p.i32(KeySwipeParamsX1), Y1: p.i32(KeySwipeParamsY1), X2: p.i32(KeySwipeParamsX2), Y2: p.i32(KeySwipeParamsY2),
+			DurationMS: p.u32(KeySwipeParamsDurationMS), RestMS: p.optU32(KeySwipeParamsRestMS)})
 	case MethodKey:
-		if !p.fits(keys0, 1<<1, 0) {
+		if !p.fits(m, 0) {
 			return nil
 		}
-		return requestFor(KeyParams{Keycode: p.u32(0), Meta: p.optU32(1)})
+		return requestFor(KeyParams{Keycode: p.u32(KeyKeyParamsKeycode), Meta: p.optU32(KeyKeyParamsMeta)})
 	case MethodResync:
-		if !p.fits(keys0, 0, 0) {
+		if !p.fits(m, 0) {
 			return nil
 		}
-		return requestFor(ResyncParams{Stream: Stream(p.u32(0))})
+		return requestFor(ResyncParams{Stream: Stream(p.u32(KeyResyncParamsStream))})
 	case MethodScreenshot:
-		if !p.fits(0, keys012, 0) {
+		if !p.fits(m, 0) {
 			return nil
 		}
-		return requestFor(ScreenshotParams{Format: p.optU32(0), Quality: p.optU32(1), ScalePct: p.optU32(2)})
+		return requestFor(ScreenshotParams{Format: p.optU32(KeyScreenshotParamsFormat), Quality: p.optU32(KeyScreenshotParamsQuality), ScalePct: p.optU32(KeyScreenshotParamsScalePct)})
 	case MethodFramesStart:
-		if !p.fits(0, keys012, 0) {
+		if !p.fits(m, 0) {
 			return nil
 		}
-		return requestFor(FramesStartParams{MaxFPS: p.optU32(0), ScalePct: p.optU32(1), Quality: p.optU32(2)})
+		return requestFor(FramesStartParams{MaxFPS: p.optU32(KeyFramesStartParamsMaxFPS), ScalePct: p.optU32(KeyFramesStartParamsScalePct), Quality: p.optU32(KeyFramesStartParamsQuality)})
 	case MethodFramesStop, MethodDeviceInfo:
 		if p.mask != 0 {
 			return nil
@@ -228,9 +226,9 @@ func snapshotParamsFast(b []byte, i int, p *SnapshotParams) (int, bool) {
 	}
 	pairs := int(b[i] - 0xa0)
 	i++
-	for k, o := range [...]*Opt[uint32]{&p.MaxDepth, &p.MaxNodes, &p.MaxWindows} {
+	for k, o := range [...]*Opt[uint32]{KeySnapshotParamsMaxDepth: &p.MaxDepth, KeySnapshotParamsMaxNodes: &p.MaxNodes, KeySnapshotParamsMaxWindows: &p.MaxWindows} {
 		if i < len(b) && b[i] == byte(k) {
-			v, n := cbor.Uint32At(b, i+1)
+			v, n := cborat.Uint32At(b, i+1)
 			if n == 0 {
 				return 0, false
 			}
@@ -238,11 +236,11 @@ func snapshotParamsFast(b []byte, i int, p *SnapshotParams) (int, bool) {
 			i += 1 + n
 		}
 	}
-	if i+1 < len(b) && b[i] == 3 && (b[i+1] == cbor.True || b[i+1] == cbor.False) {
+	if i+1 < len(b) && b[i] == KeySnapshotParamsEvictEventLess && (b[i+1] == cbor.True || b[i+1] == cbor.False) {
 		p.EvictEventLess = Opt[bool]{Val: b[i+1] == cbor.True, Ok: true}
 		i += 2
 	}
-	if i+1 >= len(b) || b[i] != 4 || b[i+1] < 0x80 || b[i+1] > 0x97 || int(b[i+1]-0x80) > len(b)-i-2 {
+	if i+1 >= len(b) || b[i] != KeySnapshotParamsEvict || b[i+1] < 0x80 || b[i+1] > 0x97 || int(b[i+1]-0x80) > len(b)-i-2 {
 		return 0, false
 	}
 	cnt := int(b[i+1] - 0x80)
@@ -250,7 +248,7 @@ func snapshotParamsFast(b []byte, i int, p *SnapshotParams) (int, bool) {
 	// As the general decoder: a non-nil slice, empty for [].
 	p.Evict = make([]uint32, 0, cnt)
 	for range cnt {
-		v, n := cbor.Uint32At(b, i)
+		v, n := cborat.Uint32At(b, i)
 		if n == 0 {
 			return 0, false
 		}
@@ -281,7 +279,7 @@ func i32At(b []byte, i int) (int32, int) {
 		u, i = int32(b[i+1])<<8|int32(b[i+2]), i+3
 	default:
 		if c&0x1f > 24 || c >= 0x40 {
-			v, n := cbor.Int32At(b, i)
+			v, n := cborat.Int32At(b, i)
 			if n == 0 {
 				return 0, 0
 			}

@@ -1,6 +1,6 @@
 package codec
 
-import "github.com/wirebench/wirebench/codec/cbor"
+import "github.com/wirebench/wirebench/internal/cborat"
 
 // The canonical node-tree fast path. Nodes are the bulk of a snapshot,
 // and an encoder that follows docs/protocol.md writes each one the same way:
@@ -60,32 +60,33 @@ func openNode(b []byte, i int, n *Node) (left, end int) {
 // nodePrefix reads keys 0 to 3 of a node (id, class, bounds, flags) at
 // b[i] into n, returning the offset past them or 0.
 func nodePrefix(b []byte, i int, n *Node) int {
-	if i+1 >= len(b) || b[i] != 0 {
+	if i+1 >= len(b) || b[i] != KeyNodeID {
 		return 0
 	}
-	if n.ID, i = u32At(b, i+1); i == 0 || i+1 >= len(b) || b[i] != 1 {
+	if n.ID, i = u32At(b, i+1); i == 0 || i+1 >= len(b) || b[i] != KeyNodeClass {
 		return 0
 	}
-	if n.Class, i = u32At(b, i+1); i == 0 || i+1 >= len(b) || b[i] != 2 {
+	if n.Class, i = u32At(b, i+1); i == 0 || i+1 >= len(b) || b[i] != KeyNodeBounds {
 		return 0
 	}
-	if i = boundsAt(b, i+1, &n.Bounds); i == 0 || i+1 >= len(b) || b[i] != 3 {
+	if i = boundsAt(b, i+1, &n.Bounds); i == 0 || i+1 >= len(b) || b[i] != KeyNodeFlags {
 		return 0
 	}
 	n.Flags, i = u32At(b, i+1)
 	return i
 }
 
-// textField is the field of text key k: 4, 5, 7, 10 or 11.
+// textField is the field of text key k: KeyNodeText, KeyNodeDesc,
+// KeyNodeResName, KeyNodeHint or KeyNodeState.
 func (n *Node) textField(k int) *Opt[string] {
 	switch k {
-	case 4:
+	case KeyNodeText:
 		return &n.Text
-	case 5:
+	case KeyNodeDesc:
 		return &n.Desc
-	case 7:
+	case KeyNodeResName:
 		return &n.ResName
-	case 10:
+	case KeyNodeHint:
 		return &n.Hint
 	}
 	return &n.State
@@ -96,7 +97,7 @@ func (n *Node) textField(k int) *Opt[string] {
 // the offset past it (0 when it is anything else). b is memory the
 // message may keep: the decoder's copy of its input under Decode.
 func textAt(b []byte, i int) (string, int) {
-	start, end := cbor.ValidTextAt(b, i)
+	start, end := cborat.ValidTextAt(b, i)
 	if end == 0 {
 		return "", 0
 	}
@@ -114,7 +115,7 @@ func u32At(b []byte, i int) (uint32, int) {
 	case c == 0x19 && i+2 < len(b):
 		return uint32(b[i+1])<<8 | uint32(b[i+2]), i + 3
 	}
-	v, n := cbor.Uint32At(b, i)
+	v, n := cborat.Uint32At(b, i)
 	if n == 0 {
 		return 0, 0
 	}
@@ -144,7 +145,7 @@ func boundsAt(b []byte, i int, out *Bounds) int {
 // i64At reads an integer that fits in an int64 at b[i], returning the
 // offset past it or 0.
 func i64At(b []byte, i int) (int64, int) {
-	v, n := cbor.IntAt(b, i)
+	v, n := cborat.IntAt(b, i)
 	if n == 0 {
 		return 0, 0
 	}
@@ -155,19 +156,19 @@ func i64At(b []byte, i int) (int64, int) {
 // hi], 3?: [lo, hi]}, into a Scroll of the decoder's slab, returning the
 // offset past it or 0.
 func (d *decoder) scrollAt(b []byte, i int) (*Scroll, int) {
-	if i+4 >= len(b) || b[i] < 0xa2 || b[i] > 0xa4 || b[i+1] != 0 {
+	if i+4 >= len(b) || b[i] < 0xa2 || b[i] > 0xa4 || b[i+1] != KeyScrollAxis {
 		return nil, 0
 	}
 	pairs := int(b[i] - 0xa0)
 	var s Scroll
-	if s.Axis, i = u32At(b, i+2); i == 0 || i+2 >= len(b) || b[i] != 1 {
+	if s.Axis, i = u32At(b, i+2); i == 0 || i+2 >= len(b) || b[i] != KeyScrollFlags {
 		return nil, 0
 	}
 	if s.Flags, i = u32At(b, i+1); i == 0 {
 		return nil, 0
 	}
 	read := 2
-	if read < pairs && i+2 < len(b) && b[i] == 2 && b[i+1] == 0x83 {
+	if read < pairs && i+2 < len(b) && b[i] == KeyScrollRange && b[i+1] == 0x83 {
 		r := &s.Range.Val
 		if r.Unit, i = u32At(b, i+2); i == 0 || i >= len(b) {
 			return nil, 0
@@ -181,7 +182,7 @@ func (d *decoder) scrollAt(b []byte, i int) (*Scroll, int) {
 		s.Range.Ok = true
 		read++
 	}
-	if read < pairs && i+2 < len(b) && b[i] == 3 && b[i+1] == 0x82 {
+	if read < pairs && i+2 < len(b) && b[i] == KeyScrollPosition && b[i+1] == 0x82 {
 		p := &s.Position.Val
 		if p.Lo, i = i64At(b, i+2); i == 0 {
 			return nil, 0
@@ -222,7 +223,7 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 	// has them.
 	n := root
 	left, i := openNode(b, start, n)
-	prev := 3
+	prev := KeyNodeFlags
 	if i == 0 {
 		*root = Node{}
 		return false
@@ -233,28 +234,28 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 				goto fail
 			}
 			k := int(b[i])
-			if k <= prev || k > 11 {
+			if k <= prev || k > KeyNodeState {
 				goto fail
 			}
 			prev, left = k, left-1
 			i++
 			switch k { // keys 0 to 3 were read by openNode
-			case 4, 5, 7, 10, 11:
+			case KeyNodeText, KeyNodeDesc, KeyNodeResName, KeyNodeHint, KeyNodeState:
 				t := n.textField(k)
 				t.Val, i = textAt(b, i)
 				t.Ok = true
-			case 6:
+			case KeyNodeResPkg:
 				n.ResPkg.Val, i = u32At(b, i)
 				n.ResPkg.Ok = true
-			case 8:
-				kn, h := cbor.ArrayAt(b, i)
+			case KeyNodeChildren:
+				kn, h := cborat.ArrayAt(b, i)
 				if h == 0 {
 					goto fail
 				}
 				if i += h; kn == 0 {
 					continue // as the general path: no children, nil
 				}
-				if kn > (len(b)-i)/minNodeLen || len(stack) == MaxNodeDepth-1 {
+				if kn > (len(b)-i)/MinNodeLen || len(stack) == MaxNodeDepth-1 {
 					goto fail // the general path reports it
 				}
 				d.Seek(i) // takeNodes sizes its chunks by the bytes left
@@ -267,9 +268,9 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 				if left, i = openNode(b, i, n); i == 0 {
 					goto fail
 				}
-				prev = 3
+				prev = KeyNodeFlags
 				continue
-			case 9:
+			case KeyNodeScroll:
 				n.Scroll, i = d.scrollAt(b, i)
 			}
 			if i == 0 {
@@ -291,7 +292,7 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 				if left, i = openNode(b, i, n); i == 0 {
 					goto fail
 				}
-				prev = 3
+				prev = KeyNodeFlags
 				break
 			}
 			f.node.Children = f.kids

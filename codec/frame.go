@@ -2,7 +2,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"errors"
 	"strconv"
 
 	"github.com/valyala/bytebufferpool"
@@ -17,23 +16,31 @@ const (
 	PeekLen         = 32       // bytes of an oversized payload read for its kind, id and method
 )
 
-// ErrFrameTooLarge is the kind of *FrameTooLargeError, for errors.Is.
-var ErrFrameTooLarge = errors.New("frame too large")
-
-// FrameTooLargeError is a message whose payload exceeds the frame limit;
-// nothing of it was written.
+// FrameTooLargeError is a frame over the frame limit: a message that
+// AppendFrame and Writer refuse (nothing of it is written, and Offset is
+// -1), or a frame that Reader meets in the stream (its payload is
+// discarded, and the next call to Next reads on).
 type FrameTooLargeError struct {
-	Size  int    // the payload length
-	Limit uint32 // the limit in force
+	Size   uint64 // the payload length
+	Limit  uint32 // the limit in force
+	Offset int64  // stream offset of the frame's header; -1 for a refused message
+	// Envelope is what the frame tells of its message: for a frame met in
+	// the stream, what its first PeekLen payload bytes hold.
+	Envelope
 }
 
-// Error reports size and limit.
+// Error reports size and limit, and what is known of the message.
 func (e *FrameTooLargeError) Error() string {
-	return "codec: payload of " + strconv.Itoa(e.Size) + " bytes exceeds the frame limit of " + strconv.FormatUint(uint64(e.Limit), 10)
+	s := "codec: payload of " + strconv.FormatUint(e.Size, 10) + " bytes exceeds the frame limit of " + strconv.FormatUint(uint64(e.Limit), 10)
+	if e.Offset >= 0 {
+		s = "codec: frame at stream offset " + strconv.FormatInt(e.Offset, 10) + " of " + strconv.FormatUint(e.Size, 10) +
+			" bytes exceeds the limit of " + strconv.FormatUint(uint64(e.Limit), 10)
+	}
+	if e.Kind.Ok {
+		s += " (" + e.Envelope.String() + ")"
+	}
+	return s
 }
-
-// Unwrap returns ErrFrameTooLarge.
-func (e *FrameTooLargeError) Unwrap() error { return ErrFrameTooLarge }
 
 // AppendFrame appends m as a frame (length header and payload) to dst.
 // When the payload would exceed limit it returns dst unchanged and a
@@ -46,7 +53,7 @@ func AppendFrame(dst []byte, m Message, limit uint32) ([]byte, error) {
 	}
 	size := len(out) - n - HeaderLen
 	if uint64(size) > uint64(limit) {
-		return dst[:n], &FrameTooLargeError{Size: size, Limit: limit}
+		return dst[:n], &FrameTooLargeError{Size: uint64(size), Limit: limit, Offset: -1, Envelope: PeekEnvelope(out[n+HeaderLen:])}
 	}
 	binary.BigEndian.PutUint32(out[n:], uint32(size))
 	return out, nil
@@ -54,8 +61,10 @@ func AppendFrame(dst []byte, m Message, limit uint32) ([]byte, error) {
 
 // Frame is one received frame's payload, in a pooled buffer.
 //
-// Payload is valid until Release; after it the bytes may belong to another
-// frame. A message from Frame.Decode owns its memory and outlives Release.
+// The lifetime rule: Payload, and every view borrowed from it (package
+// zerocopy's), is valid until Release; after it the bytes belong to
+// another frame. A message from Decode(Payload) owns its memory and stays
+// valid after Release.
 type Frame struct {
 	Payload []byte
 	buf     *bytebufferpool.ByteBuffer
@@ -71,90 +80,91 @@ func (f *Frame) Release() {
 	f.Payload = nil
 }
 
-// Decode decodes the frame's payload into a message that owns its memory
-// (see Decode); the frame may be released right after.
-func (f *Frame) Decode() (Message, error) { return Decode(f.Payload) }
-
-// Take decodes the payload into a message that keeps the frame's buffer
-// for itself, with no copy: the buffer leaves the pool and the frame is
-// released.
-func (f *Frame) Take() (Message, error) {
-	p := f.Payload
-	f.buf, f.Payload = nil, nil
-	return DecodeOwned(p)
+// Envelope is what the first bytes of a payload tell of its message: its
+// kind, and for a request or a response its id and method. Each is
+// present only when the bytes hold it.
+type Envelope struct {
+	Kind   Opt[Kind]
+	ID     Opt[uint64] // key 1 of a request or response
+	Method Opt[Method] // key 2 of a request or response
 }
 
-// Oversized describes a frame whose header exceeds the limit, with what
-// its first PeekLen payload bytes tell of it. Its payload is discarded.
-type Oversized struct {
-	Length uint32      // the payload length the header claims
-	Limit  uint32      // the limit in force
-	Kind   Opt[Kind]   // the message kind, when the peek holds it
-	ID     Opt[uint64] // key 1 of a request or response, when the peek holds it
-	Method Opt[Method] // key 2 of a request or response, when the peek holds it
-}
-
-// PeekOversized reads what it can of a message's kind, id and method from
-// the first bytes of its payload, which may end anywhere.
-func PeekOversized(peek []byte) (kind Opt[Kind], id Opt[uint64], method Opt[Method]) {
-	d := cbor.NewDecoder(peek)
+// PeekEnvelope reads what it can of a message's kind, id and method from
+// the start of payload, which may end anywhere (the first PeekLen bytes
+// of an oversized frame) or not decode past them (a malformed frame): it
+// reads the leading keys 0 to 2 of a map, or the kind of an event array,
+// and stops at the first thing it cannot read.
+func PeekEnvelope(payload []byte) Envelope {
+	var e Envelope
+	d := cbor.NewDecoder(payload)
 	b, ok := d.PeekByte()
 	if !ok {
-		return
+		return e
 	}
 	switch b >> 5 {
 	case byte(cbor.MajorArray):
 		if _, err := d.ArrayHead(); err != nil {
-			return
+			return e
 		}
 		if v, err := d.Uint(); err == nil {
-			kind = Some(Kind(v))
+			e.Kind = Some(Kind(v))
 		}
-		return
+		return e
 	case byte(cbor.MajorMap):
 	default:
-		return
+		return e
 	}
 	h, err := d.ReadHead()
 	if err != nil {
-		return
+		return e
 	}
 	for i := uint64(0); h.Indefinite || i < h.Arg; i++ {
 		if h.Indefinite && d.Break() {
-			return
+			return e
 		}
 		k, err := d.Uint()
+		if err != nil || k > KeyRequestMethod {
+			return e // keys past the method are past what the peek reports
+		}
+		v, err := d.Uint()
 		if err != nil {
-			return
+			return e
 		}
 		switch k {
-		case 0, 1, 2:
-			v, err := d.Uint()
-			if err != nil {
-				return
+		case KeyKind:
+			e.Kind = Some(Kind(v))
+		case KeyRequestID: // KeyResponseID
+			e.ID = Some(v)
+		case KeyRequestMethod: // KeyResponseMethod
+			if v <= 0xffffffff {
+				e.Method = Some(Method(v))
 			}
-			switch k {
-			case 0:
-				kind = Some(Kind(v))
-			case 1:
-				id = Some(v)
-			case 2:
-				if v <= 0xffffffff {
-					method = Some(Method(v))
-				}
-			}
-		default:
-			// Keys after 2 are past what the peek reports.
-			return
 		}
 	}
-	return
+	return e
+}
+
+// String describes the envelope: "kind response, id 7, method snapshot",
+// with what is known of it.
+func (e Envelope) String() string {
+	if !e.Kind.Ok {
+		return "kind unknown"
+	}
+	s := "kind " + e.Kind.Val.String()
+	if e.ID.Ok {
+		s += ", id " + strconv.FormatUint(e.ID.Val, 10)
+	}
+	if e.Method.Ok {
+		s += ", method " + e.Method.Val.String()
+	}
+	return s
 }
 
 // Splitter cuts a byte stream into frames without doing I/O: the caller
 // feeds it bytes as they arrive. It enforces the frame limit, reports an
-// over-limit frame as Oversized once its first PeekLen bytes are in, and
-// discards the rest of its payload as it arrives, never buffering it.
+// over-limit frame once its first PeekLen bytes are in, and discards the
+// rest of its payload as it arrives, never buffering it. Reader is a
+// loop over a Splitter.
 type Splitter struct {
 	limit uint32
 
@@ -200,7 +210,7 @@ type StepKind uint8
 const (
 	NeedMore     StepKind = iota // every byte was consumed without completing anything
 	GotFrame                     // Step.Frame holds a whole frame
-	GotOversized                 // Step.Oversized describes an over-limit frame
+	GotOversized                 // Step.Oversized describes an over-limit frame (its Offset is -1)
 )
 
 // Step is the outcome of one Feed.
@@ -210,8 +220,8 @@ type Step struct {
 	// Discarded counts the bytes among N that belong to an oversized
 	// frame: header, peek and dropped payload. They are no sign of life.
 	Discarded int
-	Frame     Frame     // when Kind is GotFrame; the caller releases it
-	Oversized Oversized // when Kind is GotOversized
+	Frame     Frame              // when Kind is GotFrame; the caller releases it
+	Oversized FrameTooLargeError // when Kind is GotOversized
 }
 
 // Feed consumes bytes of b until it completes a frame, completes the peek
@@ -265,8 +275,7 @@ func (s *Splitter) Feed(b []byte) Step {
 					s.state = stateHeader
 				}
 				st.Kind = GotOversized
-				st.Oversized = Oversized{Length: s.length, Limit: s.limit}
-				st.Oversized.Kind, st.Oversized.ID, st.Oversized.Method = PeekOversized(s.peek[:s.peekN])
+				st.Oversized = FrameTooLargeError{Size: uint64(s.length), Limit: s.limit, Offset: -1, Envelope: PeekEnvelope(s.peek[:s.peekN])}
 				return st
 			}
 		case stateDiscard:
@@ -280,6 +289,39 @@ func (s *Splitter) Feed(b []byte) Step {
 		}
 	}
 	return st
+}
+
+// payloadRoom is the part of the payload being collected that has not
+// arrived yet, for a reader to fill in place (then it calls filled); nil
+// between payloads.
+func (s *Splitter) payloadRoom() []byte {
+	if s.state != statePayload {
+		return nil
+	}
+	return s.buf.B[len(s.buf.B):s.length]
+}
+
+// filled takes n bytes written into payloadRoom as fed, and completes
+// the frame when they were the last.
+func (s *Splitter) filled(n int) Step {
+	s.buf.B = s.buf.B[:len(s.buf.B)+n]
+	st := Step{N: n}
+	if len(s.buf.B) == int(s.length) {
+		return s.deliver(st)
+	}
+	return st
+}
+
+// inside names what the splitter is in the middle of, for the error of a
+// stream that ends there.
+func (s *Splitter) inside() string {
+	switch s.state {
+	case statePayload:
+		return "a frame's payload"
+	case statePeek, stateDiscard:
+		return "an oversized frame's payload"
+	}
+	return "a frame header"
 }
 
 func (s *Splitter) deliver(st Step) Step {

@@ -51,7 +51,7 @@ func TestWriterLimit(t *testing.T) {
 	}
 	err := w.WriteMessage(bigResponse(t, 2, limit+1))
 	var tl *codec.FrameTooLargeError
-	if !errors.As(err, &tl) || tl.Size != limit+1 || tl.Limit != limit || !errors.Is(err, codec.ErrFrameTooLarge) {
+	if !errors.As(err, &tl) || tl.Size != limit+1 || tl.Limit != limit || tl.Offset != -1 || tl.Kind.Val != codec.KindResponse || tl.ID.Val != 2 {
 		t.Fatalf("past the limit: %v", err)
 	}
 	if out.Len() != limit+4 {
@@ -82,20 +82,23 @@ func TestReaderOversized(t *testing.T) {
 		"half reads": iotest.HalfReader(bytes.NewReader(b)),
 	} {
 		r := codec.NewReader(src, limit)
-		m, err := r.ReadMessage()
+		m, err := readMessage(r)
 		if err != nil || m.(*codec.Ping).Nonce != 1 {
 			t.Fatalf("%s: first frame %v %v", name, m, err)
 		}
 		live := r.Live()
 		_, err = r.Next()
-		var oe *codec.OversizedError
+		var oe *codec.FrameTooLargeError
 		if !errors.As(err, &oe) {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if oe.Length != limit+1 || oe.Kind.Val != codec.KindResponse || oe.ID.Val != 77 || oe.Method.Val != codec.MethodScreenshot || !oe.ID.Ok {
-			t.Errorf("%s: %+v", name, oe.Oversized)
+		if oe.Size != limit+1 || oe.Kind.Val != codec.KindResponse || oe.ID.Val != 77 || oe.Method.Val != codec.MethodScreenshot || !oe.ID.Ok {
+			t.Errorf("%s: %+v", name, *oe)
 		}
-		m, err = r.ReadMessage()
+		if want := int64(len(frameOf(t, &codec.Ping{Nonce: 1}))); oe.Offset != want {
+			t.Errorf("%s: oversized frame at offset %d, want %d", name, oe.Offset, want)
+		}
+		m, err = readMessage(r)
 		if err != nil || m.(*codec.Pong).Nonce != 2 {
 			t.Fatalf("%s: frame after the oversized one: %v %v", name, m, err)
 		}
@@ -112,21 +115,21 @@ func TestReaderLimitAtAndPast(t *testing.T) {
 	const limit = codec.MinMaxFrame
 	at := frameOf(t, bigResponse(t, 1, limit))
 	r := codec.NewReader(bytes.NewReader(at), limit)
-	if _, err := r.ReadMessage(); err != nil {
+	if _, err := readMessage(r); err != nil {
 		t.Fatalf("at the limit: %v", err)
 	}
 	past := frameOf(t, bigResponse(t, 1, limit+1))
 	r = codec.NewReader(bytes.NewReader(past), limit)
-	if _, err := r.Next(); !errors.Is(err, codec.ErrFrameTooLarge) {
+	if _, err := r.Next(); !tooLarge(err) {
 		t.Fatalf("past the limit: %v", err)
 	}
 	// SetLimit after the handshake applies to the next frame.
 	r = codec.NewReader(bytes.NewReader(append(append([]byte{}, past...), past...)), codec.DefaultMaxFrame)
-	if _, err := r.ReadMessage(); err != nil {
+	if _, err := readMessage(r); err != nil {
 		t.Fatal(err)
 	}
 	r.SetLimit(limit)
-	if _, err := r.Next(); !errors.Is(err, codec.ErrFrameTooLarge) {
+	if _, err := r.Next(); !tooLarge(err) {
 		t.Fatalf("after SetLimit: %v", err)
 	}
 }
@@ -141,7 +144,7 @@ func TestReaderCorruptAndTruncated(t *testing.T) {
 	for name, b := range cases {
 		r := codec.NewReader(bytes.NewReader(b), codec.DefaultMaxFrame)
 		_, err := r.Next()
-		if errors.Is(err, codec.ErrFrameTooLarge) {
+		if tooLarge(err) {
 			// A corrupt length reads as an oversized frame; its discard then
 			// meets the end of the stream.
 			_, err = r.Next()
@@ -154,7 +157,7 @@ func TestReaderCorruptAndTruncated(t *testing.T) {
 	// A frame whose payload is not one item decodes to a clean error.
 	bad := append(binary.BigEndian.AppendUint32(nil, 2), 0xa2, 0x00)
 	r := codec.NewReader(bytes.NewReader(bad), codec.DefaultMaxFrame)
-	if _, err := r.ReadMessage(); !errors.Is(err, codec.ErrTruncated) {
+	if _, err := readMessage(r); !errors.Is(err, codec.ErrTruncated) {
 		t.Errorf("bad payload: %v", err)
 	}
 }
@@ -165,7 +168,7 @@ func TestSplitter(t *testing.T) {
 	for _, chunk := range []int{1, 3, 7, 64, 1000, len(b)} {
 		s := codec.NewSplitter(limit)
 		var msgs []codec.Message
-		var overs []codec.Oversized
+		var overs []codec.FrameTooLargeError
 		discarded := 0
 		for off := 0; off < len(b); {
 			in := b[off:min(off+chunk, len(b))]
@@ -176,7 +179,7 @@ func TestSplitter(t *testing.T) {
 				discarded += st.Discarded
 				switch st.Kind {
 				case codec.GotFrame:
-					m, err := st.Frame.Decode()
+					m, err := codec.Decode(st.Frame.Payload)
 					st.Frame.Release()
 					if err != nil {
 						t.Fatal(err)
@@ -190,7 +193,7 @@ func TestSplitter(t *testing.T) {
 		if len(msgs) != 2 || msgs[0].(*codec.Ping).Nonce != 1 || msgs[1].(*codec.Pong).Nonce != 2 {
 			t.Fatalf("chunk %d: %v", chunk, msgs)
 		}
-		if len(overs) != 1 || overs[0].ID.Val != 77 || overs[0].Length != limit+1 {
+		if len(overs) != 1 || overs[0].ID.Val != 77 || overs[0].Size != limit+1 || overs[0].Offset != -1 {
 			t.Fatalf("chunk %d: %+v", chunk, overs)
 		}
 		// Every byte of the oversized frame was discarded: its header may
@@ -205,43 +208,64 @@ func TestSplitter(t *testing.T) {
 	}
 }
 
-func TestPeekOversized(t *testing.T) {
+// TestPeekEnvelope reads the envelope of every golden sample from its
+// first PeekLen bytes (an oversized frame's peek) and from the whole
+// payload cut short or made undecodable past its envelope.
+func TestPeekEnvelope(t *testing.T) {
 	for _, s := range golden.Samples() {
 		b := mustMarshal(t, s.Msg)
-		kind, id, method := codec.PeekOversized(b[:min(len(b), codec.PeekLen)])
-		if !kind.Ok || kind.Val != s.Msg.Kind() {
-			t.Errorf("%s: kind %+v", s.Name, kind)
-		}
-		switch m := s.Msg.(type) {
-		case *codec.Request:
-			if id.Val != m.ID || method.Val != m.Method || !id.Ok || !method.Ok {
-				t.Errorf("%s: id %+v method %+v", s.Name, id, method)
+		for _, in := range [][]byte{b[:min(len(b), codec.PeekLen)], append(bytes.Clone(b), 0xff)} {
+			e := codec.PeekEnvelope(in)
+			if !e.Kind.Ok || e.Kind.Val != s.Msg.Kind() {
+				t.Errorf("%s: kind %+v", s.Name, e.Kind)
 			}
-		case *codec.Response:
-			if id.Val != m.ID || method.Val != m.Method || !id.Ok || !method.Ok {
-				t.Errorf("%s: id %+v method %+v", s.Name, id, method)
+			switch m := s.Msg.(type) {
+			case *codec.Request:
+				if e.ID.Val != m.ID || e.Method.Val != m.Method || !e.ID.Ok || !e.Method.Ok {
+					t.Errorf("%s: %s", s.Name, e)
+				}
+			case *codec.Response:
+				if e.ID.Val != m.ID || e.Method.Val != m.Method || !e.ID.Ok || !e.Method.Ok {
+					t.Errorf("%s: %s", s.Name, e)
+				}
 			}
 		}
 	}
-	if k, _, _ := codec.PeekOversized(nil); k.Ok {
-		t.Error("empty peek")
+	if e := codec.PeekEnvelope(nil); e.Kind.Ok || e.String() != "kind unknown" {
+		t.Errorf("empty peek: %s", e)
+	}
+	e := codec.Envelope{Kind: codec.Some(codec.KindRequest), ID: codec.Some[uint64](7), Method: codec.Some(codec.MethodTap)}
+	if e.String() != "kind request, id 7, method tap" {
+		t.Errorf("String: %q", e)
 	}
 }
 
-func TestTakeKeepsTheBuffer(t *testing.T) {
+// TestDecodedOutlivesRelease checks the lifetime rule: a message decoded
+// from a frame stays whole after the frame is released and its buffer
+// serves the next frames.
+func TestDecodedOutlivesRelease(t *testing.T) {
 	s, _ := golden.Lookup("response_snapshot")
-	r := codec.NewReader(bytes.NewReader(frameOf(t, s.Msg)), codec.DefaultMaxFrame)
+	f1 := frameOf(t, s.Msg)
+	r := codec.NewReader(bytes.NewReader(bytes.Repeat(f1, 3)), codec.DefaultMaxFrame)
 	f, err := r.Next()
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := f.Take()
+	m, err := codec.Decode(f.Payload)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.Release()
+	for range 2 {
+		g, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		clear(g.Payload)
+		g.Release()
+	}
 	if !reflect.DeepEqual(m, s.Msg) {
-		t.Fatal("Take")
+		t.Fatal("the message changed with the frame's buffer")
 	}
 }
 
@@ -267,7 +291,7 @@ func TestReaderEmptyReads(t *testing.T) {
 		if err == io.EOF {
 			break
 		}
-		if err != nil && !errors.Is(err, codec.ErrFrameTooLarge) {
+		if err != nil && !tooLarge(err) {
 			t.Fatal(err)
 		}
 		n++
@@ -275,4 +299,20 @@ func TestReaderEmptyReads(t *testing.T) {
 	if n != 3 {
 		t.Fatalf("%d frames", n)
 	}
+}
+
+// readMessage reads the next frame and decodes it.
+func readMessage(r *codec.Reader) (codec.Message, error) {
+	f, err := r.Next()
+	if err != nil {
+		return nil, err
+	}
+	defer f.Release()
+	return codec.Decode(f.Payload)
+}
+
+// tooLarge reports whether err is a *FrameTooLargeError.
+func tooLarge(err error) bool {
+	var e *codec.FrameTooLargeError
+	return errors.As(err, &e)
 }

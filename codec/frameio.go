@@ -1,52 +1,22 @@
 package codec
 
 import (
-	"encoding/binary"
-	"errors"
 	"io"
 	"strconv"
 )
 
-// OversizedError is returned by Reader.Next for a frame over the limit.
-// Nothing of its payload is delivered; the next call to Next discards
-// what is left of it and reads the following frame normally.
-type OversizedError struct {
-	Oversized
-	Offset int64 // stream offset of the frame's header
-}
-
-// Error describes the frame and what its peek told.
-func (e *OversizedError) Error() string {
-	s := "codec: frame at stream offset " + strconv.FormatInt(e.Offset, 10) + " of " + strconv.FormatUint(uint64(e.Length), 10) +
-		" bytes exceeds the limit of " + strconv.FormatUint(uint64(e.Limit), 10)
-	if e.Kind.Ok {
-		s += " (kind " + e.Kind.Val.String()
-		if e.ID.Ok {
-			s += ", id " + strconv.FormatUint(e.ID.Val, 10)
-		}
-		if e.Method.Ok {
-			s += ", method " + e.Method.Val.String()
-		}
-		s += ")"
-	}
-	return s
-}
-
-// Unwrap returns ErrFrameTooLarge.
-func (e *OversizedError) Unwrap() error { return ErrFrameTooLarge }
-
-// Reader reads frames from an io.Reader. Small frames come through a
-// read-ahead buffer; a large payload is read straight into its pooled
-// buffer, so it is copied once.
+// Reader reads frames from an io.Reader: a loop over a Splitter, fed
+// from a read-ahead buffer. A large payload is read straight into its
+// pooled buffer, so it is copied once.
 type Reader struct {
 	r     io.Reader
-	limit uint32
+	split Splitter
 	rbuf  []byte
 	rpos  int
 	rend  int
-	off   int64  // stream offset of rbuf[rpos]
-	skip  uint64 // bytes of an oversized payload still to discard
-	live  int64  // bytes that belonged to delivered frames
+	off   int64 // stream offset of rbuf[rpos]
+	start int64 // stream offset of the current frame's header
+	live  int64 // bytes that belonged to delivered frames
 }
 
 // readAhead is the size of a Reader's read-ahead buffer.
@@ -54,11 +24,11 @@ const readAhead = 32 << 10
 
 // NewReader returns a Reader of frames from r with the given limit.
 func NewReader(r io.Reader, limit uint32) *Reader {
-	return &Reader{r: r, limit: limit, rbuf: make([]byte, readAhead)}
+	return &Reader{r: r, split: Splitter{limit: limit}, rbuf: make([]byte, readAhead)}
 }
 
 // SetLimit changes the limit from the next frame on.
-func (r *Reader) SetLimit(limit uint32) { r.limit = limit }
+func (r *Reader) SetLimit(limit uint32) { r.split.SetLimit(limit) }
 
 // Offset is the number of stream bytes consumed so far.
 func (r *Reader) Offset() int64 { return r.off }
@@ -66,49 +36,6 @@ func (r *Reader) Offset() int64 { return r.off }
 // Live is the number of stream bytes that delivered frames: the stream
 // offset less everything that fed an oversized frame's discard.
 func (r *Reader) Live() int64 { return r.live }
-
-// fill reads more bytes into the read-ahead buffer; it needs at least one.
-func (r *Reader) fill() error {
-	if r.rpos == r.rend {
-		r.rpos, r.rend = 0, 0
-	} else if r.rpos > 0 {
-		n := copy(r.rbuf, r.rbuf[r.rpos:r.rend])
-		r.rpos, r.rend = 0, n
-	}
-	// A Read may return no bytes and no error: try again, a bounded number
-	// of times, as bufio does.
-	for range maxEmptyReads {
-		n, err := r.r.Read(r.rbuf[r.rend:])
-		r.rend += n
-		if n > 0 {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return io.ErrNoProgress
-}
-
-// maxEmptyReads is how many empty reads in a row fill accepts.
-const maxEmptyReads = 100
-
-// need makes n bytes (n <= readAhead) available in the read-ahead buffer.
-func (r *Reader) need(n int, what string) error {
-	for r.rend-r.rpos < n {
-		if err := r.fill(); err != nil {
-			if err == io.EOF && r.rend-r.rpos > 0 {
-				return r.truncated(what)
-			}
-			return err
-		}
-	}
-	return nil
-}
-
-func (r *Reader) truncated(what string) error {
-	return &TruncatedFrameError{Offset: r.off + int64(r.rend-r.rpos), What: what}
-}
 
 // TruncatedFrameError is a stream that ended inside a frame.
 type TruncatedFrameError struct {
@@ -124,98 +51,71 @@ func (e *TruncatedFrameError) Error() string {
 // Unwrap returns io.ErrUnexpectedEOF.
 func (e *TruncatedFrameError) Unwrap() error { return io.ErrUnexpectedEOF }
 
-func (r *Reader) consume(n int) {
-	r.rpos += n
-	r.off += int64(n)
-}
+// maxEmptyReads is how many empty reads in a row Next accepts, as bufio
+// does.
+const maxEmptyReads = 100
 
-// Next reads the next frame. It returns io.EOF at a clean end of stream,
-// a *TruncatedFrameError when the stream ends inside a frame, and an
-// *OversizedError for a frame over the limit (then call Next again).
-// The caller releases the frame.
+// Next reads the next frame; the caller releases it (see Frame for how
+// long its payload is valid). It returns io.EOF at a clean end of stream,
+// a *TruncatedFrameError when the stream ends inside a frame, and a
+// *FrameTooLargeError for a frame over the limit, whose payload it
+// discards as it reads on at the next call.
 func (r *Reader) Next() (Frame, error) {
-	for r.skip > 0 {
+	for empty := 0; ; {
 		if r.rpos == r.rend {
-			if err := r.fill(); err != nil {
-				if err == io.EOF {
-					return Frame{}, r.truncated("an oversized frame's payload")
-				}
-				return Frame{}, err
-			}
-		}
-		c := min(uint64(r.rend-r.rpos), r.skip)
-		r.consume(int(c))
-		r.skip -= c
-	}
-	if err := r.need(HeaderLen, "a frame header"); err != nil {
-		return Frame{}, err
-	}
-	start := r.off
-	length := binary.BigEndian.Uint32(r.rbuf[r.rpos:])
-	if length > r.limit {
-		r.consume(HeaderLen)
-		peek := min(int(length), PeekLen)
-		if err := r.need(peek, "an oversized frame's payload"); err != nil {
-			if errors.Is(err, io.EOF) {
-				return Frame{}, r.truncated("an oversized frame's payload")
-			}
-			return Frame{}, err
-		}
-		e := &OversizedError{Oversized: Oversized{Length: length, Limit: r.limit}, Offset: start}
-		e.Kind, e.ID, e.Method = PeekOversized(r.rbuf[r.rpos : r.rpos+peek])
-		r.consume(peek)
-		r.skip = uint64(length) - uint64(peek)
-		return Frame{}, e
-	}
-	r.consume(HeaderLen)
-	buf := getBuffer(int(length))
-	n := int(length)
-	c := min(n, r.rend-r.rpos)
-	buf.B = append(buf.B, r.rbuf[r.rpos:r.rpos+c]...)
-	r.consume(c)
-	if rest := n - c; rest > 0 {
-		if rest < readAhead/2 {
-			// Small remainder: refill the read-ahead buffer, which may
-			// also bring the next frames.
-			for len(buf.B) < n {
-				if err := r.fill(); err != nil {
-					putBuffer(buf)
-					if err == io.EOF {
-						return Frame{}, r.truncated("a frame's payload")
+			var n int
+			var err error
+			if room := r.split.payloadRoom(); len(room) >= readAhead/2 {
+				// A large remainder: read it straight into the frame's buffer.
+				n, err = io.ReadFull(r.r, room)
+				r.off += int64(n)
+				if n > 0 {
+					if st := r.split.filled(n); st.Kind == GotFrame {
+						return r.deliver(st.Frame), nil
 					}
-					return Frame{}, err
 				}
-				c := min(n-len(buf.B), r.rend-r.rpos)
-				buf.B = append(buf.B, r.rbuf[r.rpos:r.rpos+c]...)
-				r.consume(c)
+				if err == io.ErrUnexpectedEOF {
+					err = io.EOF
+				}
+			} else {
+				n, err = r.r.Read(r.rbuf)
+				r.rpos, r.rend = 0, n
 			}
-		} else {
-			// Large remainder: read it straight into the frame's buffer.
-			buf.B = buf.B[:n]
-			got, err := io.ReadFull(r.r, buf.B[c:])
-			r.off += int64(got)
-			if err != nil {
-				putBuffer(buf)
-				if err == io.EOF || err == io.ErrUnexpectedEOF {
-					return Frame{}, &TruncatedFrameError{Offset: r.off, What: "a frame's payload"}
+			if n == 0 {
+				if err == nil {
+					if empty++; empty < maxEmptyReads {
+						continue
+					}
+					err = io.ErrNoProgress
+				}
+				if err == io.EOF && r.split.Mid() {
+					err = &TruncatedFrameError{Offset: r.off, What: r.split.inside()}
 				}
 				return Frame{}, err
 			}
+			empty = 0
+			continue
+		}
+		if !r.split.Mid() {
+			r.start = r.off
+		}
+		st := r.split.Feed(r.rbuf[r.rpos:r.rend])
+		r.rpos += st.N
+		r.off += int64(st.N)
+		switch st.Kind {
+		case GotFrame:
+			return r.deliver(st.Frame), nil
+		case GotOversized:
+			e := st.Oversized
+			e.Offset = r.start
+			return Frame{}, &e
 		}
 	}
-	r.live += int64(HeaderLen + n)
-	return Frame{Payload: buf.B, buf: buf}, nil
 }
 
-// ReadMessage reads the next frame and decodes it into a message that
-// owns its memory. An oversized frame is returned as *OversizedError.
-func (r *Reader) ReadMessage() (Message, error) {
-	f, err := r.Next()
-	if err != nil {
-		return nil, err
-	}
-	defer f.Release()
-	return f.Decode()
+func (r *Reader) deliver(f Frame) Frame {
+	r.live += int64(HeaderLen + len(f.Payload))
+	return f
 }
 
 // Writer writes messages as frames to an io.Writer, one Write call each.

@@ -110,15 +110,15 @@ func FuzzFrameReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, stream, sizes []byte) {
 		type event struct {
 			payload []byte
-			over    uint32
+			over    uint64
 		}
 		var viaReader, viaSplitter []event
 		r := codec.NewReader(&chunkReader{b: stream, sizes: sizes}, limit)
 		for {
 			fr, err := r.Next()
-			var oe *codec.OversizedError
+			var oe *codec.FrameTooLargeError
 			if errors.As(err, &oe) {
-				viaReader = append(viaReader, event{over: oe.Length})
+				viaReader = append(viaReader, event{over: oe.Size})
 				continue
 			}
 			if err != nil {
@@ -144,7 +144,7 @@ func FuzzFrameReader(f *testing.F) {
 					viaSplitter = append(viaSplitter, event{payload: bytes.Clone(st.Frame.Payload)})
 					st.Frame.Release()
 				case codec.GotOversized:
-					viaSplitter = append(viaSplitter, event{over: st.Oversized.Length})
+					viaSplitter = append(viaSplitter, event{over: st.Oversized.Size})
 				}
 			}
 			if err != nil {

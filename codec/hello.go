@@ -54,17 +54,17 @@ func (h *Hello) appendCBOR(dst []byte) ([]byte, error) {
 		return dst, err
 	}
 	dst = cbor.AppendMapHead(dst, 5+present(h.Token.Ok, h.Device.Ok))
-	dst = append(dst, 0x00, byte(KindHello), 0x01)
+	dst = append(dst, KeyKind, byte(KindHello), KeyHelloVersions)
 	dst = appendU32Array(dst, h.Versions)
-	dst = appendUintField(dst, 2, uint64(h.MaxFrame))
-	dst = appendUintField(dst, 3, uint64(h.Capabilities))
+	dst = appendUintField(dst, KeyHelloMaxFrame, uint64(h.MaxFrame))
+	dst = appendUintField(dst, KeyHelloCapabilities, uint64(h.Capabilities))
 	if h.Token.Ok {
-		dst = appendTextField(dst, 4, h.Token.Val)
+		dst = appendTextField(dst, KeyHelloToken, h.Token.Val)
 	}
-	dst = appendTextField(dst, 5, h.Agent)
+	dst = appendTextField(dst, KeyHelloAgent, h.Agent)
 	if h.Device.Ok {
 		var err error
-		if dst, err = h.Device.Val.appendField(append(dst, 6), "hello.device"); err != nil {
+		if dst, err = h.Device.Val.appendField(append(dst, KeyHelloDevice), "hello.device"); err != nil {
 			return dst, err
 		}
 	}
@@ -73,21 +73,21 @@ func (h *Hello) appendCBOR(dst []byte) ([]byte, error) {
 
 func (w *Welcome) appendCBOR(dst []byte) ([]byte, error) {
 	dst = cbor.AppendMapHead(dst, 1+present(w.Version.Ok, w.MaxFrame.Ok, w.Error != nil, w.Session.Ok))
-	dst = append(dst, 0x00, byte(KindWelcome))
+	dst = append(dst, KeyKind, byte(KindWelcome))
 	if w.Version.Ok {
-		dst = appendUintField(dst, 1, uint64(w.Version.Val))
+		dst = appendUintField(dst, KeyWelcomeVersion, uint64(w.Version.Val))
 	}
 	if w.MaxFrame.Ok {
-		dst = appendUintField(dst, 2, uint64(w.MaxFrame.Val))
+		dst = appendUintField(dst, KeyWelcomeMaxFrame, uint64(w.MaxFrame.Val))
 	}
 	if w.Error != nil {
 		var err error
-		if dst, err = w.Error.appendCBOR(append(dst, 3), "welcome.error"); err != nil {
+		if dst, err = w.Error.appendCBOR(append(dst, KeyWelcomeError), "welcome.error"); err != nil {
 			return dst, err
 		}
 	}
 	if w.Session.Ok {
-		dst = appendUintField(dst, 4, w.Session.Val)
+		dst = appendUintField(dst, KeyWelcomeSession, w.Session.Val)
 	}
 	return dst, nil
 }
@@ -99,17 +99,17 @@ func (v *Device) appendField(dst []byte, field string) ([]byte, error) {
 	if err := checkText(v.ABI, field, ".abi"); err != nil {
 		return dst, err
 	}
-	dst = appendTextField(append(dst, 0xa4), 0, v.Model)
-	dst = appendUintField(dst, 1, uint64(v.SDK))
-	dst = appendTextField(dst, 2, v.ABI)
-	return v.Display.appendCBOR(append(dst, 3)), nil
+	dst = appendTextField(append(dst, 0xa4), KeyDeviceModel, v.Model)
+	dst = appendUintField(dst, KeyDeviceSDK, uint64(v.SDK))
+	dst = appendTextField(dst, KeyDeviceABI, v.ABI)
+	return v.Display.appendCBOR(append(dst, KeyDeviceDisplay)), nil
 }
 
 func (v *Display) appendCBOR(dst []byte) []byte {
-	dst = appendUintField(append(dst, 0xa4), 0, uint64(v.Width))
-	dst = appendUintField(dst, 1, uint64(v.Height))
-	dst = appendUintField(dst, 2, uint64(v.DensityDPI))
-	return appendUintField(dst, 3, uint64(v.Rotation))
+	dst = appendUintField(append(dst, 0xa4), KeyDisplayWidth, uint64(v.Width))
+	dst = appendUintField(dst, KeyDisplayHeight, uint64(v.Height))
+	dst = appendUintField(dst, KeyDisplayDensityDPI, uint64(v.DensityDPI))
+	return appendUintField(dst, KeyDisplayRotation, uint64(v.Rotation))
 }
 
 func (e *Error) appendCBOR(dst []byte, field string) ([]byte, error) {
@@ -119,119 +119,27 @@ func (e *Error) appendCBOR(dst []byte, field string) ([]byte, error) {
 	if err := checkText(e.Message, field, ".message"); err != nil {
 		return dst, err
 	}
-	dst = appendTextField(append(dst, 0xa3), 0, string(e.Code))
-	dst = appendTextField(dst, 1, e.Message)
-	return appendBoolField(dst, 2, e.Retryable), nil
+	dst = appendTextField(append(dst, 0xa3), KeyErrorCode, string(e.Code))
+	dst = appendTextField(dst, KeyErrorMessage, e.Message)
+	return appendBoolField(dst, KeyErrorRetryable, e.Retryable), nil
 }
-
-var helloNames = []string{"kind", "versions", "max_frame", "capabilities", "token", "agent", "device"}
 
 func (d *decoder) hello(h *Hello, it mapIter) error {
-	return d.walk(it, 1<<0|1<<1|1<<2|1<<3|1<<5, helloNames, func(k uint64) (err error) {
-		switch k {
-		case 0:
-			err = d.checkKind(KindHello)
-		case 1:
-			h.Versions, err = d.u32Array()
-		case 2:
-			h.MaxFrame, err = d.u32()
-		case 3:
-			var c uint32
-			c, err = d.u32()
-			h.Capabilities = Capabilities(c)
-		case 4:
-			h.Token, err = d.optText()
-		case 5:
-			h.Agent, err = d.text()
-		default:
-			h.Device = Opt[Device]{Ok: true}
-			err = d.device(&h.Device.Val)
-		}
-		return err
-	}, func(k uint64) {
-		switch k {
-		case 4:
-			h.Token = Opt[string]{}
-		case 6:
-			h.Device = Opt[Device]{}
-		}
-	})
+	return d.walkValues(it, HelloFields, KindHello, &h.Versions, &h.MaxFrame, &h.Capabilities, &h.Token, &h.Agent, &h.Device)
 }
-
-var welcomeNames = []string{"kind", "version", "max_frame", "error", "session"}
 
 func (d *decoder) welcome(w *Welcome, it mapIter) error {
-	return d.walk(it, 1, welcomeNames, func(k uint64) (err error) {
-		switch k {
-		case 0:
-			err = d.checkKind(KindWelcome)
-		case 1:
-			w.Version, err = d.optU32()
-		case 2:
-			w.MaxFrame, err = d.optU32()
-		case 3:
-			w.Error = new(Error)
-			err = d.protoError(w.Error)
-		default:
-			w.Session, err = d.optU64()
-		}
-		return err
-	}, func(k uint64) {
-		switch k {
-		case 1:
-			w.Version = Opt[uint32]{}
-		case 2:
-			w.MaxFrame = Opt[uint32]{}
-		case 3:
-			w.Error = nil
-		case 4:
-			w.Session = Opt[uint64]{}
-		}
-	})
+	return d.walkValues(it, WelcomeFields, KindWelcome, &w.Version, &w.MaxFrame, &w.Error, &w.Session)
 }
-
-var deviceNames = []string{"model", "sdk", "abi", "display"}
 
 func (d *decoder) device(v *Device) error {
-	return d.fields(0xf, deviceNames, func(k uint64) (err error) {
-		switch k {
-		case 0:
-			v.Model, err = d.text()
-		case 1:
-			v.SDK, err = d.u32()
-		case 2:
-			v.ABI, err = d.text()
-		default:
-			err = d.display(&v.Display)
-		}
-		return err
-	}, nil)
+	return d.scalars(DeviceFields, &v.Model, &v.SDK, &v.ABI, &v.Display)
 }
-
-var displayNames = []string{"width", "height", "density_dpi", "rotation"}
 
 func (d *decoder) display(v *Display) error {
-	return d.fields(0xf, displayNames, func(k uint64) (err error) {
-		dst := [...]*uint32{&v.Width, &v.Height, &v.DensityDPI, &v.Rotation}[k]
-		*dst, err = d.u32()
-		return err
-	}, nil)
+	return d.scalars(DisplayFields, &v.Width, &v.Height, &v.DensityDPI, &v.Rotation)
 }
 
-var errorNames = []string{"code", "message", "retryable"}
-
 func (d *decoder) protoError(e *Error) error {
-	return d.fields(7, errorNames, func(k uint64) (err error) {
-		switch k {
-		case 0:
-			var c string
-			c, err = d.text()
-			e.Code = Code(c)
-		case 1:
-			e.Message, err = d.text()
-		default:
-			e.Retryable, err = d.Bool()
-		}
-		return err
-	}, nil)
+	return d.scalars(ErrorFields, &e.Code, &e.Message, &e.Retryable)
 }

@@ -40,9 +40,9 @@ func (*Ping) Kind() Kind { return KindPing }
 func (*Pong) Kind() Kind { return KindPong }
 
 func (p *Ping) appendCBOR(dst []byte) ([]byte, error) {
-	return appendUintField(append(dst, 0xa2, 0x00, byte(KindPing)), 1, p.Nonce), nil
+	return appendUintField(append(dst, 0xa2, KeyKind, byte(KindPing)), KeyNonce, p.Nonce), nil
 }
 
 func (p *Pong) appendCBOR(dst []byte) ([]byte, error) {
-	return appendUintField(append(dst, 0xa2, 0x00, byte(KindPong)), 1, p.Nonce), nil
+	return appendUintField(append(dst, 0xa2, KeyKind, byte(KindPong)), KeyNonce, p.Nonce), nil
 }

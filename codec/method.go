@@ -26,24 +26,52 @@ const (
 type methodInfo struct {
 	name string
 	cap  Capabilities // needed to call it; 0 for none
+
+	params   *Fields // the parameter map's keys
+	result   *Fields // the result map's keys
+	optional bool    // every parameter is optional: {} is a valid parameter map
+
+	newParams   func() Params                        // an empty parameter set (ParamsFor)
+	newRequest  func() *Request                      // a request allocated with an empty parameter set
+	newResult   func() Result                        // an empty result (ResultFor); nil for Empty
+	newResponse func(d *decoder) (*Response, Result) // a response allocated with an empty result; nil for Empty
 }
 
 // methods is the method table, indexed by id. Everything that needs a
-// method's name or capability reads it from here.
+// method's name, capability, parameter or result type reads it from here.
 var methods = [...]methodInfo{
-	MethodSnapshot:    {"snapshot", CapTree},
-	MethodBounds:      {"bounds", CapBounds},
-	MethodTap:         {"tap", CapInput},
-	MethodLongPress:   {"long_press", CapInput},
-	MethodSwipe:       {"swipe", CapInput},
-	MethodKey:         {"key", CapInput},
-	MethodTypeText:    {"type_text", CapInput},
-	MethodSetText:     {"set_text", CapTextSet},
-	MethodScreenshot:  {"screenshot", CapScreenshot},
-	MethodFramesStart: {"frames_start", CapFrames},
-	MethodFramesStop:  {"frames_stop", CapFrames},
-	MethodResync:      {"resync", CapEvents},
-	MethodDeviceInfo:  {"device_info", 0},
+	MethodSnapshot: {name: "snapshot", cap: CapTree, params: snapshotParamFields, result: SnapshotFields,
+		newParams:  func() Params { return &SnapshotParams{Evict: []uint32{}} },
+		newRequest: requestOf[SnapshotParams], newResult: func() Result { return new(Snapshot) }, newResponse: snapshotResponseOf},
+	MethodBounds: {name: "bounds", cap: CapBounds, params: boundsParamFields, result: boundsResultFields,
+		newParams:  func() Params { return &BoundsParams{Nodes: []uint32{}} },
+		newRequest: requestOf[BoundsParams], newResult: func() Result { return new(BoundsResult) }, newResponse: responseOf[BoundsResult]},
+	MethodTap: {name: "tap", cap: CapInput, params: tapParamFields, result: emptyFields,
+		newParams: func() Params { return new(TapParams) }, newRequest: requestOf[TapParams]},
+	MethodLongPress: {name: "long_press", cap: CapInput, params: longPressParamFields, result: emptyFields,
+		newParams: func() Params { return new(LongPressParams) }, newRequest: requestOf[LongPressParams]},
+	MethodSwipe: {name: "swipe", cap: CapInput, params: swipeParamFields, result: emptyFields,
+		newParams: func() Params { return new(SwipeParams) }, newRequest: requestOf[SwipeParams]},
+	MethodKey: {name: "key", cap: CapInput, params: keyParamFields, result: emptyFields,
+		newParams: func() Params { return new(KeyParams) }, newRequest: requestOf[KeyParams]},
+	MethodTypeText: {name: "type_text", cap: CapInput, params: typeTextParamFields, result: emptyFields,
+		newParams: func() Params { return new(TypeTextParams) }, newRequest: requestOf[TypeTextParams]},
+	MethodSetText: {name: "set_text", cap: CapTextSet, params: setTextParamFields, result: emptyFields,
+		newParams: func() Params { return new(SetTextParams) }, newRequest: requestOf[SetTextParams]},
+	MethodScreenshot: {name: "screenshot", cap: CapScreenshot, params: screenshotParamFields, result: screenshotResultFields, optional: true,
+		newParams:  func() Params { return new(ScreenshotParams) },
+		newRequest: requestOf[ScreenshotParams], newResult: func() Result { return new(ScreenshotResult) }, newResponse: responseOf[ScreenshotResult]},
+	MethodFramesStart: {name: "frames_start", cap: CapFrames, params: framesStartParamFields, result: framesStartResultFields, optional: true,
+		newParams:  func() Params { return new(FramesStartParams) },
+		newRequest: requestOf[FramesStartParams], newResult: func() Result { return new(FramesStartResult) }, newResponse: responseOf[FramesStartResult]},
+	MethodFramesStop: {name: "frames_stop", cap: CapFrames, params: emptyFields, result: emptyFields, optional: true,
+		newParams: func() Params { return new(FramesStopParams) }, newRequest: requestOf[FramesStopParams]},
+	MethodResync: {name: "resync", cap: CapEvents, params: resyncParamFields, result: resyncResultFields,
+		newParams:  func() Params { return new(ResyncParams) },
+		newRequest: requestOf[ResyncParams], newResult: func() Result { return new(ResyncResult) }, newResponse: responseOf[ResyncResult]},
+	MethodDeviceInfo: {name: "device_info", params: emptyFields, result: DeviceFields, optional: true,
+		newParams:  func() Params { return new(DeviceInfoParams) },
+		newRequest: requestOf[DeviceInfoParams], newResult: func() Result { return new(Device) }, newResponse: responseOf[Device]},
 }
 
 // Known reports whether m is a method of this protocol version.
@@ -84,4 +112,51 @@ func ParseMethod(s string) (Method, bool) {
 	}
 	v, err := strconv.ParseUint(s, 10, 32)
 	return Method(v), err == nil
+}
+
+// info is m's row of the method table; the zero row for an unknown m.
+func (m Method) info() *methodInfo {
+	if m.Known() {
+		return &methods[m]
+	}
+	return &unknownMethod
+}
+
+// unknownMethod is the row of every method this version does not know.
+var unknownMethod methodInfo
+
+// ParamFields describes m's parameter map; nil when m is unknown.
+func (m Method) ParamFields() *Fields { return m.info().params }
+
+// ResultFields describes m's result map; nil when m is unknown.
+func (m Method) ResultFields() *Fields { return m.info().result }
+
+// OptionalParams reports whether every parameter of m is optional, so
+// that {} is a valid parameter map and a nil Params encodes as {}.
+func (m Method) OptionalParams() bool { return m.info().optional }
+
+// EmptyResult reports whether m's result is Empty, {} on the wire.
+func (m Method) EmptyResult() bool { return m.Known() && methods[m].newResult == nil }
+
+// ParamsFor returns a new, empty parameter set for method m, or nil when m
+// is unknown.
+func ParamsFor(m Method) Params {
+	if m.Known() {
+		return methods[m].newParams()
+	}
+	return nil
+}
+
+var theEmpty Empty
+
+// ResultFor returns a new, empty result for method m, or nil when m is
+// unknown.
+func ResultFor(m Method) Result {
+	switch {
+	case !m.Known():
+		return nil
+	case methods[m].newResult == nil:
+		return &theEmpty
+	}
+	return methods[m].newResult()
 }

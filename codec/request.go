@@ -4,6 +4,8 @@ import (
 	"slices"
 
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cborat"
+	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // Request asks the agent to run a method.
@@ -154,79 +156,45 @@ func (*ResyncParams) Method() Method { return MethodResync }
 // Method returns MethodDeviceInfo.
 func (*DeviceInfoParams) Method() Method { return MethodDeviceInfo }
 
-// ParamsFor returns a new, empty parameter set for method m, or nil when m
-// is unknown.
-func ParamsFor(m Method) Params {
-	switch m {
-	case MethodSnapshot:
-		return &SnapshotParams{Evict: []uint32{}}
-	case MethodBounds:
-		return &BoundsParams{Nodes: []uint32{}}
-	case MethodTap:
-		return new(TapParams)
-	case MethodLongPress:
-		return new(LongPressParams)
-	case MethodSwipe:
-		return new(SwipeParams)
-	case MethodKey:
-		return new(KeyParams)
-	case MethodTypeText:
-		return new(TypeTextParams)
-	case MethodSetText:
-		return new(SetTextParams)
-	case MethodScreenshot:
-		return new(ScreenshotParams)
-	case MethodFramesStart:
-		return new(FramesStartParams)
-	case MethodFramesStop:
-		return new(FramesStopParams)
-	case MethodResync:
-		return new(ResyncParams)
-	case MethodDeviceInfo:
-		return new(DeviceInfoParams)
-	}
-	return nil
-}
-
 func (r *Request) appendCBOR(dst []byte) ([]byte, error) {
 	if r.Params != nil && r.Params.Method() != r.Method {
 		return dst, &EncodeError{Field: "request.params", Detail: "parameters of " + r.Params.Method().String() + " in a " + r.Method.String() + " request"}
 	}
-	if r.Params == nil && r.Method.Known() && !optionalParams(r.Method) {
+	if r.Params == nil && r.Method.Known() && !methods[r.Method].optional {
 		return dst, &EncodeError{Field: "request.params", Detail: r.Method.String() + " needs its parameters; nil encodes {}, which does not decode"}
 	}
 	// The envelope and the params of the input methods, the hot path of
 	// a daemon driving a device, are written into room reserved once.
 	dst = slices.Grow(dst, requestRoom)
 	b := dst[len(dst) : len(dst)+requestRoom]
-	b[0], b[1], b[2], b[3] = 0xa4+byte(present(r.DeadlineMS.Ok)), 0x00, byte(KindRequest), 1
-	i := cbor.PutUint(b, 4, r.ID)
-	b[i] = 2
+	b[0], b[1], b[2], b[3] = 0xa4+byte(present(r.DeadlineMS.Ok)), KeyKind, byte(KindRequest), KeyRequestID
+	i := cborat.PutUint(b, 4, r.ID)
+	b[i] = KeyRequestMethod
 	i = putU32(b, i+1, uint32(r.Method))
-	b[i] = 3
+	b[i] = KeyRequestParams
 	i++
 	switch p := r.Params.(type) {
 	case nil:
 		b[i] = 0xa0
 		i++
 	case *TapParams:
-		b[i], b[i+1] = 0xa2, 0
+		b[i], b[i+1] = 0xa2, KeyTapParamsX
 		i = putI32(b, i+2, p.X)
-		b[i] = 1
+		b[i] = KeyTapParamsY
 		i = putI32(b, i+1, p.Y)
 	case *SwipeParams:
-		b[i], b[i+1] = 0xa5+byte(present(p.RestMS.Ok)), 0
+		b[i], b[i+1] = 0xa5+byte(present(p.RestMS.Ok)), KeySwipeParamsX1
 		i = putI32(b, i+2, p.X1)
-		b[i] = 1
+		b[i] = KeySwipeParamsY1
 		i = putI32(b, i+1, p.Y1)
-		b[i] = 2
+		b[i] = KeySwipeParamsX2
 		i = putI32(b, i+1, p.X2)
-		b[i] = 3
+		b[i] = KeySwipeParamsY2
 		i = putI32(b, i+1, p.Y2)
-		b[i] = 4
+		b[i] = KeySwipeParamsDurationMS
 		i = putU32(b, i+1, p.DurationMS)
 		if p.RestMS.Ok {
-			b[i] = 5
+			b[i] = KeySwipeParamsRestMS
 			i = putU32(b, i+1, p.RestMS.Val)
 		}
 	default:
@@ -237,10 +205,10 @@ func (r *Request) appendCBOR(dst []byte) ([]byte, error) {
 		if !r.DeadlineMS.Ok {
 			return dst, nil
 		}
-		return appendUintField(dst, 4, uint64(r.DeadlineMS.Val)), nil
+		return appendUintField(dst, KeyRequestDeadlineMS, uint64(r.DeadlineMS.Val)), nil
 	}
 	if r.DeadlineMS.Ok {
-		b[i] = 4
+		b[i] = KeyRequestDeadlineMS
 		i = putU32(b, i+1, r.DeadlineMS.Val)
 	}
 	return dst[:len(dst)+i], nil
@@ -260,86 +228,84 @@ func appendOptU32(dst []byte, key byte, o Opt[uint32]) []byte {
 
 func (p *SnapshotParams) appendCBOR(dst []byte) ([]byte, error) {
 	dst = cbor.AppendMapHead(dst, 1+present(p.MaxDepth.Ok, p.MaxNodes.Ok, p.MaxWindows.Ok, p.EvictEventLess.Ok))
-	dst = appendOptU32(dst, 0, p.MaxDepth)
-	dst = appendOptU32(dst, 1, p.MaxNodes)
-	dst = appendOptU32(dst, 2, p.MaxWindows)
+	dst = appendOptU32(dst, KeySnapshotParamsMaxDepth, p.MaxDepth)
+	dst = appendOptU32(dst, KeySnapshotParamsMaxNodes, p.MaxNodes)
+	dst = appendOptU32(dst, KeySnapshotParamsMaxWindows, p.MaxWindows)
 	if p.EvictEventLess.Ok {
-		dst = appendBoolField(dst, 3, p.EvictEventLess.Val)
+		dst = appendBoolField(dst, KeySnapshotParamsEvictEventLess, p.EvictEventLess.Val)
 	}
-	return appendU32Array(append(dst, 4), p.Evict), nil
+	return appendU32Array(append(dst, KeySnapshotParamsEvict), p.Evict), nil
 }
 
 func (p *BoundsParams) appendCBOR(dst []byte) ([]byte, error) {
-	return appendU32Array(append(dst, 0xa1, 0), p.Nodes), nil
+	return appendU32Array(append(dst, 0xa1, KeyBoundsParamsNodes), p.Nodes), nil
 }
 
 func (p *TapParams) appendCBOR(dst []byte) ([]byte, error) {
-	dst = appendIntField(append(dst, 0xa2), 0, int64(p.X))
-	return appendIntField(dst, 1, int64(p.Y)), nil
+	dst = appendIntField(append(dst, 0xa2), KeyTapParamsX, int64(p.X))
+	return appendIntField(dst, KeyTapParamsY, int64(p.Y)), nil
 }
 
 func (p *LongPressParams) appendCBOR(dst []byte) ([]byte, error) {
-	dst = appendIntField(append(dst, 0xa3), 0, int64(p.X))
-	dst = appendIntField(dst, 1, int64(p.Y))
-	return appendUintField(dst, 2, uint64(p.DurationMS)), nil
+	dst = appendIntField(append(dst, 0xa3), KeyLongPressParamsX, int64(p.X))
+	dst = appendIntField(dst, KeyLongPressParamsY, int64(p.Y))
+	return appendUintField(dst, KeyLongPressParamsDurationMS, uint64(p.DurationMS)), nil
 }
 
 func (p *SwipeParams) appendCBOR(dst []byte) ([]byte, error) {
 	dst = cbor.AppendMapHead(dst, 5+present(p.RestMS.Ok))
-	dst = appendIntField(dst, 0, int64(p.X1))
-	dst = appendIntField(dst, 1, int64(p.Y1))
-	dst = appendIntField(dst, 2, int64(p.X2))
-	dst = appendIntField(dst, 3, int64(p.Y2))
-	dst = appendUintField(dst, 4, uint64(p.DurationMS))
-	return appendOptU32(dst, 5, p.RestMS), nil
+	dst = appendIntField(dst, KeySwipeParamsX1, int64(p.X1))
+	dst = appendIntField(dst, KeySwipeParamsY1, int64(p.Y1))
+	dst = appendIntField(dst, KeySwipeParamsX2, int64(p.X2))
+	dst = appendIntField(dst, KeySwipeParamsY2, int64(p.Y2))
+	dst = appendUintField(dst, KeySwipeParamsDurationMS, uint64(p.DurationMS))
+	return appendOptU32(dst, KeySwipeParamsRestMS, p.RestMS), nil
 }
 
 func (p *KeyParams) appendCBOR(dst []byte) ([]byte, error) {
 	dst = cbor.AppendMapHead(dst, 1+present(p.Meta.Ok))
-	dst = appendUintField(dst, 0, uint64(p.Keycode))
-	return appendOptU32(dst, 1, p.Meta), nil
+	dst = appendUintField(dst, KeyKeyParamsKeycode, uint64(p.Keycode))
+	return appendOptU32(dst, KeyKeyParamsMeta, p.Meta), nil
 }
 
 func (p *TypeTextParams) appendCBOR(dst []byte) ([]byte, error) {
 	if err := checkText(p.Text, "request.params.text", ""); err != nil {
 		return dst, err
 	}
-	return appendTextField(append(dst, 0xa1), 0, p.Text), nil
+	return appendTextField(append(dst, 0xa1), KeyTypeTextParamsText, p.Text), nil
 }
 
 func (p *SetTextParams) appendCBOR(dst []byte) ([]byte, error) {
 	if err := checkText(p.Text, "request.params.text", ""); err != nil {
 		return dst, err
 	}
-	dst = appendUintField(append(dst, 0xa2), 0, uint64(p.Node))
-	return appendTextField(dst, 1, p.Text), nil
+	dst = appendUintField(append(dst, 0xa2), KeySetTextParamsNode, uint64(p.Node))
+	return appendTextField(dst, KeySetTextParamsText, p.Text), nil
 }
 
 func (p *ScreenshotParams) appendCBOR(dst []byte) ([]byte, error) {
 	dst = cbor.AppendMapHead(dst, present(p.Format.Ok, p.Quality.Ok, p.ScalePct.Ok))
-	dst = appendOptU32(dst, 0, p.Format)
-	dst = appendOptU32(dst, 1, p.Quality)
-	return appendOptU32(dst, 2, p.ScalePct), nil
+	dst = appendOptU32(dst, KeyScreenshotParamsFormat, p.Format)
+	dst = appendOptU32(dst, KeyScreenshotParamsQuality, p.Quality)
+	return appendOptU32(dst, KeyScreenshotParamsScalePct, p.ScalePct), nil
 }
 
 func (p *FramesStartParams) appendCBOR(dst []byte) ([]byte, error) {
 	dst = cbor.AppendMapHead(dst, present(p.MaxFPS.Ok, p.ScalePct.Ok, p.Quality.Ok))
-	dst = appendOptU32(dst, 0, p.MaxFPS)
-	dst = appendOptU32(dst, 1, p.ScalePct)
-	return appendOptU32(dst, 2, p.Quality), nil
+	dst = appendOptU32(dst, KeyFramesStartParamsMaxFPS, p.MaxFPS)
+	dst = appendOptU32(dst, KeyFramesStartParamsScalePct, p.ScalePct)
+	return appendOptU32(dst, KeyFramesStartParamsQuality, p.Quality), nil
 }
 
 func (*FramesStopParams) appendCBOR(dst []byte) ([]byte, error) { return append(dst, 0xa0), nil }
 
 func (p *ResyncParams) appendCBOR(dst []byte) ([]byte, error) {
-	return appendUintField(append(dst, 0xa1), 0, uint64(p.Stream)), nil
+	return appendUintField(append(dst, 0xa1), KeyResyncParamsStream, uint64(p.Stream)), nil
 }
 
 func (*DeviceInfoParams) appendCBOR(dst []byte) ([]byte, error) { return append(dst, 0xa0), nil }
 
 // Decoding.
-
-var requestNames = []string{"kind", "id", "method", "params", "deadline_ms"}
 
 // request decodes the rest of a request map opened by message. The
 // method (key 2) decides how to read the params (key 3); the canonical
@@ -354,34 +320,29 @@ func (d *decoder) request(it mapIter) (*Request, error) {
 		method     Method
 		haveMethod bool
 	)
-	start, n, seen := it.start, it.n, it.seen
-	for i := it.i; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return nil, err
-		}
-		if d.Null() {
+	fi := cbor.FieldsFrom(it.start, it.n, it.i, it.seen, RequestFields.Len())
+	for fi.Next(&d.Decoder) {
+		k := fi.Key()
+		if fi.Null() {
 			switch k {
-			case 2:
+			case KeyRequestMethod:
 				haveMethod = false
-			case 3:
+			case KeyRequestParams:
 				if r != nil {
 					r.Params = nil
 				}
-			case 4:
+			case KeyRequestDeadlineMS:
 				deadline = Opt[uint32]{}
-			}
-			if k < 32 {
-				seen &^= 1 << k
 			}
 			continue
 		}
+		var err error
 		switch k {
-		case 0:
+		case KeyKind:
 			err = d.checkKind(KindRequest)
-		case 1:
+		case KeyRequestID:
 			id, err = d.u64()
-		case 2:
+		case KeyRequestMethod:
 			var v uint32
 			at := d.Offset()
 			if v, err = d.u32(); err == nil {
@@ -390,11 +351,11 @@ func (d *decoder) request(it mapIter) (*Request, error) {
 				}
 				method, haveMethod = Method(v), true
 			}
-		case 3:
+		case KeyRequestParams:
 			if r == nil {
 				if !haveMethod {
 					if method, haveMethod, err = d.peekMethodAt(it.head); err != nil {
-						return nil, cbor.In(err, "method")
+						return nil, cborerr.In(err, "method")
 					}
 				}
 				r = newRequest(method)
@@ -409,22 +370,17 @@ func (d *decoder) request(it mapIter) (*Request, error) {
 			} else {
 				err = r.Params.decodeFrom(d)
 			}
-		case 4:
+		case KeyRequestDeadlineMS:
 			deadline, err = d.optU32()
-		default:
-			err = d.Skip()
 		}
 		if err != nil {
-			if k < uint64(len(requestNames)) {
-				err = cbor.In(err, requestNames[k])
-			}
-			return nil, err
-		}
-		if k < 32 {
-			seen |= 1 << k
+			return nil, RequestFields.In(err, k)
 		}
 	}
-	if err := cbor.Missing(0xf, seen, requestNames, start); err != nil {
+	if err := fi.Err(); err != nil {
+		return nil, err
+	}
+	if err := RequestFields.Missing(fi.Seen(), it.start); err != nil {
 		return nil, err
 	}
 	r.ID, r.DeadlineMS = id, deadline
@@ -468,15 +424,15 @@ func (d *decoder) scanMethod() (m Method, found bool, err error) {
 			return 0, false, nil
 		}
 		switch {
-		case k == 2 && d.Null():
+		case k == KeyRequestMethod && d.Null():
 			found = false
-		case k == 2:
+		case k == KeyRequestMethod:
 			v, err := d.u32()
 			if err != nil {
 				return 0, false, err
 			}
 			m, found = Method(v), true
-		case k == 3 && found:
+		case k == KeyRequestParams && found:
 			return m, true, nil
 		default:
 			if d.Skip() != nil {
@@ -490,211 +446,201 @@ func (d *decoder) scanMethod() (m Method, found bool, err error) {
 // Parameter decoders. Each resets its receiver, so a repeated key's last
 // value wins whole.
 
-var snapshotParamNames = []string{"max_depth", "max_nodes", "max_windows", "evict_event_less", "evict"}
-
 func (p *SnapshotParams) decodeFrom(d *decoder) error {
 	*p = SnapshotParams{}
-	return d.fields(1<<4, snapshotParamNames, func(k uint64) (err error) {
-		switch k {
-		case 0:
-			p.MaxDepth, err = d.optU32()
-		case 1:
-			p.MaxNodes, err = d.optU32()
-		case 2:
-			p.MaxWindows, err = d.optU32()
-		case 3:
-			p.EvictEventLess, err = d.optBool()
-		default:
-			p.Evict, err = d.u32Array()
-		}
-		return err
-	}, func(k uint64) {
-		switch k {
-		case 0:
-			p.MaxDepth = Opt[uint32]{}
-		case 1:
-			p.MaxNodes = Opt[uint32]{}
-		case 2:
-			p.MaxWindows = Opt[uint32]{}
-		case 3:
-			p.EvictEventLess = Opt[bool]{}
-		case 4:
-			p.Evict = nil
-		}
-	})
+	return d.scalars(snapshotParamFields, &p.MaxDepth, &p.MaxNodes, &p.MaxWindows, &p.EvictEventLess, &p.Evict)
 }
 
 func (p *BoundsParams) decodeFrom(d *decoder) error {
 	*p = BoundsParams{}
-	return d.fields(1, []string{"nodes"}, func(k uint64) (err error) {
-		p.Nodes, err = d.u32Array()
-		return err
-	}, nil)
+	return d.scalars(boundsParamFields, &p.Nodes)
 }
 
 func (p *TapParams) decodeFrom(d *decoder) error {
 	*p = TapParams{}
-	return d.fields(3, []string{"x", "y"}, func(k uint64) (err error) {
-		if k == 0 {
-			p.X, err = d.i32()
-		} else {
-			p.Y, err = d.i32()
-		}
-		return err
-	}, nil)
+	return d.scalars(tapParamFields, &p.X, &p.Y)
 }
 
 func (p *LongPressParams) decodeFrom(d *decoder) error {
 	*p = LongPressParams{}
-	return d.fields(7, []string{"x", "y", "duration_ms"}, func(k uint64) (err error) {
-		switch k {
-		case 0:
-			p.X, err = d.i32()
-		case 1:
-			p.Y, err = d.i32()
-		default:
-			p.DurationMS, err = d.u32()
-		}
-		return err
-	}, nil)
+	return d.scalars(longPressParamFields, &p.X, &p.Y, &p.DurationMS)
 }
 
 func (p *SwipeParams) decodeFrom(d *decoder) error {
 	*p = SwipeParams{}
-	return d.fields(0x1f, []string{"x1", "y1", "x2", "y2", "duration_ms", "rest_ms"}, func(k uint64) (err error) {
-		switch k {
-		case 0:
-			p.X1, err = d.i32()
-		case 1:
-			p.Y1, err = d.i32()
-		case 2:
-			p.X2, err = d.i32()
-		case 3:
-			p.Y2, err = d.i32()
-		case 4:
-			p.DurationMS, err = d.u32()
-		default:
-			p.RestMS, err = d.optU32()
-		}
-		return err
-	}, func(k uint64) { p.RestMS = Opt[uint32]{} })
+	return d.scalars(swipeParamFields, &p.X1, &p.Y1, &p.X2, &p.Y2, &p.DurationMS, &p.RestMS)
 }
 
 func (p *KeyParams) decodeFrom(d *decoder) error {
 	*p = KeyParams{}
-	return d.fields(1, []string{"keycode", "meta"}, func(k uint64) (err error) {
-		if k == 0 {
-			p.Keycode, err = d.u32()
-		} else {
-			p.Meta, err = d.optU32()
-		}
-		return err
-	}, func(k uint64) { p.Meta = Opt[uint32]{} })
+	return d.scalars(keyParamFields, &p.Keycode, &p.Meta)
 }
 
 func (p *TypeTextParams) decodeFrom(d *decoder) error {
 	*p = TypeTextParams{}
-	return d.fields(1, []string{"text"}, func(k uint64) (err error) {
-		p.Text, err = d.text()
-		return err
-	}, nil)
+	return d.scalars(typeTextParamFields, &p.Text)
 }
 
 func (p *SetTextParams) decodeFrom(d *decoder) error {
 	*p = SetTextParams{}
-	return d.fields(3, []string{"node", "text"}, func(k uint64) (err error) {
-		if k == 0 {
-			p.Node, err = d.u32()
-		} else {
-			p.Text, err = d.text()
-		}
-		return err
-	}, nil)
+	return d.scalars(setTextParamFields, &p.Node, &p.Text)
 }
 
 func (p *ScreenshotParams) decodeFrom(d *decoder) error {
 	*p = ScreenshotParams{}
-	return d.optU32Fields([]string{"format", "quality", "scale_pct"}, &p.Format, &p.Quality, &p.ScalePct)
+	return d.scalars(screenshotParamFields, &p.Format, &p.Quality, &p.ScalePct)
 }
 
 func (p *FramesStartParams) decodeFrom(d *decoder) error {
 	*p = FramesStartParams{}
-	return d.optU32Fields([]string{"max_fps", "scale_pct", "quality"}, &p.MaxFPS, &p.ScalePct, &p.Quality)
+	return d.scalars(framesStartParamFields, &p.MaxFPS, &p.ScalePct, &p.Quality)
 }
 
-func (*FramesStopParams) decodeFrom(d *decoder) error { return d.fields(0, nil, nil, nil) }
+func (*FramesStopParams) decodeFrom(d *decoder) error { return d.fields(emptyFields, nil, nil) }
 
 func (p *ResyncParams) decodeFrom(d *decoder) error {
 	*p = ResyncParams{}
-	return d.fields(1, []string{"stream"}, func(k uint64) error {
-		v, err := d.u32()
-		p.Stream = Stream(v)
-		return err
-	}, nil)
+	return d.scalars(resyncParamFields, &p.Stream)
 }
 
-func (*DeviceInfoParams) decodeFrom(d *decoder) error { return d.fields(0, nil, nil, nil) }
+func (*DeviceInfoParams) decodeFrom(d *decoder) error { return d.fields(emptyFields, nil, nil) }
 
-// fields walks a map whose known keys are 0..len(names)-1: it calls read
-// for each known key with a non-null value, clear for a known key with a
-// null value (when clear is non-nil), skips every other key, and checks
-// that the keys in the need mask were present. It is how every map but a
+// fields walks a map described by f: it calls read for each known key
+// with a non-null value, clear for a known key with a null value (when
+// clear is non-nil), skips every other key, and checks that f's required
+// keys were present. It is how every map but a
 // node, a request and a response is read.
-func (d *decoder) fields(need uint32, names []string, read func(k uint64) error, clear func(k uint64)) error {
+func (d *decoder) fields(f *Fields, read func(k uint64) error, clear func(k uint64)) error {
 	start := d.Offset()
 	n, err := d.mapHead()
 	if err != nil {
 		return err
 	}
-	return d.walk(mapIter{start: start, n: n}, need, names, read, clear)
+	return d.walk(mapIter{start: start, n: n}, f, read, clear)
 }
 
-// walk is fields for a map already opened (and maybe partly read) by it.
-func (d *decoder) walk(it mapIter, need uint32, names []string, read func(k uint64) error, clear func(k uint64)) error {
-	seen := it.seen
-	for i := it.i; d.More(it.n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return err
-		}
-		known := k < uint64(len(names))
-		if d.Null() {
-			if known {
-				seen &^= 1 << k
-				if clear != nil {
-					clear(k)
-				}
-			}
-			continue
-		}
-		if !known {
-			if err := d.Skip(); err != nil {
-				return err
+// walk is fields for a map already opened (and maybe partly read) by m.
+func (d *decoder) walk(m mapIter, f *Fields, read func(k uint64) error, clear func(k uint64)) error {
+	it := cbor.FieldsFrom(m.start, m.n, m.i, m.seen, len(f.names))
+	for it.Next(&d.Decoder) {
+		k := it.Key()
+		if it.Null() {
+			if clear != nil {
+				clear(k)
 			}
 			continue
 		}
 		if err := read(k); err != nil {
-			return cbor.In(err, names[k])
+			return cborerr.In(err, f.names[k])
 		}
-		seen |= 1 << k
 	}
-	return cbor.Missing(need, seen, names, it.start)
-}
-
-// optU32Fields decodes a map of optional u32 fields at keys 0, 1, ...
-func (d *decoder) optU32Fields(names []string, dst ...*Opt[uint32]) error {
-	return d.fields(0, names, func(k uint64) (err error) {
-		*dst[k], err = d.optU32()
+	if err := it.Err(); err != nil {
 		return err
-	}, func(k uint64) { *dst[k] = Opt[uint32]{} })
+	}
+	return f.Missing(it.Seen(), m.start)
 }
 
-// optionalParams reports whether every parameter of m is optional, so
-// that {} is a valid parameter map.
-func optionalParams(m Method) bool {
-	switch m {
-	case MethodScreenshot, MethodFramesStart, MethodFramesStop, MethodDeviceInfo:
-		return true
+// scalars reads a map of values: key k holds the value dst[k] points
+// at, one of the types valueAt reads. A null clears an optional value.
+// It is how every map of plain values is read.
+func (d *decoder) scalars(f *Fields, dst ...any) error {
+	start := d.Offset()
+	n, err := d.mapHead()
+	if err != nil {
+		return err
 	}
-	return false
+	return d.values(mapIter{start: start, n: n}, f, 0, false, dst)
+}
+
+// walkValues is scalars for a message map opened by message: key 0 must
+// repeat kind, the keys from 1 on hold the values dst points at.
+func (d *decoder) walkValues(it mapIter, f *Fields, kind Kind, dst ...any) error {
+	return d.values(it, f, kind, true, dst)
+}
+
+// values walks the map for scalars and walkValues: with withKind, key 0
+// is the kind and dst starts at key 1.
+func (d *decoder) values(it mapIter, f *Fields, kind Kind, withKind bool, dst []any) error {
+	first := uint64(0)
+	if withKind {
+		first = 1
+	}
+	return d.walk(it, f, func(k uint64) error {
+		if k < first {
+			return d.checkKind(kind)
+		}
+		return d.valueAt(dst[k-first])
+	}, func(k uint64) {
+		if k < first {
+			return
+		}
+		switch p := dst[k-first].(type) {
+		case *Opt[uint32]:
+			*p = Opt[uint32]{}
+		case *Opt[uint64]:
+			*p = Opt[uint64]{}
+		case *Opt[bool]:
+			*p = Opt[bool]{}
+		case *Opt[string]:
+			*p = Opt[string]{}
+		case *Opt[Device]:
+			*p = Opt[Device]{}
+		case **Error:
+			*p = nil
+		case *[]uint32:
+			*p = nil
+		}
+	})
+}
+
+// valueAt reads the value at the decoder into what dst points at: an
+// *int32, *uint32, *uint64, *bool, *string, *Code, *Stream,
+// *Capabilities, *[]byte, *[]uint32, *Display, *Opt of uint32, uint64,
+// bool, string or Device, or a **Error.
+func (d *decoder) valueAt(dst any) (err error) {
+	switch p := dst.(type) {
+	case *int32:
+		*p, err = d.i32()
+	case *uint32:
+		*p, err = d.u32()
+	case *uint64:
+		*p, err = d.u64()
+	case *bool:
+		*p, err = d.Bool()
+	case *string:
+		*p, err = d.text()
+	case *Code:
+		var c string
+		c, err = d.text()
+		*p = Code(c)
+	case *Stream:
+		var v uint32
+		v, err = d.u32()
+		*p = Stream(v)
+	case *Capabilities:
+		var v uint32
+		v, err = d.u32()
+		*p = Capabilities(v)
+	case *[]byte:
+		*p, err = d.bytes()
+	case *[]uint32:
+		*p, err = d.u32Array()
+	case *Display:
+		err = d.display(p)
+	case *Opt[uint32]:
+		*p, err = d.optU32()
+	case *Opt[uint64]:
+		*p, err = d.optU64()
+	case *Opt[bool]:
+		*p, err = d.optBool()
+	case *Opt[string]:
+		*p, err = d.optText()
+	case *Opt[Device]:
+		*p = Opt[Device]{Ok: true}
+		err = d.device(&p.Val)
+	case **Error:
+		*p = new(Error)
+		err = d.protoError(*p)
+	}
+	return err
 }

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // Response answers a Request: exactly one of Result and Error is set.
@@ -63,16 +64,7 @@ type ResyncResult struct {
 }
 
 // ResultOf reports whether m returns an Empty result.
-func (*Empty) ResultOf(m Method) bool { return emptyResult(m) }
-
-// emptyResult reports whether m's result is {}.
-func emptyResult(m Method) bool {
-	switch m {
-	case MethodTap, MethodLongPress, MethodSwipe, MethodKey, MethodTypeText, MethodSetText, MethodFramesStop:
-		return true
-	}
-	return false
-}
+func (*Empty) ResultOf(m Method) bool { return m.EmptyResult() }
 
 // ResultOf reports whether m is bounds.
 func (*BoundsResult) ResultOf(m Method) bool { return m == MethodBounds }
@@ -92,31 +84,6 @@ func (*Snapshot) ResultOf(m Method) bool { return m == MethodSnapshot }
 // ResultOf reports whether m is device_info.
 func (*Device) ResultOf(m Method) bool { return m == MethodDeviceInfo }
 
-var theEmpty Empty
-
-// ResultFor returns a new, empty result for method m, or nil when m is
-// unknown.
-func ResultFor(m Method) Result {
-	switch m {
-	case MethodSnapshot:
-		return new(Snapshot)
-	case MethodBounds:
-		return new(BoundsResult)
-	case MethodScreenshot:
-		return new(ScreenshotResult)
-	case MethodFramesStart:
-		return new(FramesStartResult)
-	case MethodResync:
-		return new(ResyncResult)
-	case MethodDeviceInfo:
-		return new(Device)
-	}
-	if emptyResult(m) {
-		return &theEmpty
-	}
-	return nil
-}
-
 func (r *Response) appendCBOR(dst []byte) ([]byte, error) {
 	if r.Result != nil && r.Error != nil {
 		return dst, &EncodeError{Field: "response", Detail: "both result and error are set"}
@@ -124,20 +91,20 @@ func (r *Response) appendCBOR(dst []byte) ([]byte, error) {
 	if r.Result != nil && !r.Result.ResultOf(r.Method) {
 		return dst, &EncodeError{Field: "response.result", Detail: "not the result type of " + r.Method.String()}
 	}
-	dst = append(dst, 0xa4, 0x00, byte(KindResponse))
-	dst = appendUintField(dst, 1, r.ID)
-	dst = appendUintField(dst, 2, uint64(r.Method))
+	dst = append(dst, 0xa4, KeyKind, byte(KindResponse))
+	dst = appendUintField(dst, KeyResponseID, r.ID)
+	dst = appendUintField(dst, KeyResponseMethod, uint64(r.Method))
 	var err error
 	switch {
 	case r.Error != nil:
-		dst, err = r.Error.appendCBOR(append(dst, 4), "response.error")
+		dst, err = r.Error.appendCBOR(append(dst, KeyResponseError), "response.error")
 	case r.Result == nil:
-		if r.Method.Known() && !emptyResult(r.Method) {
+		if r.Method.Known() && !r.Method.EmptyResult() {
 			return dst, &EncodeError{Field: "response.result", Detail: r.Method.String() + " needs its result; nil encodes {}, which does not decode"}
 		}
-		dst = append(dst, 3, 0xa0)
+		dst = append(dst, KeyResponseResult, 0xa0)
 	default:
-		dst, err = r.Result.appendCBOR(append(dst, 3))
+		dst, err = r.Result.appendCBOR(append(dst, KeyResponseResult))
 	}
 	return dst, err
 }
@@ -145,7 +112,7 @@ func (r *Response) appendCBOR(dst []byte) ([]byte, error) {
 func (*Empty) appendCBOR(dst []byte) ([]byte, error) { return append(dst, 0xa0), nil }
 
 func (r *BoundsResult) appendCBOR(dst []byte) ([]byte, error) {
-	dst = cbor.AppendArrayHead(append(dst, 0xa1, 0), len(r.Nodes))
+	dst = cbor.AppendArrayHead(append(dst, 0xa1, KeyBoundsResultNodes), len(r.Nodes))
 	for i := range r.Nodes {
 		nb := &r.Nodes[i]
 		dst = cbor.AppendUint(append(dst, 0x82), uint64(nb.Node))
@@ -155,23 +122,21 @@ func (r *BoundsResult) appendCBOR(dst []byte) ([]byte, error) {
 }
 
 func (r *ScreenshotResult) appendCBOR(dst []byte) ([]byte, error) {
-	dst = appendUintField(append(dst, 0xa4), 0, uint64(r.Width))
-	dst = appendUintField(dst, 1, uint64(r.Height))
-	dst = appendUintField(dst, 2, uint64(r.Format))
-	return cbor.AppendBytes(append(dst, 3), r.Image), nil
+	dst = appendUintField(append(dst, 0xa4), KeyScreenshotResultWidth, uint64(r.Width))
+	dst = appendUintField(dst, KeyScreenshotResultHeight, uint64(r.Height))
+	dst = appendUintField(dst, KeyScreenshotResultFormat, uint64(r.Format))
+	return cbor.AppendBytes(append(dst, KeyScreenshotResultImage), r.Image), nil
 }
 
 func (r *FramesStartResult) appendCBOR(dst []byte) ([]byte, error) {
-	return appendUintField(append(dst, 0xa1), 0, uint64(r.Stream)), nil
+	return appendUintField(append(dst, 0xa1), KeyFramesStartResultStream, uint64(r.Stream)), nil
 }
 
 func (r *ResyncResult) appendCBOR(dst []byte) ([]byte, error) {
-	return appendUintField(append(dst, 0xa1), 0, r.Seq), nil
+	return appendUintField(append(dst, 0xa1), KeyResyncResultSeq, r.Seq), nil
 }
 
 func (v *Device) appendCBOR(dst []byte) ([]byte, error) { return v.appendField(dst, "response.result") }
-
-var responseNames = []string{"kind", "id", "method", "result", "error"}
 
 // response decodes the rest of a response map opened by message, as
 // request does: the response is allocated with its result when key 3
@@ -184,48 +149,43 @@ func (d *decoder) response(it mapIter) (*Response, error) {
 		method     Method
 		haveMethod bool
 	)
-	start, n, seen := it.start, it.n, it.seen
-	for i := it.i; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return nil, err
-		}
-		if d.Null() {
+	fi := cbor.FieldsFrom(it.start, it.n, it.i, it.seen, ResponseFields.Len())
+	for fi.Next(&d.Decoder) {
+		k := fi.Key()
+		if fi.Null() {
 			switch k {
-			case 2:
+			case KeyResponseMethod:
 				haveMethod = false
-			case 3:
+			case KeyResponseResult:
 				if r != nil {
 					r.Result = nil
 				}
-			case 4:
+			case KeyResponseError:
 				if r != nil {
 					r.Error = nil
 				}
 			}
-			if k < 32 {
-				seen &^= 1 << k
-			}
 			continue
 		}
+		var err error
 		switch k {
-		case 0:
+		case KeyKind:
 			err = d.checkKind(KindResponse)
-		case 1:
+		case KeyResponseID:
 			id, err = d.u64()
-		case 2:
+		case KeyResponseMethod:
 			var v uint32
 			at := d.Offset()
 			if v, err = d.u32(); err == nil {
-				if seen&(1<<3) != 0 && Method(v) != method {
+				if fi.Seen()&(1<<KeyResponseResult) != 0 && Method(v) != method {
 					err = cbor.Errorf(cbor.ErrInvalid, at, "method "+Method(v).String()+" repeats key 2 with another value than "+method.String())
 				}
 				method, haveMethod = Method(v), true
 			}
-		case 3:
+		case KeyResponseResult:
 			if !haveMethod {
 				if method, haveMethod, err = d.peekMethodAt(it.head); err != nil {
-					return nil, cbor.In(err, "method")
+					return nil, cborerr.In(err, "method")
 				}
 			}
 			if r == nil {
@@ -240,43 +200,39 @@ func (d *decoder) response(it mapIter) (*Response, error) {
 			} else {
 				err = res.decodeFrom(d)
 			}
-		case 4:
+		case KeyResponseError:
 			if r == nil {
 				r = new(Response)
 			}
 			r.Error = new(Error)
 			err = d.protoError(r.Error)
-		default:
-			err = d.Skip()
 		}
 		if err != nil {
-			if k < uint64(len(responseNames)) {
-				err = cbor.In(err, responseNames[k])
-			}
-			return nil, err
-		}
-		if k < 32 {
-			seen |= 1 << k
+			return nil, ResponseFields.In(err, k)
 		}
 	}
-	if err := cbor.Missing(0x7, seen, responseNames, start); err != nil {
+	if err := fi.Err(); err != nil {
 		return nil, err
 	}
-	switch seen & (1<<3 | 1<<4) {
+	start, seen := it.start, fi.Seen()
+	if err := ResponseFields.Missing(seen, start); err != nil {
+		return nil, err
+	}
+	switch seen & (1<<KeyResponseResult | 1<<KeyResponseError) {
 	case 0:
 		return nil, cbor.Errorf(cbor.ErrMissing, start, "a response carries a result (key 3) or an error (key 4)")
-	case 1<<3 | 1<<4:
+	case 1<<KeyResponseResult | 1<<KeyResponseError:
 		return nil, cbor.Errorf(cbor.ErrInvalid, start, "a response carries a result (key 3) or an error (key 4), not both")
 	}
 	r.ID, r.Method = id, method
 	return r, nil
 }
 
-func (*Empty) decodeFrom(d *decoder) error { return d.fields(0, nil, nil, nil) }
+func (*Empty) decodeFrom(d *decoder) error { return d.fields(emptyFields, nil, nil) }
 
 func (r *BoundsResult) decodeFrom(d *decoder) error {
 	*r = BoundsResult{}
-	return d.fields(1, []string{"nodes"}, func(uint64) error {
+	return d.fields(boundsResultFields, func(uint64) error {
 		n, err := d.ArrayHead()
 		if err != nil {
 			return err
@@ -285,7 +241,7 @@ func (r *BoundsResult) decodeFrom(d *decoder) error {
 		for i := 0; d.More(n, i); i++ {
 			var nb NodeBounds
 			if err := d.nodeBounds(&nb); err != nil {
-				return cbor.At(err, i)
+				return cborerr.At(err, i)
 			}
 			r.Nodes = append(r.Nodes, nb)
 		}
@@ -306,36 +262,17 @@ func (d *decoder) nodeBounds(nb *NodeBounds) error {
 
 func (r *ScreenshotResult) decodeFrom(d *decoder) error {
 	*r = ScreenshotResult{}
-	return d.fields(0xf, []string{"width", "height", "format", "image"}, func(k uint64) (err error) {
-		switch k {
-		case 0:
-			r.Width, err = d.u32()
-		case 1:
-			r.Height, err = d.u32()
-		case 2:
-			r.Format, err = d.u32()
-		default:
-			r.Image, err = d.bytes()
-		}
-		return err
-	}, nil)
+	return d.scalars(screenshotResultFields, &r.Width, &r.Height, &r.Format, &r.Image)
 }
 
 func (r *FramesStartResult) decodeFrom(d *decoder) error {
 	*r = FramesStartResult{}
-	return d.fields(1, []string{"stream"}, func(uint64) error {
-		v, err := d.u32()
-		r.Stream = Stream(v)
-		return err
-	}, nil)
+	return d.scalars(framesStartResultFields, &r.Stream)
 }
 
 func (r *ResyncResult) decodeFrom(d *decoder) error {
 	*r = ResyncResult{}
-	return d.fields(1, []string{"seq"}, func(uint64) (err error) {
-		r.Seq, err = d.u64()
-		return err
-	}, nil)
+	return d.scalars(resyncResultFields, &r.Seq)
 }
 
 func (v *Device) decodeFrom(d *decoder) error {

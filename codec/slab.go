@@ -7,7 +7,7 @@ import "unsafe"
 // or a few, rather than one per parent.
 //
 // A slab chunk is sized from the bytes left in the payload, since each
-// node takes at least minNodeLen of them (no reserve is larger than the
+// node takes at least MinNodeLen of them (no reserve is larger than the
 // input can hold). How many bytes a node takes on average is learned:
 // the decoder (pooled, so it lives on from message to message) keeps the
 // ratio of the last snapshot it read and sizes the first chunk of the
@@ -50,7 +50,7 @@ func (d *decoder) startTrees() {
 func (d *decoder) endTrees() {
 	used := d.treeBytes - d.Len()
 	if d.nodesTaken > 0 {
-		d.nodeLen = max(minNodeLen, used/d.nodesTaken)
+		d.nodeLen = max(MinNodeLen, used/d.nodesTaken)
 	}
 	if d.scrollsTaken > 0 {
 		d.scrollGap = max(minScrollLen, used/d.scrollsTaken)
@@ -76,7 +76,7 @@ func (d *decoder) takeNodes(n int) []Node {
 		if per == 0 {
 			per = typicalNodeLen
 		}
-		d.slab = make([]Node, 0, chunk(n, cap(d.slab), d.Len(), per, minNodeLen))
+		d.slab = make([]Node, 0, chunk(n, cap(d.slab), d.Len(), per, MinNodeLen))
 	}
 	d.nodesTaken += n
 	i := len(d.slab)

@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cborat"
+	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // MaxNodeDepth is the deepest a node tree may nest below a window root (a
@@ -133,24 +135,24 @@ type Bounds struct {
 
 func (s *Snapshot) appendCBOR(dst []byte) ([]byte, error) {
 	dst = cbor.AppendMapHead(dst, 4+present(s.Display.Ok))
-	dst = cbor.AppendArrayHead(append(dst, 0), len(s.Strings))
+	dst = cbor.AppendArrayHead(append(dst, KeySnapshotStrings), len(s.Strings))
 	for i, str := range s.Strings {
 		if err := checkTextAt(str, "result.strings", i, ""); err != nil {
 			return dst, err
 		}
 		dst = cbor.AppendText(dst, str)
 	}
-	dst = cbor.AppendArrayHead(append(dst, 1), len(s.Windows))
+	dst = cbor.AppendArrayHead(append(dst, KeySnapshotWindows), len(s.Windows))
 	for i := range s.Windows {
 		var err error
 		if dst, err = s.Windows[i].appendCBOR(dst, i); err != nil {
 			return dst, err
 		}
 	}
-	dst = appendUintField(dst, 2, uint64(s.Truncated))
-	dst = appendUintField(dst, 3, s.Seq)
+	dst = appendUintField(dst, KeySnapshotTruncated, uint64(s.Truncated))
+	dst = appendUintField(dst, KeySnapshotSeq, s.Seq)
 	if s.Display.Ok {
-		dst = s.Display.Val.appendCBOR(append(dst, 4))
+		dst = s.Display.Val.appendCBOR(append(dst, KeySnapshotDisplay))
 	}
 	return dst, nil
 }
@@ -169,27 +171,27 @@ func (w *Window) appendCBOR(dst []byte, i int) ([]byte, error) {
 		}
 	}
 	dst = cbor.AppendMapHead(dst, 5+present(w.Title.Ok, w.Package.Ok, w.Root != nil, w.EmitsEvents.Ok, w.Owner.Ok, w.Modal))
-	dst = appendUintField(dst, 0, uint64(w.ID))
-	dst = appendUintField(dst, 1, uint64(w.Type))
-	dst = appendIntField(dst, 2, int64(w.Layer))
-	dst = w.Bounds.appendCBOR(append(dst, 3))
-	dst = appendUintField(dst, 4, uint64(w.Flags))
+	dst = appendUintField(dst, KeyWindowID, uint64(w.ID))
+	dst = appendUintField(dst, KeyWindowType, uint64(w.Type))
+	dst = appendIntField(dst, KeyWindowLayer, int64(w.Layer))
+	dst = w.Bounds.appendCBOR(append(dst, KeyWindowBounds))
+	dst = appendUintField(dst, KeyWindowFlags, uint64(w.Flags))
 	if w.Title.Ok {
-		dst = appendTextField(dst, 5, w.Title.Val)
+		dst = appendTextField(dst, KeyWindowTitle, w.Title.Val)
 	}
-	dst = appendOptU32(dst, 6, w.Package)
+	dst = appendOptU32(dst, KeyWindowPackage, w.Package)
 	if w.Root != nil {
 		var err error
-		if dst, err = appendTree(append(dst, 7), w.Root, i); err != nil {
+		if dst, err = appendTree(append(dst, KeyWindowRoot), w.Root, i); err != nil {
 			return dst, err
 		}
 	}
 	if w.EmitsEvents.Ok {
-		dst = appendBoolField(dst, 8, w.EmitsEvents.Val)
+		dst = appendBoolField(dst, KeyWindowEmitsEvents, w.EmitsEvents.Val)
 	}
-	dst = appendOptU32(dst, 9, w.Owner)
+	dst = appendOptU32(dst, KeyWindowOwner, w.Owner)
 	if w.Modal {
-		dst = append(dst, 10, cbor.True)
+		dst = append(dst, KeyWindowModal, cbor.True)
 	}
 	return dst, nil
 }
@@ -305,7 +307,7 @@ func putBounds(dst []byte, i int, b *Bounds) int {
 // which is in the cache already.
 func putTextField(dst []byte, i int, k byte, s string) int {
 	dst[i] = k
-	i = cbor.PutText(dst, i+1, s)
+	i = cborat.PutText(dst, i+1, s)
 	if !cbor.ValidUTF8(dst[i-len(s) : i]) {
 		return -1
 	}
@@ -331,40 +333,40 @@ func (n *Node) appendNode(dst []byte, window, level int) ([]byte, error) {
 	b := dst[len(dst) : len(dst)+room]
 	// The map head, b[0], is written last, once the pairs are counted.
 	pairs := byte(4)
-	b[1] = 0
+	b[1] = KeyNodeID
 	i := putU32(b, 2, n.ID)
-	b[i] = 1
+	b[i] = KeyNodeClass
 	i = putU32(b, i+1, n.Class)
-	b[i] = 2
+	b[i] = KeyNodeBounds
 	i = putBounds(b, i+1, &n.Bounds)
-	b[i] = 3
+	b[i] = KeyNodeFlags
 	i = putU32(b, i+1, n.Flags)
 	if n.Text.Ok {
-		if i = putTextField(b, i, 4, n.Text.Val); i < 0 {
+		if i = putTextField(b, i, KeyNodeText, n.Text.Val); i < 0 {
 			return dst, invalidText(window, level, "text")
 		}
 		pairs++
 	}
 	if n.Desc.Ok {
-		if i = putTextField(b, i, 5, n.Desc.Val); i < 0 {
+		if i = putTextField(b, i, KeyNodeDesc, n.Desc.Val); i < 0 {
 			return dst, invalidText(window, level, "desc")
 		}
 		pairs++
 	}
 	if n.ResPkg.Ok {
-		b[i] = 6
+		b[i] = KeyNodeResPkg
 		i = putU32(b, i+1, n.ResPkg.Val)
 		pairs++
 	}
 	if n.ResName.Ok {
-		if i = putTextField(b, i, 7, n.ResName.Val); i < 0 {
+		if i = putTextField(b, i, KeyNodeResName, n.ResName.Val); i < 0 {
 			return dst, invalidText(window, level, "res_name")
 		}
 		pairs++
 	}
 	if !leaf {
-		b[i] = 8
-		i = cbor.PutHead(b, i+1, cbor.MajorArray, uint64(len(n.Children)))
+		b[i] = KeyNodeChildren
+		i = cborat.PutHead(b, i+1, cbor.MajorArray, uint64(len(n.Children)))
 		pairs++
 		// The tail (keys 9 to 11) follows the children: count it here.
 		pairs += byte(present(n.Scroll != nil, n.Hint.Ok, n.State.Ok))
@@ -402,32 +404,32 @@ func (n *Node) putTail(b []byte, i, window, level int) (int, byte, error) {
 		if s.Position.Ok && !s.Range.Ok {
 			return 0, 0, &EncodeError{Field: nodeField(window, level, "scroll.position"), Detail: "a position needs a range"}
 		}
-		b[i], b[i+1], b[i+2] = 9, 0xa2+byte(present(s.Range.Ok, s.Position.Ok)), 0
+		b[i], b[i+1], b[i+2] = KeyNodeScroll, 0xa2+byte(present(s.Range.Ok, s.Position.Ok)), KeyScrollAxis
 		i = putU32(b, i+3, s.Axis)
-		b[i] = 1
+		b[i] = KeyScrollFlags
 		i = putU32(b, i+1, s.Flags)
 		if s.Range.Ok {
 			r := &s.Range.Val
-			b[i], b[i+1] = 2, 0x83
+			b[i], b[i+1] = KeyScrollRange, 0x83
 			i = putU32(b, i+2, r.Unit)
-			i = cbor.PutInt(b, i, r.Lo)
-			i = cbor.PutInt(b, i, r.Hi)
+			i = cborat.PutInt(b, i, r.Lo)
+			i = cborat.PutInt(b, i, r.Hi)
 		}
 		if s.Position.Ok {
 			p := &s.Position.Val
-			b[i], b[i+1] = 3, 0x82
-			i = cbor.PutInt(b, i+2, p.Lo)
-			i = cbor.PutInt(b, i, p.Hi)
+			b[i], b[i+1] = KeyScrollPosition, 0x82
+			i = cborat.PutInt(b, i+2, p.Lo)
+			i = cborat.PutInt(b, i, p.Hi)
 		}
 	}
 	if n.Hint.Ok {
-		if i = putTextField(b, i, 10, n.Hint.Val); i < 0 {
+		if i = putTextField(b, i, KeyNodeHint, n.Hint.Val); i < 0 {
 			return 0, 0, invalidText(window, level, "hint")
 		}
 		pairs++
 	}
 	if n.State.Ok {
-		if i = putTextField(b, i, 11, n.State.Val); i < 0 {
+		if i = putTextField(b, i, KeyNodeState, n.State.Val); i < 0 {
 			return 0, 0, invalidText(window, level, "state")
 		}
 		pairs++
@@ -437,20 +439,18 @@ func (n *Node) putTail(b []byte, i, window, level int) (int, byte, error) {
 
 // Decoding.
 
-var snapshotNames = []string{"strings", "windows", "truncated", "seq", "display"}
-
 func (s *Snapshot) decodeFrom(d *decoder) error {
 	*s = Snapshot{}
 	d.reserveArena()
-	return d.fields(0xf, snapshotNames, func(k uint64) (err error) {
+	return d.fields(SnapshotFields, func(k uint64) (err error) {
 		switch k {
-		case 0:
+		case KeySnapshotStrings:
 			s.Strings, err = d.stringTable()
-		case 1:
+		case KeySnapshotWindows:
 			s.Windows, err = d.windows()
-		case 2:
+		case KeySnapshotTruncated:
 			s.Truncated, err = d.u32()
-		case 3:
+		case KeySnapshotSeq:
 			s.Seq, err = d.u64()
 		default:
 			s.Display = Opt[Display]{Ok: true}
@@ -459,11 +459,11 @@ func (s *Snapshot) decodeFrom(d *decoder) error {
 		return err
 	}, func(k uint64) {
 		switch k {
-		case 0:
+		case KeySnapshotStrings:
 			s.Strings = nil
-		case 1:
+		case KeySnapshotWindows:
 			s.Windows = nil
-		case 4:
+		case KeySnapshotDisplay:
 			s.Display = Opt[Display]{}
 		}
 	})
@@ -478,21 +478,15 @@ func (d *decoder) stringTable() ([]string, error) {
 	for i := 0; d.More(n, i); i++ {
 		s, err := d.text()
 		if err != nil {
-			return nil, cbor.At(err, i)
+			return nil, cborerr.At(err, i)
 		}
 		out = append(out, s)
 	}
 	return out, nil
 }
 
-// Smallest encodings, used to cap reservations by the bytes left.
-const (
-	minWindowLen = 15 // map head, keys 0..4, three one-byte values, bounds of 5 bytes, flags
-	minNodeLen   = 13 // map head, keys 0..3, id, class, bounds of 5 bytes, flags
-)
-
 func (d *decoder) windows() ([]Window, error) {
-	n, err := d.ArrayHeadOf(minWindowLen, "windows")
+	n, err := d.ArrayHeadOf(MinWindowLen, "windows")
 	if err != nil {
 		return nil, err
 	}
@@ -510,39 +504,37 @@ func (d *decoder) windows() ([]Window, error) {
 			out = append(out, Window{})
 		}
 		if err := d.window(&out[i]); err != nil {
-			return nil, cbor.At(err, i)
+			return nil, cborerr.At(err, i)
 		}
 	}
 	return out, nil
 }
 
-var windowNames = []string{"id", "type", "layer", "bounds", "flags", "title", "package", "root", "emits_events", "owner", "modal"}
-
 func (d *decoder) window(w *Window) error {
-	return d.fields(0x1f, windowNames, func(k uint64) (err error) {
+	return d.fields(WindowFields, func(k uint64) (err error) {
 		switch k {
-		case 0:
+		case KeyWindowID:
 			w.ID, err = d.u32()
-		case 1:
+		case KeyWindowType:
 			w.Type, err = d.u32()
-		case 2:
+		case KeyWindowLayer:
 			w.Layer, err = d.i32()
-		case 3:
+		case KeyWindowBounds:
 			err = d.bounds(&w.Bounds)
-		case 4:
+		case KeyWindowFlags:
 			w.Flags, err = d.u32()
-		case 5:
+		case KeyWindowTitle:
 			w.Title, err = d.optText()
-		case 6:
+		case KeyWindowPackage:
 			w.Package, err = d.optU32()
-		case 7:
+		case KeyWindowRoot:
 			w.Root = &d.takeNodes(1)[0]
 			if !fastPaths || !d.nodeTreeFast(w.Root) {
 				err = d.nodeTree(w.Root)
 			}
-		case 8:
+		case KeyWindowEmitsEvents:
 			w.EmitsEvents, err = d.optBool()
-		case 9:
+		case KeyWindowOwner:
 			w.Owner, err = d.optU32()
 		default:
 			w.Modal, err = d.Bool()
@@ -550,17 +542,17 @@ func (d *decoder) window(w *Window) error {
 		return err
 	}, func(k uint64) {
 		switch k {
-		case 5:
+		case KeyWindowTitle:
 			w.Title = Opt[string]{}
-		case 6:
+		case KeyWindowPackage:
 			w.Package = Opt[uint32]{}
-		case 7:
+		case KeyWindowRoot:
 			w.Root = nil
-		case 8:
+		case KeyWindowEmitsEvents:
 			w.EmitsEvents = Opt[bool]{}
-		case 9:
+		case KeyWindowOwner:
 			w.Owner = Opt[uint32]{}
-		case 10:
+		case KeyWindowModal:
 			w.Modal = false
 		}
 	})
@@ -586,8 +578,6 @@ type nodeFrame struct {
 	kn, ki int    // children in the array (-1: indefinite), children started
 	inKids bool
 }
-
-var nodeNames = []string{"id", "class", "bounds", "flags", "text", "desc", "res_pkg", "res_name", "children", "scroll", "hint", "state"}
 
 // nodeTree decodes the tree rooted at root depth first, keeping the open
 // nodes on a stack on the heap: no recursion, and a tree deeper than
@@ -635,12 +625,12 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 				f.node.Children = f.kids
 			}
 			f.kids, f.inKids = nil, false
-			f.seen |= 1 << 8
+			f.seen |= 1 << KeyNodeChildren
 			f.i++
 			continue
 		}
 		if !d.More(f.n, f.i) {
-			if err := cbor.Missing(0xf, f.seen, nodeNames, f.start); err != nil {
+			if err := NodeFields.Missing(f.seen, f.start); err != nil {
 				return err
 			}
 			stack = stack[:len(stack)-1]
@@ -650,17 +640,17 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 		if err != nil {
 			return err
 		}
-		if k == 8 && d.Null() {
+		if k == KeyNodeChildren && d.Null() {
 			// Null reads as absent.
 			f.node.Children = nil
-			f.seen &^= 1 << 8
+			f.seen &^= 1 << KeyNodeChildren
 			f.i++
 			continue
 		}
-		if k == 8 {
-			kn, err := d.ArrayHeadOf(minNodeLen, "children")
+		if k == KeyNodeChildren {
+			kn, err := d.ArrayHeadOf(MinNodeLen, "children")
 			if err != nil {
-				return cbor.In(err, "children")
+				return cborerr.In(err, "children")
 			}
 			f.node.Children = nil
 			f.kids, f.kn, f.ki, f.inKids = nil, kn, 0, true
@@ -670,10 +660,7 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 			continue
 		}
 		if err := d.nodeField(f, k); err != nil {
-			if k < uint64(len(nodeNames)) {
-				err = cbor.In(err, nodeNames[k])
-			}
-			return err
+			return NodeFields.In(err, k)
 		}
 		f.i++
 	}
@@ -684,32 +671,32 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 // indices from the root down to the node that failed.
 func treePath(err error, stack []nodeFrame) error {
 	for j := len(stack) - 1; j >= 1; j-- {
-		err = cbor.In(cbor.At(err, stack[j-1].ki-1), "children")
+		err = cborerr.In(cborerr.At(err, stack[j-1].ki-1), "children")
 	}
 	return err
 }
 
 // nodeField decodes the value of key k of the node on top of the stack;
-// key 8 (children) is handled by nodeTree.
+// the children are nodeTree's.
 func (d *decoder) nodeField(f *nodeFrame, k uint64) (err error) {
 	n := f.node
 	if d.Null() {
 		switch k {
-		case 4:
+		case KeyNodeText:
 			n.Text = Opt[string]{}
-		case 5:
+		case KeyNodeDesc:
 			n.Desc = Opt[string]{}
-		case 6:
+		case KeyNodeResPkg:
 			n.ResPkg = Opt[uint32]{}
-		case 7:
+		case KeyNodeResName:
 			n.ResName = Opt[string]{}
-		case 8:
+		case KeyNodeChildren:
 			n.Children = nil
-		case 9:
+		case KeyNodeScroll:
 			n.Scroll = nil
-		case 10:
+		case KeyNodeHint:
 			n.Hint = Opt[string]{}
-		case 11:
+		case KeyNodeState:
 			n.State = Opt[string]{}
 		}
 		if k < 32 {
@@ -718,28 +705,28 @@ func (d *decoder) nodeField(f *nodeFrame, k uint64) (err error) {
 		return nil
 	}
 	switch k {
-	case 0:
+	case KeyNodeID:
 		n.ID, err = d.u32()
-	case 1:
+	case KeyNodeClass:
 		n.Class, err = d.u32()
-	case 2:
+	case KeyNodeBounds:
 		err = d.bounds(&n.Bounds)
-	case 3:
+	case KeyNodeFlags:
 		n.Flags, err = d.u32()
-	case 4:
+	case KeyNodeText:
 		n.Text, err = d.optText()
-	case 5:
+	case KeyNodeDesc:
 		n.Desc, err = d.optText()
-	case 6:
+	case KeyNodeResPkg:
 		n.ResPkg, err = d.optU32()
-	case 7:
+	case KeyNodeResName:
 		n.ResName, err = d.optText()
-	case 9:
+	case KeyNodeScroll:
 		n.Scroll = d.takeScroll()
 		err = d.scroll(n.Scroll)
-	case 10:
+	case KeyNodeHint:
 		n.Hint, err = d.optText()
-	case 11:
+	case KeyNodeState:
 		n.State, err = d.optText()
 	default:
 		err = d.Skip()
@@ -750,20 +737,18 @@ func (d *decoder) nodeField(f *nodeFrame, k uint64) (err error) {
 	return err
 }
 
-var scrollNames = []string{"axis", "flags", "range", "position"}
-
 func (d *decoder) scroll(s *Scroll) error {
-	return d.fields(3, scrollNames, func(k uint64) error {
+	return d.fields(ScrollFields, func(k uint64) error {
 		switch k {
-		case 0:
+		case KeyScrollAxis:
 			v, err := d.u32()
 			s.Axis = v
 			return err
-		case 1:
+		case KeyScrollFlags:
 			v, err := d.u32()
 			s.Flags = v
 			return err
-		case 2:
+		case KeyScrollRange:
 			s.Range.Ok = true
 			return d.scrollRange(&s.Range.Val)
 		default:
@@ -772,9 +757,9 @@ func (d *decoder) scroll(s *Scroll) error {
 		}
 	}, func(k uint64) {
 		switch k {
-		case 2:
+		case KeyScrollRange:
 			s.Range = Opt[ScrollRange]{}
-		case 3:
+		case KeyScrollPosition:
 			s.Position = Opt[ScrollPosition]{}
 		}
 	})

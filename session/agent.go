@@ -326,39 +326,33 @@ func (a *Agent) refuse(id uint64, m codec.Method, e *codec.Error) {
 // agentSink receives the agent's frames.
 type agentSink Agent
 
-func (s *agentSink) oversized(now time.Time, o codec.Oversized) {
+func (s *agentSink) bad(now time.Time, env codec.Envelope, size uint64, err error) {
 	a := (*Agent)(s)
-	a.stats.OversizedIn++
-	a.stats.DiscardedBytes += uint64(o.Length)
-	if a.phase == phaseOpen && o.Kind.Ok && o.Kind.Val == codec.KindRequest && o.ID.Ok {
-		m := o.Method.Or(0)
-		a.refuse(o.ID.Val, m, codec.NewError(codec.CodeFrameTooLarge, fmt.Sprintf("request %d (%s) of %d bytes exceeds the frame limit of %d", o.ID.Val, m, o.Length, o.Limit)))
-		return
-	}
-	what := "a frame"
-	if o.Kind.Ok {
-		what = "a " + o.Kind.Val.String() + " frame"
-	}
-	a.events.push(&ProtocolError{Err: fmt.Errorf("session: agent skipped %s of %d bytes over the frame limit of %d", what, o.Length, o.Limit)})
-}
-
-func (s *agentSink) frame(now time.Time, payload []byte, m codec.Message, err error) {
-	a := (*Agent)(s)
-	if err != nil {
-		if a.phase == phaseHandshake {
-			a.shutWith(CloseProtocol, codec.NewError(codec.CodeBadRequest, fmt.Sprintf("the host's first message does not decode as a welcome: %v", err)))
+	big, tooLarge := err.(*codec.FrameTooLargeError)
+	request := env.Kind.Ok && env.Kind.Val == codec.KindRequest && env.ID.Ok
+	switch {
+	case tooLarge:
+		a.stats.OversizedIn++
+		a.stats.DiscardedBytes += size
+		if a.phase == phaseOpen && request {
+			m := env.Method.Or(0)
+			a.refuse(env.ID.Val, m, codec.NewError(codec.CodeFrameTooLarge, fmt.Sprintf("request %d (%s) of %d bytes exceeds the frame limit of %d", env.ID.Val, m, size, big.Limit)))
 			return
 		}
-		kind, id, method := codec.PeekOversized(payload)
-		if kind.Ok && kind.Val == codec.KindRequest && id.Ok {
-			if _, busy := a.pending[id.Val]; !busy {
-				a.refuse(id.Val, method.Or(0), codec.NewError(codec.CodeBadRequest, fmt.Sprintf("request %d does not decode: %v", id.Val, err)))
-				return
-			}
-		}
-		a.events.push(&ProtocolError{Err: fmt.Errorf("session: agent skipped a frame of %d bytes that does not decode: %w", len(payload), err)})
+	case a.phase == phaseHandshake:
+		a.shutWith(CloseProtocol, codec.NewError(codec.CodeBadRequest, fmt.Sprintf("the host's first message does not decode as a welcome: %v", err)))
 		return
+	case request:
+		if _, busy := a.pending[env.ID.Val]; !busy {
+			a.refuse(env.ID.Val, env.Method.Or(0), codec.NewError(codec.CodeBadRequest, fmt.Sprintf("request %d does not decode: %v", env.ID.Val, err)))
+			return
+		}
 	}
+	a.events.push(&ProtocolError{Err: skipped("agent", env, size, err)})
+}
+
+func (s *agentSink) frame(now time.Time, m codec.Message) {
+	a := (*Agent)(s)
 	if a.pingPong(m) {
 		return
 	}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/wirebench/wirebench/codec"
@@ -80,8 +81,13 @@ func (c *conn) pollTransmit() []byte {
 
 // frameSink receives what the splitter cuts from the stream.
 type frameSink interface {
-	frame(now time.Time, payload []byte, m codec.Message, err error)
-	oversized(now time.Time, o codec.Oversized)
+	// frame handles a decoded message.
+	frame(now time.Time, m codec.Message)
+	// bad handles a frame that cannot be read: err is the
+	// *codec.FrameTooLargeError of a frame over the limit, whose payload
+	// was discarded, or the decoding error of one that does not decode;
+	// env is what its first bytes tell and size its payload length.
+	bad(now time.Time, env codec.Envelope, size uint64, err error)
 }
 
 // feed cuts b into frames and hands them to sink until b is used up or
@@ -97,11 +103,15 @@ func (c *conn) feed(now time.Time, b []byte, sink frameSink) {
 		case codec.GotFrame:
 			// Decode copies the payload into memory the message owns, and
 			// the pooled buffer goes back for the next frame.
-			m, err := st.Frame.Decode()
-			sink.frame(now, st.Frame.Payload, m, err)
+			if m, err := codec.Decode(st.Frame.Payload); err != nil {
+				sink.bad(now, codec.PeekEnvelope(st.Frame.Payload), uint64(len(st.Frame.Payload)), err)
+			} else {
+				sink.frame(now, m)
+			}
 			st.Frame.Release()
 		case codec.GotOversized:
-			sink.oversized(now, st.Oversized)
+			o := st.Oversized
+			sink.bad(now, o.Envelope, o.Size, &o)
 		}
 	}
 }
@@ -152,4 +162,17 @@ func (c *conn) pingPong(m codec.Message) bool {
 		return true
 	}
 	return false
+}
+
+// skipped is the error of a frame a side skips: side is "host" or
+// "agent", the rest as for frameSink.bad.
+func skipped(side string, env codec.Envelope, size uint64, err error) error {
+	if big, ok := err.(*codec.FrameTooLargeError); ok {
+		what := "a frame"
+		if env.Kind.Ok {
+			what = "a " + env.Kind.Val.String() + " frame"
+		}
+		return fmt.Errorf("session: %s skipped %s of %d bytes over the frame limit of %d", side, what, size, big.Limit)
+	}
+	return fmt.Errorf("session: %s skipped a frame of %d bytes that does not decode: %w", side, size, err)
 }

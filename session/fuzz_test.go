@@ -79,9 +79,9 @@ func checkOut(t *testing.T, out []byte, limit uint32) {
 		out = out[st.N:]
 		switch st.Kind {
 		case codec.GotOversized:
-			t.Fatalf("sent a frame of %d bytes over the limit %d", st.Oversized.Length, limit)
+			t.Fatalf("sent a frame of %d bytes over the limit %d", st.Oversized.Size, limit)
 		case codec.GotFrame:
-			if _, err := st.Frame.Decode(); err != nil {
+			if _, err := codec.Decode(st.Frame.Payload); err != nil {
 				t.Fatalf("sent a frame that does not decode: %v", err)
 			}
 			st.Frame.Release()

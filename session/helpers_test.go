@@ -187,7 +187,7 @@ func messages(t testing.TB, b []byte) []codec.Message {
 		st := s.Feed(b)
 		b = b[st.N:]
 		if st.Kind == codec.GotFrame {
-			m, err := st.Frame.Decode()
+			m, err := codec.Decode(st.Frame.Payload)
 			st.Frame.Release()
 			if err != nil {
 				t.Fatalf("decode sent frame: %v", err)

@@ -383,43 +383,32 @@ func (h *Host) shutWith(reason CloseReason, err *codec.Error) {
 // hostSink receives the host's frames.
 type hostSink Host
 
-func (s *hostSink) oversized(now time.Time, o codec.Oversized) {
+func (s *hostSink) bad(now time.Time, env codec.Envelope, size uint64, err error) {
 	h := (*Host)(s)
-	h.stats.OversizedIn++
-	h.stats.DiscardedBytes += uint64(o.Length)
-	if o.Kind.Ok && o.Kind.Val == codec.KindResponse && o.ID.Ok {
-		if p, ok := h.pending[o.ID.Val]; ok {
-			delete(h.pending, o.ID.Val)
-			h.finish(now, o.ID.Val, p, nil, codec.NewError(codec.CodeFrameTooLarge,
-				fmt.Sprintf("response to request %d (%s) of %d bytes exceeds the frame limit of %d", o.ID.Val, p.method, o.Length, o.Limit)))
-			return
-		}
-	}
-	what := "a frame"
-	if o.Kind.Ok {
-		what = "a " + o.Kind.Val.String() + " frame"
-	}
-	h.events.push(&ProtocolError{Err: fmt.Errorf("session: host skipped %s of %d bytes over the frame limit of %d", what, o.Length, o.Limit)})
-}
-
-func (s *hostSink) frame(now time.Time, payload []byte, m codec.Message, err error) {
-	h := (*Host)(s)
-	if err != nil {
-		kind, id, _ := codec.PeekOversized(payload)
-		if h.phase == phaseHandshake {
-			h.reject(codec.NewError(codec.CodeBadRequest, fmt.Sprintf("the first message does not decode as a hello: %v", err)))
-			return
-		}
-		if kind.Ok && kind.Val == codec.KindResponse && id.Ok {
-			if p, ok := h.pending[id.Val]; ok {
-				delete(h.pending, id.Val)
-				h.finish(now, id.Val, p, nil, codec.NewError(codec.CodeBadRequest, fmt.Sprintf("the response to request %d (%s) does not decode: %v", id.Val, p.method, err)))
-				return
-			}
-		}
-		h.events.push(&ProtocolError{Err: fmt.Errorf("session: host skipped a frame of %d bytes that does not decode: %w", len(payload), err)})
+	big, tooLarge := err.(*codec.FrameTooLargeError)
+	if tooLarge {
+		h.stats.OversizedIn++
+		h.stats.DiscardedBytes += size
+	} else if h.phase == phaseHandshake {
+		h.reject(codec.NewError(codec.CodeBadRequest, fmt.Sprintf("the first message does not decode as a hello: %v", err)))
 		return
 	}
+	if env.Kind.Ok && env.Kind.Val == codec.KindResponse && env.ID.Ok {
+		if p, ok := h.pending[env.ID.Val]; ok {
+			delete(h.pending, env.ID.Val)
+			e := codec.NewError(codec.CodeBadRequest, fmt.Sprintf("the response to request %d (%s) does not decode: %v", env.ID.Val, p.method, err))
+			if tooLarge {
+				e = codec.NewError(codec.CodeFrameTooLarge, fmt.Sprintf("response to request %d (%s) of %d bytes exceeds the frame limit of %d", env.ID.Val, p.method, size, big.Limit))
+			}
+			h.finish(now, env.ID.Val, p, nil, e)
+			return
+		}
+	}
+	h.events.push(&ProtocolError{Err: skipped("host", env, size, err)})
+}
+
+func (s *hostSink) frame(now time.Time, m codec.Message) {
+	h := (*Host)(s)
 	if h.pingPong(m) {
 		return
 	}

@@ -273,7 +273,8 @@ func TestNegotiatedLimitOnOutgoingMessages(t *testing.T) {
 		t.Fatalf("oversized request sent %d bytes, %d in flight", len(b), p.h.InFlight())
 	}
 	seq, err := p.a.SendEvent(codec.StreamFrames, codec.TypeFrame, &codec.ScreenFrame{Image: make([]byte, 5000)})
-	if !errors.Is(err, codec.ErrFrameTooLarge) || seq != 1 {
+	var big *codec.FrameTooLargeError
+	if !errors.As(err, &big) || seq != 1 {
 		t.Fatalf("oversized event: seq %d, %v", seq, err)
 	}
 	if b := p.a.PollTransmit(); b != nil {

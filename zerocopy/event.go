@@ -3,6 +3,7 @@ package zerocopy
 import (
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // EventView is an event read in place: [6, stream, seq, type, ...fields].
@@ -47,14 +48,14 @@ func (e *EventView) Parse(payload []byte) error {
 		if _, err := Header(payload); err != nil {
 			return err
 		}
-		return cbor.In(cbor.Errorf(cbor.ErrType, 0, "a message map where an event array was expected"), "message")
+		return cborerr.In(cbor.Errorf(cbor.ErrType, 0, "a message map where an event array was expected"), "message")
 	}
 	n, err := eventHead(&d, &h)
 	if err != nil {
 		return err
 	}
 	if h.Kind != codec.KindEvent {
-		return cbor.In(cbor.Errorf(cbor.ErrInvalid, 0, "an array of kind "+h.Kind.String()+" is not an event"), "kind")
+		return cborerr.In(cbor.Errorf(cbor.ErrInvalid, 0, "an array of kind "+h.Kind.String()+" is not an event"), "kind")
 	}
 	e.Stream, e.Seq, e.Type = h.Stream, h.Seq, h.Type
 	start := d.Offset()
@@ -70,7 +71,7 @@ func (e *EventView) Parse(payload []byte) error {
 	}
 	for j, name := range names {
 		if !d.More(n, i) {
-			return cbor.In(cbor.In(cbor.Errorf(cbor.ErrMissing, start, "the event ends before its "+name+" field (element "+itoa(i)+")"), name), "event")
+			return cborerr.In(cborerr.In(cbor.Errorf(cbor.ErrMissing, start, "the event ends before its "+name+" field (element "+itoa(i)+")"), name), "event")
 		}
 		var err error
 		var v uint64
@@ -85,14 +86,14 @@ func (e *EventView) Parse(payload []byte) error {
 			v = uint64(v32)
 		}
 		if err != nil {
-			return cbor.In(cbor.In(err, name), "event")
+			return cborerr.In(cborerr.In(err, name), "event")
 		}
 		e.set(names, j, uint32(v))
 		i++
 	}
 	e.Known = names != nil
 	if err := d.SkipElements(n, i); err != nil {
-		return cbor.In(err, "event")
+		return cborerr.In(err, "event")
 	}
 	return d.Done()
 }

@@ -2,7 +2,7 @@ package zerocopy
 
 import (
 	"github.com/wirebench/wirebench/codec"
-	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cborat"
 )
 
 // The canonical encoder writes a node as a definite map of one-byte keys
@@ -45,41 +45,41 @@ func decodePairs(b []byte, i int, f *vframe, nv *NodeView) (int, int) {
 		roomy := j+21 <= len(b)
 		var w int
 		switch k {
-		case 0, 1, 3, 6:
+		case codec.KeyNodeID, codec.KeyNodeClass, codec.KeyNodeFlags, codec.KeyNodeResPkg:
 			var x uint32
 			if roomy {
 				x, w = shortHead[uint32](b, j)
 			}
 			if w == 0 {
-				x, w = cbor.Uint32At(b, j)
+				x, w = cborat.Uint32At(b, j)
 			}
 			switch k {
-			case 0:
+			case codec.KeyNodeID:
 				nv.ID = x
-			case 1:
+			case codec.KeyNodeClass:
 				nv.Class = x
-			case 3:
+			case codec.KeyNodeFlags:
 				nv.Flags = x
 			default:
 				nv.ResPkg = codec.Opt[uint32]{Val: x, Ok: true}
 			}
-		case 2: // bounds decodeCanon did not read: near the end, or of another layout
+		case codec.KeyNodeBounds: // bounds decodeCanon did not read: near the end, or of another layout
 			w = readBounds(b, j, &nv.Bounds)
-		case 4, 5, 7, 10, 11:
+		case codec.KeyNodeText, codec.KeyNodeDesc, codec.KeyNodeResName, codec.KeyNodeHint, codec.KeyNodeState:
 			var v string
 			if v, w = readText(b, j); w == 0 {
 				break
 			}
 			*nv.textField(int(k)) = codec.Opt[string]{Val: v, Ok: true}
-		case 8:
-			kn, h := cbor.ArrayAt(b, j)
-			if h > 0 && !f.had8 && kn <= (len(b)-j-h)/minNodeLen {
+		case codec.KeyNodeChildren:
+			kn, h := cborat.ArrayAt(b, j)
+			if h > 0 && !f.had8 && kn <= (len(b)-j-h)/codec.MinNodeLen {
 				f.kn, f.ki, f.kidsAt, f.had8 = kn, 0, j, true
 				nv.kidsOff, nv.kidsN = j+h, kn
 				f.i, f.seen = p, seen
 				return j + h, scanKids
 			}
-		case 9:
+		case codec.KeyNodeScroll:
 			var sc codec.Scroll
 			if w = readScroll(b, j, &sc); w > 0 {
 				nv.Scroll = codec.Opt[codec.Scroll]{Val: sc, Ok: true}
@@ -107,17 +107,17 @@ func decodeCanon(b []byte, i, n int, nv *NodeView) (int, int, uint32) {
 	// The first four pairs take 26 bytes at most: they are read through
 	// a window of 32, offsets relative to i.
 	win := (*[32]byte)(b[i : i+32])
-	if win[0] != 0 {
+	if win[0] != codec.KeyNodeID {
 		return i, 0, 0
 	}
 	id, w0 := winHead[uint32](win, 1)
 	j := 1 + w0
 	class, w1 := winHead[uint32](win, j+1)
-	if w0 == 0 || win[j&31] != 1 || w1 == 0 {
+	if w0 == 0 || win[j&31] != codec.KeyNodeClass || w1 == 0 {
 		return i, 0, 0
 	}
 	j += 1 + w1
-	if win[j&31] != 2 || win[(j+1)&31] != 0x84 {
+	if win[j&31] != codec.KeyNodeBounds || win[(j+1)&31] != 0x84 {
 		return i, 0, 0
 	}
 	l, n1 := winHead[int32](win, j+2)
@@ -128,7 +128,7 @@ func decodeCanon(b []byte, i, n int, nv *NodeView) (int, int, uint32) {
 	e += n3
 	bo, n4 := winHead[int32](win, e)
 	e += n4
-	if n1 == 0 || n2 == 0 || n3 == 0 || n4 == 0 || win[e&31] != 3 {
+	if n1 == 0 || n2 == 0 || n3 == 0 || n4 == 0 || win[e&31] != codec.KeyNodeFlags {
 		return i, 0, 0
 	}
 	flags, w3 := winHead[uint32](win, e+1)
@@ -138,24 +138,24 @@ func decodeCanon(b []byte, i, n int, nv *NodeView) (int, int, uint32) {
 	nv.ID, nv.Class, nv.Flags = id, class, flags
 	nv.Bounds = codec.Bounds{Left: l, Top: t, Right: r, Bottom: bo}
 	i += e + 1 + w3
-	p, seen := 4, uint32(0xf)
+	p, seen := 4, uint32(nodeNeed)
 	// The optional keys, in ascending order: an absent one costs a
 	// compare; at a pair of another shape the loop stops, and
 	// decodePairs reads it and the rest.
-	for _, k := range [...]byte{4, 5, 6, 7, 9, 10, 11} {
+	for _, k := range [...]byte{codec.KeyNodeText, codec.KeyNodeDesc, codec.KeyNodeResPkg, codec.KeyNodeResName, codec.KeyNodeScroll, codec.KeyNodeHint, codec.KeyNodeState} {
 		if p >= n || i+1 >= len(b) || b[i] != k {
 			continue
 		}
 		w := 0
 		switch k {
-		case 6:
+		case codec.KeyNodeResPkg:
 			if i+5 < len(b) {
 				var x uint32
 				if x, w = shortHead[uint32](b, i+1); w > 0 {
 					nv.ResPkg = codec.Opt[uint32]{Val: x, Ok: true}
 				}
 			}
-		case 9:
+		case codec.KeyNodeScroll:
 			var sc codec.Scroll
 			if w = readScroll(b, i+1, &sc); w > 0 {
 				nv.Scroll = codec.Opt[codec.Scroll]{Val: sc, Ok: true}
@@ -174,16 +174,17 @@ func decodeCanon(b []byte, i, n int, nv *NodeView) (int, int, uint32) {
 	return i, p, seen
 }
 
-// textField is the field of text key k: 4, 5, 7, 10 or 11.
+// textField is the field of text key k: codec.KeyNodeText, KeyNodeDesc,
+// KeyNodeResName, KeyNodeHint or KeyNodeState.
 func (nv *NodeView) textField(k int) *codec.Opt[string] {
 	switch k {
-	case 4:
+	case codec.KeyNodeText:
 		return &nv.Text
-	case 5:
+	case codec.KeyNodeDesc:
 		return &nv.Desc
-	case 7:
+	case codec.KeyNodeResName:
 		return &nv.ResName
-	case 10:
+	case codec.KeyNodeHint:
 		return &nv.Hint
 	}
 	return &nv.State
@@ -193,7 +194,7 @@ func (nv *NodeView) textField(k int) *codec.Opt[string] {
 // bytes at b[i:], checking its UTF-8: the string, and the length of the
 // item, 0 when it is not one.
 func readText(b []byte, i int) (string, int) {
-	s, e := cbor.ValidTextAt(b, i)
+	s, e := cborat.ValidTextAt(b, i)
 	if e == 0 {
 		return "", 0
 	}
@@ -211,7 +212,7 @@ func readBounds(b []byte, i int, r *codec.Bounds) int {
 	j := i + 1
 	for x := range v {
 		var n int
-		if v[x], n = cbor.Int32At(b, j); n == 0 {
+		if v[x], n = cborat.Int32At(b, j); n == 0 {
 			return 0
 		}
 		j += n
@@ -237,29 +238,29 @@ func readScroll(b []byte, i int, s *codec.Scroll) int {
 		j++
 		var w int
 		switch k {
-		case 0:
-			s.Axis, w = cbor.Uint32At(b, j)
-		case 1:
-			s.Flags, w = cbor.Uint32At(b, j)
-		case 2:
+		case codec.KeyScrollAxis:
+			s.Axis, w = cborat.Uint32At(b, j)
+		case codec.KeyScrollFlags:
+			s.Flags, w = cborat.Uint32At(b, j)
+		case codec.KeyScrollRange:
 			if j < len(b) && b[j] == 0x83 {
 				r := &s.Range.Val
 				var w1, w2, w3 int
-				if r.Unit, w1 = cbor.Uint32At(b, j+1); w1 > 0 {
-					if r.Lo, w2 = cbor.IntAt(b, j+1+w1); w2 > 0 {
-						if r.Hi, w3 = cbor.IntAt(b, j+1+w1+w2); w3 > 0 {
+				if r.Unit, w1 = cborat.Uint32At(b, j+1); w1 > 0 {
+					if r.Lo, w2 = cborat.IntAt(b, j+1+w1); w2 > 0 {
+						if r.Hi, w3 = cborat.IntAt(b, j+1+w1+w2); w3 > 0 {
 							w = 1 + w1 + w2 + w3
 						}
 					}
 				}
 				s.Range.Ok = true
 			}
-		case 3:
+		case codec.KeyScrollPosition:
 			if j < len(b) && b[j] == 0x82 {
 				p := &s.Position.Val
 				var w1, w2 int
-				if p.Lo, w1 = cbor.IntAt(b, j+1); w1 > 0 {
-					if p.Hi, w2 = cbor.IntAt(b, j+1+w1); w2 > 0 {
+				if p.Lo, w1 = cborat.IntAt(b, j+1); w1 > 0 {
+					if p.Hi, w2 = cborat.IntAt(b, j+1+w1); w2 > 0 {
 						w = 1 + w1 + w2
 					}
 				}
@@ -272,7 +273,7 @@ func readScroll(b []byte, i int, s *codec.Scroll) int {
 		seen |= 1 << k
 		j += w
 	}
-	if seen&3 != 3 {
+	if seen&scrollNeed != scrollNeed {
 		return 0
 	}
 	return j - i
@@ -303,27 +304,27 @@ func (w *Walker) readNode(off int) bool {
 		j := i + 1
 		var wd int
 		switch k {
-		case 0:
-			nv.ID, wd = cbor.Uint32At(b, j)
-		case 1:
-			nv.Class, wd = cbor.Uint32At(b, j)
-		case 2:
+		case codec.KeyNodeID:
+			nv.ID, wd = cborat.Uint32At(b, j)
+		case codec.KeyNodeClass:
+			nv.Class, wd = cborat.Uint32At(b, j)
+		case codec.KeyNodeBounds:
 			wd = readBounds(b, j, &nv.Bounds)
-		case 3:
-			nv.Flags, wd = cbor.Uint32At(b, j)
-		case 6:
+		case codec.KeyNodeFlags:
+			nv.Flags, wd = cborat.Uint32At(b, j)
+		case codec.KeyNodeResPkg:
 			var v uint32
-			v, wd = cbor.Uint32At(b, j)
+			v, wd = cborat.Uint32At(b, j)
 			nv.ResPkg = codec.Opt[uint32]{Val: v, Ok: true}
-		case 4, 5, 7, 10, 11:
-			s, e := cbor.TextAt(b, j)
+		case codec.KeyNodeText, codec.KeyNodeDesc, codec.KeyNodeResName, codec.KeyNodeHint, codec.KeyNodeState:
+			s, e := cborat.TextAt(b, j)
 			if e == 0 {
 				return false
 			}
 			*nv.textField(int(k)) = codec.Opt[string]{Val: str(b[s:e:e]), Ok: true}
 			wd = e - j
-		case 8:
-			kn, h := cbor.ArrayAt(b, j)
+		case codec.KeyNodeChildren:
+			kn, h := cborat.ArrayAt(b, j)
 			if h == 0 {
 				return false
 			}
@@ -340,7 +341,7 @@ func (w *Walker) readNode(off int) bool {
 				return false
 			}
 			wd = end - j
-		case 9:
+		case codec.KeyNodeScroll:
 			nv.Scroll = codec.Opt[codec.Scroll]{Ok: true}
 			wd = readScroll(b, j, &nv.Scroll.Val)
 		}

@@ -10,28 +10,12 @@ import (
 // last of a repeated key wins, a null value counts as absent, unknown keys
 // are skipped.
 
-var (
-	snapshotNames = [...]string{"strings", "windows", "truncated", "seq", "display"}
-	windowNames   = [...]string{"id", "type", "layer", "bounds", "flags", "title", "package", "root", "emits_events", "owner", "modal"}
-	nodeNames     = [...]string{"id", "class", "bounds", "flags", "text", "desc", "res_pkg", "res_name", "children", "scroll", "hint", "state"}
-	scrollNames   = [...]string{"axis", "flags", "range", "position"}
-	displayNames  = [...]string{"width", "height", "density_dpi", "rotation"}
-	errorNames    = [...]string{"code", "message", "retryable"}
-	responseNames = [...]string{"kind", "id", "method", "result", "error"}
-)
-
-// Smallest encodings, as the codec caps counts by the bytes left.
+// The required keys of a node and a scroll map (codec.NodeFields and
+// codec.ScrollFields), as constants for the fast paths.
 const (
-	minWindowLen = 15
-	minNodeLen   = 13
+	nodeNeed   = 1<<codec.KeyNodeID | 1<<codec.KeyNodeClass | 1<<codec.KeyNodeBounds | 1<<codec.KeyNodeFlags
+	scrollNeed = 1<<codec.KeyScrollAxis | 1<<codec.KeyScrollFlags
 )
-
-func named(err error, k uint64, names []string) error {
-	if k < uint64(len(names)) {
-		return cbor.In(err, names[k])
-	}
-	return err
-}
 
 func optText(d *dec) (codec.Opt[string], error) {
 	s, err := text(d)
@@ -53,24 +37,24 @@ func bounds(d *dec, b *codec.Bounds) error {
 	return nil
 }
 
-// nodeField reads the value of key k of a node into nv; key 8 (children)
-// is the caller's. seen collects the keys present.
+// nodeField reads the value of key k of a node into nv; the children are
+// the caller's. seen collects the keys present.
 func nodeField(d *dec, nv *NodeView, k uint64, seen *uint32) (err error) {
 	if d.Null() {
 		switch k {
-		case 4:
+		case codec.KeyNodeText:
 			nv.Text = codec.Opt[string]{}
-		case 5:
+		case codec.KeyNodeDesc:
 			nv.Desc = codec.Opt[string]{}
-		case 6:
+		case codec.KeyNodeResPkg:
 			nv.ResPkg = codec.Opt[uint32]{}
-		case 7:
+		case codec.KeyNodeResName:
 			nv.ResName = codec.Opt[string]{}
-		case 9:
+		case codec.KeyNodeScroll:
 			nv.Scroll = codec.Opt[codec.Scroll]{}
-		case 10:
+		case codec.KeyNodeHint:
 			nv.Hint = codec.Opt[string]{}
-		case 11:
+		case codec.KeyNodeState:
 			nv.State = codec.Opt[string]{}
 		}
 		if k < 32 {
@@ -79,34 +63,34 @@ func nodeField(d *dec, nv *NodeView, k uint64, seen *uint32) (err error) {
 		return nil
 	}
 	switch k {
-	case 0:
+	case codec.KeyNodeID:
 		nv.ID, err = d.Uint32()
-	case 1:
+	case codec.KeyNodeClass:
 		nv.Class, err = d.Uint32()
-	case 2:
+	case codec.KeyNodeBounds:
 		err = bounds(d, &nv.Bounds)
-	case 3:
+	case codec.KeyNodeFlags:
 		nv.Flags, err = d.Uint32()
-	case 4:
+	case codec.KeyNodeText:
 		nv.Text, err = optText(d)
-	case 5:
+	case codec.KeyNodeDesc:
 		nv.Desc, err = optText(d)
-	case 6:
+	case codec.KeyNodeResPkg:
 		nv.ResPkg, err = optU32(d)
-	case 7:
+	case codec.KeyNodeResName:
 		nv.ResName, err = optText(d)
-	case 9:
+	case codec.KeyNodeScroll:
 		nv.Scroll = codec.Opt[codec.Scroll]{Ok: true}
 		err = scroll(d, &nv.Scroll.Val)
-	case 10:
+	case codec.KeyNodeHint:
 		nv.Hint, err = optText(d)
-	case 11:
+	case codec.KeyNodeState:
 		nv.State, err = optText(d)
 	default:
 		err = d.Skip()
 	}
 	if err != nil {
-		return named(err, k, nodeNames[:])
+		return codec.NodeFields.In(err, k)
 	}
 	if k < 32 {
 		*seen |= 1 << k
@@ -116,52 +100,44 @@ func nodeField(d *dec, nv *NodeView, k uint64, seen *uint32) (err error) {
 
 // scroll reads a Scroll map.
 func scroll(d *dec, s *codec.Scroll) error {
-	start := d.Offset()
-	n, err := d.MapHead()
+	it, err := d.Fields(codec.ScrollFields.Len())
 	if err != nil {
 		return err
 	}
-	var seen uint32
-	for i := 0; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return err
-		}
-		known := k < uint64(len(scrollNames))
-		if d.Null() {
-			if known {
-				seen &^= 1 << k
-				switch k {
-				case 2:
-					s.Range = codec.Opt[codec.ScrollRange]{}
-				case 3:
-					s.Position = codec.Opt[codec.ScrollPosition]{}
-				}
+	for it.Next(d) {
+		switch k := it.Key(); {
+		case it.Null():
+			switch k {
+			case codec.KeyScrollRange:
+				s.Range = codec.Opt[codec.ScrollRange]{}
+			case codec.KeyScrollPosition:
+				s.Position = codec.Opt[codec.ScrollPosition]{}
 			}
-			continue
-		}
-		switch k {
-		case 0:
+		case k == codec.KeyScrollAxis:
 			s.Axis, err = d.Uint32()
-		case 1:
+		case k == codec.KeyScrollFlags:
 			s.Flags, err = d.Uint32()
-		case 2:
+		case k == codec.KeyScrollRange:
 			s.Range.Ok = true
 			err = scrollRange(d, &s.Range.Val)
-		case 3:
+		default:
 			s.Position.Ok = true
 			err = scrollPosition(d, &s.Position.Val)
-		default:
-			err = d.Skip()
 		}
 		if err != nil {
-			return named(err, k, scrollNames[:])
-		}
-		if known {
-			seen |= 1 << k
+			return codec.ScrollFields.In(err, it.Key())
 		}
 	}
-	return cbor.Missing(3, seen, scrollNames[:], start)
+	return mapEnd(&it, codec.ScrollFields)
+}
+
+// mapEnd is the outcome of a FieldIter's map of f once Next reports
+// false: the iteration's error, or the first required key missing.
+func mapEnd(it *cbor.FieldIter, f *codec.Fields) error {
+	if err := it.Err(); err != nil {
+		return err
+	}
+	return f.Missing(it.Seen(), it.Start())
 }
 
 func scrollRange(d *dec, r *codec.ScrollRange) error {
@@ -189,139 +165,99 @@ func scrollPosition(d *dec, p *codec.ScrollPosition) error {
 	})
 }
 
-// windowField reads the value of key k of a window into wv; key 7 (root)
-// is the caller's.
-func windowField(d *dec, wv *WindowView, k uint64, seen *uint32) (err error) {
-	if d.Null() {
-		switch k {
-		case 5:
-			wv.Title = codec.Opt[string]{}
-		case 6:
-			wv.Package = codec.Opt[uint32]{}
-		case 8:
-			wv.EmitsEvents = codec.Opt[bool]{}
-		case 9:
-			wv.Owner = codec.Opt[uint32]{}
-		case 10:
-			wv.Modal = false
-		}
-		if k < 32 {
-			*seen &^= 1 << k
-		}
-		return nil
-	}
+// clearWindowField clears the field of key k of a window, whose value is
+// null.
+func clearWindowField(wv *WindowView, k uint64) {
 	switch k {
-	case 0:
+	case codec.KeyWindowTitle:
+		wv.Title = codec.Opt[string]{}
+	case codec.KeyWindowPackage:
+		wv.Package = codec.Opt[uint32]{}
+	case codec.KeyWindowEmitsEvents:
+		wv.EmitsEvents = codec.Opt[bool]{}
+	case codec.KeyWindowOwner:
+		wv.Owner = codec.Opt[uint32]{}
+	case codec.KeyWindowModal:
+		wv.Modal = false
+	}
+}
+
+// windowField reads the value of key k of a window into wv; the root is
+// the caller's.
+func windowField(d *dec, wv *WindowView, k uint64) (err error) {
+	switch k {
+	case codec.KeyWindowID:
 		wv.ID, err = d.Uint32()
-	case 1:
+	case codec.KeyWindowType:
 		wv.Type, err = d.Uint32()
-	case 2:
+	case codec.KeyWindowLayer:
 		wv.Layer, err = d.Int32()
-	case 3:
+	case codec.KeyWindowBounds:
 		err = bounds(d, &wv.Bounds)
-	case 4:
+	case codec.KeyWindowFlags:
 		wv.Flags, err = d.Uint32()
-	case 5:
+	case codec.KeyWindowTitle:
 		wv.Title, err = optText(d)
-	case 6:
+	case codec.KeyWindowPackage:
 		wv.Package, err = optU32(d)
-	case 8:
+	case codec.KeyWindowEmitsEvents:
 		var b bool
 		b, err = d.Bool()
 		wv.EmitsEvents = codec.Opt[bool]{Val: b, Ok: err == nil}
-	case 9:
+	case codec.KeyWindowOwner:
 		wv.Owner, err = optU32(d)
-	case 10:
+	case codec.KeyWindowModal:
 		wv.Modal, err = d.Bool()
 	default:
 		err = d.Skip()
 	}
 	if err != nil {
-		return named(err, k, windowNames[:])
-	}
-	if k < 32 {
-		*seen |= 1 << k
+		return codec.WindowFields.In(err, k)
 	}
 	return nil
 }
 
 // display reads a Display map.
 func display(d *dec, v *codec.Display) error {
-	start := d.Offset()
-	n, err := d.MapHead()
+	it, err := d.Fields(codec.DisplayFields.Len())
 	if err != nil {
 		return err
 	}
-	var seen uint32
-	for i := 0; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return err
-		}
-		if d.Null() {
-			if k < 32 {
-				seen &^= 1 << k
-			}
+	for it.Next(d) {
+		if it.Null() {
 			continue
 		}
-		switch k {
-		case 0:
-			v.Width, err = d.Uint32()
-		case 1:
-			v.Height, err = d.Uint32()
-		case 2:
-			v.DensityDPI, err = d.Uint32()
-		case 3:
-			v.Rotation, err = d.Uint32()
-		default:
-			err = d.Skip()
-		}
-		if err != nil {
-			return named(err, k, displayNames[:])
-		}
-		if k < 32 {
-			seen |= 1 << k
+		dst := [...]*uint32{codec.KeyDisplayWidth: &v.Width, codec.KeyDisplayHeight: &v.Height, codec.KeyDisplayDensityDPI: &v.DensityDPI, codec.KeyDisplayRotation: &v.Rotation}[it.Key()]
+		if *dst, err = d.Uint32(); err != nil {
+			return codec.DisplayFields.In(err, it.Key())
 		}
 	}
-	return cbor.Missing(0xf, seen, displayNames[:], start)
+	return mapEnd(&it, codec.DisplayFields)
 }
 
 // protoError validates an Error map and returns its code, borrowed.
 func protoError(d *dec) (string, error) {
-	start := d.Offset()
-	n, err := d.MapHead()
+	it, err := d.Fields(codec.ErrorFields.Len())
 	if err != nil {
 		return "", err
 	}
-	var seen uint32
 	var code string
-	for i := 0; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return "", err
-		}
-		if d.Null() {
-			if k < 32 {
-				seen &^= 1 << k
+	for it.Next(d) {
+		switch k := it.Key(); {
+		case it.Null():
+			if k == codec.KeyErrorCode {
+				code = ""
 			}
-			continue
-		}
-		switch k {
-		case 0:
+		case k == codec.KeyErrorCode:
 			code, err = text(d)
-		case 1:
+		case k == codec.KeyErrorMessage:
 			_, err = text(d)
-		case 2:
-			_, err = d.Bool()
 		default:
-			err = d.Skip()
+			_, err = d.Bool()
 		}
 		if err != nil {
-			return "", named(err, k, errorNames[:])
-		}
-		if k < 32 {
-			seen |= 1 << k
+			return "", codec.ErrorFields.In(err, it.Key())
 		}
 	}
-	return code, cbor.Missing(7, seen, errorNames[:], start)
+	return code, mapEnd(&it, codec.ErrorFields)
 }

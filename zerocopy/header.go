@@ -3,6 +3,8 @@ package zerocopy
 import (
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cborat"
+	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // HeaderView is what a frame's envelope says about it, read without
@@ -49,7 +51,7 @@ func Header(payload []byte) (HeaderView, error) {
 	d := newDec(payload)
 	b, ok := d.PeekByte()
 	if !ok {
-		return h, cbor.In(cbor.Errorf(cbor.ErrTruncated, 0, "empty input where a message was expected"), "message")
+		return h, cborerr.In(cbor.Errorf(cbor.ErrTruncated, 0, "empty input where a message was expected"), "message")
 	}
 	switch b >> 5 {
 	case byte(cbor.MajorArray):
@@ -58,16 +60,16 @@ func Header(payload []byte) (HeaderView, error) {
 	case byte(cbor.MajorMap):
 	default:
 		if _, err := d.ReadHead(); err != nil {
-			return h, cbor.In(err, "message")
+			return h, cborerr.In(err, "message")
 		}
-		return h, cbor.In(cbor.Errorf(cbor.ErrType, 0, cbor.Major(b>>5).String()+" where a message map or event array was expected"), "message")
+		return h, cborerr.In(cbor.Errorf(cbor.ErrType, 0, cbor.Major(b>>5).String()+" where a message map or event array was expected"), "message")
 	}
 	if headerFast(payload, &h) {
 		return h, nil
 	}
 	kind, err := peekKind(payload)
 	if err != nil {
-		return h, cbor.In(err, "message")
+		return h, cborerr.In(err, "message")
 	}
 	h.Kind = kind
 	switch kind {
@@ -80,32 +82,32 @@ func Header(payload []byte) (HeaderView, error) {
 	for i := 0; d.More(n, i); i++ {
 		k, err := d.Key()
 		if err != nil {
-			return h, cbor.In(err, name)
+			return h, cborerr.In(err, name)
 		}
 		null := d.Null()
 		switch {
 		case null:
 			switch k {
-			case 1:
+			case codec.KeyRequestID: // KeyResponseID, KeyNonce
 				h.HasID, h.ID, h.Nonce = false, 0, 0
-			case 2:
+			case codec.KeyRequestMethod: // KeyResponseMethod
 				h.HasMethod, h.Method = false, 0
-			case 3:
+			case codec.KeyResponseResult: // KeyWelcomeError
 				if kind == codec.KindResponse {
 					h.HasResult = false
 				} else if kind == codec.KindWelcome {
 					h.IsError, h.Code = false, ""
 				}
-			case 4:
+			case codec.KeyResponseError:
 				if kind == codec.KindResponse {
 					h.IsError, h.Code = false, ""
 				}
 			}
 			continue
-		case k == 1 && kind != codec.KindWelcome:
+		case k == codec.KeyRequestID && kind != codec.KindWelcome: // KeyResponseID, KeyNonce
 			v, err := d.Uint()
 			if err != nil {
-				return h, cbor.In(cbor.In(err, idName(kind)), name)
+				return h, cborerr.In(cborerr.In(err, idName(kind)), name)
 			}
 			if kind == codec.KindPing || kind == codec.KindPong {
 				h.Nonce = v
@@ -113,13 +115,13 @@ func Header(payload []byte) (HeaderView, error) {
 				h.ID = v
 			}
 			h.HasID = true
-		case k == 2 && (kind == codec.KindRequest || kind == codec.KindResponse):
+		case k == codec.KeyRequestMethod && (kind == codec.KindRequest || kind == codec.KindResponse): // KeyResponseMethod
 			v, err := d.Uint32()
 			if err != nil {
-				return h, cbor.In(cbor.In(err, "method"), name)
+				return h, cborerr.In(cborerr.In(err, "method"), name)
 			}
 			h.Method, h.HasMethod = codec.Method(v), true
-		case k == 3 && (kind == codec.KindRequest || kind == codec.KindResponse):
+		case k == codec.KeyRequestParams && (kind == codec.KindRequest || kind == codec.KindResponse): // KeyResponseResult
 			if kind == codec.KindResponse {
 				h.HasResult = true
 			}
@@ -127,17 +129,17 @@ func Header(payload []byte) (HeaderView, error) {
 				return h, nil
 			}
 			if err := d.Skip(); err != nil {
-				return h, cbor.In(err, name)
+				return h, cborerr.In(err, name)
 			}
-		case (k == 4 && kind == codec.KindResponse) || (k == 3 && kind == codec.KindWelcome):
+		case (k == codec.KeyResponseError && kind == codec.KindResponse) || (k == codec.KeyWelcomeError && kind == codec.KindWelcome):
 			code, err := errorCode(&d)
 			if err != nil {
-				return h, cbor.In(cbor.In(err, "error"), name)
+				return h, cborerr.In(cborerr.In(err, "error"), name)
 			}
 			h.IsError, h.Code = true, code
 		default:
 			if err := d.Skip(); err != nil {
-				return h, cbor.In(err, name)
+				return h, cborerr.In(err, name)
 			}
 		}
 	}
@@ -166,10 +168,10 @@ func peekKind(b []byte) (codec.Kind, error) {
 		if err != nil {
 			return 0, err
 		}
-		if k == 0 && !d.Null() {
+		if k == codec.KeyKind && !d.Null() {
 			v, err := d.Uint()
 			if err != nil {
-				return 0, cbor.In(err, "kind")
+				return 0, cborerr.In(err, "kind")
 			}
 			if i == 0 {
 				return codec.Kind(v), nil
@@ -177,7 +179,7 @@ func peekKind(b []byte) (codec.Kind, error) {
 			kind, found = codec.Kind(v), true
 			continue
 		}
-		if k == 0 {
+		if k == codec.KeyKind {
 			found = false
 			continue
 		}
@@ -186,69 +188,55 @@ func peekKind(b []byte) (codec.Kind, error) {
 		}
 	}
 	if !found {
-		return 0, cbor.In(cbor.Errorf(cbor.ErrMissing, 0, "key 0 (kind) is required"), "kind")
+		return 0, cborerr.In(cbor.Errorf(cbor.ErrMissing, 0, "key 0 (kind) is required"), "kind")
 	}
 	return kind, nil
 }
 
 // errorCode reads an Error map and returns its code (key 0), borrowed.
 func errorCode(d *dec) (string, error) {
-	n, err := d.MapHead()
+	it, err := d.Fields(codec.KeyErrorCode + 1)
 	if err != nil {
 		return "", err
 	}
 	var code string
-	for i := 0; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return "", err
-		}
-		if d.Null() {
-			if k == 0 {
-				code = ""
-			}
-			continue
-		}
-		if k == 0 {
-			if code, err = text(d); err != nil {
-				return "", cbor.In(err, "code")
-			}
-			continue
-		}
-		if err := d.Skip(); err != nil {
-			return "", err
+	for it.Next(d) {
+		if it.Null() {
+			code = ""
+		} else if code, err = text(d); err != nil {
+			return "", codec.ErrorFields.In(err, codec.KeyErrorCode)
 		}
 	}
-	return code, nil
+	return code, it.Err()
 }
 
 // eventHead reads [kind, stream, seq, type] of an event array.
 func eventHead(d *dec, h *HeaderView) (int, error) {
 	n, err := d.ArrayHead()
 	if err != nil {
-		return n, cbor.In(err, "message")
+		return n, cborerr.In(err, "message")
 	}
 	var head [4]uint64
 	for i := range head {
 		if !d.More(n, i) {
 			if i == 0 {
-				return n, cbor.In(cbor.Errorf(cbor.ErrMissing, 0, "an empty array is not a message"), "message")
+				return n, cborerr.In(cbor.Errorf(cbor.ErrMissing, 0, "an empty array is not a message"), "message")
 			}
-			return n, cbor.In(cbor.Errorf(cbor.ErrMissing, 0, "an event has at least 4 elements, not "+itoa(i)), "event")
+			return n, cborerr.In(cbor.Errorf(cbor.ErrMissing, 0, "an event has at least 4 elements, not "+itoa(i)), "event")
 		}
 		at := d.Offset()
 		if head[i], err = d.Uint(); err != nil {
 			if i == 0 {
-				return n, cbor.In(err, "kind")
+				return n, cborerr.In(err, "kind")
 			}
-			return n, cbor.In(cbor.In(err, eventNames[i]), "event")
+			return n, cborerr.In(cborerr.In(err, eventNames[i]), "event")
 		}
 		if i == 0 && codec.Kind(head[0]) != codec.KindEvent {
 			h.Kind = codec.Kind(head[0])
 			return n, nil
 		}
 		if (i == 1 || i == 3) && head[i] > 0xffffffff {
-			return n, cbor.In(cbor.In(cbor.Errorf(cbor.ErrRange, at, "does not fit in u32"), eventNames[i]), "event")
+			return n, cborerr.In(cborerr.In(cbor.Errorf(cbor.ErrRange, at, "does not fit in u32"), eventNames[i]), "event")
 		}
 	}
 	h.Kind = codec.KindEvent
@@ -263,11 +251,11 @@ var eventNames = [...]string{"kind", "stream", "seq", "type"}
 // id (or nonce), then method, then params or result. It reports false for
 // anything else, which Header then reads in full.
 func headerFast(b []byte, h *HeaderView) bool {
-	if len(b) < 5 || b[0] < 0xa2 || b[0] > 0xb7 || b[1] != 0 || b[3] != 1 {
+	if len(b) < 5 || b[0] < 0xa2 || b[0] > 0xb7 || b[1] != codec.KeyKind || b[3] != codec.KeyRequestID {
 		return false
 	}
 	kind := codec.Kind(b[2])
-	id, n := cbor.UintAt(b, 4)
+	id, n := cborat.UintAt(b, 4)
 	if n == 0 {
 		return false
 	}
@@ -286,11 +274,11 @@ func headerFast(b []byte, h *HeaderView) bool {
 	default:
 		return false
 	}
-	if i+1 >= len(b) || b[i] != 2 {
+	if i+1 >= len(b) || b[i] != codec.KeyRequestMethod {
 		return false
 	}
-	m, n := cbor.Uint32At(b, i+1)
-	if n == 0 || i+1+n >= len(b) || b[i+1+n] != 3 {
+	m, n := cborat.Uint32At(b, i+1)
+	if n == 0 || i+1+n >= len(b) || b[i+1+n] != codec.KeyRequestParams {
 		return false
 	}
 	h.Kind, h.ID, h.HasID, h.Method, h.HasMethod = kind, id, true, codec.Method(m), true

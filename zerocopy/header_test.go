@@ -183,3 +183,11 @@ func TestEventFrameImageBorrowed(t *testing.T) {
 	}
 	t.Fatal("no event_frame.bin")
 }
+
+// TestRequiredKeysFollowSchema checks the fast paths' constants against
+// codec's schema table.
+func TestRequiredKeysFollowSchema(t *testing.T) {
+	if nodeNeed != codec.NodeFields.RequiredMask() || scrollNeed != codec.ScrollFields.RequiredMask() {
+		t.Errorf("nodeNeed %b, scrollNeed %b; the schema requires %b and %b", nodeNeed, scrollNeed, codec.NodeFields.RequiredMask(), codec.ScrollFields.RequiredMask())
+	}
+}

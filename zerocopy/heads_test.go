@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cborat"
 )
 
 // TestHeads: the fast head readers agree with cbor.Decoder where they
@@ -22,12 +22,12 @@ func TestHeads(t *testing.T) {
 				d := newDec(p)
 				want32, werr32 := d.Int32()
 				wn := d.Offset()
-				v, w := cbor.Int32At(p, 0)
+				v, w := cborat.Int32At(p, 0)
 				if w > 0 && (werr32 != nil || v != want32 || w != wn) {
-					t.Fatalf("cbor.Int32At(% x) = %d, %d; decoder %d, %d, %v", p, v, w, want32, wn, werr32)
+					t.Fatalf("cborat.Int32At(% x) = %d, %d; decoder %d, %d, %v", p, v, w, want32, wn, werr32)
 				}
 				if w == 0 && werr32 == nil && wn <= 5 {
-					t.Fatalf("cbor.Int32At(% x) refuses what the decoder reads", p)
+					t.Fatalf("cborat.Int32At(% x) refuses what the decoder reads", p)
 				}
 				if cut >= 3 {
 					v, w := shortHead[int32](p, 0)
@@ -53,12 +53,12 @@ func TestHeads(t *testing.T) {
 				d = newDec(p)
 				wantU, werrU := d.Uint32()
 				wn = d.Offset()
-				u, w := cbor.Uint32At(p, 0)
+				u, w := cborat.Uint32At(p, 0)
 				if w > 0 && (werrU != nil || u != wantU || w != wn) {
-					t.Fatalf("cbor.Uint32At(% x) = %d, %d; decoder %d, %d, %v", p, u, w, wantU, wn, werrU)
+					t.Fatalf("cborat.Uint32At(% x) = %d, %d; decoder %d, %d, %v", p, u, w, wantU, wn, werrU)
 				}
 				if w == 0 && werrU == nil && wn <= 5 {
-					t.Fatalf("cbor.Uint32At(% x) refuses what the decoder reads", p)
+					t.Fatalf("cborat.Uint32At(% x) refuses what the decoder reads", p)
 				}
 				if cut >= 3 {
 					u, w := shortHead[uint32](p, 0)
@@ -72,15 +72,15 @@ func TestHeads(t *testing.T) {
 				d = newDec(p)
 				want64, werr64 := d.Int()
 				wn = d.Offset()
-				if v, w := cbor.IntAt(p, 0); w > 0 && (werr64 != nil || v != want64 || w != wn) {
-					t.Fatalf("cbor.IntAt(% x) = %d, %d; decoder %d, %d, %v", p, v, w, want64, wn, werr64)
+				if v, w := cborat.IntAt(p, 0); w > 0 && (werr64 != nil || v != want64 || w != wn) {
+					t.Fatalf("cborat.IntAt(% x) = %d, %d; decoder %d, %d, %v", p, v, w, want64, wn, werr64)
 				} else if w == 0 && werr64 == nil {
-					t.Fatalf("cbor.IntAt(% x) refuses what the decoder reads", p)
+					t.Fatalf("cborat.IntAt(% x) refuses what the decoder reads", p)
 				}
 				d = newDec(p)
 				wantU64, werrU64 := d.Uint()
 				wn = d.Offset()
-				if v, w := cbor.UintAt(p, 0); w > 0 && (werrU64 != nil || v != wantU64 || w != wn) {
+				if v, w := cborat.UintAt(p, 0); w > 0 && (werrU64 != nil || v != wantU64 || w != wn) {
 					t.Fatalf("UintAt(% x) = %d, %d; decoder %d, %d, %v", p, v, w, wantU64, wn, werrU64)
 				} else if w == 0 && werrU64 == nil {
 					t.Fatalf("UintAt(% x) refuses what the decoder reads", p)

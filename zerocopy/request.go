@@ -3,9 +3,9 @@ package zerocopy
 import (
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cborat"
+	"github.com/wirebench/wirebench/internal/cborerr"
 )
-
-var requestNames = [...]string{"kind", "id", "method", "params", "deadline_ms"}
 
 // RequestView is a request read in place: its envelope checked as the
 // codec checks it, its params located as a map that is well-formed CBOR
@@ -80,58 +80,40 @@ func (r *RequestView) Parse(payload []byte) error {
 		if _, err := Header(payload); err != nil {
 			return err
 		}
-		return cbor.In(cbor.Errorf(cbor.ErrType, 0, "an event array where a request map was expected"), "message")
+		return cborerr.In(cbor.Errorf(cbor.ErrType, 0, "an event array where a request map was expected"), "message")
 	}
 	d := newDec(payload)
 	if err := r.envelope(&d, payload); err != nil {
-		return cbor.In(err, "request")
+		return cborerr.In(err, "request")
 	}
 	return d.Done()
 }
 
 func (r *RequestView) envelope(d *dec, payload []byte) error {
-	start := d.Offset()
-	n, err := d.MapHead()
+	it, err := d.Fields(codec.RequestFields.Len())
 	if err != nil {
 		return err
 	}
-	var seen uint32
 	method, haveMethod := codec.Method(0), false
-	for i := 0; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return err
-		}
-		if d.Null() {
+	for it.Next(d) {
+		k, at := it.Key(), d.Offset()
+		switch {
+		case it.Null():
 			switch k {
-			case 3:
+			case codec.KeyRequestParams:
 				r.Params = ParamsView{}
-			case 4:
+			case codec.KeyRequestDeadlineMS:
 				r.DeadlineMS = codec.Opt[uint32]{}
 			}
-			if k < 32 {
-				seen &^= 1 << k
-			}
-			continue
-		}
-		at := d.Offset()
-		switch k {
-		case 0:
-			var kind uint64
-			if kind, err = d.Uint(); err == nil && codec.Kind(kind) != codec.KindRequest {
-				err = cbor.Errorf(cbor.ErrInvalid, at, "kind "+codec.Kind(kind).String()+" repeats key 0 of a request")
-			}
-		case 1:
+		case k == codec.KeyKind:
+			err = repeatedKind(d, codec.KindRequest)
+		case k == codec.KeyRequestID:
 			r.ID, err = d.Uint()
-		case 2:
-			var m uint32
-			if m, err = d.Uint32(); err == nil {
-				if haveMethod && codec.Method(m) != method {
-					err = cbor.Errorf(cbor.ErrInvalid, at, "method "+codec.Method(m).String()+" repeats key 2 with another value than "+method.String())
-				}
-				method, haveMethod = codec.Method(m), true
+		case k == codec.KeyRequestMethod:
+			if method, err = repeatedMethod(d, method, haveMethod); err == nil {
+				haveMethod = true
 			}
-		case 3:
+		case k == codec.KeyRequestParams:
 			if b, ok := d.PeekByte(); ok && b>>5 != byte(cbor.MajorMap) {
 				h, herr := d.ReadHead()
 				if herr != nil {
@@ -142,20 +124,37 @@ func (r *RequestView) envelope(d *dec, payload []byte) error {
 			} else {
 				err = r.Params.index(d, payload, at)
 			}
-		case 4:
-			r.DeadlineMS, err = optU32(d)
 		default:
-			err = d.Skip()
+			r.DeadlineMS, err = optU32(d)
 		}
 		if err != nil {
-			return named(err, k, requestNames[:])
-		}
-		if k < 32 {
-			seen |= 1 << k
+			return codec.RequestFields.In(err, k)
 		}
 	}
 	r.Method = method
-	return cbor.Missing(0xf, seen, requestNames[:], start)
+	return mapEnd(&it, codec.RequestFields)
+}
+
+// repeatedMethod reads a method (key 2) and, when have, insists that it
+// is want, the method a repeated key named before.
+func repeatedMethod(d *dec, want codec.Method, have bool) (codec.Method, error) {
+	at := d.Offset()
+	v, err := d.Uint32()
+	if m := codec.Method(v); err == nil && have && m != want {
+		err = cbor.Errorf(cbor.ErrInvalid, at, "method "+m.String()+" repeats key 2 with another value than "+want.String())
+	}
+	return codec.Method(v), err
+}
+
+// repeatedKind reads key 0 inside a map whose kind is known, and insists
+// that a repeated kind key names the same kind.
+func repeatedKind(d *dec, want codec.Kind) error {
+	at := d.Offset()
+	kind, err := d.Uint()
+	if err == nil && codec.Kind(kind) != want {
+		err = cbor.Errorf(cbor.ErrInvalid, at, "kind "+codec.Kind(kind).String()+" repeats key 0 of a "+want.String())
+	}
+	return err
 }
 
 // Bytes is the params map as it is in the frame.
@@ -233,7 +232,7 @@ func (p *ParamsView) Uint(k uint64) (uint64, bool) {
 // Uint32 returns the u32 at key k.
 func (p *ParamsView) Uint32(k uint64) (uint32, bool) {
 	if o, ok := p.valueAt(k); ok {
-		if v, n := cbor.Uint32At(p.b, o); n > 0 {
+		if v, n := cborat.Uint32At(p.b, o); n > 0 {
 			return v, true
 		}
 	}
@@ -250,7 +249,7 @@ func (p *ParamsView) Int(k uint64) (int64, bool) {
 	if m, _ := major(&d); !ok || (m != cbor.MajorUint && m != cbor.MajorNegInt) {
 		return 0, false
 	}
-	if v, n := cbor.Int32At(d.Input(), d.Offset()); n > 0 {
+	if v, n := cborat.Int32At(d.Input(), d.Offset()); n > 0 {
 		return int64(v), true
 	}
 	h, err := d.ReadHead()
@@ -271,7 +270,7 @@ func (p *ParamsView) Int32(k uint64) (int32, bool) {
 				return v, true
 			}
 		}
-		if v, n := cbor.Int32At(p.b, o); n > 0 {
+		if v, n := cborat.Int32At(p.b, o); n > 0 {
 			return v, true
 		}
 	}
@@ -327,7 +326,7 @@ func simpleLen(b []byte, i int) int {
 			return 5
 		}
 	case c >= 0x60 && c < 0x78:
-		if _, e := cbor.ValidTextAt(b, i); e > 0 {
+		if _, e := cborat.ValidTextAt(b, i); e > 0 {
 			return e - i
 		}
 	}
@@ -341,27 +340,27 @@ func simpleLen(b []byte, i int) int {
 // reads. It accepts only what the general path accepts, and reads it
 // alike.
 func (r *RequestView) parseFast(b []byte) bool {
-	if len(b) < 8 || (b[0] != 0xa4 && b[0] != 0xa5) || b[1] != 0 || b[2] != byte(codec.KindRequest) || b[3] != 1 {
+	if len(b) < 8 || (b[0] != 0xa4 && b[0] != 0xa5) || b[1] != codec.KeyKind || b[2] != byte(codec.KindRequest) || b[3] != codec.KeyRequestID {
 		return false
 	}
 	id, n := uint64(b[4]), 1
 	if b[4] >= 24 {
-		if id, n = cbor.UintAt(b, 4); n == 0 {
+		if id, n = cborat.UintAt(b, 4); n == 0 {
 			return false
 		}
 	}
 	i := 4 + n
-	if i+1 >= len(b) || b[i] != 2 {
+	if i+1 >= len(b) || b[i] != codec.KeyRequestMethod {
 		return false
 	}
 	m, n := uint32(b[i+1]), 1
 	if m >= 24 {
-		if m, n = cbor.Uint32At(b, i+1); n == 0 {
+		if m, n = cborat.Uint32At(b, i+1); n == 0 {
 			return false
 		}
 	}
 	i += 1 + n
-	if i+1 >= len(b) || b[i] != 3 || b[i+1] < 0xa0 || b[i+1] > 0xb7 {
+	if i+1 >= len(b) || b[i] != codec.KeyRequestParams || b[i+1] < 0xa0 || b[i+1] > 0xb7 {
 		return false
 	}
 	start := i + 1
@@ -396,10 +395,10 @@ func (r *RequestView) parseFast(b []byte) bool {
 	p.b = b[start:i:i]
 	r.DeadlineMS = codec.Opt[uint32]{}
 	if b[0] == 0xa5 {
-		if i+1 >= len(b) || b[i] != 4 {
+		if i+1 >= len(b) || b[i] != codec.KeyRequestDeadlineMS {
 			return false
 		}
-		v, n := cbor.Uint32At(b, i+1)
+		v, n := cborat.Uint32At(b, i+1)
 		if n == 0 {
 			return false
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // ErrErrorResponse is returned by Snapshot.Parse for a well-formed
@@ -146,7 +147,7 @@ type Snapshot struct {
 	node  NodeView // scratch for the validation pass
 	win   WindowView
 
-	recs    []nodeRec // the node table (see tree.go)
+	recs    []nodeRec // the node table Parse fills for the walks
 	nRecs   int       // records in use
 	recFull bool      // a node found the table full
 	want    int       // the most nodes a parse has met
@@ -194,7 +195,7 @@ func (v *Snapshot) parse(b []byte, response bool) error {
 	d := newDec(b)
 	if !response {
 		if err := v.result(&d); err != nil {
-			return cbor.In(err, "result")
+			return cborerr.In(err, "result")
 		}
 		return d.Done()
 	}
@@ -206,67 +207,45 @@ func (v *Snapshot) parse(b []byte, response bool) error {
 		return ErrNotSnapshot
 	}
 	if err := v.response1(&d); err != nil {
-		return cbor.In(err, "response")
+		return cborerr.In(err, "response")
 	}
 	return d.Done()
 }
 
 // response1 validates a response map as the codec decodes it.
 func (v *Snapshot) response1(d *dec) error {
-	start := d.Offset()
-	n, err := d.MapHead()
+	it, err := d.Fields(codec.ResponseFields.Len())
 	if err != nil {
 		return err
 	}
-	var seen uint32
-	for i := 0; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return err
-		}
-		if d.Null() {
-			if k < 32 {
-				seen &^= 1 << k
-			}
-			continue
-		}
-		at := d.Offset()
-		switch k {
-		case 0:
-			var kind uint64
-			if kind, err = d.Uint(); err == nil && codec.Kind(kind) != codec.KindResponse {
-				err = cbor.Errorf(cbor.ErrInvalid, at, "kind "+codec.Kind(kind).String()+" repeats key 0 of a response")
-			}
-		case 1:
+	for it.Next(d) {
+		switch k := it.Key(); {
+		case it.Null():
+		case k == codec.KeyKind:
+			err = repeatedKind(d, codec.KindResponse)
+		case k == codec.KeyResponseID:
 			v.ID, err = d.Uint()
-		case 2:
-			var m uint32
-			if m, err = d.Uint32(); err == nil && codec.Method(m) != codec.MethodSnapshot {
-				err = cbor.Errorf(cbor.ErrInvalid, at, "method "+codec.Method(m).String()+" repeats key 2 with another value than snapshot")
-			}
-		case 3:
+		case k == codec.KeyResponseMethod:
+			_, err = repeatedMethod(d, codec.MethodSnapshot, true)
+		case k == codec.KeyResponseResult:
 			err = v.result(d)
-		case 4:
-			_, err = protoError(d)
 		default:
-			err = d.Skip()
+			_, err = protoError(d)
 		}
 		if err != nil {
-			return named(err, k, responseNames[:])
-		}
-		if k < 32 {
-			seen |= 1 << k
+			return codec.ResponseFields.In(err, it.Key())
 		}
 	}
-	if err := cbor.Missing(0x7, seen, responseNames[:], start); err != nil {
+	if err := mapEnd(&it, codec.ResponseFields); err != nil {
 		return err
 	}
-	switch seen & (1<<3 | 1<<4) {
+	start := it.Start()
+	switch it.Seen() & (1<<codec.KeyResponseResult | 1<<codec.KeyResponseError) {
 	case 0:
 		return cbor.Errorf(cbor.ErrMissing, start, "a response carries a result (key 3) or an error (key 4)")
-	case 1<<3 | 1<<4:
+	case 1<<codec.KeyResponseResult | 1<<codec.KeyResponseError:
 		return cbor.Errorf(cbor.ErrInvalid, start, "a response carries a result (key 3) or an error (key 4), not both")
-	case 1 << 4:
+	case 1 << codec.KeyResponseError:
 		return ErrErrorResponse
 	}
 	return nil
@@ -278,55 +257,39 @@ func (v *Snapshot) result(d *dec) error {
 	v.strOff, v.strN, v.nStrings = 0, 0, 0
 	v.winOff, v.winN, v.nWindows, v.nNodes = 0, 0, 0, 0
 	v.clearTable()
-	start := d.Offset()
-	n, err := d.MapHead()
+	it, err := d.Fields(codec.SnapshotFields.Len())
 	if err != nil {
 		return err
 	}
-	var seen uint32
 	treesRead, fixNames := false, false // the table's class names come from an older string table
-	for i := 0; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return err
-		}
-		if d.Null() {
-			if k == 4 {
+	for it.Next(d) {
+		switch k := it.Key(); {
+		case it.Null():
+			if k == codec.KeySnapshotDisplay {
 				v.Display = codec.Opt[codec.Display]{}
 			}
-			if k < 32 {
-				seen &^= 1 << k
-			}
-			continue
-		}
-		switch k {
-		case 0:
+		case k == codec.KeySnapshotStrings:
 			err = v.stringTable(d)
 			fixNames = treesRead
-		case 1:
+		case k == codec.KeySnapshotWindows:
 			err = v.windows(d)
 			treesRead, fixNames = true, false
-		case 2:
+		case k == codec.KeySnapshotTruncated:
 			v.Truncated, err = d.Uint32()
-		case 3:
+		case k == codec.KeySnapshotSeq:
 			v.Seq, err = d.Uint()
-		case 4:
+		default:
 			v.Display = codec.Opt[codec.Display]{Ok: true}
 			err = display(d, &v.Display.Val)
-		default:
-			err = d.Skip()
 		}
 		if err != nil {
-			return named(err, k, snapshotNames[:])
-		}
-		if k < 32 {
-			seen |= 1 << k
+			return codec.SnapshotFields.In(err, it.Key())
 		}
 	}
 	if fixNames {
 		v.fixClassNames()
 	}
-	return cbor.Missing(0xf, seen, snapshotNames[:], start)
+	return mapEnd(&it, codec.SnapshotFields)
 }
 
 func (v *Snapshot) stringTable(d *dec) error {
@@ -339,7 +302,7 @@ func (v *Snapshot) stringTable(d *dec) error {
 		start := d.Offset()
 		s, err := text(d)
 		if err != nil {
-			return cbor.At(err, i)
+			return cborerr.At(err, i)
 		}
 		v.note(i, start, d.Offset(), len(s))
 		if i < stringCache {
@@ -351,7 +314,7 @@ func (v *Snapshot) stringTable(d *dec) error {
 }
 
 func (v *Snapshot) windows(d *dec) error {
-	n, err := d.ArrayHeadOf(minWindowLen, "windows")
+	n, err := d.ArrayHeadOf(codec.MinWindowLen, "windows")
 	if err != nil {
 		return err
 	}
@@ -359,7 +322,7 @@ func (v *Snapshot) windows(d *dec) error {
 	v.clearTable()
 	for i := 0; d.More(n, i); i++ {
 		if err := v.window(d); err != nil {
-			return cbor.At(err, i)
+			return cborerr.At(err, i)
 		}
 		v.nWindows++
 	}
@@ -367,40 +330,33 @@ func (v *Snapshot) windows(d *dec) error {
 }
 
 func (v *Snapshot) window(d *dec) error {
-	start := d.Offset()
-	n, err := d.MapHead()
+	it, err := d.Fields(codec.WindowFields.Len())
 	if err != nil {
 		return err
 	}
 	w := &v.win
 	*w = WindowView{}
-	var seen uint32
-	for i := 0; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return err
-		}
-		if k == 7 {
-			if d.Null() {
-				seen &^= 1 << 7
-				continue
-			}
+	for it.Next(d) {
+		switch k := it.Key(); {
+		case k == codec.KeyWindowRoot && it.Null():
+		case k == codec.KeyWindowRoot:
 			slot := -1
-			if n < 0 || i+1 < n {
+			if !it.Last() {
 				slot = v.tails.reserve(d.Offset())
 			}
 			if err := v.tree(d); err != nil {
-				return cbor.In(err, "root")
+				return cborerr.In(err, "root")
 			}
 			v.tails.set(slot, d.Offset())
-			seen |= 1 << 7
-			continue
-		}
-		if err := windowField(d, w, k, &seen); err != nil {
-			return err
+		case it.Null():
+			clearWindowField(w, k)
+		default:
+			if err := windowField(d, w, k); err != nil {
+				return err
+			}
 		}
 	}
-	return cbor.Missing(0x1f, seen, windowNames[:], start)
+	return mapEnd(&it, codec.WindowFields)
 }
 
 // NumStrings is the number of entries in the string table.

@@ -3,6 +3,7 @@ package zerocopy
 import (
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // The validation pass reads every node anyway, so it keeps what it reads:
@@ -134,7 +135,7 @@ func (v *Snapshot) tree(d *dec) (err error) {
 	defer func() {
 		if err != nil {
 			for j := sp - 1; j >= 1; j-- {
-				err = cbor.In(cbor.At(err, v.stack[j-1].ki-1), "children")
+				err = cborerr.In(cborerr.At(err, v.stack[j-1].ki-1), "children")
 			}
 		}
 	}()
@@ -198,7 +199,7 @@ func (v *Snapshot) tree(d *dec) (err error) {
 				if cnt >= 0 {
 					var stop int
 					off, stop = decodePairs(b, off, c, nv)
-					if stop == scanEnd && c.seen&0xf == 0xf {
+					if stop == scanEnd && c.seen&nodeNeed == nodeNeed {
 						v.close(rec)
 						continue
 					}
@@ -216,7 +217,7 @@ func (v *Snapshot) tree(d *dec) (err error) {
 			}
 			f.inKids = false
 			v.tails.set(f.tail, d.Offset())
-			f.seen |= 1 << 8
+			f.seen |= 1 << codec.KeyNodeChildren
 			f.i++
 			continue
 		}
@@ -226,8 +227,8 @@ func (v *Snapshot) tree(d *dec) (err error) {
 			d.Seek(off)
 			switch stop {
 			case scanEnd:
-				if f.seen&0xf != 0xf {
-					return cbor.Missing(0xf, f.seen, nodeNames[:], f.start)
+				if f.seen&nodeNeed != nodeNeed {
+					return missingNodeKey(f.seen, f.start)
 				}
 				v.close(f.rec)
 				sp--
@@ -238,7 +239,7 @@ func (v *Snapshot) tree(d *dec) (err error) {
 			}
 		}
 		if !d.More(f.n, f.i) {
-			if err := cbor.Missing(0xf, f.seen, nodeNames[:], f.start); err != nil {
+			if err := missingNodeKey(f.seen, f.start); err != nil {
 				return err
 			}
 			v.close(f.rec)
@@ -249,19 +250,19 @@ func (v *Snapshot) tree(d *dec) (err error) {
 		if err != nil {
 			return err
 		}
-		if k == 8 {
+		if k == codec.KeyNodeChildren {
 			tainted = tainted || f.had8
 			f.had8 = true
 			if d.Null() {
-				f.seen &^= 1 << 8
+				f.seen &^= 1 << codec.KeyNodeChildren
 				nv.kidsN = 0
 				f.i++
 				continue
 			}
 			at := d.Offset()
-			kn, err := d.ArrayHeadOf(minNodeLen, "children")
+			kn, err := d.ArrayHeadOf(codec.MinNodeLen, "children")
 			if err != nil {
-				return cbor.In(err, "children")
+				return cborerr.In(err, "children")
 			}
 			f.kn, f.ki, f.kidsAt = kn, 0, at
 			nv.kidsOff, nv.kidsN = d.Offset(), kn
@@ -295,3 +296,10 @@ func mapHeadByte(b []byte, i int) byte {
 	}
 	return 0
 }
+
+// missingNodeKey is codec.NodeFields.Missing, kept out of line: the tree
+// loop is the hot path, and the call costs it less than the check in
+// line.
+//
+//go:noinline
+func missingNodeKey(seen uint32, start int) error { return codec.NodeFields.Missing(seen, start) }

@@ -299,7 +299,7 @@ func (w *Walker) parseNode(off int) error {
 		if err != nil {
 			return err
 		}
-		if k != 8 {
+		if k != codec.KeyNodeChildren {
 			if err := nodeField(&d, nv, k, &seen); err != nil {
 				return err
 			}
@@ -336,36 +336,32 @@ func (w *Walker) parseWindow(off int) (int, error) {
 	d := at(w.buf, off)
 	wv := &w.win
 	*wv = WindowView{}
-	n, err := d.MapHead()
+	it, err := d.Fields(codec.WindowFields.Len())
 	if err != nil {
 		return 0, err
 	}
-	var seen uint32
-	for i := 0; d.More(n, i); i++ {
-		k, err := d.Key()
-		if err != nil {
-			return 0, err
-		}
-		if k != 7 {
-			if err := windowField(&d, wv, k, &seen); err != nil {
+	for it.Next(&d) {
+		switch k := it.Key(); {
+		case k == codec.KeyWindowRoot && it.Null():
+			wv.HasRoot = false
+		case k == codec.KeyWindowRoot:
+			wv.HasRoot, wv.rootOff = true, d.Offset()
+			if end, ok := w.tails.get(wv.rootOff, &w.tailCur); ok && end > wv.rootOff && end <= len(w.buf) {
+				d.Seek(end)
+				continue
+			}
+			if err := d.Skip(); err != nil {
 				return 0, err
 			}
-			continue
-		}
-		if d.Null() {
-			wv.HasRoot = false
-			continue
-		}
-		wv.HasRoot, wv.rootOff = true, d.Offset()
-		if end, ok := w.tails.get(wv.rootOff, &w.tailCur); ok && end > wv.rootOff && end <= len(w.buf) {
-			d = at(w.buf, end)
-			continue
-		}
-		if err := d.Skip(); err != nil {
-			return 0, err
+		case it.Null():
+			clearWindowField(wv, k)
+		default:
+			if err := windowField(&d, wv, k); err != nil {
+				return 0, err
+			}
 		}
 	}
-	return d.Offset(), nil
+	return d.Offset(), it.Err()
 }
 
 // Walk calls fn for every window (depth 0, node zero) and every node of

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"image/jpeg"
 	"image/png"
 	"net"
@@ -11,7 +12,9 @@ import (
 	"time"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/internal/simdisplay"
 	"github.com/wirebench/wirebench/session"
+	"github.com/wirebench/wirebench/session/netconn"
 )
 
 // asimStart runs agent-sim in-process on a loopback port and returns its
@@ -51,7 +54,7 @@ func asimStart(t *testing.T, cfg asimConfig) string {
 type asimClient struct {
 	t      *testing.T
 	h      *session.Host
-	w      *wireConn
+	d      *netconn.Conn
 	events []session.HostEvent
 	done   map[uint64]*session.Completed
 }
@@ -63,8 +66,8 @@ func asimDial(t *testing.T, addr string) *asimClient {
 		t.Fatal(err)
 	}
 	h := session.NewHost(session.HostConfig{Session: 1}, time.Now())
-	cl := &asimClient{t: t, h: h, w: newWireConn(c, h), done: map[uint64]*session.Completed{}}
-	t.Cleanup(cl.w.stop)
+	cl := &asimClient{t: t, h: h, d: netconn.New(c, h), done: map[uint64]*session.Completed{}}
+	t.Cleanup(func() { cl.d.Close() })
 	cl.until(5*time.Second, h.Connected)
 	return cl
 }
@@ -72,35 +75,30 @@ func asimDial(t *testing.T, addr string) *asimClient {
 // until drives the session until cond holds or d passes.
 func (cl *asimClient) until(d time.Duration, cond func() bool) {
 	cl.t.Helper()
-	deadline := time.NewTimer(d)
-	defer deadline.Stop()
-	for {
-		if err := cl.w.flush(); err != nil {
-			cl.t.Fatal(err)
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var closed *session.Closed
+	err := cl.d.Run(ctx, func() bool {
 		for e, ok := cl.h.PollEvent(); ok; e, ok = cl.h.PollEvent() {
 			if c, ok := e.(*session.Completed); ok {
 				cl.done[c.ID] = c
 			}
 			if c, ok := e.(*session.Closed); ok {
-				cl.t.Fatalf("session closed: %v", c.Err)
+				closed = c
+				return true
 			}
 			cl.events = append(cl.events, e)
 		}
-		if err := cl.w.flush(); err != nil {
-			cl.t.Fatal(err)
-		}
-		if cond() {
-			return
-		}
-		select {
-		case rd := <-cl.w.reads:
-			cl.w.feed(rd)
-		case <-cl.w.timer():
-			cl.h.HandleTimeout(time.Now())
-		case <-deadline.C:
-			cl.t.Fatalf("condition not met within %v; events %v", d, cl.events)
-		}
+		return cond()
+	})
+	if closed != nil {
+		cl.t.Fatalf("session closed: %v", closed.Err)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		cl.t.Fatalf("condition not met within %v; events %v", d, cl.events)
+	}
+	if err != nil {
+		cl.t.Fatal(err)
 	}
 }
 
@@ -196,7 +194,7 @@ func TestAgentSimSnapshotsChangeOverTimeWithTreeEvents(t *testing.T) {
 	cl := asimDial(t, asimStart(t, asimConfig{seed: 1, tick: 40 * time.Millisecond}))
 	first := asimSnap(cl)
 	text := func(s *codec.Snapshot) string {
-		c, n := asimFind(s.Windows[0].Root, asimNodeClock), asimFind(s.Windows[0].Root, asimNodeCount)
+		c, n := asimFind(s.Windows[0].Root, simdisplay.NodeClock), asimFind(s.Windows[0].Root, simdisplay.NodeCount)
 		return c.Text.Val + "|" + n.Text.Val
 	}
 	before := text(first)
@@ -211,44 +209,13 @@ func TestAgentSimSnapshotsChangeOverTimeWithTreeEvents(t *testing.T) {
 			t.Fatalf("tree event %d has seq %d", i, e.Seq)
 		}
 		cc, ok := e.Body.(*codec.ContentChanged)
-		if !ok || (cc.Node != asimNodeClock && cc.Node != asimNodeCount) {
+		if !ok || (cc.Node != simdisplay.NodeClock && cc.Node != simdisplay.NodeCount) {
 			t.Fatalf("tree event %+v", e.Body)
 		}
 	}
 	if later.Seq < uint64(len(evs)) {
 		t.Fatalf("snapshot seq %d, but %d tree events were delivered before it was asked for", later.Seq, len(evs))
 	}
-}
-
-func TestAgentSimSeedDecidesTheChanges(t *testing.T) {
-	counts := func(seed uint64) []int {
-		d := newAsimDisplay(100, 200, seed, time.Unix(0, 0))
-		var out []int
-		for i := range 20 {
-			d.tick(time.Unix(int64(i), 0))
-			out = append(out, d.count)
-		}
-		return out
-	}
-	a, b, c := counts(1), counts(1), counts(2)
-	if !equalInts(a, b) {
-		t.Fatalf("same seed, different changes: %v %v", a, b)
-	}
-	if equalInts(a, c) {
-		t.Fatalf("seeds 1 and 2 change the display alike: %v", a)
-	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestAgentSimScreenshotIsARealImageOfTheDisplay(t *testing.T) {
@@ -262,7 +229,7 @@ func TestAgentSimScreenshotIsARealImageOfTheDisplay(t *testing.T) {
 		t.Fatalf("screenshot %dx%d (says %dx%d, format %d), want 1080x1920 png", b.Dx(), b.Dy(), r.Width, r.Height, r.Format)
 	}
 	// Selecting a row changes its pixels.
-	row := asimFind(asimSnap(cl).Windows[0].Root, asimNodeRow0+2)
+	row := asimFind(asimSnap(cl).Windows[0].Root, simdisplay.NodeRow0+2)
 	x, y := int(row.Bounds.Left+row.Bounds.Right)/2+200, int(row.Bounds.Top)+10
 	before := img.At(x, y)
 	cl.call(codec.MethodTap, &codec.TapParams{X: int32(x), Y: int32(y)})
@@ -284,23 +251,23 @@ func TestAgentSimScreenshotIsARealImageOfTheDisplay(t *testing.T) {
 func TestAgentSimInputMovesTheScreen(t *testing.T) {
 	cl := asimDial(t, asimStart(t, asimConfig{seed: 1}))
 	s := asimSnap(cl)
-	row := asimFind(s.Windows[0].Root, asimNodeRow0+5)
+	row := asimFind(s.Windows[0].Root, simdisplay.NodeRow0+5)
 	if row == nil {
 		t.Fatal("row 6 not on screen at first")
 	}
 	// Tap selects, and the tree stream says so.
 	cl.call(codec.MethodTap, &codec.TapParams{X: 50, Y: row.Bounds.Top + 5})
-	if got := asimFind(asimSnap(cl).Windows[0].Root, asimNodeRow0+5); got.Flags&codec.NodeSelected == 0 {
+	if got := asimFind(asimSnap(cl).Windows[0].Root, simdisplay.NodeRow0+5); got.Flags&codec.NodeSelected == 0 {
 		t.Fatalf("row flags %b after a tap, want selected", got.Flags)
 	}
 	cl.until(2*time.Second, func() bool { return len(cl.treeEvents()) >= 1 })
-	if cc := cl.treeEvents()[0].Body.(*codec.ContentChanged); cc.Node != asimNodeRow0+5 || cc.Change&codec.ContentState == 0 {
+	if cc := cl.treeEvents()[0].Body.(*codec.ContentChanged); cc.Node != simdisplay.NodeRow0+5 || cc.Change&codec.ContentState == 0 {
 		t.Fatalf("event after the tap: %+v", cc)
 	}
 	// Swipe up 400 px: the bounds probe sees the row move 400 px up.
-	b0 := cl.call(codec.MethodBounds, &codec.BoundsParams{Nodes: []uint32{asimNodeRow0 + 5, 9999}}).(*codec.BoundsResult)
+	b0 := cl.call(codec.MethodBounds, &codec.BoundsParams{Nodes: []uint32{simdisplay.NodeRow0 + 5, 9999}}).(*codec.BoundsResult)
 	cl.call(codec.MethodSwipe, &codec.SwipeParams{X1: 500, Y1: 1500, X2: 500, Y2: 1100, DurationMS: 200})
-	b1 := cl.call(codec.MethodBounds, &codec.BoundsParams{Nodes: []uint32{asimNodeRow0 + 5}}).(*codec.BoundsResult)
+	b1 := cl.call(codec.MethodBounds, &codec.BoundsParams{Nodes: []uint32{simdisplay.NodeRow0 + 5}}).(*codec.BoundsResult)
 	if len(b0.Nodes) != 1 || len(b1.Nodes) != 1 {
 		t.Fatalf("bounds %+v then %+v (unknown node 9999 must be left out)", b0, b1)
 	}
@@ -309,17 +276,17 @@ func TestAgentSimInputMovesTheScreen(t *testing.T) {
 	}
 	// Far enough and the row is gone from the probe.
 	cl.call(codec.MethodSwipe, &codec.SwipeParams{X1: 500, Y1: 1800, X2: 500, Y2: 100, DurationMS: 200})
-	if b := cl.call(codec.MethodBounds, &codec.BoundsParams{Nodes: []uint32{asimNodeRow0 + 5}}).(*codec.BoundsResult); len(b.Nodes) != 0 {
+	if b := cl.call(codec.MethodBounds, &codec.BoundsParams{Nodes: []uint32{simdisplay.NodeRow0 + 5}}).(*codec.BoundsResult); len(b.Nodes) != 0 {
 		t.Fatalf("scrolled-away row still probed: %+v", b)
 	}
 	// Text input.
 	cl.call(codec.MethodTypeText, &codec.TypeTextParams{Text: "héllo"})
-	cl.call(codec.MethodKey, &codec.KeyParams{Keycode: asimKeyDel})
-	if f := asimFind(asimSnap(cl).Windows[0].Root, asimNodeField); f.Text.Val != "héll" {
+	cl.call(codec.MethodKey, &codec.KeyParams{Keycode: simdisplay.KeyDel})
+	if f := asimFind(asimSnap(cl).Windows[0].Root, simdisplay.NodeField); f.Text.Val != "héll" {
 		t.Fatalf("field %q, want héll", f.Text.Val)
 	}
-	cl.call(codec.MethodSetText, &codec.SetTextParams{Node: asimNodeField, Text: "set"})
-	if f := asimFind(asimSnap(cl).Windows[0].Root, asimNodeField); f.Text.Val != "set" {
+	cl.call(codec.MethodSetText, &codec.SetTextParams{Node: simdisplay.NodeField, Text: "set"})
+	if f := asimFind(asimSnap(cl).Windows[0].Root, simdisplay.NodeField); f.Text.Val != "set" {
 		t.Fatalf("field %q, want set", f.Text.Val)
 	}
 	if c := cl.try(codec.MethodSetText, &codec.SetTextParams{Node: 3, Text: "x"}); c.Err == nil || c.Err.Code != codec.CodeNotFound {

@@ -9,24 +9,24 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/wirejson"
 )
 
 // runDecode is `wire decode`: frames in, one JSON object per frame out.
 func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs, maxFrame := newFlagSet("decode", "[FILE...]", "Reads length-prefixed frames (stdin when no FILE; any number back to back)\nand prints each message as one JSON object per line.", stderr)
-	names, code := parseFlags(fs, args)
+	names, limit, code := verbArgs("decode", "Reads length-prefixed frames (stdin when no FILE; any number back to back)\nand prints each message as one JSON object per line.", args, stderr)
 	if code >= 0 {
 		return code
 	}
 	out := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
-	return scanInputs("decode", names, stdin, stderr, out, maxFrame.limit, func(payload []byte) error {
-		m, err := codec.DecodeOwned(payload)
+	return scanInputs("decode", names, stdin, stderr, out, limit, func(payload []byte) error {
+		m, err := codec.Decode(payload)
 		if err != nil {
 			return err
 		}
-		j, err := messageJSON(m)
+		j, err := wirejson.Value(m)
 		if err != nil {
 			return err
 		}
@@ -86,7 +86,7 @@ func scanFrames(rep *reporter, src string, in io.Reader, limit uint32, each func
 	)
 	for {
 		f, err := fr.Next()
-		var oe *codec.OversizedError
+		var oe *codec.FrameTooLargeError
 		var te *codec.TruncatedFrameError
 		switch {
 		case err == nil:
@@ -104,10 +104,10 @@ func scanFrames(rep *reporter, src string, in io.Reader, limit uint32, each func
 			start = fr.Offset()
 		case errors.As(err, &oe):
 			rep.reportf("%s: frame %d at stream offset %d: field length header: claims a payload of %d bytes, over -max-frame %d%s; payload skipped",
-				src, index, oe.Offset, oe.Length, oe.Limit, peekNote(&oe.Oversized))
+				src, index, oe.Offset, oe.Size, oe.Limit, peekNote(oe.Envelope))
 			skipping, overAt = true, oe.Offset
 			index++
-			start = oe.Offset + codec.HeaderLen + int64(oe.Length)
+			start = oe.Offset + codec.HeaderLen + int64(oe.Size)
 		case errors.As(err, &te):
 			if skipping {
 				rep.reportf("%s: frame %d at stream offset %d: field payload: truncated: the stream ends at offset %d inside the oversized frame's payload", src, index-1, overAt, te.Offset)
@@ -154,18 +154,11 @@ func safeCall(each func([]byte) error, payload []byte) (err error) {
 }
 
 // peekNote tells what the first bytes of an oversized frame said.
-func peekNote(o *codec.Oversized) string {
-	if !o.Kind.Ok {
+func peekNote(e codec.Envelope) string {
+	if !e.Kind.Ok {
 		return ""
 	}
-	s := " (kind " + o.Kind.Val.String()
-	if o.ID.Ok {
-		s += fmt.Sprintf(", id %d", o.ID.Val)
-	}
-	if o.Method.Ok {
-		s += ", method " + o.Method.Val.String()
-	}
-	return s + ")"
+	return " (" + e.String() + ")"
 }
 
 // describeFrameError locates a decoding error: the frame, the byte in the

@@ -11,14 +11,13 @@ import (
 // each payload out, one line per frame. The payload need only be one
 // well-formed CBOR item, not a valid message.
 func runDiag(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs, maxFrame := newFlagSet("diag", "[FILE...]", "Reads length-prefixed frames (stdin when no FILE) and prints each payload\nin RFC 8949 diagnostic notation, one line per frame.", stderr)
-	names, code := parseFlags(fs, args)
+	names, limit, code := verbArgs("diag", "Reads length-prefixed frames (stdin when no FILE) and prints each payload\nin RFC 8949 diagnostic notation, one line per frame.", args, stderr)
 	if code >= 0 {
 		return code
 	}
 	out := bufio.NewWriter(stdout)
 	var line []byte
-	return scanInputs("diag", names, stdin, stderr, out, maxFrame.limit, func(payload []byte) error {
+	return scanInputs("diag", names, stdin, stderr, out, limit, func(payload []byte) error {
 		// AppendDiag streams: memory follows the output, not the item
 		// count, so a frame of 16 M tiny items costs no Value tree.
 		var err error

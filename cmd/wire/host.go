@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -18,7 +17,9 @@ import (
 	"time"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/internal/wirejson"
 	"github.com/wirebench/wirebench/session"
+	"github.com/wirebench/wirebench/session/netconn"
 )
 
 // host: a session.Host over TCP that performs calls and prints their
@@ -27,9 +28,12 @@ import (
 const hostUsage = `usage: wire host -connect ADDR [-token T] [-watch] [-for D] [-deadline D] [-timeout D] CALL...
 
 Connects to an agent on a loopback address, performs the calls in order
-and prints each result as one JSON object per line; with -watch it also
-prints the session's events (and keeps watching after the calls, for -for
-or until interrupted). Without CALLs it reads them from stdin, one a line.
+and prints each result as one JSON object per line, {"call", "id",
+"result"}, the result in the JSON form wire decode prints (screenshot -o
+FILE writes the image to FILE, names it in "file" and leaves the result's
+image empty); with -watch it also prints the session's events (and keeps
+watching after the calls, for -for or until interrupted), stream events
+in the same JSON form. Without CALLs it reads them from stdin, one a line.
 An error prints its code and message on stderr and exits 1.
 
 calls:
@@ -392,7 +396,7 @@ type hostRun struct {
 	stderr   io.Writer
 
 	h    *session.Host
-	w    *wireConn
+	d    *netconn.Conn
 	done map[uint64]*session.Completed
 }
 
@@ -408,10 +412,9 @@ func (r *hostRun) run(ctx context.Context, addr string, calls []hostCall) int {
 		fmt.Fprintf(r.stderr, "wire host: %v\n", err)
 		return 1
 	}
-	defer c.Close()
 	r.h = session.NewHost(r.cfg, time.Now())
-	r.w = newWireConn(c, r.h)
-	defer r.w.stop()
+	r.d = netconn.New(c, r.h)
+	defer r.d.Close()
 	r.done = map[uint64]*session.Completed{}
 	if err := r.handshake(ctx); err != nil {
 		return r.fail(err)
@@ -422,17 +425,10 @@ func (r *hostRun) run(ctx context.Context, addr string, calls []hostCall) int {
 		}
 	}
 	if r.watch {
-		var until <-chan time.Time
-		if r.watchFor > 0 {
-			t := time.NewTimer(r.watchFor)
-			defer t.Stop()
-			until = t.C
-		}
-		if err := r.wait(ctx, until, func() bool { return false }); err != nil && !errors.Is(err, errHostStop) {
+		if err := r.wait(ctx, r.watchFor, func() bool { return false }); err != nil && !errors.Is(err, errHostStop) {
 			return r.fail(err)
 		}
 	}
-	r.h.Close(time.Now())
 	return 0
 }
 
@@ -450,9 +446,7 @@ func (r *hostRun) fail(err error) int {
 var errHostStop = errors.New("stop")
 
 func (r *hostRun) handshake(ctx context.Context) error {
-	t := time.NewTimer(r.timeout)
-	defer t.Stop()
-	err := r.wait(ctx, t.C, r.h.Connected)
+	err := r.wait(ctx, r.timeout, r.h.Connected)
 	if errors.Is(err, errHostStop) {
 		return fmt.Errorf("no handshake with the agent within %v", r.timeout)
 	}
@@ -462,9 +456,7 @@ func (r *hostRun) handshake(ctx context.Context) error {
 // call performs one call and prints its result.
 func (r *hostRun) call(ctx context.Context, c hostCall) error {
 	if c.sleep > 0 || c.name == "sleep" {
-		t := time.NewTimer(c.sleep)
-		defer t.Stop()
-		err := r.wait(ctx, t.C, func() bool { return false })
+		err := r.wait(ctx, max(c.sleep, time.Nanosecond), func() bool { return false })
 		if errors.Is(err, errHostStop) {
 			return nil
 		}
@@ -474,7 +466,7 @@ func (r *hostRun) call(ctx context.Context, c hostCall) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.name, err)
 	}
-	if err := r.wait(ctx, nil, func() bool { return r.done[id] != nil }); err != nil {
+	if err := r.wait(ctx, 0, func() bool { return r.done[id] != nil }); err != nil {
 		return err
 	}
 	done := r.done[id]
@@ -482,18 +474,29 @@ func (r *hostRun) call(ctx context.Context, c hostCall) error {
 	if done.Err != nil {
 		return &hostFail{msg: fmt.Sprintf("%s (request %d): %s: %s", c.name, id, done.Err.Code, done.Err.Message)}
 	}
-	res, err := hostResultJSON(done.Result, c.out)
-	if err != nil {
-		return fmt.Errorf("%s: %w", c.name, err)
+	line := hostLine{Call: c.name, ID: id}
+	if shot, ok := done.Result.(*codec.ScreenshotResult); ok && c.out != "" {
+		if err := os.WriteFile(c.out, shot.Image, 0o644); err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
+		line.File = c.out
+		done.Result = &codec.ScreenshotResult{Width: shot.Width, Height: shot.Height, Format: shot.Format}
 	}
-	return r.print(hostLine{Call: c.name, ID: id, Result: res})
+	var err2 error
+	if line.Result, err2 = wirejson.ResultValue(done.Result); err2 != nil {
+		return fmt.Errorf("%s: %w", c.name, err2)
+	}
+	return r.print(line)
 }
 
-// hostLine is one output line for a call's result.
+// hostLine is one output line for a call's result, in the JSON form of
+// the protocol's results (package wirejson); File names the file a
+// screenshot's image went to (its result's image is then empty).
 type hostLine struct {
 	Call   string `json:"call"`
 	ID     uint64 `json:"id"`
 	Result any    `json:"result"`
+	File   string `json:"file,omitempty"`
 }
 
 func (r *hostRun) print(v any) error {
@@ -506,34 +509,29 @@ func (r *hostRun) print(v any) error {
 	return r.out.Flush()
 }
 
-// wait drives the session until done reports true (nil), until fires
-// (errHostStop), ctx ends (errHostStop) or the session closes (its
-// error).
-func (r *hostRun) wait(ctx context.Context, until <-chan time.Time, done func() bool) error {
-	for {
-		if err := r.w.flush(); err != nil {
-			return err
-		}
-		if err := r.events(); err != nil {
-			return err
-		}
-		if err := r.w.flush(); err != nil {
-			return err
-		}
-		if done() {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return errHostStop
-		case <-until:
-			return errHostStop
-		case ev := <-r.w.reads:
-			r.w.feed(ev)
-		case <-r.w.timer():
-			r.h.HandleTimeout(time.Now())
-		}
+// wait drives the session until done reports true (nil), until limit
+// has passed (errHostStop; 0 for no limit), ctx ends (errHostStop) or the
+// session closes (its error).
+func (r *hostRun) wait(ctx context.Context, limit time.Duration, done func() bool) error {
+	if limit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, limit)
+		defer cancel()
 	}
+	var evErr error
+	err := r.d.Run(ctx, func() bool {
+		if evErr = r.events(); evErr != nil {
+			return true
+		}
+		return done()
+	})
+	switch {
+	case evErr != nil:
+		return evErr
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return errHostStop
+	}
+	return err
 }
 
 // events reads the session's events, printing them with -watch.
@@ -548,15 +546,18 @@ func (r *hostRun) events() error {
 		case *session.Connected:
 			line = map[string]any{"connected": hostConnectedJSON{Version: e.Version, MaxFrame: e.MaxFrame, Session: e.Session, Agent: e.Agent, Capabilities: nonNilStrings(e.Capabilities.Names())}}
 		case *session.StreamEvent:
-			line = hostEventJSON(e.Event)
+			var err error
+			if line, err = wirejson.Value(e.Event); err != nil {
+				return err
+			}
 		case *session.Dropped:
-			line = hostEventLine{Event: "dropped", Stream: e.Stream.String(), Seq: hostPtr(e.Seq), Count: hostPtr(e.Count)}
+			line = map[string]any{"event": "dropped", "stream": e.Stream.String(), "seq": e.Seq, "count": e.Count}
 		case *session.OutOfSync:
-			line = hostEventLine{Event: "out_of_sync", Stream: e.Stream.String(), Want: hostPtr(e.Want), Got: hostPtr(e.Got)}
+			line = map[string]any{"event": "out_of_sync", "stream": e.Stream.String(), "want": e.Want, "got": e.Got}
 		case *session.InSync:
-			line = hostEventLine{Event: "in_sync", Stream: e.Stream.String(), From: hostPtr(e.From)}
+			line = map[string]any{"event": "in_sync", "stream": e.Stream.String(), "from": e.From}
 		case *session.ResyncFailed:
-			line = hostEventLine{Event: "resync_failed", Stream: e.Stream.String(), Error: &hostErrJSON{Code: string(e.Err.Code), Message: e.Err.Message, Retryable: e.Err.Retryable}}
+			line = map[string]any{"event": "resync_failed", "stream": e.Stream.String(), "error": wirejson.ErrorValue(e.Err)}
 		case *session.ProtocolError:
 			fmt.Fprintf(r.stderr, "wire host: %v\n", e.Err)
 		}
@@ -584,295 +585,4 @@ type hostConnectedJSON struct {
 	Session      uint64   `json:"session"`
 	Agent        string   `json:"agent"`
 	Capabilities []string `json:"capabilities"`
-}
-
-type hostErrJSON struct {
-	Code      string `json:"code"`
-	Message   string `json:"message"`
-	Retryable bool   `json:"retryable"`
-}
-
-type hostSnapshotJSON struct {
-	Seq       uint64           `json:"seq"`
-	Truncated []string         `json:"truncated"`
-	Display   *hostDisplayJSON `json:"display,omitempty"`
-	Windows   []hostWindowJSON `json:"windows"`
-}
-
-type hostDisplayJSON struct {
-	Width      uint32 `json:"width"`
-	Height     uint32 `json:"height"`
-	DensityDPI uint32 `json:"density_dpi"`
-	Rotation   uint32 `json:"rotation"`
-}
-
-type hostWindowJSON struct {
-	ID      uint32        `json:"id"`
-	Type    uint32        `json:"type"`
-	Layer   int32         `json:"layer"`
-	Bounds  [4]int32      `json:"bounds"`
-	Flags   uint32        `json:"flags"`
-	Title   *string       `json:"title,omitempty"`
-	Package *string       `json:"package,omitempty"`
-	Root    *hostNodeJSON `json:"root,omitempty"`
-}
-
-type hostNodeJSON struct {
-	ID       uint32         `json:"id"`
-	Class    string         `json:"class"`
-	Bounds   [4]int32       `json:"bounds"`
-	Flags    uint32         `json:"flags"`
-	Text     *string        `json:"text,omitempty"`
-	Desc     *string        `json:"desc,omitempty"`
-	ResName  *string        `json:"res_name,omitempty"`
-	Hint     *string        `json:"hint,omitempty"`
-	Children []hostNodeJSON `json:"children,omitempty"`
-}
-
-type hostBoundsJSON struct {
-	Node   uint32   `json:"node"`
-	Bounds [4]int32 `json:"bounds"`
-}
-
-type hostScreenshotJSON struct {
-	Width  uint32 `json:"width"`
-	Height uint32 `json:"height"`
-	Format string `json:"format"`
-	Bytes  int    `json:"bytes"`
-	File   string `json:"file,omitempty"`
-	Image  string `json:"image,omitempty"` // base64, when not written to a file
-}
-
-type hostDeviceJSON struct {
-	Model   string          `json:"model"`
-	SDK     uint32          `json:"sdk"`
-	ABI     string          `json:"abi"`
-	Display hostDisplayJSON `json:"display"`
-}
-
-func hostBox(b codec.Bounds) [4]int32 { return [4]int32{b.Left, b.Top, b.Right, b.Bottom} }
-
-func hostFormat(f uint32) string {
-	switch f {
-	case codec.FormatPNG:
-		return "png"
-	case codec.FormatJPEG:
-		return "jpeg"
-	case codec.FormatWebP:
-		return "webp"
-	}
-	return strconv.FormatUint(uint64(f), 10)
-}
-
-func hostOptStr(o codec.Opt[string]) *string {
-	if o.Ok {
-		return &o.Val
-	}
-	return nil
-}
-
-// hostResultJSON maps a result to its output struct, writing a
-// screenshot's image to file when one is named.
-func hostResultJSON(r codec.Result, file string) (any, error) {
-	switch r := r.(type) {
-	case *codec.Snapshot:
-		str := func(i uint32) string {
-			if int(i) < len(r.Strings) {
-				return r.Strings[i]
-			}
-			return "#" + strconv.FormatUint(uint64(i), 10)
-		}
-		var node func(n *codec.Node) hostNodeJSON
-		node = func(n *codec.Node) hostNodeJSON {
-			out := hostNodeJSON{ID: n.ID, Class: str(n.Class), Bounds: hostBox(n.Bounds), Flags: n.Flags, Text: hostOptStr(n.Text), Desc: hostOptStr(n.Desc), ResName: hostOptStr(n.ResName), Hint: hostOptStr(n.Hint)}
-			for i := range n.Children {
-				out.Children = append(out.Children, node(&n.Children[i]))
-			}
-			return out
-		}
-		s := hostSnapshotJSON{Seq: r.Seq, Truncated: []string{}, Windows: []hostWindowJSON{}}
-		for bit, name := range []string{"depth", "nodes", "windows"} {
-			if r.Truncated&(1<<bit) != 0 {
-				s.Truncated = append(s.Truncated, name)
-			}
-		}
-		if d, ok := r.Display.Get(); ok {
-			s.Display = &hostDisplayJSON{d.Width, d.Height, d.DensityDPI, d.Rotation}
-		}
-		for i := range r.Windows {
-			w := &r.Windows[i]
-			wj := hostWindowJSON{ID: w.ID, Type: w.Type, Layer: w.Layer, Bounds: hostBox(w.Bounds), Flags: w.Flags, Title: hostOptStr(w.Title)}
-			if p, ok := w.Package.Get(); ok {
-				ps := str(p)
-				wj.Package = &ps
-			}
-			if w.Root != nil {
-				n := node(w.Root)
-				wj.Root = &n
-			}
-			s.Windows = append(s.Windows, wj)
-		}
-		return s, nil
-	case *codec.BoundsResult:
-		out := struct {
-			Nodes []hostBoundsJSON `json:"nodes"`
-		}{Nodes: []hostBoundsJSON{}}
-		for _, nb := range r.Nodes {
-			out.Nodes = append(out.Nodes, hostBoundsJSON{Node: nb.Node, Bounds: hostBox(nb.Bounds)})
-		}
-		return out, nil
-	case *codec.ScreenshotResult:
-		out := hostScreenshotJSON{Width: r.Width, Height: r.Height, Format: hostFormat(r.Format), Bytes: len(r.Image)}
-		if file != "" {
-			if err := os.WriteFile(file, r.Image, 0o644); err != nil {
-				return nil, err
-			}
-			out.File = file
-		} else {
-			out.Image = base64.StdEncoding.EncodeToString(r.Image)
-		}
-		return out, nil
-	case *codec.FramesStartResult:
-		return map[string]any{"stream": r.Stream.String()}, nil
-	case *codec.ResyncResult:
-		return map[string]any{"seq": r.Seq}, nil
-	case *codec.Device:
-		return hostDeviceJSON{Model: r.Model, SDK: r.SDK, ABI: r.ABI, Display: hostDisplayJSON{r.Display.Width, r.Display.Height, r.Display.DensityDPI, r.Display.Rotation}}, nil
-	case *codec.Empty, nil:
-		return struct{}{}, nil
-	}
-	return nil, fmt.Errorf("no output form for a %T result", r)
-}
-
-// hostEventLine is one output line for an event (-watch).
-type hostEventLine struct {
-	Event    string       `json:"event"`
-	Stream   string       `json:"stream"`
-	Seq      *uint64      `json:"seq,omitempty"`
-	Window   *uint32      `json:"window,omitempty"`
-	Node     *uint32      `json:"node,omitempty"`
-	Change   *uint32      `json:"change,omitempty"`
-	Width    *uint32      `json:"width,omitempty"`
-	Height   *uint32      `json:"height,omitempty"`
-	Format   string       `json:"format,omitempty"`
-	UptimeMS *uint64      `json:"uptime_ms,omitempty"`
-	Bytes    *int         `json:"bytes,omitempty"`
-	Count    *uint64      `json:"count,omitempty"`
-	Want     *uint64      `json:"want,omitempty"`
-	Got      *uint64      `json:"got,omitempty"`
-	From     *uint64      `json:"from,omitempty"`
-	Error    *hostErrJSON `json:"error,omitempty"`
-}
-
-func hostPtr[T any](v T) *T { return &v }
-
-// hostEventJSON maps a stream event to its output line.
-func hostEventJSON(e *codec.Event) hostEventLine {
-	out := hostEventLine{Event: codec.EventTypeName(e.Stream, e.Type), Stream: e.Stream.String(), Seq: hostPtr(e.Seq)}
-	switch b := e.Body.(type) {
-	case *codec.WindowChanged:
-		out.Window, out.Change = hostPtr(b.Window), hostPtr(b.Change)
-	case *codec.ContentChanged:
-		out.Window, out.Node, out.Change = hostPtr(b.Window), hostPtr(b.Node), hostPtr(b.Change)
-	case *codec.ScreenFrame:
-		out.Width, out.Height, out.Format, out.UptimeMS, out.Bytes = hostPtr(b.Width), hostPtr(b.Height), hostFormat(b.Format), hostPtr(b.UptimeMS), hostPtr(len(b.Image))
-	}
-	return out
-}
-
-// wireSession is what Host and Agent have in common for a driver.
-type wireSession interface {
-	Receive(now time.Time, b []byte)
-	EndOfStream(now time.Time)
-	PollTransmit() []byte
-	PollTimeout() (time.Time, bool)
-}
-
-// wireConn joins a session to a TCP connection: a goroutine reads, the
-// caller's loop feeds what it read, writes what the session sends and
-// waits on the session's timer.
-type wireConn struct {
-	c     net.Conn
-	s     wireSession
-	reads chan wireRead
-	quit  chan struct{}
-	t     *time.Timer
-}
-
-// wireRead is one read: bytes, or the end of the stream.
-type wireRead struct {
-	b   []byte
-	err error
-}
-
-func newWireConn(c net.Conn, s wireSession) *wireConn {
-	w := &wireConn{c: c, s: s, reads: make(chan wireRead), quit: make(chan struct{})}
-	go func() {
-		buf := make([]byte, 64<<10)
-		for {
-			n, err := c.Read(buf)
-			var rd wireRead
-			if n > 0 {
-				rd.b = append([]byte(nil), buf[:n]...)
-			}
-			if err != nil && n == 0 {
-				rd.err = err
-			}
-			if rd.b == nil && rd.err == nil {
-				continue
-			}
-			select {
-			case w.reads <- rd:
-			case <-w.quit:
-				return
-			}
-			if rd.err != nil {
-				return
-			}
-		}
-	}()
-	return w
-}
-
-// feed hands one read to the session.
-func (w *wireConn) feed(rd wireRead) {
-	if rd.err != nil {
-		w.s.EndOfStream(time.Now())
-		return
-	}
-	w.s.Receive(time.Now(), rd.b)
-}
-
-// flush writes what the session has to send.
-func (w *wireConn) flush() error {
-	if b := w.s.PollTransmit(); len(b) > 0 {
-		if _, err := w.c.Write(b); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// timer returns a channel that fires at the session's timeout, or nil.
-func (w *wireConn) timer() <-chan time.Time {
-	at, ok := w.s.PollTimeout()
-	if !ok {
-		return nil
-	}
-	d := max(time.Until(at), 0)
-	if w.t == nil {
-		w.t = time.NewTimer(d)
-	} else {
-		w.t.Reset(d)
-	}
-	return w.t.C
-}
-
-// stop ends the reader goroutine once the connection is closed.
-func (w *wireConn) stop() {
-	close(w.quit)
-	w.c.Close()
-	if w.t != nil {
-		w.t.Stop()
-	}
 }

@@ -57,12 +57,13 @@ func TestHostAgainstAgentSimOverLoopback(t *testing.T) {
 	}
 	snap := lines[0]["result"].(map[string]any)
 	win := snap["windows"].([]any)[0].(map[string]any)
-	if win["title"] != "Wire Sim" || win["root"].(map[string]any)["class"] != "android.widget.FrameLayout" {
+	class := int(win["root"].(map[string]any)["class"].(float64))
+	if win["title"] != "Wire Sim" || snap["strings"].([]any)[class] != "android.widget.FrameLayout" {
 		t.Fatalf("snapshot window %v", win)
 	}
 	sr := lines[3]["result"].(map[string]any)
-	if sr["file"] != shot || sr["format"] != "png" || sr["width"].(float64) != 1080 {
-		t.Fatalf("screenshot line %v", sr)
+	if lines[3]["file"] != shot || sr["format"].(float64) != float64(codec.FormatPNG) || sr["width"].(float64) != 1080 {
+		t.Fatalf("screenshot line %v", lines[3])
 	}
 	f, err := os.Open(shot)
 	if err != nil {
@@ -95,7 +96,7 @@ func TestHostWatchPrintsEventsAsJSONLines(t *testing.T) {
 		switch {
 		case l["call"] != nil:
 			calls++
-		case l["event"] == "content_changed":
+		case l["kind"] == "event" && l["type"] == "content_changed":
 			if l["stream"] != "tree" || l["window"].(float64) != 1 {
 				t.Fatalf("event line %v", l)
 			}
@@ -175,9 +176,9 @@ func TestHostReadsCallsFromStdin(t *testing.T) {
 	if code != 0 || len(lines) != 2 {
 		t.Fatalf("exit %d, lines %v, stderr %q", code, lines, stderr)
 	}
-	trunc := lines[1]["result"].(map[string]any)["truncated"].([]any)
-	if len(trunc) != 1 || trunc[0] != "nodes" {
-		t.Fatalf("snapshot max_nodes=3 truncated %v", trunc)
+	trunc := uint32(lines[1]["result"].(map[string]any)["truncated"].(float64))
+	if trunc != codec.TruncatedNodes {
+		t.Fatalf("snapshot max_nodes=3 truncated %b", trunc)
 	}
 }
 

@@ -8,12 +8,13 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/golden"
+	"github.com/wirebench/wirebench/internal/wirejson"
 )
 
 // vtJSONLine is the JSON line decode prints for m.
 func vtJSONLine(t testing.TB, m codec.Message) []byte {
 	t.Helper()
-	j, err := messageJSON(m)
+	j, err := wirejson.Value(m)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -129,6 +129,15 @@ func newFlagSet(verb, args, doc string, stderr io.Writer) (*flag.FlagSet, *maxFr
 	return fs, mf
 }
 
+// verbArgs parses the arguments of a verb that reads files and whose one
+// flag is -max-frame: the files, the frame limit, and code as parseFlags
+// returns it.
+func verbArgs(verb, doc string, args []string, stderr io.Writer) ([]string, uint32, int) {
+	fs, mf := newFlagSet(verb, "[FILE...]", doc, stderr)
+	names, code := parseFlags(fs, args)
+	return names, mf.limit, code
+}
+
 // parseFlags parses flags anywhere among the arguments (until "--") and
 // returns the other arguments. code is -1 to go on, or the exit status:
 // 0 after -h, 2 after a usage error (already reported).

@@ -9,4 +9,6 @@
 // The Decoder reads one item at a time from a byte slice, checks what it
 // reads, and reports problems as *Error values that carry the byte offset.
 // It accepts indefinite-length items, as the protocol's receivers must.
+// A FieldIter reads a map of integer keys as the protocol's maps are read:
+// null as absent, unknown keys skipped, the keys present collected.
 package cbor

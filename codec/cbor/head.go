@@ -109,3 +109,6 @@ func AppendArrayHead(dst []byte, n int) []byte { return AppendHead(dst, MajorArr
 
 // AppendMapHead appends the head of a definite-length map of n pairs.
 func AppendMapHead(dst []byte, n int) []byte { return AppendHead(dst, MajorMap, uint64(n)) }
+
+// MaxHeadLen is the longest head: an initial byte and 8 bytes of argument.
+const MaxHeadLen = 9

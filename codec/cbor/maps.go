@@ -1,6 +1,10 @@
 package cbor
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/wirebench/wirebench/internal/cborerr"
+)
 
 // Helpers for the shapes a schema of integer-keyed maps and fixed-layout
 // arrays is made of, shared by the message codec and the borrowed views.
@@ -28,26 +32,6 @@ func (d *Decoder) Key() (uint64, error) {
 	return UnknownKey, nil
 }
 
-// Missing reports the first key in need but not in seen (bit k for key
-// k) as an ErrMissing at offset start, naming it from names; nil when
-// none is missing.
-func Missing(need, seen uint32, names []string, start int) error {
-	lack := need &^ seen
-	if lack == 0 {
-		return nil
-	}
-	for k := 0; k < 32; k++ {
-		if lack&(1<<k) != 0 {
-			name := strconv.Itoa(k)
-			if k < len(names) && names[k] != "" {
-				name = names[k]
-			}
-			return In(Errorf(ErrMissing, start, "key "+strconv.Itoa(k)+" ("+name+") is required"), name)
-		}
-	}
-	return nil
-}
-
 // SkipElements skips what is left of an array of n elements (-1:
 // indefinite) after the first i: the elements a receiver does not know.
 func (d *Decoder) SkipElements(n, i int) error {
@@ -73,7 +57,7 @@ func (d *Decoder) Fixed(what string, names []string, read func(i int) error) err
 			return Errorf(ErrMissing, start, what+" has "+strconv.Itoa(len(names))+" elements, not "+strconv.Itoa(i))
 		}
 		if err := read(i); err != nil {
-			return In(err, name)
+			return cborerr.In(err, name)
 		}
 	}
 	return d.SkipElements(n, len(names))
@@ -92,7 +76,7 @@ func (d *Decoder) Int32s(dst []int32, what string) error {
 			return Errorf(ErrMissing, start, what+" has "+strconv.Itoa(i)+" elements, want "+strconv.Itoa(len(dst)))
 		}
 		if dst[i], err = d.Int32(); err != nil {
-			return At(err, i)
+			return cborerr.At(err, i)
 		}
 	}
 	return d.SkipElements(n, len(dst))

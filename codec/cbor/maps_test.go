@@ -12,12 +12,6 @@ func TestMapHelpers(t *testing.T) {
 			t.Fatalf("Key = %d, %v; want %d", k, err, want)
 		}
 	}
-	if err := Missing(0b101, 0b001, []string{"a", "b", "c"}, 7); !errors.Is(err, ErrMissing) || err.(*Error).Path() != "c" || err.(*Error).Offset != 7 {
-		t.Errorf("Missing: %v", err)
-	}
-	if err := Missing(0b101, 0b111, nil, 0); err != nil {
-		t.Errorf("Missing with all present: %v", err)
-	}
 	// Fixed at its length, past it (an appended element is skipped) and short of it.
 	var got []uint64
 	read := func(d *Decoder) func(int) error {

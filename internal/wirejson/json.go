@@ -1,14 +1,16 @@
-package main
+package wirejson
 
-// The JSON form of protocol messages: one object per message, with the
-// field names of docs/protocol.md, kinds, methods, streams and event types by
-// name (by number when unknown), error codes as their text, byte strings
-// as standard base64 and every integer exact.
+// Package wirejson is the JSON form of protocol messages, as cmd/wire's
+// decode prints it and its encode reads it: one object per message, with
+// the field names of codec's schema table, kinds, methods, streams and
+// event types by name (by number when unknown), error codes as their
+// text, byte strings as standard base64 and every integer exact.
 //
-// This file holds both directions: messageJSON turns a decoded message
-// into the structs below for encoding/json to print, and messageFromJSON
-// turns a parsed JSON value (see encode.go) back into a message, checking
-// every field against the schema with an error that names its path.
+// Value turns a message into a value for encoding/json to print; Parse
+// reads one JSON line back into a message, checking every field against
+// the schema with an error that names its path, and reads the line in
+// place, so that memory stays a small multiple of the line whatever it
+// holds.
 
 import (
 	"encoding/base64"
@@ -33,11 +35,11 @@ type helloJSON struct {
 }
 
 type welcomeJSON struct {
-	Kind     string     `json:"kind"`
-	Version  *uint32    `json:"version,omitempty"`
-	MaxFrame *uint32    `json:"max_frame,omitempty"`
-	Error    *errorJSON `json:"error,omitempty"`
-	Session  *uint64    `json:"session,omitempty"`
+	Kind     string      `json:"kind"`
+	Version  *uint32     `json:"version,omitempty"`
+	MaxFrame *uint32     `json:"max_frame,omitempty"`
+	Error    *ProtoError `json:"error,omitempty"`
+	Session  *uint64     `json:"session,omitempty"`
 }
 
 type requestJSON struct {
@@ -49,11 +51,11 @@ type requestJSON struct {
 }
 
 type responseJSON struct {
-	Kind   string     `json:"kind"`
-	ID     uint64     `json:"id"`
-	Method any        `json:"method"`
-	Result any        `json:"result,omitempty"`
-	Error  *errorJSON `json:"error,omitempty"`
+	Kind   string      `json:"kind"`
+	ID     uint64      `json:"id"`
+	Method any         `json:"method"`
+	Result any         `json:"result,omitempty"`
+	Error  *ProtoError `json:"error,omitempty"`
 }
 
 type nonceJSON struct {
@@ -83,7 +85,8 @@ type unknownKindJSON struct {
 	Kind uint64 `json:"kind"`
 }
 
-type errorJSON struct {
+// ProtoError is the JSON form of a protocol error.
+type ProtoError struct {
 	Code      string `json:"code"`
 	Message   string `json:"message"`
 	Retryable bool   `json:"retryable"`
@@ -277,11 +280,12 @@ func eventTypeName(s codec.Stream, t codec.EventType) any {
 
 func boundsJSON(b codec.Bounds) [4]int32 { return [4]int32{b.Left, b.Top, b.Right, b.Bottom} }
 
-func errJSON(e *codec.Error) *errorJSON {
+// ErrorValue is a protocol error in its JSON form; nil for nil.
+func ErrorValue(e *codec.Error) *ProtoError {
 	if e == nil {
 		return nil
 	}
-	return &errorJSON{Code: string(e.Code), Message: e.Message, Retryable: e.Retryable}
+	return &ProtoError{Code: string(e.Code), Message: e.Message, Retryable: e.Retryable}
 }
 
 func devJSON(d *codec.Device) *deviceJSON {
@@ -293,7 +297,8 @@ func dispJSON(d codec.Display) displayJSON {
 }
 
 // messageJSON returns the JSON form of m, for encoding/json to print.
-func messageJSON(m codec.Message) (any, error) {
+// Value is m in its JSON form, for encoding/json to print.
+func Value(m codec.Message) (any, error) {
 	switch m := m.(type) {
 	case *codec.Hello:
 		out := &helloJSON{Kind: "hello", Versions: nonNil(m.Versions), MaxFrame: m.MaxFrame,
@@ -305,7 +310,7 @@ func messageJSON(m codec.Message) (any, error) {
 		return out, nil
 	case *codec.Welcome:
 		return &welcomeJSON{Kind: "welcome", Version: m.Version.Ptr(), MaxFrame: m.MaxFrame.Ptr(),
-			Error: errJSON(m.Error), Session: m.Session.Ptr()}, nil
+			Error: ErrorValue(m.Error), Session: m.Session.Ptr()}, nil
 	case *codec.Request:
 		p, err := paramsJSON(m.Params)
 		if err != nil {
@@ -313,9 +318,9 @@ func messageJSON(m codec.Message) (any, error) {
 		}
 		return &requestJSON{Kind: "request", ID: m.ID, Method: methodName(m.Method), Params: p, DeadlineMS: m.DeadlineMS.Ptr()}, nil
 	case *codec.Response:
-		out := &responseJSON{Kind: "response", ID: m.ID, Method: methodName(m.Method), Error: errJSON(m.Error)}
+		out := &responseJSON{Kind: "response", ID: m.ID, Method: methodName(m.Method), Error: ErrorValue(m.Error)}
 		if m.Error == nil {
-			r, err := resultJSON(m.Result)
+			r, err := ResultValue(m.Result)
 			if err != nil {
 				return nil, err
 			}
@@ -380,7 +385,9 @@ func paramsJSON(p codec.Params) (any, error) {
 	return nil, fmt.Errorf("no JSON form for params %T", p)
 }
 
-func resultJSON(r codec.Result) (any, error) {
+// ResultValue is a result in its JSON form, as Value writes it in a
+// response.
+func ResultValue(r codec.Result) (any, error) {
 	switch r := r.(type) {
 	case nil, *codec.Empty: // nil: a response to an unknown method
 		return emptyJSON{}, nil
@@ -465,7 +472,7 @@ func (e *FieldError) Error() string {
 // after it every reader returns zero values, so the conversion code reads
 // straight through without checking each step.
 type conv struct {
-	err *FieldError
+	err error // a *FieldError, or the *SyntaxError of a duplicate key
 }
 
 func (c *conv) failf(path *jpath, format string, a ...any) {
@@ -510,34 +517,41 @@ func (p *jpath) String() string {
 // jobj reads the fields of one JSON object, remembering which were read so
 // that end can reject the rest.
 type jobj struct {
-	c    *conv
-	path *jpath
-	v    *jval
-	used []bool
+	c       *conv
+	path    *jpath
+	members []jmember
+	used    []bool
 }
 
 func (c *conv) object(v *jval, path *jpath) *jobj {
-	if v == nil {
-		return &jobj{c: c, path: path, v: &jval{kind: jObject}}
+	o := &jobj{c: c, path: path}
+	if v == nil || c.err != nil {
+		return o
 	}
 	if v.kind != jObject {
 		c.failf(path, "want an object, got %s", v.describe())
-		return &jobj{c: c, path: path, v: &jval{kind: jObject}}
+		return o
 	}
-	return &jobj{c: c, path: path, v: v, used: make([]bool, len(v.obj))}
+	var err error
+	if o.members, err = v.members(path); err != nil {
+		c.err = err
+		return o
+	}
+	o.used = make([]bool, len(o.members))
+	return o
 }
 
 // take returns the value of key and its path; the value is nil when the
 // key is absent or null (null reads as absent, as on the wire).
 func (o *jobj) take(key string) (*jval, *jpath) {
 	p := join(o.path, key)
-	for i, m := range o.v.obj {
-		if m.key == key {
+	for i := range o.members {
+		if m := &o.members[i]; m.key == key {
 			o.used[i] = true
 			if m.val.kind == jNull {
 				return nil, p
 			}
-			return m.val, p
+			return &m.val, p
 		}
 	}
 	return nil, p
@@ -556,7 +570,7 @@ func (o *jobj) need(key string) (*jval, *jpath) {
 func (o *jobj) end() {
 	for i, u := range o.used {
 		if !u {
-			o.c.failf(join(o.path, o.v.obj[i].key), "unknown field")
+			o.c.failf(join(o.path, o.members[i].key), "unknown field")
 		}
 	}
 }
@@ -600,11 +614,12 @@ func (o *jobj) optBool(key string) codec.Opt[bool] {
 
 func (o *jobj) u32s(key string) []uint32 {
 	v, p := o.need(key)
-	items := o.c.array(v, p)
-	out := make([]uint32, len(items))
-	for i, it := range items {
-		out[i] = uint32(o.c.uint(it, index(p, i), 32))
-	}
+	out := make([]uint32, 0, o.c.count(v, p))
+	ip := index(p, 0) // one path for every element: an error turns it into text at once
+	o.c.elems(v, p, func(i int, it *jval) {
+		ip.i = i
+		out = append(out, uint32(o.c.uint(it, ip, 32)))
+	})
 	return out
 }
 
@@ -631,12 +646,13 @@ func (c *conv) uint(v *jval, path *jpath, bits int) uint64 {
 		c.failf(path, "want an unsigned integer (u%d), got %s", bits, v.describe())
 		return 0
 	}
-	n, err := strconv.ParseUint(v.s, 10, bits)
+	lit := v.lit()
+	n, err := strconv.ParseUint(lit, 10, bits)
 	if err != nil {
-		if isInteger(v.s) {
-			c.failf(path, "%s does not fit in u%d", v.s, bits)
+		if isInteger(lit) {
+			c.failf(path, "%s does not fit in u%d", lit, bits)
 		} else {
-			c.failf(path, "want an unsigned integer (u%d), got %s", bits, v.s)
+			c.failf(path, "want an unsigned integer (u%d), got %s", bits, lit)
 		}
 	}
 	return n
@@ -650,12 +666,13 @@ func (c *conv) int(v *jval, path *jpath, bits int) int64 {
 		c.failf(path, "want an integer (i%d), got %s", bits, v.describe())
 		return 0
 	}
-	n, err := strconv.ParseInt(v.s, 10, bits)
+	lit := v.lit()
+	n, err := strconv.ParseInt(lit, 10, bits)
 	if err != nil {
-		if isInteger(v.s) {
-			c.failf(path, "%s does not fit in i%d", v.s, bits)
+		if isInteger(lit) {
+			c.failf(path, "%s does not fit in i%d", lit, bits)
 		} else {
-			c.failf(path, "want an integer (i%d), got %s", bits, v.s)
+			c.failf(path, "want an integer (i%d), got %s", bits, lit)
 		}
 	}
 	return n
@@ -671,8 +688,9 @@ func (c *conv) str(v *jval, path *jpath) string {
 	}
 	if v.kind != jString {
 		c.failf(path, "want a string, got %s", v.describe())
+		return ""
 	}
-	return v.s
+	return v.text()
 }
 
 func (c *conv) boolean(v *jval, path *jpath) bool {
@@ -681,31 +699,51 @@ func (c *conv) boolean(v *jval, path *jpath) bool {
 	}
 	if v.kind != jBool {
 		c.failf(path, "want true or false, got %s", v.describe())
+		return false
 	}
-	return v.b
+	return v.boolean()
 }
 
-func (c *conv) array(v *jval, path *jpath) []*jval {
+// elems calls fn for each element of the array v, until an error.
+func (c *conv) elems(v *jval, path *jpath, fn func(i int, it *jval)) {
 	if v == nil || c.err != nil {
-		return nil
+		return
 	}
 	if v.kind != jArray {
 		c.failf(path, "want an array, got %s", v.describe())
-		return nil
+		return
 	}
-	return v.arr
+	v.elems(func(i int, it *jval) bool {
+		fn(i, it)
+		return c.err == nil
+	})
+}
+
+// count is the number of elements of the array v (0 for anything else).
+func (c *conv) count(v *jval, path *jpath) int {
+	if v == nil || c.err != nil || v.kind != jArray {
+		return 0
+	}
+	return v.count()
 }
 
 func (c *conv) bounds(v *jval, path *jpath) codec.Bounds {
-	items := c.array(v, path)
-	if len(items) != 4 && c.err == nil {
-		c.failf(path, "bounds are [left, top, right, bottom], not %d numbers", len(items))
+	if v == nil || c.err != nil {
+		return codec.Bounds{}
+	}
+	n := c.count(v, path)
+	if n != 4 {
+		if v.kind != jArray {
+			c.failf(path, "want an array, got %s", v.describe())
+		} else {
+			c.failf(path, "bounds are [left, top, right, bottom], not %d numbers", n)
+		}
 		return codec.Bounds{}
 	}
 	var b [4]int32
-	for i, it := range items {
+	c.elems(v, path, func(i int, it *jval) {
 		b[i] = int32(c.int(it, index(path, i), 32))
-	}
+	})
 	return codec.Bounds{Left: b[0], Top: b[1], Right: b[2], Bottom: b[3]}
 }
 
@@ -719,13 +757,14 @@ func (c *conv) enum(v *jval, path *jpath, what string, bits int, parse func(stri
 	case jNumber:
 		return c.uint(v, path, bits)
 	case jString:
-		n, ok := parse(v.s)
+		name := v.text()
+		n, ok := parse(name)
 		if !ok {
 			known := "no names, only numbers"
 			if len(names) > 0 {
 				known = "known: " + strings.Join(names, ", ") + ", or a number"
 			}
-			c.failf(path, "unknown %s %q (%s)", what, v.s, known)
+			c.failf(path, "unknown %s %q (%s)", what, name, known)
 		}
 		return n
 	}
@@ -733,7 +772,14 @@ func (c *conv) enum(v *jval, path *jpath, what string, bits int, parse func(stri
 	return 0
 }
 
-var kindNames = []string{"hello", "welcome", "request", "response", "ping", "pong", "event"}
+// kindNames lists the kinds' protocol names, for error messages.
+func kindNames() []string {
+	var out []string
+	for k := codec.Kind(0); k.Known(); k++ {
+		out = append(out, k.String())
+	}
+	return out
+}
 
 func methodNames() []string {
 	var out []string
@@ -757,6 +803,17 @@ func (c *conv) stream(v *jval, path *jpath) codec.Stream {
 	}, []string{"tree", "frames"}))
 }
 
+// Parse reads a line holding the JSON form of one message back into the
+// message. A line that is not one JSON value is a *SyntaxError; one that
+// does not follow the schema, a *FieldError naming the field.
+func Parse(line []byte) (codec.Message, error) {
+	v, err := parseJSON(line)
+	if err != nil {
+		return nil, err
+	}
+	return messageFromJSON(v)
+}
+
 // messageFromJSON converts the JSON form of a message back to the message.
 func messageFromJSON(v *jval) (codec.Message, error) {
 	c := &conv{}
@@ -769,11 +826,11 @@ func messageFromJSON(v *jval) (codec.Message, error) {
 
 func (c *conv) message(v *jval) codec.Message {
 	o := c.object(v, nil)
-	kv, kp := o.need("kind")
+	kv, kp := o.need(codec.WelcomeFields.Name(codec.KeyKind))
 	kind := codec.Kind(c.enum(kv, kp, "kind", 64, func(s string) (uint64, bool) {
 		k, ok := codec.ParseKind(s)
 		return uint64(k), ok
-	}, kindNames))
+	}, kindNames()))
 	if c.err != nil {
 		return nil
 	}
@@ -787,20 +844,20 @@ func (c *conv) message(v *jval) codec.Message {
 	case codec.KindHello:
 		m = c.hello(o)
 	case codec.KindWelcome:
-		w := &codec.Welcome{Version: o.optU32("version"), MaxFrame: o.optU32("max_frame")}
-		if ev, ep := o.take("error"); ev != nil {
+		w := &codec.Welcome{Version: o.optU32(codec.WelcomeFields.Name(codec.KeyWelcomeVersion)), MaxFrame: o.optU32(codec.WelcomeFields.Name(codec.KeyWelcomeMaxFrame))}
+		if ev, ep := o.take(codec.WelcomeFields.Name(codec.KeyWelcomeError)); ev != nil {
 			w.Error = c.protoError(ev, ep)
 		}
-		w.Session = o.optU64("session")
+		w.Session = o.optU64(codec.WelcomeFields.Name(codec.KeyWelcomeSession))
 		m = w
 	case codec.KindRequest:
 		m = c.request(o)
 	case codec.KindResponse:
 		m = c.response(o)
 	case codec.KindPing:
-		m = &codec.Ping{Nonce: o.u64("nonce")}
+		m = &codec.Ping{Nonce: o.u64(codec.PingFields.Name(codec.KeyNonce))}
 	case codec.KindPong:
-		m = &codec.Pong{Nonce: o.u64("nonce")}
+		m = &codec.Pong{Nonce: o.u64(codec.PingFields.Name(codec.KeyNonce))}
 	case codec.KindEvent:
 		m = c.event(o)
 	}
@@ -809,8 +866,9 @@ func (c *conv) message(v *jval) codec.Message {
 }
 
 func (c *conv) hello(o *jobj) *codec.Hello {
-	h := &codec.Hello{Versions: o.u32s("versions"), MaxFrame: o.u32("max_frame")}
-	cv, cp := o.take("capabilities")
+	nm := codec.HelloFields.Name // names from the schema table
+	h := &codec.Hello{Versions: o.u32s(nm(codec.KeyHelloVersions)), MaxFrame: o.u32(nm(codec.KeyHelloMaxFrame))}
+	cv, cp := o.take(nm(codec.KeyHelloCapabilities))
 	nv, np := o.take("capability_names")
 	if cv == nil && nv == nil {
 		c.failf(cp, "required field is missing")
@@ -818,14 +876,14 @@ func (c *conv) hello(o *jobj) *codec.Hello {
 	caps := codec.Capabilities(c.uint(cv, cp, 32))
 	if nv != nil {
 		var named codec.Capabilities
-		for i, it := range c.array(nv, np) {
+		c.elems(nv, np, func(i int, it *jval) {
 			s := c.str(it, index(np, i))
 			bit, ok := codec.ParseCapability(s)
 			if !ok && c.err == nil {
 				c.failf(index(np, i), "unknown capability %q (known: tree, input, screenshot, frames, events, text_set, bounds, or \"bit N\")", s)
 			}
 			named |= bit
-		}
+		})
 		if cv == nil {
 			caps = named
 		} else if named != caps {
@@ -833,97 +891,106 @@ func (c *conv) hello(o *jobj) *codec.Hello {
 		}
 	}
 	h.Capabilities = caps
-	h.Token = o.optText("token")
-	h.Agent = o.text("agent")
-	if dv, dp := o.take("device"); dv != nil {
+	h.Token = o.optText(nm(codec.KeyHelloToken))
+	h.Agent = o.text(nm(codec.KeyHelloAgent))
+	if dv, dp := o.take(nm(codec.KeyHelloDevice)); dv != nil {
 		h.Device = codec.Some(c.device(dv, dp))
 	}
 	return h
 }
 
 func (c *conv) device(v *jval, path *jpath) codec.Device {
+	nm := codec.DeviceFields.Name // names from the schema table
 	o := c.object(v, path)
-	d := codec.Device{Model: o.text("model"), SDK: o.u32("sdk"), ABI: o.text("abi")}
-	dv, dp := o.need("display")
+	d := codec.Device{Model: o.text(nm(codec.KeyDeviceModel)), SDK: o.u32(nm(codec.KeyDeviceSDK)), ABI: o.text(nm(codec.KeyDeviceABI))}
+	dv, dp := o.need(nm(codec.KeyDeviceDisplay))
 	d.Display = c.display(dv, dp)
 	o.end()
 	return d
 }
 
 func (c *conv) display(v *jval, path *jpath) codec.Display {
+	nm := codec.DisplayFields.Name // names from the schema table
 	o := c.object(v, path)
-	d := codec.Display{Width: o.u32("width"), Height: o.u32("height"), DensityDPI: o.u32("density_dpi"), Rotation: o.u32("rotation")}
+	d := codec.Display{Width: o.u32(nm(codec.KeyDisplayWidth)), Height: o.u32(nm(codec.KeyDisplayHeight)), DensityDPI: o.u32(nm(codec.KeyDisplayDensityDPI)), Rotation: o.u32(nm(codec.KeyDisplayRotation))}
 	o.end()
 	return d
 }
 
 func (c *conv) protoError(v *jval, path *jpath) *codec.Error {
+	nm := codec.ErrorFields.Name // names from the schema table
 	o := c.object(v, path)
-	e := &codec.Error{Code: codec.Code(o.text("code")), Message: o.text("message")}
-	rv, rp := o.need("retryable")
+	e := &codec.Error{Code: codec.Code(o.text(nm(codec.KeyErrorCode))), Message: o.text(nm(codec.KeyErrorMessage))}
+	rv, rp := o.need(nm(codec.KeyErrorRetryable))
 	e.Retryable = c.boolean(rv, rp)
 	o.end()
 	return e
 }
 
 func (c *conv) request(o *jobj) *codec.Request {
-	r := &codec.Request{ID: o.u64("id")}
-	mv, mp := o.need("method")
+	nm := codec.RequestFields.Name // names from the schema table
+	r := &codec.Request{ID: o.u64(nm(codec.KeyRequestID))}
+	mv, mp := o.need(nm(codec.KeyRequestMethod))
 	r.Method = c.method(mv, mp)
-	pv, pp := o.need("params")
+	pv, pp := o.need(nm(codec.KeyRequestParams))
 	po := c.object(pv, pp)
 	if c.err == nil {
 		r.Params = codec.ParamsFor(r.Method)
-		if r.Params == nil && len(po.v.obj) > 0 {
+		if r.Params == nil && len(po.members) > 0 {
 			c.failf(pp, "a request for unknown method %d is written with empty params {}; its params cannot be encoded", uint32(r.Method))
 		}
 		c.params(po, r.Params)
 	}
 	po.end()
-	r.DeadlineMS = o.optU32("deadline_ms")
+	r.DeadlineMS = o.optU32(nm(codec.KeyRequestDeadlineMS))
 	return r
 }
 
 func (c *conv) params(o *jobj, p codec.Params) {
+	if p == nil {
+		return
+	}
+	nm := p.Method().ParamFields().Name // names from the schema table
 	switch p := p.(type) {
 	case *codec.SnapshotParams:
-		p.MaxDepth, p.MaxNodes, p.MaxWindows = o.optU32("max_depth"), o.optU32("max_nodes"), o.optU32("max_windows")
-		p.EvictEventLess = o.optBool("evict_event_less")
-		p.Evict = o.u32s("evict")
+		p.MaxDepth, p.MaxNodes, p.MaxWindows = o.optU32(nm(codec.KeySnapshotParamsMaxDepth)), o.optU32(nm(codec.KeySnapshotParamsMaxNodes)), o.optU32(nm(codec.KeySnapshotParamsMaxWindows))
+		p.EvictEventLess = o.optBool(nm(codec.KeySnapshotParamsEvictEventLess))
+		p.Evict = o.u32s(nm(codec.KeySnapshotParamsEvict))
 	case *codec.BoundsParams:
-		p.Nodes = o.u32s("nodes")
+		p.Nodes = o.u32s(nm(codec.KeyBoundsParamsNodes))
 	case *codec.TapParams:
-		p.X, p.Y = o.i32("x"), o.i32("y")
+		p.X, p.Y = o.i32(nm(codec.KeyTapParamsX)), o.i32(nm(codec.KeyTapParamsY))
 	case *codec.LongPressParams:
-		p.X, p.Y, p.DurationMS = o.i32("x"), o.i32("y"), o.u32("duration_ms")
+		p.X, p.Y, p.DurationMS = o.i32(nm(codec.KeyLongPressParamsX)), o.i32(nm(codec.KeyLongPressParamsY)), o.u32(nm(codec.KeyLongPressParamsDurationMS))
 	case *codec.SwipeParams:
-		p.X1, p.Y1, p.X2, p.Y2 = o.i32("x1"), o.i32("y1"), o.i32("x2"), o.i32("y2")
-		p.DurationMS, p.RestMS = o.u32("duration_ms"), o.optU32("rest_ms")
+		p.X1, p.Y1, p.X2, p.Y2 = o.i32(nm(codec.KeySwipeParamsX1)), o.i32(nm(codec.KeySwipeParamsY1)), o.i32(nm(codec.KeySwipeParamsX2)), o.i32(nm(codec.KeySwipeParamsY2))
+		p.DurationMS, p.RestMS = o.u32(nm(codec.KeySwipeParamsDurationMS)), o.optU32(nm(codec.KeySwipeParamsRestMS))
 	case *codec.KeyParams:
-		p.Keycode, p.Meta = o.u32("keycode"), o.optU32("meta")
+		p.Keycode, p.Meta = o.u32(nm(codec.KeyKeyParamsKeycode)), o.optU32(nm(codec.KeyKeyParamsMeta))
 	case *codec.TypeTextParams:
-		p.Text = o.text("text")
+		p.Text = o.text(nm(codec.KeyTypeTextParamsText))
 	case *codec.SetTextParams:
-		p.Node, p.Text = o.u32("node"), o.text("text")
+		p.Node, p.Text = o.u32(nm(codec.KeySetTextParamsNode)), o.text(nm(codec.KeySetTextParamsText))
 	case *codec.ScreenshotParams:
-		p.Format, p.Quality, p.ScalePct = o.optU32("format"), o.optU32("quality"), o.optU32("scale_pct")
+		p.Format, p.Quality, p.ScalePct = o.optU32(nm(codec.KeyScreenshotParamsFormat)), o.optU32(nm(codec.KeyScreenshotParamsQuality)), o.optU32(nm(codec.KeyScreenshotParamsScalePct))
 	case *codec.FramesStartParams:
-		p.MaxFPS, p.ScalePct, p.Quality = o.optU32("max_fps"), o.optU32("scale_pct"), o.optU32("quality")
+		p.MaxFPS, p.ScalePct, p.Quality = o.optU32(nm(codec.KeyFramesStartParamsMaxFPS)), o.optU32(nm(codec.KeyFramesStartParamsScalePct)), o.optU32(nm(codec.KeyFramesStartParamsQuality))
 	case *codec.ResyncParams:
-		sv, sp := o.need("stream")
+		sv, sp := o.need(nm(codec.KeyResyncParamsStream))
 		p.Stream = c.stream(sv, sp)
-	case nil, *codec.FramesStopParams, *codec.DeviceInfoParams:
+	case *codec.FramesStopParams, *codec.DeviceInfoParams:
 	default:
 		c.failf(o.path, "no JSON form for params %T", p)
 	}
 }
 
 func (c *conv) response(o *jobj) *codec.Response {
-	r := &codec.Response{ID: o.u64("id")}
-	mv, mp := o.need("method")
+	nm := codec.ResponseFields.Name // names from the schema table
+	r := &codec.Response{ID: o.u64(nm(codec.KeyResponseID))}
+	mv, mp := o.need(nm(codec.KeyResponseMethod))
 	r.Method = c.method(mv, mp)
-	rv, rp := o.take("result")
-	ev, ep := o.take("error")
+	rv, rp := o.take(nm(codec.KeyResponseResult))
+	ev, ep := o.take(nm(codec.KeyResponseError))
 	switch {
 	case rv != nil && ev != nil:
 		c.failf(o.path, "a response carries a result or an error, not both")
@@ -935,10 +1002,10 @@ func (c *conv) response(o *jobj) *codec.Response {
 			return r
 		}
 		r.Result = codec.ResultFor(r.Method)
-		if r.Result == nil && len(ro.v.obj) > 0 {
+		if r.Result == nil && len(ro.members) > 0 {
 			c.failf(rp, "a response to unknown method %d is written with an empty result {}; its result cannot be encoded", uint32(r.Method))
 		}
-		c.result(ro, r.Result)
+		c.result(ro, r.Method, r.Result)
 		ro.end()
 	default:
 		c.failf(o.path, "a response carries a result or an error (neither is present)")
@@ -946,67 +1013,72 @@ func (c *conv) response(o *jobj) *codec.Response {
 	return r
 }
 
-func (c *conv) result(o *jobj, r codec.Result) {
+func (c *conv) result(o *jobj, m codec.Method, r codec.Result) {
+	if r == nil {
+		return
+	}
+	nm := m.ResultFields().Name // names from the schema table
 	switch r := r.(type) {
 	case *codec.Snapshot:
-		sv, sp := o.need("strings")
-		for i, it := range c.array(sv, sp) {
+		sv, sp := o.need(nm(codec.KeySnapshotStrings))
+		r.Strings = make([]string, 0, c.count(sv, sp))
+		c.elems(sv, sp, func(i int, it *jval) {
 			r.Strings = append(r.Strings, c.str(it, index(sp, i)))
-		}
-		r.Strings = nonNil(r.Strings)
-		wv, wp := o.need("windows")
-		items := c.array(wv, wp)
-		r.Windows = make([]codec.Window, len(items))
-		for i, it := range items {
+		})
+		wv, wp := o.need(nm(codec.KeySnapshotWindows))
+		r.Windows = make([]codec.Window, c.count(wv, wp))
+		c.elems(wv, wp, func(i int, it *jval) {
 			c.window(it, index(wp, i), &r.Windows[i])
-		}
-		r.Truncated, r.Seq = o.u32("truncated"), o.u64("seq")
-		if dv, dp := o.take("display"); dv != nil {
+		})
+		r.Truncated, r.Seq = o.u32(nm(codec.KeySnapshotTruncated)), o.u64(nm(codec.KeySnapshotSeq))
+		if dv, dp := o.take(nm(codec.KeySnapshotDisplay)); dv != nil {
 			r.Display = codec.Some(c.display(dv, dp))
 		}
 	case *codec.BoundsResult:
-		nv, np := o.need("nodes")
-		items := c.array(nv, np)
-		r.Nodes = make([]codec.NodeBounds, len(items))
-		for i, it := range items {
+		nv, np := o.need(nm(codec.KeyBoundsResultNodes))
+		r.Nodes = make([]codec.NodeBounds, c.count(nv, np))
+		c.elems(nv, np, func(i int, it *jval) {
 			eo := c.object(it, index(np, i))
 			r.Nodes[i] = codec.NodeBounds{Node: eo.u32("node"), Bounds: eo.bounds("bounds")}
 			eo.end()
-		}
+		})
 	case *codec.ScreenshotResult:
-		r.Width, r.Height, r.Format, r.Image = o.u32("width"), o.u32("height"), o.u32("format"), o.bytes("image")
+		r.Width, r.Height, r.Format, r.Image = o.u32(nm(codec.KeyScreenshotResultWidth)), o.u32(nm(codec.KeyScreenshotResultHeight)), o.u32(nm(codec.KeyScreenshotResultFormat)), o.bytes(nm(codec.KeyScreenshotResultImage))
 	case *codec.FramesStartResult:
-		sv, sp := o.need("stream")
+		sv, sp := o.need(nm(codec.KeyFramesStartResultStream))
 		r.Stream = c.stream(sv, sp)
 	case *codec.ResyncResult:
-		r.Seq = o.u64("seq")
+		r.Seq = o.u64(nm(codec.KeyResyncResultSeq))
 	case *codec.Device:
-		*r = codec.Device{Model: o.text("model"), SDK: o.u32("sdk"), ABI: o.text("abi")}
-		dv, dp := o.need("display")
+		*r = codec.Device{Model: o.text(nm(codec.KeyDeviceModel)), SDK: o.u32(nm(codec.KeyDeviceSDK)), ABI: o.text(nm(codec.KeyDeviceABI))}
+		dv, dp := o.need(nm(codec.KeyDeviceDisplay))
 		r.Display = c.display(dv, dp)
-	case nil, *codec.Empty:
+	case *codec.Empty:
 	default:
 		c.failf(o.path, "no JSON form for result %T", r)
 	}
 }
 
 func (c *conv) window(v *jval, path *jpath, w *codec.Window) {
+	nm := codec.WindowFields.Name // names from the schema table
 	o := c.object(v, path)
-	w.ID, w.Type, w.Layer = o.u32("id"), o.u32("type"), o.i32("layer")
-	w.Bounds, w.Flags = o.bounds("bounds"), o.u32("flags")
-	w.Title, w.Package = o.optText("title"), o.optU32("package")
-	if rv, rp := o.take("root"); rv != nil {
+	w.ID, w.Type, w.Layer = o.u32(nm(codec.KeyWindowID)), o.u32(nm(codec.KeyWindowType)), o.i32(nm(codec.KeyWindowLayer))
+	w.Bounds, w.Flags = o.bounds(nm(codec.KeyWindowBounds)), o.u32(nm(codec.KeyWindowFlags))
+	w.Title, w.Package = o.optText(nm(codec.KeyWindowTitle)), o.optU32(nm(codec.KeyWindowPackage))
+	if rv, rp := o.take(nm(codec.KeyWindowRoot)); rv != nil {
 		w.Root = new(codec.Node)
 		c.node(rv, rp, w.Root, 1)
 	}
-	w.EmitsEvents, w.Owner = o.optBool("emits_events"), o.optU32("owner")
-	w.Modal = o.optBool("modal").Val
+	w.EmitsEvents, w.Owner = o.optBool(nm(codec.KeyWindowEmitsEvents)), o.optU32(nm(codec.KeyWindowOwner))
+	w.Modal = o.optBool(nm(codec.KeyWindowModal)).Val
 	o.end()
 }
 
 // node converts a node tree, recursing once per level: the JSON parser
 // bounds the nesting (see maxJSONDepth), and level MaxNodeDepth+1 fails.
 func (c *conv) node(v *jval, path *jpath, n *codec.Node, level int) {
+	nm := codec.NodeFields.Name // names from the schema table
+	sm := codec.ScrollFields.Name
 	if c.err != nil {
 		return
 	}
@@ -1015,26 +1087,25 @@ func (c *conv) node(v *jval, path *jpath, n *codec.Node, level int) {
 		return
 	}
 	o := c.object(v, path)
-	n.ID, n.Class, n.Bounds, n.Flags = o.u32("id"), o.u32("class"), o.bounds("bounds"), o.u32("flags")
-	n.Text, n.Desc, n.ResPkg, n.ResName = o.optText("text"), o.optText("desc"), o.optU32("res_pkg"), o.optText("res_name")
-	if cv, cp := o.take("children"); cv != nil {
-		items := c.array(cv, cp)
-		if len(items) > 0 {
-			n.Children = make([]codec.Node, len(items))
+	n.ID, n.Class, n.Bounds, n.Flags = o.u32(nm(codec.KeyNodeID)), o.u32(nm(codec.KeyNodeClass)), o.bounds(nm(codec.KeyNodeBounds)), o.u32(nm(codec.KeyNodeFlags))
+	n.Text, n.Desc, n.ResPkg, n.ResName = o.optText(nm(codec.KeyNodeText)), o.optText(nm(codec.KeyNodeDesc)), o.optU32(nm(codec.KeyNodeResPkg)), o.optText(nm(codec.KeyNodeResName))
+	if cv, cp := o.take(nm(codec.KeyNodeChildren)); cv != nil {
+		if k := c.count(cv, cp); k > 0 {
+			n.Children = make([]codec.Node, k)
 		}
-		for i, it := range items {
+		c.elems(cv, cp, func(i int, it *jval) {
 			c.node(it, index(cp, i), &n.Children[i], level+1)
-		}
+		})
 	}
-	if sv, sp := o.take("scroll"); sv != nil {
+	if sv, sp := o.take(nm(codec.KeyNodeScroll)); sv != nil {
 		so := c.object(sv, sp)
-		s := &codec.Scroll{Axis: so.u32("axis"), Flags: so.u32("flags")}
-		if rv, rp := so.take("range"); rv != nil {
+		s := &codec.Scroll{Axis: so.u32(sm(codec.KeyScrollAxis)), Flags: so.u32(sm(codec.KeyScrollFlags))}
+		if rv, rp := so.take(sm(codec.KeyScrollRange)); rv != nil {
 			ro := c.object(rv, rp)
 			s.Range = codec.Some(codec.ScrollRange{Unit: ro.u32("unit"), Lo: ro.i64("lo"), Hi: ro.i64("hi")})
 			ro.end()
 		}
-		if pv, pp := so.take("position"); pv != nil {
+		if pv, pp := so.take(sm(codec.KeyScrollPosition)); pv != nil {
 			if !s.Range.Ok {
 				c.failf(pp, "a scroll position needs a range")
 			}
@@ -1045,7 +1116,7 @@ func (c *conv) node(v *jval, path *jpath, n *codec.Node, level int) {
 		so.end()
 		n.Scroll = s
 	}
-	n.Hint, n.State = o.optText("hint"), o.optText("state")
+	n.Hint, n.State = o.optText(nm(codec.KeyNodeHint)), o.optText(nm(codec.KeyNodeState))
 	o.end()
 }
 

@@ -1,12 +1,21 @@
-package cbor
+// Package cborat reads and writes CBOR items at an offset of a byte
+// slice, with no decoder or encoder state: the straight-line fast paths
+// of package codec and package zerocopy are made of them. The readers
+// report what they cannot read as 0 bytes and leave the error to
+// cbor.Decoder; the writers write into room reserved beforehand.
+package cborat
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/wirebench/wirebench/codec/cbor"
+)
 
 // Readers at an offset, for the fast paths of the codec and the views:
 // each reads the item whose head starts at b[i] and returns it with the
 // bytes it takes, or 0 bytes when the item there is not of the kind asked
 // for, does not fit the type, or is cut short. They never fail loudly: a
-// caller that gets 0 hands the item to Decoder, which reports why.
+// caller that gets 0 hands the item to cbor.Decoder, which reports why.
 
 // UintAt reads an unsigned integer (major type 0) at b[i].
 func UintAt(b []byte, i int) (uint64, int) {
@@ -147,7 +156,7 @@ func ValidTextAt(b []byte, i int) (start, end int) {
 // ValidUTF8In reports whether b[s:e] is valid UTF-8. Texts read in place
 // are short: one of at most 16 bytes that ends at least 8 bytes into b is
 // checked for ASCII as one or two words (the first may reach back before
-// the text, into bytes already read), before ValidUTF8 is called at all.
+// the text, into bytes already read), before cbor.ValidUTF8 is called at all.
 func ValidUTF8In(b []byte, s, e int) bool {
 	if l := e - s; l <= 16 && e >= 8 {
 		w := binary.LittleEndian.Uint64(b[e-8 : e])
@@ -160,5 +169,5 @@ func ValidUTF8In(b []byte, s, e int) bool {
 			return true
 		}
 	}
-	return ValidUTF8(b[s:e])
+	return cbor.ValidUTF8(b[s:e])
 }

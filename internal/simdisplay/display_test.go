@@ -1,0 +1,37 @@
+package simdisplay
+
+import (
+	"testing"
+	"time"
+)
+
+func TestSeedDecidesTheChanges(t *testing.T) {
+	counts := func(seed uint64) []int {
+		d := New(100, 200, seed, time.Unix(0, 0))
+		var out []int
+		for i := range 20 {
+			d.Tick(time.Unix(int64(i), 0))
+			out = append(out, d.Count())
+		}
+		return out
+	}
+	a, b, c := counts(1), counts(1), counts(2)
+	if !equalInts(a, b) {
+		t.Fatalf("same seed, different changes: %v %v", a, b)
+	}
+	if equalInts(a, c) {
+		t.Fatalf("seeds 1 and 2 change the display alike: %v", a)
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

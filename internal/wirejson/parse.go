@@ -1,0 +1,359 @@
+package wirejson
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/wirebench/wirebench/codec"
+)
+
+// A JSON value of a line, located but not decoded: a line is checked
+// once, whole, and then read in place, so that memory stays a small
+// multiple of the line whatever it holds (a value of a tree would take
+// far more than the bytes it came from). Objects are indexed when read;
+// array elements, strings and numbers are read as they are visited.
+type jval struct {
+	doc      *jdoc
+	kind     jkind
+	off, end int // the value's bytes, line[off:end]
+}
+
+// jdoc is a checked line.
+type jdoc struct {
+	line []byte
+	// big maps the offset of each container longer than bigContainer to
+	// the offset past its end, so that finding a value's end never scans
+	// a large container twice.
+	big map[int]int
+}
+
+// bigContainer is the length from which a container's end is recorded.
+const bigContainer = 4 << 10
+
+type jmember struct {
+	key string
+	val jval
+}
+
+type jkind uint8
+
+const (
+	jNull jkind = iota
+	jBool
+	jNumber
+	jString
+	jArray
+	jObject
+)
+
+// raw is the value's bytes.
+func (v *jval) raw() []byte { return v.doc.line[v.off:v.end] }
+
+// lit is a number's literal (or any value's text).
+func (v *jval) lit() string { return string(v.raw()) }
+
+// boolean is a bool's value.
+func (v *jval) boolean() bool { return v.doc.line[v.off] == 't' }
+
+// text is a string's value, its escapes decoded.
+func (v *jval) text() string {
+	r := v.raw()
+	if bytes.IndexByte(r, '\\') < 0 {
+		return string(r[1 : len(r)-1])
+	}
+	var s string
+	_ = json.Unmarshal(r, &s) // checked when the line was
+	return s
+}
+
+// at returns the value that starts at line[i] (after white space).
+func (d *jdoc) at(i int) jval {
+	i = skipSpace(d.line, i)
+	v := jval{doc: d, off: i}
+	switch d.line[i] {
+	case 'n':
+		v.kind = jNull
+	case 't', 'f':
+		v.kind = jBool
+	case '"':
+		v.kind = jString
+	case '[':
+		v.kind = jArray
+	case '{':
+		v.kind = jObject
+	default:
+		v.kind = jNumber
+	}
+	v.end = d.valueEnd(i)
+	return v
+}
+
+// valueEnd is the offset past the value that starts at line[i].
+func (d *jdoc) valueEnd(i int) int {
+	b := d.line
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '[', '{':
+		if end, ok := d.big[i]; ok {
+			return end
+		}
+		depth := 0
+		for j := i; ; j++ {
+			switch b[j] {
+			case '"':
+				j = stringEnd(b, j) - 1
+			case '[', '{':
+				depth++
+			case ']', '}':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+	}
+	j := i // a number or a literal: up to the next delimiter
+	for j < len(b) && b[j] != ',' && b[j] != ']' && b[j] != '}' && b[j] != ' ' && b[j] != '\t' && b[j] != '\r' && b[j] != '\n' {
+		j++
+	}
+	return j
+}
+
+// stringEnd is the offset past the string that starts at b[i].
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; ; j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// elems calls fn for each element of an array, in order, until it
+// returns false.
+func (v *jval) elems(fn func(i int, it *jval) bool) {
+	b := v.doc.line
+	j := skipSpace(b, v.off+1)
+	for i := 0; b[j] != ']'; i++ {
+		it := v.doc.at(j)
+		if !fn(i, &it) {
+			return
+		}
+		j = skipSpace(b, it.end)
+		if b[j] == ',' {
+			j++
+		}
+		j = skipSpace(b, j)
+	}
+}
+
+// count is the number of elements of an array.
+func (v *jval) count() int {
+	n := 0
+	v.elems(func(int, *jval) bool { n++; return true })
+	return n
+}
+
+// members indexes an object's members, rejecting a duplicate key.
+func (v *jval) members(path *jpath) ([]jmember, error) {
+	b := v.doc.line
+	var out []jmember
+	var keys map[string]bool // for large objects only
+	j := skipSpace(b, v.off+1)
+	for b[j] != '}' {
+		kv := v.doc.at(j)
+		key := kv.text()
+		dup := false
+		if keys == nil && len(out) >= 16 {
+			keys = make(map[string]bool, len(out))
+			for _, m := range out {
+				keys[m.key] = true
+			}
+		}
+		if keys != nil {
+			dup, keys[key] = keys[key], true
+		} else {
+			for _, m := range out {
+				dup = dup || m.key == key
+			}
+		}
+		if dup {
+			return nil, &SyntaxError{Column: int64(kv.end), Path: join(path, key).String(), Msg: "duplicate field"}
+		}
+		j = skipSpace(b, kv.end) + 1 // the colon
+		val := v.doc.at(j)
+		out = append(out, jmember{key: key, val: val})
+		j = skipSpace(b, val.end)
+		if b[j] == ',' {
+			j++
+		}
+		j = skipSpace(b, j)
+	}
+	return out, nil
+}
+
+// describe names a value in an error message.
+func (v *jval) describe() string {
+	switch v.kind {
+	case jNull:
+		return "null"
+	case jBool:
+		return strconv.FormatBool(v.boolean())
+	case jNumber:
+		return "the number " + v.lit()
+	case jString:
+		if v.end-v.off > 42 {
+			return "a string"
+		}
+		return "the string " + strconv.Quote(v.text())
+	case jArray:
+		return "an array"
+	}
+	return "an object"
+}
+
+// maxJSONDepth bounds the nesting of a JSON line: enough for a node tree
+// of MaxNodeDepth levels (two per level: the node and its children).
+const maxJSONDepth = 2*codec.MaxNodeDepth + 16
+
+// SyntaxError is a JSON line that is not one well-formed JSON value.
+type SyntaxError struct {
+	Column int64 // 1-based byte column
+	Path   string
+	Msg    string
+}
+
+// Error reports the column, the field when known, and the problem.
+func (e *SyntaxError) Error() string {
+	s := "column " + strconv.FormatInt(e.Column, 10) + ": "
+	if e.Path != "" {
+		s += "field " + e.Path + ": "
+	}
+	return s + e.Msg
+}
+
+// parseJSON checks one line holding exactly one JSON value and returns
+// the value, to be read in place. It rejects invalid UTF-8, unpaired
+// surrogate escapes and nesting deeper than maxJSONDepth (and, as the
+// value is read, duplicate keys), none of which encoding/json reports.
+func parseJSON(line []byte) (*jval, error) {
+	if !utf8.Valid(line) {
+		i := 0
+		for i < len(line) {
+			r, n := utf8.DecodeRune(line[i:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			i += n
+		}
+		return nil, &SyntaxError{Column: int64(i) + 1, Msg: "invalid UTF-8"}
+	}
+	if i := badSurrogate(line); i >= 0 {
+		return nil, &SyntaxError{Column: int64(i) + 1, Msg: "unpaired UTF-16 surrogate escape " + string(line[i:i+6])}
+	}
+	if !json.Valid(line) {
+		return nil, syntaxError(line)
+	}
+	d := &jdoc{line: line, big: map[int]int{}}
+	if err := d.shape(); err != nil {
+		return nil, err
+	}
+	v := d.at(0)
+	return &v, nil
+}
+
+// shape checks the nesting of a well-formed line and records the ends of
+// its large containers.
+func (d *jdoc) shape() error {
+	b := d.line
+	var open []int // offsets of the open containers
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			i = stringEnd(b, i) - 1
+		case '[', '{':
+			if len(open) == maxJSONDepth {
+				return &SyntaxError{Column: int64(i) + 1, Msg: "JSON nested deeper than " + strconv.Itoa(maxJSONDepth) + " levels"}
+			}
+			open = append(open, i)
+		case ']', '}':
+			start := open[len(open)-1]
+			open = open[:len(open)-1]
+			if i+1-start >= bigContainer {
+				d.big[start] = i + 1
+			}
+		}
+	}
+	return nil
+}
+
+// syntaxError describes what makes a line not one well-formed JSON value.
+func syntaxError(line []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	var first json.RawMessage
+	err := dec.Decode(&first)
+	var se *json.SyntaxError
+	switch {
+	case err == nil:
+		return &SyntaxError{Column: dec.InputOffset() + 1, Msg: "more than one JSON value on the line"}
+	case errors.As(err, &se):
+		return &SyntaxError{Column: se.Offset, Msg: se.Error()}
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		return &SyntaxError{Column: int64(len(line)) + 1, Msg: "the line ends inside a JSON value"}
+	}
+	return &SyntaxError{Column: dec.InputOffset() + 1, Msg: err.Error()}
+}
+
+// badSurrogate returns the offset of the first \u escape of a UTF-16
+// surrogate that is not part of a pair, or -1. encoding/json would turn it
+// into U+FFFD silently.
+func badSurrogate(b []byte) int {
+	for i := 0; i+1 < len(b); i++ {
+		if b[i] != '\\' {
+			continue
+		}
+		if b[i+1] != 'u' {
+			i++ // an escaped character, perhaps a backslash
+			continue
+		}
+		r, ok := hex4(b[i+2:])
+		if !ok {
+			i++
+			continue
+		}
+		if !utf16.IsSurrogate(r) {
+			i += 5
+			continue
+		}
+		if r < 0xdc00 && i+11 < len(b) && b[i+6] == '\\' && b[i+7] == 'u' {
+			if lo, ok := hex4(b[i+8:]); ok && lo >= 0xdc00 && lo <= 0xdfff {
+				i += 11
+				continue
+			}
+		}
+		return i
+	}
+	return -1
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(b[:4]), 16, 16)
+	return rune(v), err == nil
+}

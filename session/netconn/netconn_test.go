@@ -1,0 +1,166 @@
+package netconn
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// fakeSession records what the driver does to it. Run's goroutine is the
+// only one that calls it, so it needs no lock; the test reads it after
+// Run returns.
+type fakeSession struct {
+	got      bytes.Buffer
+	out      []byte
+	ended    int
+	closed   int
+	timeouts int
+	at       time.Time // the timeout to report; zero for none
+}
+
+func (f *fakeSession) Receive(now time.Time, b []byte) { f.got.Write(b) }
+func (f *fakeSession) EndOfStream(now time.Time)       { f.ended++ }
+func (f *fakeSession) HandleTimeout(now time.Time) {
+	f.timeouts++
+	f.at = time.Time{}
+}
+func (f *fakeSession) PollTransmit() []byte {
+	b := f.out
+	f.out = nil
+	return b
+}
+func (f *fakeSession) PollTimeout() (time.Time, bool) { return f.at, !f.at.IsZero() }
+func (f *fakeSession) Close(now time.Time) {
+	f.closed++
+	f.out = append(f.out, "bye"...)
+}
+
+func pipe(t *testing.T) (net.Conn, net.Conn) {
+	t.Helper()
+	a, b := net.Pipe()
+	t.Cleanup(func() { a.Close(); b.Close() })
+	return a, b
+}
+
+// TestRunFeedsAndWrites: what the peer writes reaches Receive, what the
+// session queues reaches the peer, and Run returns once step says so.
+func TestRunFeedsAndWrites(t *testing.T) {
+	c, peer := pipe(t)
+	s := &fakeSession{out: []byte("hello")}
+	d := New(c, s)
+	defer d.Close()
+	go func() {
+		buf := make([]byte, 5)
+		if _, err := io.ReadFull(peer, buf); err != nil || string(buf) != "hello" {
+			t.Errorf("peer read %q, %v", buf, err)
+		}
+		peer.Write([]byte("world"))
+	}()
+	err := d.Run(context.Background(), func() bool { return s.got.String() == "world" })
+	if err != nil || s.got.String() != "world" {
+		t.Fatalf("Run: %v, session got %q", err, s.got.String())
+	}
+}
+
+// TestRunTimer: the session's timeout fires HandleTimeout.
+func TestRunTimer(t *testing.T) {
+	c, _ := pipe(t)
+	s := &fakeSession{at: time.Now().Add(10 * time.Millisecond)}
+	d := New(c, s)
+	defer d.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := d.Run(ctx, func() bool { return s.timeouts > 0 }); err != nil || s.timeouts != 1 {
+		t.Fatalf("Run: %v after %d timeouts", err, s.timeouts)
+	}
+	// A timeout already past fires at once.
+	s.at = time.Now().Add(-time.Second)
+	if err := d.Run(ctx, func() bool { return s.timeouts > 1 }); err != nil || s.timeouts != 2 {
+		t.Fatalf("Run: %v after %d timeouts", err, s.timeouts)
+	}
+}
+
+// TestRunContext: Run returns ctx.Err() when ctx ends, and Close then
+// closes the session, writes what it queued and closes the connection.
+func TestRunContext(t *testing.T) {
+	c, peer := pipe(t)
+	s := &fakeSession{}
+	d := New(c, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(10*time.Millisecond, cancel)
+	if err := d.Run(ctx, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run: %v, want context.Canceled", err)
+	}
+	got := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(peer)
+		got <- b
+	}()
+	if err := d.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if b := <-got; string(b) != "bye" || s.closed != 1 {
+		t.Fatalf("peer read %q after Close, session closed %d times", b, s.closed)
+	}
+	if err := d.Close(); err != nil || s.closed != 1 {
+		t.Fatalf("a second Close: %v, session closed %d times", err, s.closed)
+	}
+}
+
+// TestRunEndOfStream: the peer's close reaches EndOfStream, and Run
+// returns io.EOF when step does not end it; Close then leaves the
+// session alone.
+func TestRunEndOfStream(t *testing.T) {
+	c, peer := pipe(t)
+	s := &fakeSession{}
+	d := New(c, s)
+	peer.Close()
+	if err := d.Run(context.Background(), func() bool { return false }); err != io.EOF || s.ended != 1 {
+		t.Fatalf("Run: %v, EndOfStream %d times", err, s.ended)
+	}
+	// step sees the end: Run returns nil when it says so.
+	if err := d.Run(context.Background(), func() bool { return s.ended == 1 }); err != nil {
+		t.Fatalf("Run after the end: %v", err)
+	}
+	d.Close()
+	if s.closed != 0 {
+		t.Fatalf("Close after the end closed the session %d times", s.closed)
+	}
+}
+
+// TestRunWriteError: a failed write ends Run with its error.
+func TestRunWriteError(t *testing.T) {
+	c, peer := pipe(t)
+	s := &fakeSession{}
+	d := New(c, s)
+	defer d.Close()
+	peer.Close()
+	s.out = []byte("x")
+	if err := d.Run(context.Background(), nil); err == nil || err == io.EOF {
+		t.Fatalf("Run: %v, want the write's error", err)
+	}
+}
+
+// TestPost: a posted function runs on Run's goroutine, between waits.
+func TestPost(t *testing.T) {
+	c, _ := pipe(t)
+	s := &fakeSession{}
+	d := New(c, s)
+	var ran atomic.Int32
+	go d.Post(func() {
+		ran.Add(1)
+		s.out = []byte{} // the session is Run's to touch
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := d.Run(ctx, func() bool { return ran.Load() == 1 }); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	d.Close()
+	d.Post(func() { t.Error("ran after Close") }) // dropped, and does not block
+}
