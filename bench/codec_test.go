@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"strconv"
 	"testing"
 
 	"github.com/fxamacker/cbor/v2"
@@ -21,7 +20,7 @@ import (
 //
 //	BenchmarkEncode/impl=<codec|fxamacker>/msg=<name>
 //	BenchmarkDecode/impl=<codec|fxamacker>/msg=<name>
-//	BenchmarkFrame/op=<write|read|memmove|oversized>/size=<bytes>
+//	BenchmarkFrame/op=<write|read|memmove|oversized>/msg=<name>
 //
 // The two implementations of a message run one after the other (siblings
 // under one b.Run level), so a change in the host's state between them is
@@ -494,20 +493,22 @@ func steadyStream(frame []byte) []byte {
 // frame first.
 var frameMsgs = []string{"response_screenshot_256k", "response_snapshot_5000", "response_snapshot_500", "request_tap", "event_content_changed"}
 
-// BenchmarkFrame measures framing, named by the frame's length (header and
+// BenchmarkFrame measures framing, named by the message framed
+// (op=<op>/msg=<name>; b.SetBytes gives the frame's length, header and
 // payload):
 //   - op=write: Writer.WriteMessage to io.Discard, encoding into the
 //     writer's kept buffer and writing the frame in one call;
 //   - op=read: Reader.Next and Frame.Release over an in-memory stream of
 //     the same frame repeated, a pooled buffer per frame: one copy of the
 //     payload, from the stream into the pooled buffer;
-//   - op=memmove (size=262144 only): a copy of the screenshot frame's
+//   - op=memmove (msg=response_screenshot_256k only): a copy of the screenshot frame's
 //     bytes, the yardstick of issue 4's target for op=read of that frame
 //     (at least half memmove's speed);
 //   - op=oversized: a stream alternating a 256 KiB screenshot frame, over
 //     a 64 KiB limit, and a request_tap frame; each iteration gets the
-//     *OversizedError, discards the payload and reads the next frame. Its
-//     size is the two frames'.
+//     *OversizedError, discards the payload and reads the next frame
+//     (msg=response_screenshot_256k+request_tap; its bytes are the two
+//     frames').
 //
 // The reads run largest frame first. The frame pool (bytebufferpool)
 // recalibrates after 42 000 releases of one size class and then keeps only
@@ -530,8 +531,8 @@ func BenchmarkFrame(b *testing.B) {
 	}
 	for _, name := range frameMsgs {
 		m, frame := msgs[name], frameOf(name)
-		size := "/size=" + strconv.Itoa(len(frame))
-		support.Run(b, "op=write"+size, func(b *testing.B) {
+		msg := "/msg=" + name
+		support.Run(b, "op=write"+msg, func(b *testing.B) {
 			var out bytes.Buffer
 			if err := codec.NewWriter(&out, codec.DefaultMaxFrame).WriteMessage(m); err != nil || !bytes.Equal(out.Bytes(), frame) {
 				b.Fatalf("WriteMessage: %v, or another frame", err)
@@ -547,7 +548,7 @@ func BenchmarkFrame(b *testing.B) {
 			}
 			c.Stop()
 		})
-		support.Run(b, "op=read"+size, func(b *testing.B) {
+		support.Run(b, "op=read"+msg, func(b *testing.B) {
 			r := codec.NewReader(&loopReader{b: steadyStream(frame)}, codec.DefaultMaxFrame)
 			f, err := r.Next()
 			if err != nil || !bytes.Equal(f.Payload, frame[codec.HeaderLen:]) {
@@ -567,7 +568,7 @@ func BenchmarkFrame(b *testing.B) {
 			c.Stop()
 		})
 		if len(frame) == support.ScreenshotFrameLen {
-			support.Run(b, "op=memmove"+size, func(b *testing.B) {
+			support.Run(b, "op=memmove"+msg, func(b *testing.B) {
 				dst := make([]byte, len(frame))
 				b.ReportAllocs()
 				b.SetBytes(int64(len(frame)))
@@ -583,7 +584,7 @@ func BenchmarkFrame(b *testing.B) {
 	big, next := frameOf("response_screenshot_256k"), frameOf("request_tap")
 	const limit = 64 << 10
 	pair := append(append([]byte(nil), big...), next...)
-	support.Run(b, "op=oversized/size="+strconv.Itoa(len(pair)), func(b *testing.B) {
+	support.Run(b, "op=oversized/msg=response_screenshot_256k+request_tap", func(b *testing.B) {
 		r := codec.NewReader(&loopReader{b: pair}, limit)
 		var oe *codec.OversizedError
 		if _, err := r.Next(); !errors.As(err, &oe) || oe.Length != uint32(len(big)-codec.HeaderLen) {

@@ -1,0 +1,55 @@
+package support
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+)
+
+// Instruction counts of the timed loops, for make micro-count (mk/count.mk):
+// with CountEnv set to "callgrind" in the environment, CountAllocs switches
+// callgrind's instrumentation on right before the timed loop and Stop
+// dumps the counters right after it, under CountDumpName, and switches it
+// off again. Everything else a benchmark does (building its input, the
+// checks before timing, testing's own bookkeeping) runs uninstrumented.
+// cmd/benchcount runs the binaries under callgrind and turns the dumps into
+// instructions/op by differencing two runs of one benchmark.
+
+// CountEnv is the environment variable that turns the dumps on.
+const CountEnv = "WIREBENCH_COUNT"
+
+// counting is whether CountEnv asks for callgrind dumps.
+var counting = os.Getenv(CountEnv) == "callgrind"
+
+// CountDumpName is the name a timed loop's dump carries: the benchmark's
+// name and its b.N, separated by a space (a benchmark name has none).
+func CountDumpName(name string, n int) string {
+	return "wirebench " + name + " " + strconv.Itoa(n)
+}
+
+// The selection of a count's class (cmd/benchcount runs each class in its
+// own process): support.Run runs a sub-benchmark only when its full name
+// matches WIREBENCH_COUNT_ONLY and not WIREBENCH_COUNT_SKIP.
+var (
+	countOnly = countPattern("WIREBENCH_COUNT_ONLY")
+	countSkip = countPattern("WIREBENCH_COUNT_SKIP")
+)
+
+func countPattern(env string) *regexp.Regexp {
+	v := os.Getenv(env)
+	if !counting || v == "" {
+		return nil
+	}
+	re, err := regexp.Compile(v)
+	if err != nil {
+		panic(fmt.Sprintf("support: %s: %v", env, err))
+	}
+	return re
+}
+
+// countSelected reports whether the benchmark of full name runs in this
+// count (always, outside a count).
+func countSelected(name string) bool {
+	return (countOnly == nil || countOnly.MatchString(name)) && (countSkip == nil || !countSkip.MatchString(name))
+}
