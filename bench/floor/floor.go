@@ -7,6 +7,7 @@
 package floor
 
 import (
+	"encoding/binary"
 	"errors"
 
 	"github.com/wirebench/wirebench/codec"
@@ -23,6 +24,10 @@ const MaxDepth = 2*codec.MaxNodeDepth + 5
 // snapshot's trees are about 20 node levels (45 CBOR levels) deep.
 const inlineDepth = 64
 
+// maxLen is the longest input Walk reads: its counts of due items are
+// kept as uint32.
+const maxLen = 1<<32 - 1
+
 // Errors of Walk.
 var (
 	ErrShort      = errors.New("floor: input ends inside an item")
@@ -33,6 +38,7 @@ var (
 	ErrSimple     = errors.New("floor: two-byte simple value below 32")
 	ErrDepth      = errors.New("floor: nested deeper than MaxDepth")
 	ErrUTF8       = errors.New("floor: text is not valid UTF-8")
+	ErrTooLong    = errors.New("floor: input longer than 4 GiB")
 )
 
 // Walk reports whether b is exactly one well-formed CBOR item within the
@@ -41,28 +47,41 @@ var (
 // inlineDepth levels on the goroutine's stack, spilled to the heap only
 // past that: memory stays bounded whatever a length claims (a length
 // larger than the bytes left is refused before anything is kept).
+//
+// The commonest items take the shortest paths: a one-byte integer (every
+// map key of the protocol), and a short text whose bytes are checked for
+// ASCII a word at a time, in place, before the full UTF-8 check is called.
 func Walk(b []byte) error {
-	var inline [inlineDepth]int
+	if uint64(len(b)) > maxLen {
+		return ErrTooLong
+	}
+	var inline [inlineDepth]uint32
 	stack := inline[:]
 	depth := 0
 	due := 1 // items still due at the current level
 	i := 0
 	for {
-		for due == 0 {
-			if depth == 0 {
-				if i != len(b) {
-					return ErrTrailing
+		if due == 0 {
+			for due == 0 {
+				if depth == 0 {
+					if i != len(b) {
+						return ErrTrailing
+					}
+					return nil
 				}
-				return nil
+				depth--
+				due = int(stack[depth])
 			}
-			depth--
-			due = stack[depth]
 		}
 		due--
 		if i >= len(b) {
 			return ErrShort
 		}
 		ib := b[i]
+		if ib < 0x40 && ib&31 < 24 { // an integer of one byte
+			i++
+			continue
+		}
 		major, ai := ib>>5, ib&31
 		i++
 		arg := int(ai)
@@ -78,22 +97,19 @@ func Walk(b []byte) error {
 				if i+2 > len(b) {
 					return ErrShort
 				}
-				arg = int(b[i])<<8 | int(b[i+1])
+				arg = int(binary.BigEndian.Uint16(b[i:]))
 				i += 2
 			case 26:
 				if i+4 > len(b) {
 					return ErrShort
 				}
-				arg = int(b[i])<<24 | int(b[i+1])<<16 | int(b[i+2])<<8 | int(b[i+3])
+				arg = int(binary.BigEndian.Uint32(b[i:]))
 				i += 4
 			case 27:
 				if i+8 > len(b) {
 					return ErrShort
 				}
-				var v uint64
-				for _, c := range b[i : i+8] {
-					v = v<<8 | uint64(c)
-				}
+				v := binary.BigEndian.Uint64(b[i:])
 				i += 8
 				// No length this large fits in the input; integers and
 				// floats of 8 bytes need no argument.
@@ -118,7 +134,7 @@ func Walk(b []byte) error {
 			if arg > len(b)-i {
 				return ErrShort
 			}
-			if !cbor.ValidUTF8(b[i : i+arg]) {
+			if !validUTF8In(b, i, i+arg) {
 				return ErrUTF8
 			}
 			i += arg
@@ -139,7 +155,7 @@ func Walk(b []byte) error {
 					grown := append(stack, 0)
 					stack = grown[:min(cap(grown), MaxDepth)]
 				}
-				stack[depth] = due
+				stack[depth] = uint32(due)
 				depth++
 				due = arg
 			}
@@ -151,4 +167,24 @@ func Walk(b []byte) error {
 			}
 		}
 	}
+}
+
+// validUTF8In reports whether b[s:e] is valid UTF-8. A text of at most 16
+// bytes that ends at least 8 bytes into b is checked for ASCII as one or
+// two words read in place (the first may reach back before the text, into
+// bytes already walked) before cbor.ValidUTF8 is called at all: the texts
+// of a tree are short and mostly ASCII.
+func validUTF8In(b []byte, s, e int) bool {
+	if l := e - s; l <= 16 && e >= 8 {
+		w := binary.LittleEndian.Uint64(b[e-8 : e])
+		if l < 8 {
+			w >>= uint(8-l) * 8
+		} else {
+			w |= binary.LittleEndian.Uint64(b[s : s+8])
+		}
+		if w&0x8080808080808080 == 0 {
+			return true
+		}
+	}
+	return cbor.ValidUTF8(b[s:e])
 }

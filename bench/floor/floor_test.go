@@ -77,6 +77,9 @@ func TestWalkRefuses(t *testing.T) {
 		{"reserved 30 in a map", []byte{0xa1, 0x00, 0x5e}, ErrReserved},
 		{"simple 31 in two bytes", []byte{0xf8, 0x1f}, ErrSimple},
 		{"invalid UTF-8", []byte{0x62, 0xff, 0xfe}, ErrUTF8},
+		// Texts that end 8 or more bytes in take the in-place word check.
+		{"invalid UTF-8 after a word", []byte{0x82, 0x67, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 0x62, 0xc3, 0x28}, ErrUTF8},
+		{"invalid UTF-8 in a text of 16", append([]byte{0x70}, []byte("abcdefghijklmno\xff")...), ErrUTF8},
 		{"surrogate", []byte{0x63, 0xed, 0xa0, 0x80}, ErrUTF8},
 		{"text past the end", []byte{0x63, 'a', 'b'}, ErrShort},
 		{"bytes past the end", []byte{0x5a, 0x00, 0x01, 0x00, 0x00, 0x00}, ErrShort},
@@ -90,7 +93,11 @@ func TestWalkRefuses(t *testing.T) {
 		}
 	}
 	// The limits of a simple value in two bytes and of a length.
-	for _, in := range [][]byte{{0xf8, 0x20}, {0xf5}, {0xfb, 0, 0, 0, 0, 0, 0, 0, 0}, {0x1b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, {0x42, 1, 2}, {0x60}} {
+	for _, in := range [][]byte{
+		{0x82, 0x67, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 0x62, 0xc3, 0xa9}, // é after a word
+		append([]byte{0x70}, []byte("abcdefghijklmnop")...),
+		append([]byte{0x71}, []byte("abcdefghijklmnopq")...),
+		{0xf8, 0x20}, {0xf5}, {0xfb, 0, 0, 0, 0, 0, 0, 0, 0}, {0x1b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, {0x42, 1, 2}, {0x60}} {
 		if err := Walk(in); err != nil {
 			t.Errorf("% x: %v", in, err)
 		}

@@ -97,6 +97,9 @@ func (c *AllocCounter) Stop() {
 	c.b.StopTimer()
 	runtime.ReadMemStats(&c.after)
 	c.stopped = true
+	if counting {
+		countAllocs(c.b.Name(), c.b.N, c.after.Mallocs-c.before.Mallocs, c.after.TotalAlloc-c.before.TotalAlloc)
+	}
 	allocMu.Lock()
 	defer allocMu.Unlock()
 	rec := allocRecord{b: c.b, name: c.b.Name(), n: c.b.N, allocs: c.after.Mallocs - c.before.Mallocs, bytes: c.after.TotalAlloc - c.before.TotalAlloc}

@@ -22,6 +22,17 @@ const CountEnv = "WIREBENCH_COUNT"
 // counting is whether CountEnv asks for callgrind dumps.
 var counting = os.Getenv(CountEnv) == "callgrind"
 
+// CountAllocsPrefix starts the line, on stderr, that gives the allocations
+// of each counted run (every run, b.N=1 ones too, so that the count can
+// difference them as it does the instructions):
+//
+//	wirebench-allocs <benchmark name> <b.N> <allocations> <bytes>
+const CountAllocsPrefix = "wirebench-allocs"
+
+func countAllocs(name string, n int, allocs, bytes uint64) {
+	fmt.Fprintf(os.Stderr, "%s %s %d %d %d\n", CountAllocsPrefix, name, n, allocs, bytes)
+}
+
 // CountDumpName is the name a timed loop's dump carries: the benchmark's
 // name and its b.N, separated by a space (a benchmark name has none).
 func CountDumpName(name string, n int) string {

@@ -182,3 +182,26 @@ func TestSame(t *testing.T) {
 		t.Error("runs with other allocs/op agree")
 	}
 }
+
+func TestAllocsPerOp(t *testing.T) {
+	// Two rounds; the writer's buffer grows once per run (one allocation
+	// of 4096 bytes), the loop allocates 2 times 48 bytes per iteration.
+	stderr := "==1== Callgrind\n" +
+		"wirebench-allocs BenchmarkA 1 9 4192\nwirebench-allocs BenchmarkA 11 27 4576\n" +
+		"wirebench-allocs BenchmarkA 1 3 4192\nwirebench-allocs BenchmarkA 11 23 5152\n" +
+		"wirebench-allocs BenchmarkB 1 0 0\nwirebench-allocs BenchmarkB 4 1 3\n"
+	got, err := allocsPerOp(stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]float64{"BenchmarkA": {2, 96}, "BenchmarkB": {0.33, 1}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if _, err := allocsPerOp("wirebench-allocs BenchmarkA 1 x 0\n"); err == nil {
+		t.Error("a malformed line read")
+	}
+	if got, err := allocsPerOp("nothing\n"); err != nil || len(got) != 0 {
+		t.Errorf("no lines: %v %v", got, err)
+	}
+}

@@ -110,7 +110,7 @@ func PerOp(dumps []Dump) (names []string, perOp map[string]Loop, err error) {
 		if !ok {
 			return nil, nil, fmt.Errorf("%s: a run of b.N=%d without a run of b.N=1 before it", d.Name, d.N)
 		}
-		perOp[d.Name] = Loop{N: d.N, Instructions: (float64(d.Ir) - float64(i1)) / float64(d.N-1)}
+		perOp[d.Name] = Loop{N: d.N, PerOp: (float64(d.Ir) - float64(i1)) / float64(d.N-1)}
 	}
 	for _, n := range names {
 		if _, ok := perOp[n]; !ok {
@@ -122,6 +122,6 @@ func PerOp(dumps []Dump) (names []string, perOp map[string]Loop, err error) {
 
 // Loop is the count of one benchmark's timed loop.
 type Loop struct {
-	N            int     // b.N of the longer run
-	Instructions float64 // per iteration
+	N     int     // b.N of the longer run
+	PerOp float64 // the counter (instructions, or what the dumps count) per iteration
 }

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,13 +100,16 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("class %s: %v", c.Pattern, err)
 		}
-		allocs, cpu := parseOutput(stdout.String())
 		if res.CPU == "" {
-			res.CPU = cpu
+			res.CPU = cpuOf(stdout.String())
+		}
+		allocs, err := allocsPerOp(stderr.String())
+		if err != nil {
+			return nil, fmt.Errorf("class %s: %v", c.Pattern, err)
 		}
 		for _, name := range names {
 			l := perOp[name]
-			row := Row{Name: name, N: l.N, Instructions: l.Instructions, Allocs: -1, Bytes: -1}
+			row := Row{Name: name, N: l.N, Instructions: l.PerOp, Allocs: -1, Bytes: -1}
 			if a, ok := allocs[name]; ok {
 				row.Allocs, row.Bytes = a[0], a[1]
 			}
@@ -120,25 +125,63 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	return res, nil
 }
 
-// parseOutput reads the binary's stdout: the allocation line of each
-// benchmark's last run (support.CountAllocs) and the cpu line.
-func parseOutput(out string) (allocs map[string][2]float64, cpu string) {
-	allocs = map[string][2]float64{}
-	sc := bufio.NewScanner(strings.NewReader(out))
+// allocsPrefix is support.CountAllocsPrefix.
+const allocsPrefix = "wirebench-allocs "
+
+// allocsPerOp reads the allocation lines the binary wrote to stderr for
+// every counted run and differences them as PerOp does the instructions:
+// (A(n) - A(1)) / (n - 1) for allocations and bytes, from the last pair,
+// so that a buffer grown once per run does not count as an allocation
+// per op.
+func allocsPerOp(stderr string) (map[string][2]float64, error) {
+	var dumps [2][]Dump // allocations, bytes, as dumps of the same shape
+	sc := bufio.NewScanner(strings.NewReader(stderr))
 	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		switch {
-		case len(f) == 4 && f[0] == "allocations":
-			a, err1 := strconv.ParseFloat(f[2], 64)
-			b, err2 := strconv.ParseFloat(f[3], 64)
-			if err1 == nil && err2 == nil {
-				allocs[f[1]] = [2]float64{a, b}
-			}
-		case len(f) > 1 && f[0] == "cpu:" && cpu == "":
-			cpu = strings.TrimSpace(strings.TrimPrefix(sc.Text(), "cpu:"))
+		line, ok := strings.CutPrefix(sc.Text(), allocsPrefix)
+		if !ok {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 4 {
+			return nil, fmt.Errorf("allocation line %q: want name, b.N, allocations and bytes", sc.Text())
+		}
+		n, err1 := strconv.Atoi(f[1])
+		a, err2 := strconv.ParseUint(f[2], 10, 64)
+		b, err3 := strconv.ParseUint(f[3], 10, 64)
+		if err := errors.Join(err1, err2, err3); err != nil {
+			return nil, fmt.Errorf("allocation line %q: %v", sc.Text(), err)
+		}
+		dumps[0] = append(dumps[0], Dump{Name: f[0], N: n, Ir: a})
+		dumps[1] = append(dumps[1], Dump{Name: f[0], N: n, Ir: b})
+	}
+	out := map[string][2]float64{}
+	if len(dumps[0]) == 0 {
+		return out, nil
+	}
+	names, allocs, err := PerOp(dumps[0])
+	if err != nil {
+		return nil, err
+	}
+	_, bytes, err := PerOp(dumps[1])
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		out[name] = [2]float64{round2(allocs[name].PerOp), round2(bytes[name].PerOp)}
+	}
+	return out, nil
+}
+
+func round2(v float64) float64 { return math.Round(v*100) / 100 }
+
+// cpuOf returns the cpu line of the binary's stdout.
+func cpuOf(stdout string) string {
+	for _, line := range strings.Split(stdout, "\n") {
+		if v, ok := strings.CutPrefix(line, "cpu:"); ok {
+			return strings.TrimSpace(v)
 		}
 	}
-	return allocs, cpu
+	return ""
 }
 
 func tail(s string) string {
