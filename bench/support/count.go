@@ -22,6 +22,20 @@ const CountEnv = "WIREBENCH_COUNT"
 // counting is whether CountEnv asks for callgrind dumps.
 var counting = os.Getenv(CountEnv) == "callgrind"
 
+// ballast, in a count, is a large live allocation that is never touched
+// (so never resident): the background scavenger keeps about a tenth of
+// the heap in use beyond what a collection leaves, and without it would
+// return pages freed by testing's collection before each run to the OS at
+// a pace set by wall time, so that a loop would get fresh pages (that need
+// no zeroing) or reused ones (that do) depending on the host's speed.
+var ballast []byte
+
+func init() {
+	if counting {
+		ballast = make([]byte, 512<<20)
+	}
+}
+
 // CountAllocsPrefix starts the line, on stderr, that gives the allocations
 // of each counted run (every run, b.N=1 ones too, so that the count can
 // difference them as it does the instructions):

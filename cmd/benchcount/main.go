@@ -21,6 +21,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -69,6 +70,10 @@ func count(args []string, log io.Writer) error {
 	if *bin == "" || fl.NArg() > 0 {
 		return errors.New("usage: benchcount run -bin bench.test [-bench regexp] [-o file] [-commit id]")
 	}
+	binary, err := filepath.Abs(*bin) // valgrind looks a bare name up in PATH
+	if err != nil {
+		return err
+	}
 	version, err := exec.Command(*vg, "--version").Output()
 	if err != nil {
 		return fmt.Errorf("%s --version: %v (make micro-count installs valgrind)", *vg, err)
@@ -78,7 +83,7 @@ func count(args []string, log io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	res, err := benchcount.Run(context.Background(), benchcount.Options{Binary: *bin, Bench: *bench, Valgrind: *vg, Dir: dir, Log: log})
+	res, err := benchcount.Run(context.Background(), benchcount.Options{Binary: binary, Bench: *bench, Valgrind: *vg, Dir: dir, Log: log})
 	if err != nil {
 		return err
 	}

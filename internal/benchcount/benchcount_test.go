@@ -205,3 +205,23 @@ func TestAllocsPerOp(t *testing.T) {
 		t.Errorf("no lines: %v %v", got, err)
 	}
 }
+
+// TestPerOpTakesTheLeast: of the rounds after the first, each run's least
+// count is taken (what else valgrind counts only ever adds).
+func TestPerOpTakesTheLeast(t *testing.T) {
+	dumps := []Dump{
+		{Name: "A", N: 1, Ir: 900}, {Name: "A", N: 11, Ir: 9000}, // warm-up: left out
+		{Name: "A", N: 1, Ir: 100}, {Name: "A", N: 11, Ir: 3100}, // the n run preempted
+		{Name: "A", N: 1, Ir: 130}, {Name: "A", N: 11, Ir: 1100}, // the 1 run preempted
+	}
+	_, perOp, err := PerOp(dumps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := perOp["A"]; got != (Loop{N: 11, PerOp: 100}) {
+		t.Errorf("got %+v, want n=11, 100 per op", got)
+	}
+	if _, _, err := PerOp(append(dumps, Dump{Name: "A", N: 1, Ir: 1}, Dump{Name: "A", N: 12, Ir: 1})); err == nil {
+		t.Error("rounds of different b.N gave a count")
+	}
+}

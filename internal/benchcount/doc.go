@@ -7,22 +7,34 @@
 // `valgrind --tool=callgrind --instr-atstart=no` with support.CountEnv
 // set, so that each timed loop (support.CountAllocs to Stop) is counted
 // alone and dumped under its benchmark name and b.N. Every benchmark runs
-// two rounds (-test.count=2) of testing's two runs, b.N=1 and b.N=n; the
+// Rounds rounds (-test.count) of testing's two runs, b.N=1 and b.N=n; the
 // first round warms pools, learned sizes and the heap, and the count is
-// the second round's (I(n) - I(1)) / (n - 1): what the loop costs per
-// iteration, with everything that runs once per loop (the start and stop
-// of the count, the loop's own set-up) cancelled out.
+// (min I(n) - min I(1)) / (n - 1) over the other rounds (PerOp): what the
+// loop costs per iteration, with everything that runs once per loop (the
+// start and stop of the count, the loop's own set-up) cancelled out.
 //
-// The runtime settings that make the count repeat are fixed in Env:
-// one P, no collection during the loop (GOGC=off; testing collects before
-// every run, and the heap stays bounded because n is kept small for the
-// allocating loops, with GOMEMLIMIT as a backstop), no asynchronous
-// preemption, and the x86-64 baseline code paths only (GODEBUG
-// cpu.all=off: the runtime's memmove, memclr and the like pick AVX2,
-// ERMS or FSRM paths by the host's CPU, which would make a count depend
-// on the host; valgrind 3.19 also lacks RDTSCP, which the runtime would
-// otherwise use). A
-// collector that would run during the loop is thereby not counted: the
+// The runtime settings that make the count repeat are fixed in Env and in
+// support's count mode:
+//   - one P (GOMAXPROCS=1) and no asynchronous preemption;
+//   - no collection during the loop (GOGC=off; testing collects before
+//     every run, and n is kept small for the allocating loops, which
+//     bounds the heap);
+//   - no memory profiling (memprofilerate=0): the profiler samples an
+//     allocation at random and takes its stack, thousands of instructions;
+//   - no scavenging: after each collection the background scavenger
+//     returns free pages to the OS at a pace set by wall time, and a loop
+//     that then gets fresh pages skips the zeroing that reused pages need.
+//     In a count, support keeps a 512 MiB ballast live (never touched, so
+//     never resident), which lifts the scavenger's goal above anything a
+//     run frees;
+//   - the x86-64 baseline code paths only (GODEBUG cpu.all=off): the
+//     runtime's memmove, memclr and the like pick AVX2, ERMS or FSRM paths
+//     by the host's CPU, which would make a count depend on the host;
+//     valgrind 3.19 also lacks RDTSCP, which the runtime would otherwise use.
+//
+// What remains is per process: map hash seeds are random, so the peers'
+// map lookups (fxamacker's field cache) vary by a few hundredths of a
+// percent. A collector that would run during the loop is not counted: the
 // allocations and bytes per op beside each count say what an allocating
 // implementation leaves for the collector.
 package benchcount

@@ -89,13 +89,23 @@ func readDump(path string) (d Dump, ok bool, err error) {
 	return d, named, nil
 }
 
-// PerOp returns each benchmark's instructions per iteration from its dumps,
-// in the order the benchmarks first ran: the last pair of runs with b.N = 1
-// and b.N = n > 1 gives (I(n) - I(1)) / (n - 1). A benchmark with no such
-// pair (run with -benchtime=1x) is an error.
+// PerOp returns each benchmark's count per iteration from its dumps, in
+// the order the benchmarks first ran. Each round of a benchmark is a run
+// with b.N = 1 and one with b.N = n > 1; the first round only warms up
+// (pools, learned sizes, the heap) when there are more, and of the others
+// PerOp takes the least count of each run: (min I(n) - min I(1)) / (n - 1).
+// What valgrind counts beyond the loop's own instructions (the scheduler
+// preempting the loop every 10 ms of wall time, a runtime goroutine that
+// runs meanwhile) only ever adds, and the more so the slower the host, so
+// the least of two rounds is the loop's. A benchmark with no pair (run
+// with -benchtime=1x) is an error.
 func PerOp(dumps []Dump) (names []string, perOp map[string]Loop, err error) {
-	perOp = map[string]Loop{}
-	one := map[string]uint64{}
+	type round struct {
+		one, n uint64
+		iters  int
+	}
+	rounds := map[string][]round{}
+	pending := map[string]uint64{}
 	seen := map[string]bool{}
 	for _, d := range dumps {
 		if !seen[d.Name] {
@@ -103,19 +113,34 @@ func PerOp(dumps []Dump) (names []string, perOp map[string]Loop, err error) {
 			names = append(names, d.Name)
 		}
 		if d.N == 1 {
-			one[d.Name] = d.Ir
+			pending[d.Name] = d.Ir
 			continue
 		}
-		i1, ok := one[d.Name]
+		i1, ok := pending[d.Name]
 		if !ok {
 			return nil, nil, fmt.Errorf("%s: a run of b.N=%d without a run of b.N=1 before it", d.Name, d.N)
 		}
-		perOp[d.Name] = Loop{N: d.N, PerOp: (float64(d.Ir) - float64(i1)) / float64(d.N-1)}
-	}
-	for _, n := range names {
-		if _, ok := perOp[n]; !ok {
-			return nil, nil, fmt.Errorf("%s: only runs of b.N=1 (the count needs two iteration counts)", n)
+		delete(pending, d.Name)
+		rs := rounds[d.Name]
+		if len(rs) > 0 && rs[0].iters != d.N {
+			return nil, nil, fmt.Errorf("%s: rounds of b.N=%d and %d", d.Name, rs[0].iters, d.N)
 		}
+		rounds[d.Name] = append(rs, round{i1, d.Ir, d.N})
+	}
+	perOp = map[string]Loop{}
+	for _, name := range names {
+		rs := rounds[name]
+		if len(rs) == 0 {
+			return nil, nil, fmt.Errorf("%s: only runs of b.N=1 (the count needs two iteration counts)", name)
+		}
+		if len(rs) > 1 {
+			rs = rs[1:]
+		}
+		one, n := rs[0].one, rs[0].n
+		for _, r := range rs[1:] {
+			one, n = min(one, r.one), min(n, r.n)
+		}
+		perOp[name] = Loop{N: rs[0].iters, PerOp: (float64(n) - float64(one)) / float64(rs[0].iters-1)}
 	}
 	return names, perOp, nil
 }

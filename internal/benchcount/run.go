@@ -20,9 +20,12 @@ import (
 var Env = []string{
 	"GOMAXPROCS=1",
 	"GOGC=off",
-	"GOMEMLIMIT=4GiB",
-	"GODEBUG=asyncpreemptoff=1,cpu.all=off",
+	"GODEBUG=asyncpreemptoff=1,cpu.all=off,memprofilerate=0",
 }
+
+// Rounds is how many rounds of each benchmark run (-test.count): one to
+// warm up, two to take the least of (see PerOp).
+const Rounds = 3
 
 // Class is a group of benchmarks counted with the same b.N, in one
 // valgrind process: a loop's cost spans five orders of magnitude, and its
@@ -83,7 +86,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		base := filepath.Join(o.Dir, "cg"+strconv.Itoa(i))
 		cmd := exec.CommandContext(ctx, o.Valgrind, "--tool=callgrind", "--instr-atstart=no",
 			"--dump-instr=no", "--dump-line=no", "--callgrind-out-file="+base,
-			o.Binary, "-test.run=^$", "-test.bench="+o.Bench, "-test.benchtime="+strconv.Itoa(c.N)+"x", "-test.count=2")
+			o.Binary, "-test.run=^$", "-test.bench="+o.Bench, "-test.benchtime="+strconv.Itoa(c.N)+"x", "-test.count="+strconv.Itoa(Rounds))
 		cmd.Env = append(os.Environ(), Env...)
 		cmd.Env = append(cmd.Env, envCount+"=callgrind", envOnly+"="+c.Pattern, envSkip+"="+strings.Join(before, "|"))
 		before = append(before, "(?:"+c.Pattern+")")
