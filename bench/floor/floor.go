@@ -50,7 +50,8 @@ var (
 //
 // The commonest items take the shortest paths: a one-byte integer (every
 // map key of the protocol), and a short text whose bytes are checked for
-// ASCII a word at a time, in place, before the full UTF-8 check is called.
+// ASCII a word at a time, in place, before the full UTF-8 check is called
+// (cbor.ValidUTF8In, the check our decoders make).
 func Walk(b []byte) error {
 	if uint64(len(b)) > maxLen {
 		return ErrTooLong
@@ -134,7 +135,7 @@ func Walk(b []byte) error {
 			if arg > len(b)-i {
 				return ErrShort
 			}
-			if !validUTF8In(b, i, i+arg) {
+			if !cbor.ValidUTF8In(b, i, i+arg) {
 				return ErrUTF8
 			}
 			i += arg
@@ -167,24 +168,4 @@ func Walk(b []byte) error {
 			}
 		}
 	}
-}
-
-// validUTF8In reports whether b[s:e] is valid UTF-8. A text of at most 16
-// bytes that ends at least 8 bytes into b is checked for ASCII as one or
-// two words read in place (the first may reach back before the text, into
-// bytes already walked) before cbor.ValidUTF8 is called at all: the texts
-// of a tree are short and mostly ASCII.
-func validUTF8In(b []byte, s, e int) bool {
-	if l := e - s; l <= 16 && e >= 8 {
-		w := binary.LittleEndian.Uint64(b[e-8 : e])
-		if l < 8 {
-			w >>= uint(8-l) * 8
-		} else {
-			w |= binary.LittleEndian.Uint64(b[s : s+8])
-		}
-		if w&0x8080808080808080 == 0 {
-			return true
-		}
-	}
-	return cbor.ValidUTF8(b[s:e])
 }
