@@ -63,7 +63,7 @@ count() {
 check() {
 	[ -f "$BASELINE" ] || die "no $BASELINE: make baseline-counts records one"
 	count
-	"$TMP/benchcount" check -baseline "$BASELINE" "$COUNTS"
+	"$TMP/benchcount" check -baseline "$BASELINE" -recount "$TMP/bench.test" "$COUNTS"
 }
 
 baseline() {

@@ -4,9 +4,11 @@
 //	benchcount run -bin bench.test [-bench regexp] [-o counts.txt] [-commit id]
 //	    count the instructions of each benchmark's timed loop under
 //	    valgrind and write them as Go benchmark text
-//	benchcount check -baseline baseline-counts.txt counts.txt
-//	    exit 1, with a table, when a row's instructions/op grew more than
-//	    2 % or its allocs/op grew at all
+//	benchcount check -baseline baseline-counts.txt [-recount bench.test] counts.txt
+//	    exit 1, with a table, when a row of ours grew more than 2 % in
+//	    instructions/op or at all in allocs/op (the peers' rows are listed,
+//	    not gated); with -recount, such rows are counted once more in a
+//	    new process first and the lesser count stands
 //	benchcount same counts-a.txt counts-b.txt
 //	    exit 1 unless two runs agree within 0.5 % on every row
 //
@@ -126,11 +128,13 @@ func check(args []string, stdout io.Writer) error {
 	fl := flag.NewFlagSet("benchcount check", flag.ContinueOnError)
 	baseline := fl.String("baseline", "reports/micro/baseline-counts.txt", "the stored counts `file`")
 	all := fl.Bool("all", false, "list every row, not only the failed ones")
+	recount := fl.String("recount", "", "count the failed rows again with this test `binary` before failing (the lesser count stands)")
+	vg := fl.String("valgrind", "valgrind", "the valgrind `command` of -recount")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
 	if fl.NArg() != 1 {
-		return errors.New("usage: benchcount check [-baseline file] [-all] counts.txt")
+		return errors.New("usage: benchcount check [-baseline file] [-all] [-recount bench.test] counts.txt")
 	}
 	base, err := readRows(*baseline)
 	if err != nil {
@@ -142,6 +146,25 @@ func check(args []string, stdout io.Writer) error {
 	}
 	changes := benchcount.Check(base, latest, benchcount.MaxGrowth)
 	failed := benchcount.Failed(changes)
+	if failed && *recount != "" {
+		// What else valgrind counts in a process only ever adds: a row
+		// that grew is counted once more, in a new process, and the
+		// lesser count stands. A real regression shows in both.
+		var names []string
+		for _, c := range changes {
+			if c.Failed {
+				names = append(names, c.Name)
+			}
+		}
+		fmt.Fprintf(stdout, "micro-check: %d row(s) over the limit; counting them again in a new process\n", len(names))
+		again, err := recountRows(*recount, *vg, benchcount.BenchRegexp(names), stdout)
+		if err != nil {
+			return err
+		}
+		latest = benchcount.Least(latest, again)
+		changes = benchcount.Check(base, latest, benchcount.MaxGrowth)
+		failed = benchcount.Failed(changes)
+	}
 	benchcount.WriteTable(stdout, changes, *all)
 	if failed {
 		fmt.Fprintf(stdout, "micro-check: FAILED against %s: instructions/op may grow at most %.0f%%, allocs/op not at all; a deliberate change re-records with make baseline-counts\n", *baseline, 100*benchcount.MaxGrowth)
@@ -149,6 +172,25 @@ func check(args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "micro-check: %d rows within %.0f%% of %s, no allocation added\n", len(latest), 100*benchcount.MaxGrowth, *baseline)
 	return nil
+}
+
+// recountRows counts the benchmarks matching bench again with the test
+// binary bin.
+func recountRows(bin, vg, bench string, log io.Writer) ([]benchcount.Row, error) {
+	binary, err := filepath.Abs(bin)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "benchcount")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	res, err := benchcount.Run(context.Background(), benchcount.Options{Binary: binary, Bench: bench, Valgrind: vg, Dir: dir, Log: log})
+	if err != nil {
+		return nil, err
+	}
+	return res.Rows, nil
 }
 
 func same(args []string, stdout io.Writer) error {

@@ -143,9 +143,14 @@ func TestCheck(t *testing.T) {
 	for _, c := range changes {
 		failed[c.Name] = c.Failed
 	}
-	want := map[string]bool{rows[0].Name: false, rows[1].Name: true, rows[2].Name: false, "BenchmarkNew": false}
+	// The peer's row grew past the limit: listed, not failed.
+	want := map[string]bool{rows[0].Name: false, rows[1].Name: false, rows[2].Name: false, "BenchmarkNew": false}
 	if !reflect.DeepEqual(failed, want) {
 		t.Errorf("failed %v, want %v", failed, want)
+	}
+	// Ours past the limit fails.
+	if c := Check(rows[:1], []Row{with(rows[0], 530.8*1.021, 1)}, MaxGrowth); !Failed(c) || !strings.Contains(c[0].Reasons[0], "instructions +2.1%") {
+		t.Errorf("ours 2.1 %% more: %+v", c)
 	}
 	// One allocation more fails at the same instruction count.
 	if c := Check(rows[:1], []Row{with(rows[0], rows[0].Instructions, 2)}, MaxGrowth); !Failed(c) || !strings.Contains(c[0].Reasons[0], "allocs 1 -> 2") {
@@ -160,7 +165,7 @@ func TestCheck(t *testing.T) {
 	WriteTable(&buf, changes, false)
 	table := buf.String()
 	if !strings.Contains(table, "Decode/impl=fxamacker/msg=response_snapshot_500") || !strings.Contains(table, "+2.10%") ||
-		strings.Contains(table, "request_tap") {
+		!strings.Contains(table, "a peer: not gated") || strings.Contains(table, "request_tap") {
 		t.Errorf("table of the failed rows:\n%s", table)
 	}
 }
@@ -223,5 +228,22 @@ func TestPerOpTakesTheLeast(t *testing.T) {
 	}
 	if _, _, err := PerOp(append(dumps, Dump{Name: "A", N: 1, Ir: 1}, Dump{Name: "A", N: 12, Ir: 1})); err == nil {
 		t.Error("rounds of different b.N gave a count")
+	}
+}
+
+func TestBenchRegexpAndLeast(t *testing.T) {
+	names := []string{"BenchmarkDecode/impl=codec/msg=request_tap", "BenchmarkEncode/impl=codec/msg=response_snapshot_500", "BenchmarkSession/op=request_roundtrip"}
+	got := BenchRegexp(names)
+	want := `^(BenchmarkDecode|BenchmarkEncode|BenchmarkSession)$/^(impl=codec|op=request_roundtrip)$/^(msg=request_tap|msg=response_snapshot_500)$`
+	if got != want {
+		t.Errorf("BenchRegexp:\n%s\nwant\n%s", got, want)
+	}
+	again := []Row{with(rows[0], 500, 1), with(rows[1], 6e6, 2000)}
+	merged := Least(rows, again)
+	if merged[0].Instructions != 500 || merged[1].Instructions != rows[1].Instructions || merged[1].Allocs != 2000 || merged[2] != rows[2] {
+		t.Errorf("Least: %+v", merged)
+	}
+	if rows[0].Instructions != 530.8 {
+		t.Error("Least changed its input")
 	}
 }

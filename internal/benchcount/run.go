@@ -41,10 +41,10 @@ type Class struct {
 var Classes = []Class{
 	{`msg=response_snapshot_5000$`, 4},
 	{`msg=response_snapshot_500$`, 10},
-	{`msg=response_screenshot_256k`, 20},
+	{`msg=response_screenshot_256k`, 50},
 	{`msg=response_bounds_64$`, 100},
 	{`^Benchmark(Gate|Session)/`, 10},
-	{`.`, 400},
+	{`.`, 2000},
 }
 
 // The environment variables support.Run reads in a count (support.CountEnv

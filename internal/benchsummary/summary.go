@@ -17,6 +17,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
 
+	"github.com/wirebench/wirebench/internal/benchcount"
 	"github.com/wirebench/wirebench/internal/quiet"
 )
 
@@ -306,7 +307,7 @@ func (s *Set) other() []string {
 
 // Peers are the implementations ours are measured against: the
 // reference, msgp's generated twins and the floor (bench/floor).
-var Peers = []string{Reference, "msgp", "floor"}
+var Peers = benchcount.Peers
 
 func isPeer(impl string) bool { return slices.Contains(Peers, impl) }
 
