@@ -212,8 +212,8 @@ func Write(w io.Writer, latest *Set, opt Options) error {
 	if !found {
 		b.WriteString("No Encode, Decode, Frame, Gate, Relay or Session results in this run.\n\n")
 	} else {
-		b.WriteString("Times are medians over runs, ± the 95 % confidence interval of the median. *instructions/op*: the timed loop's count under valgrind (make micro-count; " +
-			"repeats to within 0.5 %, on any host). *× " + Reference + "*, *× msgp*: the peer's time/op ÷ ours from the same run · its instructions/op ÷ ours (above 1 = we are faster). " +
+		b.WriteString("Times are medians over runs, ± the 95 % confidence interval of the median (with fewer than 6 runs, ± the range of the runs). " +
+			"*instructions/op*: the timed loop's count under valgrind (make micro-count; it repeats on a busy host, where time does not). *× " + Reference + "*, *× msgp*: the peer's time/op ÷ ours from the same run · its instructions/op ÷ ours (above 1 = we are faster). " +
 			"*% of floor*: our instructions/op as a percentage of the floor's (bench/floor: a validating walk that builds nothing for Decode, a memmove of the encoding for Encode). " +
 			"*vs baseline*: change of time/op (negative = faster); ~ = no significant difference (p ≥ 0.05, as benchstat).\n\n")
 		if opt.Chart != "" {
