@@ -74,6 +74,7 @@ func CountAllocs(b *testing.B) *AllocCounter {
 	})
 	if counting {
 		c.dump = append([]byte(CountDumpName(b.Name(), b.N)), 0)
+		settleHeap()
 	}
 	runtime.ReadMemStats(&c.before)
 	b.ResetTimer()

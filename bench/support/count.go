@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 )
 
@@ -22,19 +23,17 @@ const CountEnv = "WIREBENCH_COUNT"
 // counting is whether CountEnv asks for callgrind dumps.
 var counting = os.Getenv(CountEnv) == "callgrind"
 
-// ballast, in a count, is a large live allocation that is never touched
-// (so never resident): the background scavenger keeps about a tenth of
-// the heap in use beyond what a collection leaves, and without it would
-// return pages freed by testing's collection before each run to the OS at
-// a pace set by wall time, so that a loop would get fresh pages (that need
-// no zeroing) or reused ones (that do) depending on the host's speed.
-var ballast []byte
-
-func init() {
-	if counting {
-		ballast = make([]byte, 512<<20)
-	}
-}
+// settleHeap, in a count, is called before each counted loop: a
+// collection that returns every free page to the OS (debug.FreeOSMemory).
+// Whether a loop's allocations get pages never used (that need no zeroing)
+// or pages freed before (that do) would otherwise depend on the heap's
+// history, which setup code iterating maps in random order varies from
+// process to process, and on the background scavenger, which returns
+// freed pages at a pace set by wall time. After it, every loop starts from
+// the same state: its allocations get pages the OS zeroed. Allocating
+// loops are therefore counted without the zeroing a long-running process
+// pays on reused pages; allocs/op and B/op beside each count show them.
+func settleHeap() { debug.FreeOSMemory() }
 
 // CountAllocsPrefix starts the line, on stderr, that gives the allocations
 // of each counted run (every run, b.N=1 ones too, so that the count can

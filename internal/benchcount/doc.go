@@ -21,12 +21,14 @@
 //     bounds the heap);
 //   - no memory profiling (memprofilerate=0): the profiler samples an
 //     allocation at random and takes its stack, thousands of instructions;
-//   - no scavenging: after each collection the background scavenger
-//     returns free pages to the OS at a pace set by wall time, and a loop
-//     that then gets fresh pages skips the zeroing that reused pages need.
-//     In a count, support keeps a 512 MiB ballast live (never touched, so
-//     never resident), which lifts the scavenger's goal above anything a
-//     run frees;
+//   - the same heap before every loop: support collects and returns every
+//     free page to the OS (debug.FreeOSMemory) before each counted run, so
+//     that a loop's allocations get pages the OS zeroed whatever the heap's
+//     history (setup code iterating maps in random order varies it from
+//     process to process) and whatever the background scavenger did
+//     meanwhile (its pace follows wall time); a loop that got reused pages
+//     would pay their zeroing. Allocating loops are thus counted without
+//     that zeroing; allocs/op and B/op stand beside every count;
 //   - the x86-64 baseline code paths only (GODEBUG cpu.all=off): the
 //     runtime's memmove, memclr and the like pick AVX2, ERMS or FSRM paths
 //     by the host's CPU, which would make a count depend on the host;
