@@ -8,6 +8,7 @@ require (
 	github.com/coder/websocket v1.8.15
 	github.com/fxamacker/cbor/v2 v2.10.0
 	github.com/klauspost/compress v1.20.4
+	github.com/tinylib/msgp v1.6.5
 	github.com/valyala/bytebufferpool v1.0.0
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
 )
@@ -15,7 +16,13 @@ require (
 require (
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+	github.com/philhofer/fwd v1.2.0 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
+	golang.org/x/mod v0.18.0 // indirect
+	golang.org/x/tools v0.22.0 // indirect
 )
 
-tool golang.org/x/perf/cmd/benchstat
+tool (
+	github.com/tinylib/msgp
+	golang.org/x/perf/cmd/benchstat
+)

@@ -6,22 +6,25 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"strconv"
 	"testing"
 
 	"github.com/fxamacker/cbor/v2"
+	"github.com/wirebench/wirebench/bench/floor"
+	"github.com/wirebench/wirebench/bench/msgptwin"
 	"github.com/wirebench/wirebench/bench/support"
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/golden"
 )
 
-// The codec benchmarks: our codec against github.com/fxamacker/cbor/v2 on
-// the same messages, in the same run, named so that
-// `benchstat -col /impl` puts the two side by side:
+// The codec benchmarks: our codec against github.com/fxamacker/cbor/v2 and
+// github.com/tinylib/msgp (MessagePack twins, bench/msgptwin) on the same
+// messages, in the same run, beside the floor (bench/floor: a memmove of
+// the encoding for Encode, a validating walk that builds nothing for
+// Decode), named so that `benchstat -col /impl` puts them side by side:
 //
-//	BenchmarkEncode/impl=<codec|fxamacker>/msg=<name>
-//	BenchmarkDecode/impl=<codec|fxamacker>/msg=<name>
-//	BenchmarkFrame/op=<write|read|memmove|oversized>/size=<bytes>
+//	BenchmarkEncode/impl=<codec|fxamacker|msgp|floor>/msg=<name>
+//	BenchmarkDecode/impl=<codec|fxamacker|msgp|floor|zerocopy>/msg=<name>
+//	BenchmarkFrame/op=<write|read|memmove|oversized>/msg=<name>
 //
 // The two implementations of a message run one after the other (siblings
 // under one b.Run level), so a change in the host's state between them is
@@ -113,7 +116,12 @@ var (
 // params or result twin first, into a scratch buffer, then the envelope
 // twin holding those bytes as a cbor.RawMessage; both steps are inside
 // the loop. (Putting the pre-encoded params in the envelope once, outside
-// the loop, would time half the work.)
+// the loop, would time half the work.) msgp's twins go the same way:
+// params or result into a reused scratch slice, then the envelope holding
+// it as msgp.Raw, with the generated MarshalMsg appending to reused bytes.
+//
+// The floor copies the encoded bytes into a buffer of their size: the
+// least an encoder that produces them can do.
 func BenchmarkEncode(b *testing.B) {
 	for _, bm := range benchMessages(b) {
 		ref, err := newRefCase(bm.msg)
@@ -155,7 +163,52 @@ func BenchmarkEncode(b *testing.B) {
 			c.Stop()
 			sinkBytes = buf.Bytes()
 		})
+		if mc, err := msgptwin.New(bm.msg); err == nil {
+			support.Run(b, "impl=msgp/msg="+bm.name, func(b *testing.B) {
+				mb := checkMsgp(b, mc, bm.msg)
+				buf, scratch := make([]byte, 0, 2*len(mb)+64), make([]byte, 0, 2*len(mb)+64)
+				b.ReportAllocs()
+				b.SetBytes(int64(len(bm.enc)))
+				c := support.CountAllocs(b)
+				for i := 0; i < b.N; i++ {
+					if buf, scratch, err = mc.Encode(buf, scratch); err != nil {
+						b.Fatal(err)
+					}
+				}
+				c.Stop()
+				sinkBytes = buf
+			})
+		}
+		support.Run(b, "impl=floor/msg="+bm.name, func(b *testing.B) {
+			dst := make([]byte, len(bm.enc))
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bm.enc)))
+			c := support.CountAllocs(b)
+			for i := 0; i < b.N; i++ {
+				copy(dst, bm.enc)
+			}
+			c.Stop()
+			sinkBytes = dst
+		})
 	}
+}
+
+// checkMsgp fails b unless the msgp twins of msg encode to bytes that the
+// twins decode back to msg; it returns those bytes.
+func checkMsgp(b *testing.B, mc *msgptwin.Case, msg codec.Message) []byte {
+	b.Helper()
+	enc, _, err := mc.Encode(nil, nil)
+	if err != nil {
+		b.Fatalf("msgp encode: %v", err)
+	}
+	env, body, err := mc.Decode(enc)
+	if err != nil {
+		b.Fatalf("msgp decode: %v", err)
+	}
+	if got, err := msgptwin.Own(env, body); err != nil || !reflect.DeepEqual(got, msg) {
+		b.Fatalf("msgp's twins read another message (%v)", err)
+	}
+	return enc
 }
 
 // checkRefEncode fails b unless fxamacker's encoding of the twins is ours.
@@ -186,6 +239,13 @@ func head(b []byte) []byte { return b[:min(len(b), 64)] }
 // an array of exactly its length, and the length depends on the type),
 // then the event twin chosen by stream and type. Every step is inside the
 // loop, into new values, as a receiver that hands each message on would.
+// msgp decodes its own encoding of the message (MessagePack) the same way,
+// with the generated UnmarshalMsg into new twins; b.SetBytes is the CBOR
+// length for every impl, so that MB/s compares the same message.
+//
+// The floor (floor.Walk) checks the bytes as any validating decoder must
+// (well-formed, definite lengths, nesting, UTF-8 of every text) and builds
+// nothing.
 func BenchmarkDecode(b *testing.B) {
 	for _, bm := range benchMessages(b) {
 		ref, err := newRefCase(bm.msg)
@@ -217,6 +277,36 @@ func BenchmarkDecode(b *testing.B) {
 					b.Fatal(err)
 				}
 				sinkAny, sinkBody = env, body
+			}
+			c.Stop()
+		})
+		if mc, err := msgptwin.New(bm.msg); err == nil {
+			support.Run(b, "impl=msgp/msg="+bm.name, func(b *testing.B) {
+				mb := checkMsgp(b, mc, bm.msg)
+				b.ReportAllocs()
+				b.SetBytes(int64(len(bm.enc)))
+				c := support.CountAllocs(b)
+				for i := 0; i < b.N; i++ {
+					env, body, err := mc.Decode(mb)
+					if err != nil {
+						b.Fatal(err)
+					}
+					sinkAny, sinkBody = env, body
+				}
+				c.Stop()
+			})
+		}
+		support.Run(b, "impl=floor/msg="+bm.name, func(b *testing.B) {
+			if err := floor.Walk(bm.enc); err != nil {
+				b.Fatalf("the floor's walk: %v", err)
+			}
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bm.enc)))
+			c := support.CountAllocs(b)
+			for i := 0; i < b.N; i++ {
+				if err := floor.Walk(bm.enc); err != nil {
+					b.Fatal(err)
+				}
 			}
 			c.Stop()
 		})
@@ -494,20 +584,22 @@ func steadyStream(frame []byte) []byte {
 // frame first.
 var frameMsgs = []string{"response_screenshot_256k", "response_snapshot_5000", "response_snapshot_500", "request_tap", "event_content_changed"}
 
-// BenchmarkFrame measures framing, named by the frame's length (header and
+// BenchmarkFrame measures framing, named by the message framed
+// (op=<op>/msg=<name>; b.SetBytes gives the frame's length, header and
 // payload):
 //   - op=write: Writer.WriteMessage to io.Discard, encoding into the
 //     writer's kept buffer and writing the frame in one call;
 //   - op=read: Reader.Next and Frame.Release over an in-memory stream of
 //     the same frame repeated, a pooled buffer per frame: one copy of the
 //     payload, from the stream into the pooled buffer;
-//   - op=memmove (size=262144 only): a copy of the screenshot frame's
+//   - op=memmove (msg=response_screenshot_256k only): a copy of the screenshot frame's
 //     bytes, the yardstick of issue 4's target for op=read of that frame
 //     (at least half memmove's speed);
 //   - op=oversized: a stream alternating a 256 KiB screenshot frame, over
 //     a 64 KiB limit, and a request_tap frame; each iteration gets the
-//     *OversizedError, discards the payload and reads the next frame. Its
-//     size is the two frames'.
+//     *OversizedError, discards the payload and reads the next frame
+//     (msg=response_screenshot_256k+request_tap; its bytes are the two
+//     frames').
 //
 // The reads run largest frame first. The frame pool (bytebufferpool)
 // recalibrates after 42 000 releases of one size class and then keeps only
@@ -530,8 +622,8 @@ func BenchmarkFrame(b *testing.B) {
 	}
 	for _, name := range frameMsgs {
 		m, frame := msgs[name], frameOf(name)
-		size := "/size=" + strconv.Itoa(len(frame))
-		support.Run(b, "op=write"+size, func(b *testing.B) {
+		msg := "/msg=" + name
+		support.Run(b, "op=write"+msg, func(b *testing.B) {
 			var out bytes.Buffer
 			if err := codec.NewWriter(&out, codec.DefaultMaxFrame).WriteMessage(m); err != nil || !bytes.Equal(out.Bytes(), frame) {
 				b.Fatalf("WriteMessage: %v, or another frame", err)
@@ -547,7 +639,7 @@ func BenchmarkFrame(b *testing.B) {
 			}
 			c.Stop()
 		})
-		support.Run(b, "op=read"+size, func(b *testing.B) {
+		support.Run(b, "op=read"+msg, func(b *testing.B) {
 			r := codec.NewReader(&loopReader{b: steadyStream(frame)}, codec.DefaultMaxFrame)
 			f, err := r.Next()
 			if err != nil || !bytes.Equal(f.Payload, frame[codec.HeaderLen:]) {
@@ -567,7 +659,7 @@ func BenchmarkFrame(b *testing.B) {
 			c.Stop()
 		})
 		if len(frame) == support.ScreenshotFrameLen {
-			support.Run(b, "op=memmove"+size, func(b *testing.B) {
+			support.Run(b, "op=memmove"+msg, func(b *testing.B) {
 				dst := make([]byte, len(frame))
 				b.ReportAllocs()
 				b.SetBytes(int64(len(frame)))
@@ -583,7 +675,7 @@ func BenchmarkFrame(b *testing.B) {
 	big, next := frameOf("response_screenshot_256k"), frameOf("request_tap")
 	const limit = 64 << 10
 	pair := append(append([]byte(nil), big...), next...)
-	support.Run(b, "op=oversized/size="+strconv.Itoa(len(pair)), func(b *testing.B) {
+	support.Run(b, "op=oversized/msg=response_screenshot_256k+request_tap", func(b *testing.B) {
 		r := codec.NewReader(&loopReader{b: pair}, limit)
 		var oe *codec.FrameTooLargeError
 		if _, err := r.Next(); !errors.As(err, &oe) || oe.Size != uint64(len(big)-codec.HeaderLen) {

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http/httptest"
 	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,15 +29,13 @@ func BenchmarkGate(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, role := range []string{"holder", "watcher"} {
-			b.Run("stream="+kind+"/role="+role, func(b *testing.B) {
+			support.Run(b, "stream="+kind+"/role="+role, func(b *testing.B) {
 				g := rfbgate.NewGate(rfbgate.Limits{})
 				g.SetKeyboard(role == "holder")
 				out := make([]byte, 0, 64<<10)
 				b.SetBytes(int64(len(s.Bytes)))
 				b.ReportAllocs()
-				var m0, m1 runtime.MemStats
-				runtime.ReadMemStats(&m0)
-				b.ResetTimer()
+				c := support.CountAllocs(b)
 				for i := 0; i < b.N; i++ {
 					off := 0
 					for _, n := range s.Chunks {
@@ -49,11 +46,10 @@ func BenchmarkGate(b *testing.B) {
 						off += n
 					}
 				}
-				b.StopTimer()
-				runtime.ReadMemStats(&m1)
-				msgs := float64(b.N) * float64(s.Messages)
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/msgs, "ns/msg")
-				b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/msgs, "allocs/msg")
+				c.Stop()
+				allocs, _ := c.PerOp()
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/(float64(b.N)*float64(s.Messages)), "ns/msg")
+				b.ReportMetric(allocs/float64(s.Messages), "allocs/msg")
 			})
 		}
 	}

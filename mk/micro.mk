@@ -1,8 +1,11 @@
 # The benchmark workbench (issue 3). The work is done by mk/micro.sh.
 #
-#   make micro      wait for a quiet host (cmd/quiethost), run the benchmarks
-#                   COUNT rounds, write reports/micro/latest.{txt,md}, and
-#                   compare with the baseline and with fxamacker (benchstat)
+#   make micro      count instructions (mk/count.mk, about 3 min), wait
+#                   for a quiet host (cmd/quiethost, up to 10 min), run the
+#                   benchmarks COUNT rounds (about 2.5 min each), write
+#                   reports/micro/latest.{txt,md,svg}, and compare with the
+#                   baseline and with the peers (benchstat); it says how
+#                   long it will take when it starts
 #   make baseline   the same on a verified-quiet host, then rewrite
 #                   reports/micro/baseline.json from the run (the only target
 #                   that does; refuses QUIET=off and a narrowed BENCH)

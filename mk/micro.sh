@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # mk/micro.sh micro|baseline|profile|report — the workbench behind mk/micro.mk.
+# make micro runs the instruction counts of mk/count.sh first, then the
+# timed rounds; latest.md and latest.svg combine the two.
 # Settings come from the environment (see mk/micro.mk): GO QUIET BENCH COUNT
 # PKGS PKG QUIETHOST_FLAGS.
 set -euo pipefail
@@ -45,14 +47,46 @@ check_quiet() {
 		"$TMP/quiethost" -record $QUIETHOST_FLAGS >"$TMP/quiet.txt" || die "quiethost failed"
 		return
 	fi
-	say "waiting for a quiet host (QUIET=off to skip)"
-	local rc=0
-	"$TMP/quiethost" $QUIETHOST_FLAGS >"$TMP/quiet.txt" || rc=$?
+	local rc=0 wait=10m
+	wait=$(sed -nE 's/.*-wait[ =]+([0-9]+[smh]).*/\1/p' <<<"$QUIETHOST_FLAGS")
+	local deadline
+	deadline=$(date -d "now + $(sed -e 's/s$/ seconds/' -e 's/m$/ minutes/' -e 's/h$/ hours/' <<<"${wait:-10m}")" +%H:%M:%S 2>/dev/null || echo "in ${wait:-10m}")
+	say "waiting for a quiet host until $deadline (QUIET=off skips the wait)"
+	set +e
+	"$TMP/quiethost" $QUIETHOST_FLAGS 2>&1 >"$TMP/quiet.txt" | wait_line "$deadline" >&2
+	rc=${PIPESTATUS[0]}
+	set -e
 	case $rc in
 	0) ;;
 	1) say "the host did not become quiet; nothing was measured (make micro QUIET=off runs anyway, stamped \"$STAMP\")"; exit 1 ;;
 	*) die "quiethost failed (exit $rc)" ;;
 	esac
+}
+
+# wait_line shows quiethost's progress, one line per 2 s window, as one
+# updating line on a terminal (the window, what fails, the streak, the
+# deadline $1 and the QUIET=off hint), and every 15th window elsewhere.
+# Other lines pass through.
+wait_line() {
+	local line n=0 tty=0 cols=${COLUMNS:-100}
+	[ -t 2 ] && tty=1
+	while IFS= read -r line; do
+		if [[ $line =~ ^quiethost:\ window\ ([0-9]+)\ \(([^\)]*)\):\ (.*)\ =\>\ ([0-9]+/[0-9]+) ]]; then
+			local fails
+			fails=$(tr '|' '\n' <<<"${BASH_REMATCH[3]}" | grep FAIL | sed -e 's/ *FAIL *$//' -e 's/^ *//' | paste -sd';' - | sed 's/;/, /g' || true)
+			local msg="micro: waiting for a quiet host until $1 (QUIET=off skips): window ${BASH_REMATCH[1]}, ${BASH_REMATCH[4]} quiet${fails:+; failing: $fails}"
+			if [ $tty = 1 ]; then
+				printf '\r\033[K%s' "${msg:0:$((cols - 1))}"
+			elif ((n % 15 == 0)); then
+				printf '%s\n' "$msg"
+			fi
+			n=$((n + 1))
+		else
+			[ $tty = 0 ] || printf '\r\033[K'
+			printf '%s\n' "$line"
+		fi
+	done
+	[ $tty = 0 ] || printf '\r\033[K'
 }
 
 # run_rounds runs every benchmark COUNT times, one round at a time, into
@@ -69,8 +103,10 @@ run_rounds() {
 		echo "go-version: $($GO env GOVERSION)"
 		echo "commit: $commit"
 		cat "$TMP/quiet.txt"
+		# allocs/op repeats exactly; B/op does not (a growing buffer
+		# lands in other size classes from run to run), so it is left
+		# to benchstat's default assumptions.
 		echo "Unit allocs/op assume=exact"
-		echo "Unit B/op assume=exact"
 		echo
 	} >"$LATEST.partial"
 	local i start=$SECONDS
@@ -116,10 +152,10 @@ report() {
 	fi
 	if grep -qE '^Benchmark(Encode|Decode)/' "$LATEST"; then
 		ignore=$(ignore_keys "$LATEST")
-		{ printf '%s' "$stamp"; $GO tool benchstat -ignore "$ignore" -filter '.name:(Encode OR Decode)' -col '/impl@(fxamacker codec zerocopy)' "$LATEST"; } >"$OUT/latest.vs-fxamacker.txt"
-		attach+=(-attach "benchstat: codec and zerocopy vs fxamacker (-col /impl)=$OUT/latest.vs-fxamacker.txt")
+		{ printf '%s' "$stamp"; $GO tool benchstat -ignore "$ignore" -filter '.name:(Encode OR Decode)' -col '/impl@(fxamacker msgp codec zerocopy floor)' "$LATEST"; } >"$OUT/latest.vs-fxamacker.txt"
+		attach+=(-attach "benchstat: codec, zerocopy, msgp and the floor vs fxamacker (-col /impl)=$OUT/latest.vs-fxamacker.txt")
 	fi
-	"$TMP/benchsummary" -baseline "$BASELINE" "${unverified[@]}" "${attach[@]}" -o "$OUT/latest.md" "$LATEST"
+	"$TMP/benchsummary" -baseline "$BASELINE" "${unverified[@]}" "${attach[@]}" -counts "$OUT/counts.txt" -svg "$OUT/latest.svg" -o "$OUT/latest.md" "$LATEST"
 	for f in "$OUT/latest.vs-baseline.txt" "$OUT/latest.vs-fxamacker.txt"; do
 		if [ -f "$f" ]; then
 			echo "== $f"
@@ -131,6 +167,23 @@ report() {
 	sed '/^<details>/,$d' "$OUT/latest.md"
 }
 
+# estimate says up front how long the run will take: the count tier
+# (about 3 minutes for every benchmark), the wait for a quiet host (up to
+# quiethost's -wait, 10 minutes unless QUIETHOST_FLAGS says otherwise; none
+# with QUIET=off) and COUNT rounds of about 2.5 minutes each for every
+# benchmark (measured on the 2-core host: 23 minutes for 10 rounds before
+# msgp and the floor were added), less when BENCH narrows them.
+estimate() {
+	local wait="up to 10 min waiting for a quiet host (QUIET=off skips it), then "
+	[ "$QUIET" != off ] || wait=""
+	local rounds=$(((COUNT * 5 + 1) / 2))
+	if [ "$BENCH" = . ]; then
+		say "this run takes about $((rounds + 3)) min of measuring: ${wait}3 min of instruction counts and $COUNT rounds of about 2.5 min"
+	else
+		say "this run takes at most about $((rounds + 3)) min of measuring (less, as BENCH narrows it): ${wait}the instruction counts and $COUNT rounds"
+	fi
+}
+
 micro() {
 	local mode=$1 pkgs
 	pkgs=${PKGS:-$(bench_packages | paste -sd' ' -)}
@@ -139,10 +192,17 @@ micro() {
 		exit 0
 	fi
 	say "packages: $pkgs"
+	estimate
 	tools
 	# Build the test binaries before waiting, so that a compile error shows
 	# at once and no compile runs during a measured round.
 	$GO test -run '^$' -bench '^$' $pkgs >/dev/null || die "the benchmarks do not build"
+	# The deterministic tier first: it needs no quiet host, and its
+	# instruction counts go into latest.md beside the times.
+	if ! GO="$GO" BENCH="$BENCH" bash mk/count.sh count; then
+		say "the instruction counts failed (above); latest.md will have none"
+		rm -f "$OUT/counts.txt"
+	fi
 	check_quiet
 	run_rounds "$pkgs"
 	report

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/wirebench/wirebench/bench/internal/callgrind"
 )
 
 // Allocation counting around a benchmark's timed loop: the Go counterpart
@@ -56,6 +58,7 @@ type AllocCounter struct {
 	b             *testing.B
 	before, after runtime.MemStats
 	stopped       bool
+	dump          []byte // the loop's callgrind dump name, NUL-terminated, in a count
 }
 
 // CountAllocs starts counting, right before the timed loop, and resets the
@@ -69,8 +72,15 @@ func CountAllocs(b *testing.B) *AllocCounter {
 			c.Stop()
 		}
 	})
+	if counting {
+		c.dump = append([]byte(CountDumpName(b.Name(), b.N)), 0)
+		settleHeap()
+	}
 	runtime.ReadMemStats(&c.before)
 	b.ResetTimer()
+	if counting {
+		callgrind.Start()
+	}
 	return c
 }
 
@@ -81,9 +91,16 @@ func (c *AllocCounter) Stop() {
 	if c.stopped {
 		return
 	}
+	if counting {
+		callgrind.Dump(c.dump)
+		callgrind.Stop()
+	}
 	c.b.StopTimer()
 	runtime.ReadMemStats(&c.after)
 	c.stopped = true
+	if counting {
+		countAllocs(c.b.Name(), c.b.N, c.after.Mallocs-c.before.Mallocs, c.after.TotalAlloc-c.before.TotalAlloc)
+	}
 	allocMu.Lock()
 	defer allocMu.Unlock()
 	rec := allocRecord{b: c.b, name: c.b.Name(), n: c.b.N, allocs: c.after.Mallocs - c.before.Mallocs, bytes: c.after.TotalAlloc - c.before.TotalAlloc}
@@ -118,8 +135,12 @@ var (
 // Run runs f as the sub-benchmark name of b, then prints the allocation
 // line of each of its results (one per -count round and -cpu value) that
 // counted with CountAllocs and did not fail. It reports whether f passed,
-// as b.Run does.
+// as b.Run does. In an instruction count (count.go) it runs only the
+// sub-benchmarks of the count's class.
 func Run(b *testing.B, name string, f func(b *testing.B)) bool {
+	if !countSelected(b.Name() + "/" + name) {
+		return true
+	}
 	ok := b.Run(name, f)
 	FlushAllocs(allocOut)
 	return ok

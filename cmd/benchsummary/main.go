@@ -1,8 +1,13 @@
 // Command benchsummary writes the Markdown summary of a `make micro` run:
 //
 //	benchsummary [-baseline reports/micro/baseline.json] [-unverified]
+//	             [-counts reports/micro/counts.txt] [-svg latest.svg]
 //	             [-attach 'title=file']... [-o latest.md] [reports/micro/latest.txt]
 //
+// -counts adds the instruction counts of make micro-count (a missing file
+// is noted on stderr, not an error); -svg writes the chart of the run
+// (benchsummary.WriteChart) to a file and embeds it in the summary by its
+// path relative to the summary's directory.
 // The baseline may be the JSON form (wirebench.micro/v1) or Go benchmark
 // text; a missing baseline file is noted in the summary, not an error.
 // -attach appends a text report (benchstat output) in a collapsed section.
@@ -20,6 +25,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wirebench/wirebench/internal/benchcount"
 	"github.com/wirebench/wirebench/internal/benchjson"
 	"github.com/wirebench/wirebench/internal/benchsummary"
 )
@@ -54,6 +60,8 @@ func run(args []string, stdout io.Writer) error {
 		baseline   = fl.String("baseline", "", "baseline `file` (JSON or benchmark text); absent file = no baseline")
 		unverified = fl.Bool("unverified", false, "stamp the summary \"host not verified quiet\"")
 		out        = fl.String("o", "", "write the summary to `file` instead of stdout")
+		countsPath = fl.String("counts", "", "instruction counts `file` of make micro-count (absent file = no counts)")
+		svgPath    = fl.String("svg", "", "write the chart to `file` and embed it")
 		attach     attachFlag
 	)
 	fl.Var(&attach, "attach", "append `title=file` (e.g. benchstat output) in a collapsed section; repeatable")
@@ -78,6 +86,40 @@ func run(args []string, stdout io.Writer) error {
 			opt.Baseline, opt.BaselineNote = nil, *baseline+" absent"
 		} else if err != nil {
 			return err
+		}
+	}
+	if *countsPath != "" {
+		f, err := os.Open(*countsPath)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			fmt.Fprintf(os.Stderr, "benchsummary: %s absent: no instruction counts in the summary (make micro-count)\n", *countsPath)
+		case err != nil:
+			return err
+		default:
+			rows, _, err := benchcount.Read(f, *countsPath)
+			f.Close()
+			if err != nil {
+				return err
+			}
+			opt.Counts = benchsummary.NewCounts(rows)
+		}
+	}
+	if *svgPath != "" {
+		var chart bytes.Buffer
+		if err := benchsummary.WriteChart(&chart, latest, opt.Counts); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(*svgPath), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(*svgPath, chart.Bytes(), 0o644); err != nil {
+			return err
+		}
+		opt.Chart = *svgPath
+		if *out != "" {
+			if rel, err := filepath.Rel(filepath.Dir(*out), *svgPath); err == nil {
+				opt.Chart = rel
+			}
 		}
 	}
 	var buf bytes.Buffer

@@ -49,3 +49,29 @@ func TestRun(t *testing.T) {
 		t.Errorf("bad baseline: %v", err)
 	}
 }
+
+func TestCountsAndChartFlags(t *testing.T) {
+	dir := t.TempDir()
+	latest := filepath.Join(dir, "latest.txt")
+	counts := filepath.Join(dir, "counts.txt")
+	os.WriteFile(latest, []byte("BenchmarkDecode/impl=codec/msg=m 10 100 ns/op\nBenchmarkDecode/impl=floor/msg=m 10 50 ns/op\n"), 0o644)
+	os.WriteFile(counts, []byte("BenchmarkDecode/impl=codec/msg=m 400 520 instructions/op\nBenchmarkDecode/impl=floor/msg=m 400 400 instructions/op\n"), 0o644)
+	out, svg := filepath.Join(dir, "md", "latest.md"), filepath.Join(dir, "md", "latest.svg")
+	if err := run([]string{"-counts", counts, "-svg", svg, "-o", out, latest}, nil); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(out)
+	for _, want := range []string{"| m | codec | 100 ns | 520 |", "| 130% |", "](latest.svg)"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("lacks %q:\n%s", want, md)
+		}
+	}
+	if chart, err := os.ReadFile(svg); err != nil || !strings.Contains(string(chart), "<title>m codec: 1.30×</title>") {
+		t.Errorf("chart: %v\n%s", err, chart)
+	}
+	// A missing counts file leaves the counts out.
+	var sb strings.Builder
+	if err := run([]string{"-counts", filepath.Join(dir, "none.txt"), latest}, &sb); err != nil || !strings.Contains(sb.String(), "| m | codec | 100 ns | — |") {
+		t.Errorf("without counts: %v\n%s", err, sb.String())
+	}
+}

@@ -10,12 +10,14 @@ package benchsummary
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
 
+	"github.com/wirebench/wirebench/internal/benchcount"
 	"github.com/wirebench/wirebench/internal/quiet"
 )
 
@@ -157,6 +159,11 @@ type Options struct {
 	Baseline     *Set
 	BaselineNote string
 	Attachments  []Attachment
+	// Counts are the instruction counts of the same code (make
+	// micro-count), nil when there are none.
+	Counts Counts
+	// Chart is the file name of the SVG chart (WriteChart) to embed, or "".
+	Chart string
 }
 
 // Write writes the Markdown summary of latest.
@@ -195,18 +202,23 @@ func Write(w io.Writer, latest *Set, opt Options) error {
 
 	found := false
 	for _, op := range []string{"Encode", "Decode"} {
-		if writeCodecTable(&b, op, latest, opt.Baseline) {
+		if writeCodecTable(&b, op, latest, opt.Baseline, opt.Counts) {
 			found = true
 		}
 	}
-	if writeOthers(&b, latest, opt.Baseline) {
+	if writeOthers(&b, latest, opt.Baseline, opt.Counts) {
 		found = true
 	}
 	if !found {
 		b.WriteString("No Encode, Decode, Frame, Gate, Relay or Session results in this run.\n\n")
 	} else {
-		b.WriteString("Medians over runs. *vs " + Reference + "*: " + Reference + "'s time/op ÷ ours from the same run (above 1 = faster). " +
+		b.WriteString("Times are medians over runs, ± the 95 % confidence interval of the median (with fewer than 6 runs, ± the range of the runs). " +
+			"*instructions/op*: the timed loop's count under valgrind (make micro-count; it repeats on a busy host, where time does not). *× " + Reference + "*, *× msgp*: the peer's time/op ÷ ours from the same run · its instructions/op ÷ ours (above 1 = we are faster). " +
+			"*% of floor*: our instructions/op as a percentage of the floor's (bench/floor: a validating walk that builds nothing for Decode, a memmove of the encoding for Encode). " +
 			"*vs baseline*: change of time/op (negative = faster); ~ = no significant difference (p ≥ 0.05, as benchstat).\n\n")
+		if opt.Chart != "" {
+			b.WriteString("![speed-ups over the peers and instructions against the floor](" + opt.Chart + ")\n\n")
+		}
 	}
 	if n := len(latest.Skipped); n > 0 {
 		fmt.Fprintf(&b, "%d unreadable benchmark line(s) skipped, first: `%s`\n\n", n, latest.Skipped[0])
@@ -293,41 +305,98 @@ func (s *Set) other() []string {
 	return out
 }
 
-func writeCodecTable(b *strings.Builder, op string, latest, baseline *Set) bool {
+// Peers are the implementations ours are measured against: the
+// reference, msgp's generated twins and the floor (bench/floor).
+var Peers = benchcount.Peers
+
+func isPeer(impl string) bool { return slices.Contains(Peers, impl) }
+
+func writeCodecTable(b *strings.Builder, op string, latest, baseline *Set, counts Counts) bool {
 	rows, impls := latest.codecRows(op)
 	if len(rows) == 0 {
 		return false
 	}
 	fmt.Fprintf(b, "### %s\n\n", op)
-	head := []string{"msg"}
-	for _, impl := range impls {
-		head = append(head, impl, "vs "+Reference, "vs baseline")
+	writeRow(b, []string{"msg", "ours", "time/op", "instructions/op", "× " + Reference, "× msgp", "% of floor", "vs baseline", "allocs/op", "B/op"})
+	writeRow(b, slices.Repeat([]string{"---"}, 10))
+	for _, r := range rows {
+		for _, impl := range impls {
+			x := r.impls[impl]
+			if isPeer(impl) || x == nil {
+				continue
+			}
+			writeRow(b, []string{r.label, impl, timeSpreadCell(x), counts.cell(x), ratioCell(r.impls[Reference], x, counts),
+				ratioCell(r.impls["msgp"], x, counts), floorCell(r.impls["floor"], x, counts), vsBaseline(x, baseline), allocCell(x), bytesCell(x)})
+		}
 	}
-	head = append(head, Reference)
-	allocs := append(slices.Clone(impls), Reference)
-	head = append(head, "allocs/op "+strings.Join(allocs, " · "))
+	b.WriteString("\n")
+	// The peers, for their own allocations and counts.
+	head := []string{"msg"}
+	for _, p := range Peers {
+		head = append(head, p+" time/op", "instructions/op", "allocs/op")
+	}
+	fmt.Fprintf(b, "<details><summary>%s: the peers</summary>\n\n", op)
 	writeRow(b, head)
 	writeRow(b, slices.Repeat([]string{"---"}, len(head)))
 	for _, r := range rows {
-		ref := r.impls[Reference]
 		cells := []string{r.label}
-		for _, impl := range impls {
-			x := r.impls[impl]
-			cells = append(cells, timeCell(x), speedup(ref, x), vsBaseline(x, baseline))
+		for _, p := range Peers {
+			x := r.impls[p]
+			cells = append(cells, timeCell(x), counts.cell(x), allocCell(x))
 		}
-		cells = append(cells, timeCell(ref))
-		var a []string
-		for _, impl := range allocs {
-			a = append(a, allocCell(r.impls[impl]))
-		}
-		cells = append(cells, strings.Join(a, " · "))
 		writeRow(b, cells)
 	}
-	b.WriteString("\n")
+	b.WriteString("\n</details>\n\n")
 	return true
 }
 
-func writeOthers(b *strings.Builder, latest, baseline *Set) bool {
+// timeSpreadCell is the median time/op with its spread: benchstat's ±
+// (the 95 % confidence interval of the median, as a percentage of it), or
+// with fewer than 6 runs, where that interval is unbounded, the range of
+// the runs ("± 12% range").
+func timeSpreadCell(x *samples) string {
+	t := timeCell(x)
+	if t == "—" || len(x.values[unitTime]) < 2 {
+		return t
+	}
+	s := benchmath.NewSample(x.values[unitTime], &benchmath.DefaultThresholds)
+	sum := benchmath.AssumeNothing.Summary(s, 0.95)
+	if !math.IsInf(sum.Lo, 0) && !math.IsInf(sum.Hi, 0) {
+		return t + " ± " + sum.PctRangeString()
+	}
+	lo, hi := slices.Min(s.Values), slices.Max(s.Values)
+	return fmt.Sprintf("%s ± %.0f%% range", t, 100*math.Max(hi-sum.Center, sum.Center-lo)/sum.Center)
+}
+
+// ratioCell is peer ÷ ours: in time (medians of this run) and, when both
+// were counted, in instructions: "9.60× · 11.2×".
+func ratioCell(peer, x *samples, counts Counts) string {
+	t := speedup(peer, x)
+	if peer == nil || x == nil {
+		return t
+	}
+	pi, ok1 := counts.of(peer)
+	oi, ok2 := counts.of(x)
+	if !ok1 || !ok2 || oi == 0 {
+		return t
+	}
+	return t + " · " + FormatRatio(pi/oi) + "×"
+}
+
+// floorCell is ours as a percentage of the floor's instructions.
+func floorCell(floor, x *samples, counts Counts) string {
+	if floor == nil || x == nil {
+		return "—"
+	}
+	fi, ok1 := counts.of(floor)
+	oi, ok2 := counts.of(x)
+	if !ok1 || !ok2 || fi == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f%%", 100*oi/fi)
+}
+
+func writeOthers(b *strings.Builder, latest, baseline *Set, counts Counts) bool {
 	var names []string
 	for _, fam := range Families {
 		for _, name := range latest.order {
@@ -340,11 +409,11 @@ func writeOthers(b *strings.Builder, latest, baseline *Set) bool {
 		return false
 	}
 	b.WriteString("### Frame, Gate, Relay, Session\n\n")
-	writeRow(b, []string{"benchmark", "time/op", "vs baseline", "speed", "allocs/op", "B/op"})
-	writeRow(b, []string{"---", "---", "---", "---", "---", "---"})
+	writeRow(b, []string{"benchmark", "time/op", "instructions/op", "vs baseline", "speed", "allocs/op", "B/op"})
+	writeRow(b, slices.Repeat([]string{"---"}, 7))
 	for _, name := range names {
 		x := latest.samples[name]
-		writeRow(b, []string{name, timeCell(x), vsBaseline(x, baseline), speedCell(x), allocCell(x), bytesCell(x)})
+		writeRow(b, []string{name, timeSpreadCell(x), counts.cell(x), vsBaseline(x, baseline), speedCell(x), allocCell(x), bytesCell(x)})
 	}
 	b.WriteString("\n")
 	return true
@@ -390,11 +459,7 @@ func vsBaseline(x *samples, baseline *Set) string {
 	if x == nil || baseline == nil {
 		return "—"
 	}
-	name := x.base
-	for _, p := range x.params {
-		name += "/" + p.key + "=" + p.value
-	}
-	old, ok := baseline.samples[name]
+	old, ok := baseline.samples[x.fullName()]
 	if !ok || len(old.values[unitTime]) == 0 {
 		return "new"
 	}
@@ -422,6 +487,9 @@ func allocCell(x *samples) string {
 }
 
 func bytesCell(x *samples) string {
+	if x == nil {
+		return "—"
+	}
 	m, ok := median(x.values[unitBytes])
 	if !ok {
 		return "—"
@@ -430,6 +498,9 @@ func bytesCell(x *samples) string {
 }
 
 func speedCell(x *samples) string {
+	if x == nil {
+		return "—"
+	}
 	m, ok := median(x.values[unitSpeed])
 	if !ok {
 		return "—"

@@ -1,0 +1,5 @@
+//go:build !race
+
+package callgrind
+
+const raceBuild = false

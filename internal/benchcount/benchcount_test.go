@@ -1,0 +1,249 @@
+package benchcount
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// writeDump writes a callgrind dump as callgrind writes one (the lines
+// ReadDumps reads, among others it skips).
+func writeDump(t *testing.T, base string, seq int, trigger string, ir uint64) {
+	t.Helper()
+	text := fmt.Sprintf("# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\npid: 1\ncmd:  ./bench.test\npart: %d\n\n"+
+		"desc: I1 cache: \ndesc: Timerange: Basic block 0 - 10\ndesc: Trigger: %s\n\npositions: line\nevents: Ir\n"+
+		"summary: %d\n\nfn=(1) main\n0 %d\n\ntotals: %d\n", seq, trigger, ir, ir, ir)
+	if err := os.WriteFile(fmt.Sprintf("%s.%d", base, seq), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReadDumpsAndPerOp(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "cg0")
+	// Two rounds of two benchmarks; the dump numbers sort numerically
+	// (10 after 9), and the program's own dump is skipped.
+	seq := 0
+	dump := func(name string, n int, ir uint64) {
+		seq++
+		writeDump(t, base, seq, fmt.Sprintf("Client Request: wirebench %s %d", name, n), ir)
+	}
+	for round := range 2 {
+		warm := uint64(100 * (1 - round)) // the first round's b.N=1 pays a warm-up
+		dump("BenchmarkA/msg=x", 1, 1000+warm)
+		dump("BenchmarkA/msg=x", 11, 1000+10*500)
+		dump("BenchmarkB/msg=y", 1, 50+warm)
+		dump("BenchmarkB/msg=y", 401, 50+400*7)
+	}
+	dump("BenchmarkC/msg=z", 1, 10)
+	dump("BenchmarkC/msg=z", 3, 10+2*1000001)
+	writeDump(t, base, 99, "Program termination", 29)
+	if err := os.WriteFile(base, []byte("not a dump"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dumps, err := ReadDumps(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dumps) != 10 || dumps[9].Seq != 10 || dumps[9].Name != "BenchmarkC/msg=z" || dumps[9].N != 3 || dumps[9].Ir != 2000012 {
+		t.Fatalf("dumps %+v", dumps)
+	}
+	names, perOp, err := PerOp(dumps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"BenchmarkA/msg=x", "BenchmarkB/msg=y", "BenchmarkC/msg=z"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("names %v, want %v", names, want)
+	}
+	for name, want := range map[string]Loop{"BenchmarkA/msg=x": {11, 500}, "BenchmarkB/msg=y": {401, 7}, "BenchmarkC/msg=z": {3, 1000001}} {
+		if perOp[name] != want {
+			t.Errorf("%s: %+v, want %+v", name, perOp[name], want)
+		}
+	}
+}
+
+func TestPerOpNeedsTwoCounts(t *testing.T) {
+	if _, _, err := PerOp([]Dump{{Name: "BenchmarkA", N: 1, Ir: 5}}); err == nil {
+		t.Error("a benchmark run only with b.N=1 gave a count")
+	}
+	if _, _, err := PerOp([]Dump{{Name: "BenchmarkA", N: 10, Ir: 5}}); err == nil {
+		t.Error("a run of b.N=10 without one of b.N=1 gave a count")
+	}
+}
+
+func TestReadDumpRefusesBrokenDumps(t *testing.T) {
+	dir := t.TempDir()
+	for i, text := range []string{
+		"desc: Trigger: Client Request: wirebench BenchmarkA\ntotals: 5\n",       // no b.N
+		"desc: Trigger: Client Request: wirebench BenchmarkA x\ntotals: 5\n",     // b.N not a number
+		"desc: Trigger: Client Request: wirebench BenchmarkA 10\n",               // no totals
+		"desc: Trigger: Client Request: wirebench BenchmarkA 10\ntotals: many\n", // totals not a number
+	} {
+		base := filepath.Join(dir, fmt.Sprint("cg", i))
+		if err := os.WriteFile(base+".1", []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadDumps(base); err == nil {
+			t.Errorf("%q: no error", text)
+		}
+	}
+}
+
+var rows = []Row{
+	{Name: "BenchmarkDecode/impl=codec/msg=request_tap", N: 400, Instructions: 530.8, Allocs: 1, Bytes: 48},
+	{Name: "BenchmarkDecode/impl=fxamacker/msg=response_snapshot_500", N: 10, Instructions: 5551703.8, Allocs: 2208, Bytes: 113041.6},
+	{Name: "BenchmarkSession/op=request_roundtrip", N: 10, Instructions: 420268.6, Allocs: -1, Bytes: -1},
+}
+
+func TestWriteRead(t *testing.T) {
+	var buf bytes.Buffer
+	cfg := []Config{{"goos", "linux"}, {"runtime", "GOMAXPROCS=1 GOGC=off"}}
+	if err := Write(&buf, cfg, rows); err != nil {
+		t.Fatal(err)
+	}
+	text := buf.String()
+	for _, want := range []string{"Unit instructions/op assume=exact\n", "Unit allocs/op assume=exact\n",
+		"BenchmarkDecode/impl=codec/msg=request_tap\t400\t530.8 instructions/op\t1 allocs/op\t48 B/op\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "Unit B/op") {
+		t.Error("B/op declared exact")
+	}
+	got, gotCfg, err := Read(strings.NewReader(text), "counts.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, rows) {
+		t.Errorf("read back\n%+v\nwant\n%+v", got, rows)
+	}
+	if len(gotCfg) < 2 || gotCfg[0] != cfg[0] || gotCfg[1] != cfg[1] {
+		t.Errorf("config %v, want %v first", gotCfg, cfg)
+	}
+}
+
+func with(r Row, instr, allocs float64) Row {
+	r.Instructions, r.Allocs = instr, allocs
+	return r
+}
+
+func TestCheck(t *testing.T) {
+	latest := []Row{
+		with(rows[0], 530.8*1.0199, 1),                                     // +1.99 %: within
+		with(rows[1], 5551703.8*1.021, 2208),                               // +2.1 %: fails
+		with(rows[2], 420268.6*0.5, -1),                                    // faster, not counted allocs
+		{Name: "BenchmarkNew", N: 1, Instructions: 1, Allocs: 0, Bytes: 0}, // new: listed
+	}
+	changes := Check(rows, latest, MaxGrowth)
+	failed := map[string]bool{}
+	for _, c := range changes {
+		failed[c.Name] = c.Failed
+	}
+	// The peer's row grew past the limit: listed, not failed.
+	want := map[string]bool{rows[0].Name: false, rows[1].Name: false, rows[2].Name: false, "BenchmarkNew": false}
+	if !reflect.DeepEqual(failed, want) {
+		t.Errorf("failed %v, want %v", failed, want)
+	}
+	// Ours past the limit fails.
+	if c := Check(rows[:1], []Row{with(rows[0], 530.8*1.021, 1)}, MaxGrowth); !Failed(c) || !strings.Contains(c[0].Reasons[0], "instructions +2.1%") {
+		t.Errorf("ours 2.1 %% more: %+v", c)
+	}
+	// One allocation more fails at the same instruction count.
+	if c := Check(rows[:1], []Row{with(rows[0], rows[0].Instructions, 2)}, MaxGrowth); !Failed(c) || !strings.Contains(c[0].Reasons[0], "allocs 1 -> 2") {
+		t.Errorf("an added allocation: %+v", c)
+	}
+	// A row missing from the run is listed, not failed.
+	c := Check(rows, rows[:1], MaxGrowth)
+	if Failed(c) || len(c) != 3 || !c[1].MissingLatest {
+		t.Errorf("a narrowed run: %+v", c)
+	}
+	var buf bytes.Buffer
+	WriteTable(&buf, changes, false)
+	table := buf.String()
+	if !strings.Contains(table, "Decode/impl=fxamacker/msg=response_snapshot_500") || !strings.Contains(table, "+2.10%") ||
+		!strings.Contains(table, "a peer: not gated") || strings.Contains(table, "request_tap") {
+		t.Errorf("table of the failed rows:\n%s", table)
+	}
+}
+
+func TestSame(t *testing.T) {
+	b := []Row{with(rows[0], 530.8*1.0049, 1), with(rows[1], 5551703.8*0.996, 2208), rows[2]}
+	if _, ok := Same(rows, b, MaxSpread); !ok {
+		t.Error("runs 0.5 % apart differ")
+	}
+	b[1].Instructions = 5551703.8 * 0.994
+	if _, ok := Same(rows, b, MaxSpread); ok {
+		t.Error("runs 0.6 % apart agree")
+	}
+	if _, ok := Same(rows, rows[:2], MaxSpread); ok {
+		t.Error("runs of other rows agree")
+	}
+	b = []Row{rows[0], rows[1], with(rows[2], rows[2].Instructions, 3)}
+	if _, ok := Same(rows, b, MaxSpread); ok {
+		t.Error("runs with other allocs/op agree")
+	}
+}
+
+func TestAllocsPerOp(t *testing.T) {
+	// Two rounds; the writer's buffer grows once per run (one allocation
+	// of 4096 bytes), the loop allocates 2 times 48 bytes per iteration.
+	stderr := "==1== Callgrind\n" +
+		"wirebench-allocs BenchmarkA 1 9 4192\nwirebench-allocs BenchmarkA 11 27 4576\n" +
+		"wirebench-allocs BenchmarkA 1 3 4192\nwirebench-allocs BenchmarkA 11 23 5152\n" +
+		"wirebench-allocs BenchmarkB 1 0 0\nwirebench-allocs BenchmarkB 4 1 3\n"
+	got, err := allocsPerOp(stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]float64{"BenchmarkA": {2, 96}, "BenchmarkB": {0.33, 1}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if _, err := allocsPerOp("wirebench-allocs BenchmarkA 1 x 0\n"); err == nil {
+		t.Error("a malformed line read")
+	}
+	if got, err := allocsPerOp("nothing\n"); err != nil || len(got) != 0 {
+		t.Errorf("no lines: %v %v", got, err)
+	}
+}
+
+// TestPerOpTakesTheLeast: of the rounds after the first, each run's least
+// count is taken (what else valgrind counts only ever adds).
+func TestPerOpTakesTheLeast(t *testing.T) {
+	dumps := []Dump{
+		{Name: "A", N: 1, Ir: 900}, {Name: "A", N: 11, Ir: 9000}, // warm-up: left out
+		{Name: "A", N: 1, Ir: 100}, {Name: "A", N: 11, Ir: 3100}, // the n run preempted
+		{Name: "A", N: 1, Ir: 130}, {Name: "A", N: 11, Ir: 1100}, // the 1 run preempted
+	}
+	_, perOp, err := PerOp(dumps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := perOp["A"]; got != (Loop{N: 11, PerOp: 100}) {
+		t.Errorf("got %+v, want n=11, 100 per op", got)
+	}
+	if _, _, err := PerOp(append(dumps, Dump{Name: "A", N: 1, Ir: 1}, Dump{Name: "A", N: 12, Ir: 1})); err == nil {
+		t.Error("rounds of different b.N gave a count")
+	}
+}
+
+func TestBenchRegexpAndLeast(t *testing.T) {
+	names := []string{"BenchmarkDecode/impl=codec/msg=request_tap", "BenchmarkEncode/impl=codec/msg=response_snapshot_500", "BenchmarkSession/op=request_roundtrip"}
+	got := BenchRegexp(names)
+	want := `^(BenchmarkDecode|BenchmarkEncode|BenchmarkSession)$/^(impl=codec|op=request_roundtrip)$/^(msg=request_tap|msg=response_snapshot_500)$`
+	if got != want {
+		t.Errorf("BenchRegexp:\n%s\nwant\n%s", got, want)
+	}
+	again := []Row{with(rows[0], 500, 1), with(rows[1], 6e6, 2000)}
+	merged := Least(rows, again)
+	if merged[0].Instructions != 500 || merged[1].Instructions != rows[1].Instructions || merged[1].Allocs != 2000 || merged[2] != rows[2] {
+		t.Errorf("Least: %+v", merged)
+	}
+	if rows[0].Instructions != 530.8 {
+		t.Error("Least changed its input")
+	}
+}

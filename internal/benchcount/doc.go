@@ -1,0 +1,42 @@
+// Package benchcount is the deterministic tier of the workbench: the
+// instruction count of each benchmark's timed loop, taken under valgrind,
+// written as Go benchmark text with the unit instructions/op beside the
+// loop's allocs/op and B/op, and compared with a stored baseline.
+//
+// How a count is taken (see Run): the bench test binary runs under
+// `valgrind --tool=callgrind --instr-atstart=no` with support.CountEnv
+// set, so that each timed loop (support.CountAllocs to Stop) is counted
+// alone and dumped under its benchmark name and b.N. Every benchmark runs
+// Rounds rounds (-test.count) of testing's two runs, b.N=1 and b.N=n; the
+// first round warms pools, learned sizes and the heap, and the count is
+// (min I(n) - min I(1)) / (n - 1) over the other rounds (PerOp): what the
+// loop costs per iteration, with everything that runs once per loop (the
+// start and stop of the count, the loop's own set-up) cancelled out.
+//
+// The runtime settings that make the count repeat are fixed in Env and in
+// support's count mode:
+//   - one P (GOMAXPROCS=1) and no asynchronous preemption;
+//   - no collection during the loop (GOGC=off; testing collects before
+//     every run, and n is kept small for the allocating loops, which
+//     bounds the heap);
+//   - no memory profiling (memprofilerate=0): the profiler samples an
+//     allocation at random and takes its stack, thousands of instructions;
+//   - the same heap before every loop: support collects and returns every
+//     free page to the OS (debug.FreeOSMemory) before each counted run, so
+//     that a loop's allocations get pages the OS zeroed whatever the heap's
+//     history (setup code iterating maps in random order varies it from
+//     process to process) and whatever the background scavenger did
+//     meanwhile (its pace follows wall time); a loop that got reused pages
+//     would pay their zeroing. Allocating loops are thus counted without
+//     that zeroing; allocs/op and B/op stand beside every count;
+//   - the x86-64 baseline code paths only (GODEBUG cpu.all=off): the
+//     runtime's memmove, memclr and the like pick AVX2, ERMS or FSRM paths
+//     by the host's CPU, which would make a count depend on the host;
+//     valgrind 3.19 also lacks RDTSCP, which the runtime would otherwise use.
+//
+// What remains is per process: map hash seeds are random, so the peers'
+// map lookups (fxamacker's field cache) vary by a few hundredths of a
+// percent. A collector that would run during the loop is not counted: the
+// allocations and bytes per op beside each count say what an allocating
+// implementation leaves for the collector.
+package benchcount
