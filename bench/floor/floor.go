@@ -11,7 +11,7 @@ import (
 	"errors"
 
 	"github.com/wirebench/wirebench/codec"
-	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cborat"
 )
 
 // MaxDepth is the deepest nesting Walk accepts: the protocol's deepest
@@ -51,7 +51,7 @@ var (
 // The commonest items take the shortest paths: a one-byte integer (every
 // map key of the protocol), and a short text whose bytes are checked for
 // ASCII a word at a time, in place, before the full UTF-8 check is called
-// (cbor.ValidUTF8In, the check our decoders make).
+// (cborat.ValidUTF8In, the check our decoders make).
 func Walk(b []byte) error {
 	if uint64(len(b)) > maxLen {
 		return ErrTooLong
@@ -135,7 +135,7 @@ func Walk(b []byte) error {
 			if arg > len(b)-i {
 				return ErrShort
 			}
-			if !cbor.ValidUTF8In(b, i, i+arg) {
+			if !cborat.ValidUTF8In(b, i, i+arg) {
 				return ErrUTF8
 			}
 			i += arg
