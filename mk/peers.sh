@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # mk/peers.sh — make sure the real peers of the relay's tests are here before
 # `make test` runs them: Xvnc, vncpasswd, xinput, xclip (TigerVNC and X tools),
-# Chromium, websockify (Debian packages, .ci/install-rfb.sh) and noVNC (npm).
+# Chromium, websockify (Debian packages, .ci/install-rfb.sh), valgrind (the
+# workbench's counts, .ci/install-valgrind.sh) and noVNC (npm).
 #
 # Missing programs are installed when we are root; otherwise this stops and
 # prints the one command to run. PEERS=off skips all of it: the real-peer
@@ -30,6 +31,19 @@ if [ ${#missing[@]} -gt 0 ]; then
 		say "missing real peers: ${missing[*]}"
 		say "run once, as root:   sudo bash .ci/install-rfb.sh"
 		say "or skip their tests: make test PEERS=off"
+		exit 1
+	fi
+fi
+
+# valgrind: the workbench's instruction counts (bench/internal/callgrind's test).
+if ! command -v valgrind >/dev/null 2>&1; then
+	if [ "$(id -u)" -eq 0 ]; then
+		say "missing valgrind: installing it with .ci/install-valgrind.sh"
+		bash .ci/install-valgrind.sh
+	else
+		say "missing real peer: valgrind"
+		say "run once, as root:   sudo bash .ci/install-valgrind.sh"
+		say "or skip its tests:   make test PEERS=off"
 		exit 1
 	fi
 fi
