@@ -177,7 +177,8 @@ type Splitter struct {
 
 	peek    [PeekLen]byte
 	peekN   int
-	discard uint32 // payload bytes of an oversized frame still to drop
+	discard uint32             // payload bytes of an oversized frame still to drop
+	over    FrameTooLargeError // the last oversized frame, for Step.Oversized
 }
 
 type splitState uint8
@@ -210,7 +211,7 @@ type StepKind uint8
 const (
 	NeedMore     StepKind = iota // every byte was consumed without completing anything
 	GotFrame                     // Step.Frame holds a whole frame
-	GotOversized                 // Step.Oversized describes an over-limit frame (its Offset is -1)
+	GotOversized                 // *Step.Oversized describes an over-limit frame (its Offset is -1)
 )
 
 // Step is the outcome of one Feed.
@@ -220,27 +221,44 @@ type Step struct {
 	// Discarded counts the bytes among N that belong to an oversized
 	// frame: header, peek and dropped payload. They are no sign of life.
 	Discarded int
-	Frame     Frame              // when Kind is GotFrame; the caller releases it
-	Oversized FrameTooLargeError // when Kind is GotOversized
+	Frame     Frame               // when Kind is GotFrame; the caller releases it
+	Oversized *FrameTooLargeError // when Kind is GotOversized; the Splitter's own, valid until the next Feed
 }
 
 // Feed consumes bytes of b until it completes a frame, completes the peek
 // of an oversized frame, or uses b up. Call it again with b[step.N:] while
 // bytes remain.
 func (s *Splitter) Feed(b []byte) Step {
+	if f, n, ok := s.whole(b); ok {
+		return Step{Kind: GotFrame, N: n, Frame: f}
+	}
+	return s.feed(b)
+}
+
+// feed is Feed past its common case (whole): a byte at a time through the
+// header, the payload, or an oversized frame's peek and discard.
+func (s *Splitter) feed(b []byte) Step {
 	var st Step
 	for st.N < len(b) {
 		in := b[st.N:]
 		switch s.state {
 		case stateHeader:
-			c := copy(s.hdr[s.hdrN:], in)
-			s.hdrN += c
-			st.N += c
-			if s.hdrN < HeaderLen {
-				continue
+			var c int
+			if s.hdrN == 0 && len(in) >= HeaderLen {
+				// The whole header is here: read it in place.
+				c = HeaderLen
+				s.length = binary.BigEndian.Uint32(in)
+			} else {
+				c = copy(s.hdr[s.hdrN:], in)
+				s.hdrN += c
+				if s.hdrN < HeaderLen {
+					st.N += c
+					continue
+				}
+				s.hdrN = 0
+				s.length = binary.BigEndian.Uint32(s.hdr[:])
 			}
-			s.hdrN = 0
-			s.length = binary.BigEndian.Uint32(s.hdr[:])
+			st.N += c
 			if s.length > s.limit {
 				// The header bytes of this call feed the discard; any fed
 				// by an earlier call were reported before the length was known.
@@ -275,7 +293,8 @@ func (s *Splitter) Feed(b []byte) Step {
 					s.state = stateHeader
 				}
 				st.Kind = GotOversized
-				st.Oversized = FrameTooLargeError{Size: uint64(s.length), Limit: s.limit, Offset: -1, Envelope: PeekEnvelope(s.peek[:s.peekN])}
+				s.over = FrameTooLargeError{Size: uint64(s.length), Limit: s.limit, Offset: -1, Envelope: PeekEnvelope(s.peek[:s.peekN])}
+				st.Oversized = &s.over
 				return st
 			}
 		case stateDiscard:
@@ -289,6 +308,22 @@ func (s *Splitter) Feed(b []byte) Step {
 		}
 	}
 	return st
+}
+
+// whole is Feed's common case: between frames, with a whole frame
+// within the limit at the start of b, it takes that frame and reports the
+// bytes it used.
+func (s *Splitter) whole(b []byte) (f Frame, n int, ok bool) {
+	if s.state != stateHeader || s.hdrN != 0 || len(b) < HeaderLen {
+		return Frame{}, 0, false
+	}
+	length := binary.BigEndian.Uint32(b)
+	if length > s.limit || uint64(length) > uint64(len(b)-HeaderLen) {
+		return Frame{}, 0, false
+	}
+	buf := getBuffer(int(length))
+	buf.B = append(buf.B, b[HeaderLen:HeaderLen+int(length)]...)
+	return Frame{Payload: buf.B, buf: buf}, HeaderLen + int(length), true
 }
 
 // payloadRoom is the part of the payload being collected that has not

@@ -186,7 +186,7 @@ func TestSplitter(t *testing.T) {
 					}
 					msgs = append(msgs, m)
 				case codec.GotOversized:
-					overs = append(overs, st.Oversized)
+					overs = append(overs, *st.Oversized)
 				}
 			}
 		}

@@ -96,17 +96,22 @@ func (r *Reader) Next() (Frame, error) {
 			empty = 0
 			continue
 		}
+		if f, n, ok := r.split.whole(r.rbuf[r.rpos:r.rend]); ok {
+			r.rpos += n
+			r.off += int64(n)
+			return r.deliver(f), nil
+		}
 		if !r.split.Mid() {
 			r.start = r.off
 		}
-		st := r.split.Feed(r.rbuf[r.rpos:r.rend])
+		st := r.split.feed(r.rbuf[r.rpos:r.rend])
 		r.rpos += st.N
 		r.off += int64(st.N)
 		switch st.Kind {
 		case GotFrame:
 			return r.deliver(st.Frame), nil
 		case GotOversized:
-			e := st.Oversized
+			e := *st.Oversized
 			e.Offset = r.start
 			return Frame{}, &e
 		}

@@ -110,7 +110,7 @@ func (c *conn) feed(now time.Time, b []byte, sink frameSink) {
 			}
 			st.Frame.Release()
 		case codec.GotOversized:
-			o := st.Oversized
+			o := *st.Oversized
 			sink.bad(now, o.Envelope, o.Size, &o)
 		}
 	}
