@@ -22,7 +22,7 @@ func genMsg(r *rand.Rand, dst []byte, lim Limits) ([]byte, uint8) {
 		for i := 0; i < n; i++ {
 			e := int32(r.Uint32())
 			if r.IntN(4) == 0 {
-				e = EncodingExtendedMouseButtons
+				e = encodingExtendedMouseButtons
 			}
 			dst = binary.BigEndian.AppendUint32(dst, uint32(e))
 		}
@@ -69,7 +69,7 @@ func genMsg(r *rand.Rand, dst []byte, lim Limits) ([]byte, uint8) {
 		}
 		return dst, MsgEnableContinuousUpdates
 	case 8:
-		l := r.IntN(MaxFencePayload + 1)
+		l := r.IntN(maxFencePayload + 1)
 		dst = append(dst, MsgClientFence, 0, 0, 0)
 		dst = binary.BigEndian.AppendUint32(dst, r.Uint32())
 		dst = append(dst, byte(l))

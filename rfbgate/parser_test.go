@@ -164,8 +164,8 @@ func TestLimitEncodings(t *testing.T) {
 		t.Fatalf("past the limit: %v", err)
 	}
 	// The default limit, at and past.
-	encs := make([]int32, DefaultMaxEncodings+1)
-	if _, err := feedAll(t, Limits{}, false, setEncodings(encs[:DefaultMaxEncodings]...), 0); err != nil {
+	encs := make([]int32, defaultMaxEncodings+1)
+	if _, err := feedAll(t, Limits{}, false, setEncodings(encs[:defaultMaxEncodings]...), 0); err != nil {
 		t.Fatalf("default limit: %v", err)
 	}
 	if _, err := feedAll(t, Limits{}, false, setEncodings(encs...), 0); !errors.Is(err, ErrLimit) {
@@ -237,8 +237,8 @@ func TestCutTextLengthNeverAllocated(t *testing.T) {
 		if err != nil || len(out) != 0 || a != 0 {
 			t.Fatalf("len %d: body chunk: %v, %d bytes forwarded, %.0f allocs", l, err, len(out), a)
 		}
-		if g.Parser().BodyLen() != int64(math.Abs(float64(l))) {
-			t.Fatalf("len %d: body length %d", l, g.Parser().BodyLen())
+		if g.p.BodyLen() != int64(math.Abs(float64(l))) {
+			t.Fatalf("len %d: body length %d", l, g.p.BodyLen())
 		}
 	}
 	// Extended form shorter than its flags.
@@ -248,11 +248,11 @@ func TestCutTextLengthNeverAllocated(t *testing.T) {
 }
 
 func TestLimitFence(t *testing.T) {
-	at := fence(MaxFencePayload)
+	at := fence(maxFencePayload)
 	if out, err := feedAll(t, Limits{}, false, at, 5); err != nil || !bytes.Equal(out, at) {
 		t.Fatalf("fence at the limit: %v", err)
 	}
-	if _, err := feedAll(t, Limits{}, false, fence(MaxFencePayload+1), 5); !errors.Is(err, ErrLimit) {
+	if _, err := feedAll(t, Limits{}, false, fence(maxFencePayload+1), 5); !errors.Is(err, ErrLimit) {
 		t.Fatalf("fence past the limit: %v", err)
 	}
 }
@@ -294,7 +294,7 @@ func TestReleaseOnKeyboardLoss(t *testing.T) {
 	if !bytes.Equal(rel, want) {
 		t.Fatalf("release:\n got %x\nwant %x", rel, want)
 	}
-	if g.Holding() {
+	if g.holding() {
 		t.Fatal("still holding after release")
 	}
 	if rel = g.Release(nil); len(rel) != 0 {
@@ -312,7 +312,7 @@ func TestReleaseWaitsForMessageInFlight(t *testing.T) {
 	ct := cutText(6, []byte("abcdef"))
 	out, _ := g.Feed(nil, append(keyEvent(true, 0x61), ct[:10]...))
 	g.SetKeyboard(false)
-	if rel := g.Release(nil); len(rel) != 0 || !g.ReleasePending() {
+	if rel := g.Release(nil); len(rel) != 0 || !g.releasePending() {
 		t.Fatalf("release in the middle of a forwarded cut text: %x", rel)
 	}
 	out, _ = g.Feed(out, ct[10:])
