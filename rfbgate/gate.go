@@ -107,9 +107,11 @@ func (g *Gate) Feed(dst, in []byte) ([]byte, error) {
 	g.stats.BytesIn += uint64(len(in))
 	before := len(dst)
 	for {
-		var n int
-		dst, n = g.whole(dst, in)
-		in = in[n:]
+		if g.p.AtBoundary() {
+			var n int
+			dst, n = g.whole(dst, in)
+			in = in[n:]
+		}
 		n, ev, body, err := g.p.Step(in)
 		in = in[n:]
 		if err != nil {
@@ -152,17 +154,19 @@ func (g *Gate) Feed(dst, in []byte) ([]byte, error) {
 	}
 }
 
-// whole is the fast path: while the parser takes whole fixed-size messages
-// from the input (parser.takeWhole), it decides each in one go (the same
-// decisions as Step's events) and returns the bytes consumed.
+// whole is the fast path, for a parser between messages: while the input
+// starts with a whole fixed-size message (wholeLen), it decides that
+// message in one go (the same decisions as Step's events), tells the parser
+// (tookWhole) and returns the bytes consumed.
 func (g *Gate) whole(dst, in []byte) ([]byte, int) {
 	used := 0
-	for {
-		n := g.p.takeWhole(in)
-		if n == 0 {
-			return dst, used
+	for len(in) > 0 {
+		n := wholeLen(in)
+		if n == 0 || len(in) < n {
+			break
 		}
 		t := in[0]
+		g.p.tookWhole(t, n)
 		g.stats.Messages++
 		g.fwd = classOf(t) == classPass || g.kbd.Load()
 		if g.fwd {
@@ -180,6 +184,7 @@ func (g *Gate) whole(dst, in []byte) ([]byte, int) {
 		in = in[n:]
 		used += n
 	}
+	return dst, used
 }
 
 // header handles a complete fixed part whose verdict is "forward".

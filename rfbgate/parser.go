@@ -100,47 +100,53 @@ type msgInfo struct {
 	name  string
 	class msgClass
 	base  int // bytes of the fixed part, type byte included; 0 for unknown
-	// whole: the message has a fixed size and no rule at its header beyond
-	// the gate's own, so the gate's fast path may take it whole (see
-	// wholeLen). These are the messages noVNC sends most: keys, pointer,
-	// update requests. SetPixelFormat (sent once) takes Step's path, where
-	// framePixelFormat's rule is applied.
-	whole bool
 }
 
-// qemuKeyEventLen is the length of a QEMU extended key event, the one QEMU
-// subtype relayed.
-const qemuKeyEventLen = 12
+// Lengths of the fixed-size messages, written once: msgTable's rows and the
+// gate's fast path (wholeLen) both read them.
+const (
+	keyEventLen     = 8
+	pointerLen      = 6
+	updateReqLen    = 10 // FramebufferUpdateRequest and EnableContinuousUpdates
+	qemuKeyEventLen = 12 // a QEMU extended key event, the one QEMU subtype relayed
+)
 
 // msgTable is the one table of client-to-server message types. Every other
 // part of the package reads it. Type 255 is refined by its subtype.
 var msgTable = [256]msgInfo{
-	MsgSetPixelFormat:          {"SetPixelFormat", classPass, 20, false},
-	MsgSetEncodings:            {"SetEncodings", classPass, 4, false},
-	MsgFramebufferUpdateReq:    {"FramebufferUpdateRequest", classPass, 10, true},
-	MsgKeyEvent:                {"KeyEvent", classInput, 8, true},
-	MsgPointerEvent:            {"PointerEvent", classInput, 6, true},
-	MsgClientCutText:           {"ClientCutText", classInput, 8, false},
-	MsgEnableContinuousUpdates: {"EnableContinuousUpdates", classPass, 10, true},
-	MsgClientFence:             {"ClientFence", classPass, 9, false},
-	MsgXvp:                     {"xvp", classClose, 0, false},
-	MsgSetDesktopSize:          {"SetDesktopSize", classInput, 8, false},
-	MsgGii:                     {"gii", classClose, 0, false},
-	MsgQEMU:                    {"QEMU", classInput, 2, true}, // whole: the extended key event only
+	MsgSetPixelFormat:          {"SetPixelFormat", classPass, 20},
+	MsgSetEncodings:            {"SetEncodings", classPass, 4},
+	MsgFramebufferUpdateReq:    {"FramebufferUpdateRequest", classPass, updateReqLen},
+	MsgKeyEvent:                {"KeyEvent", classInput, keyEventLen},
+	MsgPointerEvent:            {"PointerEvent", classInput, pointerLen},
+	MsgClientCutText:           {"ClientCutText", classInput, 8},
+	MsgEnableContinuousUpdates: {"EnableContinuousUpdates", classPass, updateReqLen},
+	MsgClientFence:             {"ClientFence", classPass, 9},
+	MsgXvp:                     {"xvp", classClose, 0},
+	MsgSetDesktopSize:          {"SetDesktopSize", classInput, 8},
+	MsgGii:                     {"gii", classClose, 0},
+	MsgQEMU:                    {"QEMU", classInput, 2},
 }
 
-// wholeLen is the length of the message at the start of in (not empty) when
-// its row is marked whole, and 0 otherwise. A QEMU message counts only as an
-// extended key event, which takes its second byte to tell.
+// wholeLen is the length of the message at the start of in (not empty)
+// when it is one the gate's fast path takes whole, and 0 otherwise: the
+// fixed-size messages noVNC sends most (keys, pointer, update requests)
+// and have no rule at their header beyond the gate's own. SetPixelFormat
+// (sent once) takes Step's path, where framePixelFormat's rule is applied.
+// A switch, not a table load, keeps the fast path as cheap as it was; its
+// lengths are msgTable's (TestWholeLenTable holds them together).
 func wholeLen(in []byte) int {
-	info := &msgTable[in[0]]
-	switch {
-	case !info.whole:
-		return 0
-	case in[0] != MsgQEMU:
-		return info.base
-	case len(in) >= 2 && in[1] == QEMUExtendedKeyEvent:
-		return qemuKeyEventLen
+	switch in[0] {
+	case MsgPointerEvent:
+		return pointerLen
+	case MsgKeyEvent:
+		return keyEventLen
+	case MsgFramebufferUpdateReq, MsgEnableContinuousUpdates:
+		return updateReqLen
+	case MsgQEMU:
+		if len(in) >= 2 && in[1] == QEMUExtendedKeyEvent {
+			return qemuKeyEventLen
+		}
 	}
 	return 0
 }
@@ -302,22 +308,13 @@ func (p *parser) MessageOffset() int64 { return p.start }
 // AtBoundary reports whether the parser is between messages.
 func (p *parser) AtBoundary() bool { return p.state == stIdle }
 
-// takeWhole is the gate's fast path into the parser: when the parser is
-// between messages and in starts with a whole message marked whole in the
-// table, it consumes that message, records it as the current one (its type
-// and offset, as Step would have by the message's evEnd) and returns its
-// length. Otherwise it consumes nothing and returns 0.
-func (p *parser) takeWhole(in []byte) int {
-	if p.state != stIdle || len(in) == 0 {
-		return 0
-	}
-	n := wholeLen(in)
-	if n == 0 || len(in) < n {
-		return 0
-	}
-	p.typ, p.start, p.bodyLen = in[0], p.off, 0
+// tookWhole records a whole message of type t and n bytes (wholeLen), read
+// by the gate's fast path while the parser was between messages, as Step
+// would have by the message's evEnd: its type, its offset, no payload. The
+// parser stays between messages.
+func (p *parser) tookWhole(t uint8, n int) {
+	p.typ, p.start, p.bodyLen = t, p.off, 0
 	p.off += int64(n)
-	return n
 }
 
 // Err is the error that stopped the parser, if any.
