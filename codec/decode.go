@@ -186,7 +186,7 @@ func (d *decoder) message() (Message, error) {
 	start := d.Offset()
 	b, ok := d.PeekByte()
 	if !ok {
-		return nil, cbor.Errorf(cbor.ErrTruncated, start, "empty input where a message was expected")
+		return nil, cborerr.Errorf(cbor.ErrTruncated, start, "empty input where a message was expected")
 	}
 	switch b >> 5 {
 	case byte(cbor.MajorArray):
@@ -196,7 +196,7 @@ func (d *decoder) message() (Message, error) {
 		if _, err := d.ReadHead(); err != nil {
 			return nil, cborerr.In(err, "message")
 		}
-		return nil, cborerr.In(cbor.Errorf(cbor.ErrType, start, cbor.Major(b>>5).String()+" where a message map or event array was expected"), "message")
+		return nil, cborerr.In(cborerr.Errorf(cbor.ErrType, start, cbor.Major(b>>5).String()+" where a message map or event array was expected"), "message")
 	}
 	kind, it, err := d.openMessage()
 	if err != nil {
@@ -299,7 +299,7 @@ func (d *decoder) scanKind() (Kind, error) {
 		}
 	}
 	if !found {
-		return 0, cborerr.In(cbor.Errorf(cbor.ErrMissing, start, "key 0 (kind) is required"), "kind")
+		return 0, cborerr.In(cborerr.Errorf(cbor.ErrMissing, start, "key 0 (kind) is required"), "kind")
 	}
 	return kind, nil
 }
@@ -325,7 +325,7 @@ func (d *decoder) checkKind(want Kind) error {
 		return err
 	}
 	if Kind(v) != want {
-		return cbor.Errorf(cbor.ErrInvalid, start, "kind "+Kind(v).String()+" repeats key 0 of a "+want.String())
+		return cborerr.Errorf(cbor.ErrInvalid, start, "kind "+Kind(v).String()+" repeats key 0 of a "+want.String())
 	}
 	return nil
 }

@@ -242,7 +242,7 @@ func (f *Fields) Missing(seen uint32, start int) error {
 func (f *Fields) missing(lack uint32, start int) error {
 	k := bits.TrailingZeros32(lack)
 	name := f.names[k] // every required key has a name
-	return cborerr.In(cbor.Errorf(cbor.ErrMissing, start, "key "+itoa(k)+" ("+name+") is required"), name)
+	return cborerr.In(cborerr.Errorf(cbor.ErrMissing, start, "key "+itoa(k)+" ("+name+") is required"), name)
 }
 
 // In adds the name of key k to err's field path when the map has key k,

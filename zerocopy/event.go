@@ -48,14 +48,14 @@ func (e *EventView) Parse(payload []byte) error {
 		if _, err := Header(payload); err != nil {
 			return err
 		}
-		return cborerr.In(cbor.Errorf(cbor.ErrType, 0, "a message map where an event array was expected"), "message")
+		return cborerr.In(cborerr.Errorf(cbor.ErrType, 0, "a message map where an event array was expected"), "message")
 	}
 	n, err := eventHead(&d, &h)
 	if err != nil {
 		return err
 	}
 	if h.Kind != codec.KindEvent {
-		return cborerr.In(cbor.Errorf(cbor.ErrInvalid, 0, "an array of kind "+h.Kind.String()+" is not an event"), "kind")
+		return cborerr.In(cborerr.Errorf(cbor.ErrInvalid, 0, "an array of kind "+h.Kind.String()+" is not an event"), "kind")
 	}
 	e.Stream, e.Seq, e.Type = h.Stream, h.Seq, h.Type
 	start := d.Offset()
@@ -71,7 +71,7 @@ func (e *EventView) Parse(payload []byte) error {
 	}
 	for j, name := range names {
 		if !d.More(n, i) {
-			return cborerr.In(cborerr.In(cbor.Errorf(cbor.ErrMissing, start, "the event ends before its "+name+" field (element "+itoa(i)+")"), name), "event")
+			return cborerr.In(cborerr.In(cborerr.Errorf(cbor.ErrMissing, start, "the event ends before its "+name+" field (element "+itoa(i)+")"), name), "event")
 		}
 		var err error
 		var v uint64

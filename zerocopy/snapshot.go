@@ -7,6 +7,7 @@ import (
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
 	"github.com/wirebench/wirebench/internal/cborerr"
+	"github.com/wirebench/wirebench/internal/cborshape"
 )
 
 // ErrErrorResponse is returned by Snapshot.Parse for a well-formed
@@ -242,9 +243,9 @@ func (v *Snapshot) response1(d *dec) error {
 	start := it.Start()
 	switch it.Seen() & (1<<codec.KeyResponseResult | 1<<codec.KeyResponseError) {
 	case 0:
-		return cbor.Errorf(cbor.ErrMissing, start, "a response carries a result (key 3) or an error (key 4)")
+		return cborerr.Errorf(cbor.ErrMissing, start, "a response carries a result (key 3) or an error (key 4)")
 	case 1<<codec.KeyResponseResult | 1<<codec.KeyResponseError:
-		return cbor.Errorf(cbor.ErrInvalid, start, "a response carries a result (key 3) or an error (key 4), not both")
+		return cborerr.Errorf(cbor.ErrInvalid, start, "a response carries a result (key 3) or an error (key 4), not both")
 	case 1 << codec.KeyResponseError:
 		return ErrErrorResponse
 	}
@@ -314,7 +315,7 @@ func (v *Snapshot) stringTable(d *dec) error {
 }
 
 func (v *Snapshot) windows(d *dec) error {
-	n, err := d.ArrayHeadOf(codec.MinWindowLen, "windows")
+	n, err := cborshape.ArrayHeadOf(d, codec.MinWindowLen, "windows")
 	if err != nil {
 		return err
 	}
