@@ -139,11 +139,11 @@ func TestRetryableResyncFailureBacksOffDoubling(t *testing.T) {
 		// Other timers (pings) may come first; find the resync's.
 		start := p.now
 		p.advance(w - time.Millisecond)
-		if len(agentOfType[*Incoming](p.ae)) != 0 {
+		if len(ofType[*Incoming](p.ae)) != 0 {
 			t.Fatalf("retry %d went out before %v (timeout was %v)", i+1, w, at.Sub(start))
 		}
 		p.advance(time.Millisecond)
-		if len(agentOfType[*Incoming](p.ae)) != 1 {
+		if len(ofType[*Incoming](p.ae)) != 1 {
 			t.Fatalf("retry %d did not go out at %v", i+1, w)
 		}
 		if len(ofType[*ResyncFailed](p.takeHost())) != 0 {
@@ -163,7 +163,7 @@ func TestRetryableResyncFailureBacksOffDoubling(t *testing.T) {
 	p.pump()
 	answerResync(p, busy)
 	p.advance(100 * time.Millisecond)
-	if len(agentOfType[*Incoming](p.ae)) != 1 {
+	if len(ofType[*Incoming](p.ae)) != 1 {
 		t.Fatal("backoff did not start over at 100ms after a success")
 	}
 }
@@ -180,7 +180,7 @@ func TestResyncFailureNoRetryFixesIsReported(t *testing.T) {
 		t.Fatalf("ResyncFailed %v", rf)
 	}
 	p.advance(10 * time.Second)
-	if len(agentOfType[*Incoming](p.takeAgent())) != 0 {
+	if len(ofType[*Incoming](p.takeAgent())) != 0 {
 		t.Fatal("a non-retryable resync failure was retried")
 	}
 	treeEvent(p, 3)
@@ -207,7 +207,7 @@ func TestExplicitResyncFailureIsReportedEvenWhenRetryable(t *testing.T) {
 		t.Fatalf("events %v, want ResyncFailed busy", evs)
 	}
 	p.advance(10 * time.Second)
-	if len(agentOfType[*Incoming](p.takeAgent())) != 0 {
+	if len(ofType[*Incoming](p.takeAgent())) != 0 {
 		t.Fatal("an explicit resync was retried")
 	}
 	// And a successful one reports both.
@@ -243,7 +243,7 @@ func TestLossyStreamCountsSkippedNumbersAsDroppedFrames(t *testing.T) {
 	if dr := ofType[*Dropped](evs); len(dr) != 1 || dr[0].Seq != 2 || dr[0].Count != 2 {
 		t.Fatalf("dropped %v, want 2 frames from 2", dr)
 	}
-	if len(ofType[*OutOfSync](evs)) != 0 || len(agentOfType[*Incoming](p.takeAgent())) != 0 {
+	if len(ofType[*OutOfSync](evs)) != 0 || len(ofType[*Incoming](p.takeAgent())) != 0 {
 		t.Fatal("a lossy stream went out of sync or resynced")
 	}
 	if p.h.Dropped(codec.StreamFrames) != 2 {

@@ -36,6 +36,18 @@ func goldenFrames(t testing.TB) []goldenFrame {
 	return out
 }
 
+// goldenPayload is the payload of the golden frame called name.
+func goldenPayload(t testing.TB, name string) []byte {
+	t.Helper()
+	for _, g := range goldenFrames(t) {
+		if g.name == name {
+			return g.payload
+		}
+	}
+	t.Fatalf("no %s", name)
+	return nil
+}
+
 // checkHeader compares a header view with the codec's decode of the same
 // payload.
 func checkHeader(t testing.TB, name string, h HeaderView, m codec.Message) {
@@ -104,17 +116,10 @@ func TestHeaderGolden(t *testing.T) {
 }
 
 func TestHeaderErrorCode(t *testing.T) {
-	for _, g := range goldenFrames(t) {
-		if g.name != "response_error_busy.bin" {
-			continue
-		}
-		h, err := Header(g.payload)
-		if err != nil || !h.IsError || h.Code != "busy" || h.Kind != codec.KindResponse {
-			t.Fatalf("busy: %+v, %v", h, err)
-		}
-		return
+	h, err := Header(goldenPayload(t, "response_error_busy.bin"))
+	if err != nil || !h.IsError || h.Code != "busy" || h.Kind != codec.KindResponse {
+		t.Fatalf("busy: %+v, %v", h, err)
 	}
-	t.Fatal("no response_error_busy.bin")
 }
 
 func TestHeaderRejects(t *testing.T) {
@@ -166,22 +171,16 @@ func TestEventGolden(t *testing.T) {
 }
 
 func TestEventFrameImageBorrowed(t *testing.T) {
-	for _, g := range goldenFrames(t) {
-		if g.name != "event_frame.bin" {
-			continue
-		}
-		v, err := ParseEvent(g.payload)
-		if err != nil || !v.Known || len(v.Image) == 0 {
-			t.Fatalf("%+v, %v", v, err)
-		}
-		lo, hi := &g.payload[0], &g.payload[len(g.payload)-1]
-		p := &v.Image[0]
-		if uintptrOf(p) < uintptrOf(lo) || uintptrOf(p) > uintptrOf(hi) {
-			t.Fatal("image is not a subslice of the payload")
-		}
-		return
+	payload := goldenPayload(t, "event_frame.bin")
+	v, err := ParseEvent(payload)
+	if err != nil || !v.Known || len(v.Image) == 0 {
+		t.Fatalf("%+v, %v", v, err)
 	}
-	t.Fatal("no event_frame.bin")
+	lo, hi := &payload[0], &payload[len(payload)-1]
+	p := &v.Image[0]
+	if uintptrOf(p) < uintptrOf(lo) || uintptrOf(p) > uintptrOf(hi) {
+		t.Fatal("image is not a subslice of the payload")
+	}
 }
 
 // TestRequiredKeysFollowSchema checks the fast paths' constants against
