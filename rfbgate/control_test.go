@@ -250,14 +250,7 @@ func TestClientHandshakeErrors(t *testing.T) {
 			c.Write([]byte{0, 0, 0, 0x10, 1})
 		}},
 		{"name-over-limit", "desktop name of 65536 bytes", func(c net.Conn) {
-			c.Write([]byte("RFB 003.008\n"))
-			io.ReadFull(c, make([]byte, 12))
-			c.Write([]byte{1, 2})
-			io.ReadFull(c, make([]byte, 1))
-			c.Write(make([]byte, 16))
-			io.ReadFull(c, make([]byte, 16))
-			c.Write([]byte{0, 0, 0, 0})
-			io.ReadFull(c, make([]byte, 1))
+			fakeVNCAuthOK(c)
 			b := serverInit("")
 			binary.BigEndian.PutUint32(b[20:], 65536)
 			c.Write(b)
@@ -575,14 +568,7 @@ func TestHandshakeLimitsAt(t *testing.T) {
 	// A desktop name of exactly maxDesktopNameLen bytes is accepted.
 	name := strings.Repeat("n", maxDesktopNameLen)
 	init, err := ClientHandshake(fakeServer(t, func(c net.Conn) {
-		c.Write([]byte("RFB 003.008\n"))
-		io.ReadFull(c, make([]byte, 12))
-		c.Write([]byte{1, 2})
-		io.ReadFull(c, make([]byte, 1))
-		c.Write(make([]byte, 16))
-		io.ReadFull(c, make([]byte, 16))
-		c.Write([]byte{0, 0, 0, 0})
-		io.ReadFull(c, make([]byte, 1))
+		fakeVNCAuthOK(c)
 		c.Write(serverInit(name))
 	}), NewSecret(""))
 	if err != nil || init.Name != name {
@@ -693,4 +679,19 @@ func TestViewersCounted(t *testing.T) {
 	if tr.Viewers("a") != 1 || len(heard) != 3 || heard[0] != 1 || heard[1] != 2 || heard[2] != 1 {
 		t.Fatalf("viewers %d, OnViewers heard %v, want [1 2 1]", tr.Viewers("a"), heard)
 	}
+}
+
+// fakeVNCAuthOK plays a VNC server's side of RFB 3.8 up to a passed VNC
+// authentication: version, the security type, the challenge and the
+// SecurityResult OK, then the client's ClientInit. ServerInit is the
+// caller's to write.
+func fakeVNCAuthOK(c net.Conn) {
+	c.Write([]byte("RFB 003.008\n"))
+	io.ReadFull(c, make([]byte, 12))
+	c.Write([]byte{1, 2})
+	io.ReadFull(c, make([]byte, 1))
+	c.Write(make([]byte, 16))
+	io.ReadFull(c, make([]byte, 16))
+	c.Write([]byte{0, 0, 0, 0})
+	io.ReadFull(c, make([]byte, 1))
 }

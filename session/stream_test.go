@@ -1,6 +1,7 @@
 package session
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -27,18 +28,6 @@ func delivered(evs []HostEvent, s codec.Stream) []uint64 {
 	return out
 }
 
-func equalSeqs(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func TestLosslessStreamInOrderFromOne(t *testing.T) {
 	p := newPair(t, HostConfig{}, fullCaps())
 	for i := uint32(1); i <= 3; i++ {
@@ -48,7 +37,7 @@ func TestLosslessStreamInOrderFromOne(t *testing.T) {
 	}
 	p.pump()
 	evs := p.takeHost()
-	if got := delivered(evs, codec.StreamTree); !equalSeqs(got, []uint64{1, 2, 3}) || len(evs) != 3 {
+	if got := delivered(evs, codec.StreamTree); !slices.Equal(got, []uint64{1, 2, 3}) || len(evs) != 3 {
 		t.Fatalf("events %v, delivered %v, want 1 2 3 and nothing else", evs, got)
 	}
 	if cc := ofType[*StreamEvent](evs)[2].Event.Body.(*codec.ContentChanged); cc.Node != 3 {
@@ -89,7 +78,7 @@ func TestSkipEventPutsLosslessStreamOutOfSyncAndResyncsAutomatically(t *testing.
 	if dr := ofType[*Dropped](evs); len(dr) != 1 || dr[0].Seq != 3 || dr[0].Count != 1 {
 		t.Fatalf("events %v, want event 3 dropped", evs)
 	}
-	if got := delivered(evs, codec.StreamTree); !equalSeqs(got, []uint64{1}) {
+	if got := delivered(evs, codec.StreamTree); !slices.Equal(got, []uint64{1}) {
 		t.Fatalf("delivered %v, want only 1", got)
 	}
 	if p.h.InSyncStream(codec.StreamTree) {
@@ -116,7 +105,7 @@ func TestSkipEventPutsLosslessStreamOutOfSyncAndResyncsAutomatically(t *testing.
 	if len(ofType[*Completed](evs)) != 0 {
 		t.Fatal("an automatic resync reported as Completed")
 	}
-	if got := delivered(evs, codec.StreamTree); !equalSeqs(got, []uint64{5, 6}) {
+	if got := delivered(evs, codec.StreamTree); !slices.Equal(got, []uint64{5, 6}) {
 		t.Fatalf("delivered %v after the resync, want 5 6", got)
 	}
 	if p.h.Dropped(codec.StreamTree) != 2 {
@@ -237,7 +226,7 @@ func TestLossyStreamCountsSkippedNumbersAsDroppedFrames(t *testing.T) {
 	send()
 	p.pump()
 	evs := p.takeHost()
-	if got := delivered(evs, codec.StreamFrames); !equalSeqs(got, []uint64{1, 4, 5}) {
+	if got := delivered(evs, codec.StreamFrames); !slices.Equal(got, []uint64{1, 4, 5}) {
 		t.Fatalf("delivered %v, want 1 4 5", got)
 	}
 	if dr := ofType[*Dropped](evs); len(dr) != 1 || dr[0].Seq != 2 || dr[0].Count != 2 {
@@ -266,7 +255,7 @@ func TestUnknownStreamIsLossless(t *testing.T) {
 	for e, ok := h.PollEvent(); ok; e, ok = h.PollEvent() {
 		evs = append(evs, e)
 	}
-	if got := delivered(evs, 7); !equalSeqs(got, []uint64{1}) {
+	if got := delivered(evs, 7); !slices.Equal(got, []uint64{1}) {
 		t.Fatalf("delivered %v", got)
 	}
 	if oos := ofType[*OutOfSync](evs); len(oos) != 1 || oos[0].Stream != 7 || oos[0].Want != 2 {
@@ -300,7 +289,7 @@ func TestStreamsNumberFromOneOnEachConnection(t *testing.T) {
 			t.Fatalf("first event %d", seq)
 		}
 		p.pump()
-		if got := delivered(p.takeHost(), codec.StreamTree); !equalSeqs(got, []uint64{1}) {
+		if got := delivered(p.takeHost(), codec.StreamTree); !slices.Equal(got, []uint64{1}) {
 			t.Fatalf("delivered %v", got)
 		}
 	}
