@@ -114,11 +114,7 @@ func TestSkipEventPutsLosslessStreamOutOfSyncAndResyncsAutomatically(t *testing.
 }
 
 func TestRetryableResyncFailureBacksOffDoubling(t *testing.T) {
-	p := newPair(t, HostConfig{}, fullCaps())
-	p.a.SkipEvent(codec.StreamTree)
-	treeEvent(p, 2)
-	p.pump()
-	p.takeHost()
+	p := resyncing(t)
 	busy := codec.NewError(codec.CodeBusy, "try later")
 	answerResync(p, busy)
 	want := []time.Duration{100, 200, 400, 800, 1600, 3200, 5000, 5000}
@@ -158,11 +154,7 @@ func TestRetryableResyncFailureBacksOffDoubling(t *testing.T) {
 }
 
 func TestResyncFailureNoRetryFixesIsReported(t *testing.T) {
-	p := newPair(t, HostConfig{}, fullCaps())
-	p.a.SkipEvent(codec.StreamTree)
-	treeEvent(p, 2)
-	p.pump()
-	p.takeHost()
+	p := resyncing(t)
 	answerResync(p, codec.NewError(codec.CodeInternal, "broken"))
 	rf := ofType[*ResyncFailed](p.takeHost())
 	if len(rf) != 1 || rf[0].Err.Code != codec.CodeInternal || rf[0].Stream != codec.StreamTree {
@@ -318,4 +310,16 @@ func TestResyncSentWithRequestCountsForItsStream(t *testing.T) {
 	if is := ofType[*InSync](evs); len(is) != 1 || is[0].Stream != 7 || is[0].From != 3 || !p.h.InSyncStream(7) {
 		t.Fatalf("events %v, want stream 7 in sync from 3", evs)
 	}
+}
+
+
+// resyncing returns a pair whose agent skipped a tree event, so that the
+// host found a gap and asked for a resync; the host's events are taken.
+func resyncing(t *testing.T) *pair {
+	p := newPair(t, HostConfig{}, fullCaps())
+	p.a.SkipEvent(codec.StreamTree)
+	treeEvent(p, 2)
+	p.pump()
+	p.takeHost()
+	return p
 }
