@@ -312,7 +312,6 @@ func TestResyncSentWithRequestCountsForItsStream(t *testing.T) {
 	}
 }
 
-
 // resyncing returns a pair whose agent skipped a tree event, so that the
 // host found a gap and asked for a resync; the host's events are taken.
 func resyncing(t *testing.T) *pair {
