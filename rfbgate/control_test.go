@@ -236,12 +236,7 @@ func TestClientHandshakeErrors(t *testing.T) {
 			c.Write([]byte{1, 19})
 		}},
 		{"auth-failed", `VNC authentication refused (result 1): "Authentication failure"`, func(c net.Conn) {
-			c.Write([]byte("RFB 003.008\n"))
-			io.ReadFull(c, make([]byte, 12))
-			c.Write([]byte{1, 2})
-			io.ReadFull(c, make([]byte, 1))
-			c.Write(make([]byte, 16))
-			io.ReadFull(c, make([]byte, 16))
+			fakeVNCChallenge(c)
 			c.Write(append([]byte{0, 0, 0, 1}, reason("Authentication failure")...))
 		}},
 		{"reason-over-limit", "over the 4096-byte limit", func(c net.Conn) {
@@ -681,17 +676,23 @@ func TestViewersCounted(t *testing.T) {
 	}
 }
 
-// fakeVNCAuthOK plays a VNC server's side of RFB 3.8 up to a passed VNC
-// authentication: version, the security type, the challenge and the
-// SecurityResult OK, then the client's ClientInit. ServerInit is the
-// caller's to write.
-func fakeVNCAuthOK(c net.Conn) {
+// fakeVNCChallenge plays a VNC server's side of RFB 3.8 up to the
+// client's answer to the VNC authentication challenge: version, the
+// security type, the challenge. The SecurityResult is the caller's.
+func fakeVNCChallenge(c net.Conn) {
 	c.Write([]byte("RFB 003.008\n"))
 	io.ReadFull(c, make([]byte, 12))
 	c.Write([]byte{1, 2})
 	io.ReadFull(c, make([]byte, 1))
 	c.Write(make([]byte, 16))
 	io.ReadFull(c, make([]byte, 16))
+}
+
+// fakeVNCAuthOK plays a VNC server's side of RFB 3.8 up to a passed VNC
+// authentication: fakeVNCChallenge, the SecurityResult OK, then the
+// client's ClientInit. ServerInit is the caller's to write.
+func fakeVNCAuthOK(c net.Conn) {
+	fakeVNCChallenge(c)
 	c.Write([]byte{0, 0, 0, 0})
 	io.ReadFull(c, make([]byte, 1))
 }

@@ -54,25 +54,21 @@ func TestInt32s(t *testing.T) {
 }
 
 // TestArrayHeadOf: a count the bytes left can hold, at the limit, and one
-// past it (ErrTruncated at the head).
+// past it (ErrTruncated at the head); an indefinite array is -1.
 func TestArrayHeadOf(t *testing.T) {
-	for _, c := range []struct {
-		in []byte
-		n  int
-		ok bool
-	}{
-		{[]byte{0x82, 0, 0, 0, 0}, 2, true}, // 4 bytes left, 2 items of at least 2: at the limit
-		{[]byte{0x83, 0, 0, 0, 0}, 3, false},
-		{[]byte{0x9f, 0xff}, -1, true},
-	} {
-		d := cbor.NewDecoder(c.in)
-		n, err := ArrayHeadOf(&d, 2, "items")
-		if c.ok && (err != nil || n != c.n) {
-			t.Errorf("%x: %d, %v; want %d", c.in, n, err, c.n)
-		}
-		var e *cbor.Error
-		if !c.ok && (!errors.As(err, &e) || !errors.Is(err, cbor.ErrTruncated) || e.Offset != 0) {
-			t.Errorf("%x: %v; want ErrTruncated at 0", c.in, err)
-		}
+	head := func(in ...byte) (int, error) {
+		d := cbor.NewDecoder(in)
+		return ArrayHeadOf(&d, 2, "items")
+	}
+	// 4 bytes left: 2 items of at least 2 bytes fit, 3 do not.
+	if n, err := head(0x82, 0, 0, 0, 0); n != 2 || err != nil {
+		t.Errorf("at the limit: %d, %v", n, err)
+	}
+	var e *cbor.Error
+	if _, err := head(0x83, 0, 0, 0, 0); !errors.As(err, &e) || !errors.Is(err, cbor.ErrTruncated) || e.Offset != 0 {
+		t.Errorf("past the limit: %v; want ErrTruncated at 0", err)
+	}
+	if n, err := head(0x9f, 0xff); n != -1 || err != nil {
+		t.Errorf("indefinite: %d, %v", n, err)
 	}
 }
