@@ -48,12 +48,7 @@ func BenchmarkSnapshot500(b *testing.B) {
 }
 
 func BenchmarkRequestTap(b *testing.B) {
-	var p []byte
-	for _, g := range goldenFrames(b) {
-		if g.name == "request_tap.bin" {
-			p = g.payload
-		}
-	}
+	p := goldenPayload(b, "request_tap.bin")
 	b.Run("op=header", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			Header(p)

@@ -142,17 +142,31 @@ func TestHeaderRejects(t *testing.T) {
 }
 
 func TestEventGolden(t *testing.T) {
-	n := 0
+	n := goldenViews(t, ParseEvent, func(name string, v EventView, ev *codec.Event) {
+		if got := v.ToOwned(); !reflect.DeepEqual(got, ev) {
+			t.Errorf("%s: owned %+v, codec %+v", name, got, ev)
+		}
+	})
+	if n < 3 {
+		t.Errorf("%d golden events, want 3", n)
+	}
+}
+
+// goldenViews parses every golden frame with a view's parse: a frame the
+// codec decodes as an M must parse, and check compares the two; any other
+// must be refused. It returns how many frames were an M.
+func goldenViews[M codec.Message, V any](t *testing.T, parse func([]byte) (V, error), check func(name string, v V, m M)) (n int) {
+	t.Helper()
 	for _, g := range goldenFrames(t) {
 		m, err := codec.Decode(g.payload)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ev, isEvent := m.(*codec.Event)
-		v, err := ParseEvent(g.payload)
-		if !isEvent {
+		v, err := parse(g.payload)
+		want, ok := m.(M)
+		if !ok {
 			if err == nil {
-				t.Errorf("%s: not an event, but ParseEvent accepts it", g.name)
+				t.Errorf("%s: a %v, but the view accepts it", g.name, m.Kind())
 			}
 			continue
 		}
@@ -161,13 +175,9 @@ func TestEventGolden(t *testing.T) {
 			t.Errorf("%s: %v", g.name, err)
 			continue
 		}
-		if got := v.ToOwned(); !reflect.DeepEqual(got, ev) {
-			t.Errorf("%s: owned %+v, codec %+v", g.name, got, ev)
-		}
+		check(g.name, v, want)
 	}
-	if n < 3 {
-		t.Errorf("%d golden events, want 3", n)
-	}
+	return n
 }
 
 func TestEventFrameImageBorrowed(t *testing.T) {
