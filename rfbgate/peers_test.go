@@ -282,9 +282,11 @@ type rfbClient struct {
 	cancel context.CancelFunc
 }
 
-func dialRFB(t testing.TB, wsURL string, keep bool) (*rfbClient, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+// dialViewer opens a viewer's WebSocket at wsURL and runs the RFB
+// handshake over it, each within timeout. The client's cancel ends its
+// connection's context.
+func dialViewer(wsURL string, timeout time.Duration) (*rfbClient, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	ws, _, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{Subprotocols: []string{"binary"}})
 	if err != nil {
@@ -292,14 +294,24 @@ func dialRFB(t testing.TB, wsURL string, keep bool) (*rfbClient, error) {
 	}
 	ws.SetReadLimit(-1)
 	cctx, ccancel := context.WithCancel(context.Background())
-	c := &rfbClient{ws: ws, conn: websocket.NetConn(cctx, ws, websocket.MessageBinary), done: make(chan struct{}), keep: keep, cancel: ccancel}
-	c.conn.SetDeadline(time.Now().Add(10 * time.Second))
+	c := &rfbClient{ws: ws, conn: websocket.NetConn(cctx, ws, websocket.MessageBinary), cancel: ccancel}
+	c.conn.SetDeadline(time.Now().Add(timeout))
 	if err := c.handshake(); err != nil {
 		c.conn.Close()
 		ccancel()
 		return nil, err
 	}
 	c.conn.SetDeadline(time.Time{})
+	return c, nil
+}
+
+func dialRFB(t testing.TB, wsURL string, keep bool) (*rfbClient, error) {
+	t.Helper()
+	c, err := dialViewer(wsURL, 10*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	c.done, c.keep = make(chan struct{}), keep
 	go func() {
 		defer close(c.done)
 		buf := make([]byte, 64<<10)
