@@ -160,21 +160,18 @@ type Snapshot struct {
 // method's response or another kind with ErrNotSnapshot; a malformed
 // payload fails with a *cbor.Error naming the byte offset and the field.
 // On error v is empty.
-func (v *Snapshot) Parse(payload []byte) error {
-	v.growTable()
-	err := v.parse(payload, true)
-	v.want = max(v.want, v.nNodes)
-	if err != nil {
-		v.reset(nil)
-	}
-	return err
-}
+func (v *Snapshot) Parse(payload []byte) error { return v.parseTable(payload, true) }
 
 // ParseResult validates result, a bare snapshot result map (the value of
 // a response's key 3), and points v at it.
-func (v *Snapshot) ParseResult(result []byte) error {
+func (v *Snapshot) ParseResult(result []byte) error { return v.parseTable(result, false) }
+
+// parseTable is Parse (response) and ParseResult (a bare result, not response):
+// it sizes the node table from the last parse, parses, and leaves v empty
+// on error.
+func (v *Snapshot) parseTable(b []byte, response bool) error {
 	v.growTable()
-	err := v.parse(result, false)
+	err := v.parse(b, response)
 	v.want = max(v.want, v.nNodes)
 	if err != nil {
 		v.reset(nil)
