@@ -12,23 +12,8 @@ import (
 
 // DecodeError is a decoding failure with its kind, byte offset and field
 // path; errors.Is works on the kinds cbor.ErrTruncated, cbor.ErrType and
-// the rest, which this package re-exports.
+// the rest of package cbor's Err* values.
 type DecodeError = cbor.Error
-
-// The kinds of decoding failure, for errors.Is.
-var (
-	ErrTruncated = cbor.ErrTruncated
-	ErrTrailing  = cbor.ErrTrailing
-	ErrMalformed = cbor.ErrMalformed
-	ErrType      = cbor.ErrType
-	ErrFloat     = cbor.ErrFloat
-	ErrTag       = cbor.ErrTag
-	ErrRange     = cbor.ErrRange
-	ErrUTF8      = cbor.ErrUTF8
-	ErrMissing   = cbor.ErrMissing
-	ErrDepth     = cbor.ErrDepth
-	ErrInvalid   = cbor.ErrInvalid
-)
 
 // Decode decodes one message from b, which must hold exactly one CBOR item
 // (a frame's payload). The message owns its memory and never points into

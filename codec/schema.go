@@ -229,7 +229,7 @@ func (f *Fields) Required(k uint64) bool { return k < 32 && f.required&(1<<k) !=
 func (f *Fields) RequiredMask() uint32 { return f.required }
 
 // Missing reports the first required key whose bit is clear in seen (bit
-// k for key k) as a DecodeError of kind ErrMissing at byte offset start,
+// k for key k) as a DecodeError of kind cbor.ErrMissing at byte offset start,
 // naming the key; nil when every required key was seen.
 func (f *Fields) Missing(seen uint32, start int) error {
 	if lack := f.required &^ seen; lack != 0 {
