@@ -26,6 +26,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/wirebench/wirebench/internal/peertest"
+	"github.com/wirebench/wirebench/internal/testio"
 )
 
 // needPeer finds a real peer program; a missing one fails the test unless
@@ -119,7 +120,7 @@ func tryXvnc(t testing.TB, bin string, d int, pwFile string, extra []string) *xv
 	args := append([]string{fmt.Sprintf(":%d", d), "-localhost", "yes", "-rfbport", strconv.Itoa(port),
 		"-rfbauth", pwFile, "-geometry", "640x480", "-depth", "24", "-retro", "-nolisten", "tcp"}, extra...)
 	cmd := exec.Command(bin, args...)
-	var logb syncBuffer
+	var logb testio.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &logb, &logb
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start Xvnc: %v", err)
@@ -401,24 +402,7 @@ func (c *rfbClient) Close() {
 type testRelay struct {
 	*Relay
 	srv  *httptest.Server
-	logs *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	logs *testio.SyncBuffer
 }
 
 func (tr *testRelay) wsURL(ticket, agent string) string {
@@ -445,7 +429,7 @@ func (tr *testRelay) open(t testing.TB, agent, surface string, keep bool) *rfbCl
 
 func newTestRelay(t testing.TB, cfg Config) *testRelay {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testio.SyncBuffer{}
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	r, err := NewRelay(cfg)
 	if err != nil {
