@@ -130,8 +130,8 @@ var msgTable = [256]msgInfo{
 
 // wholeLen is the length of the message at the start of in (not empty)
 // when it is one the gate's fast path takes whole, and 0 otherwise: the
-// fixed-size messages noVNC sends most (keys, pointer, update requests)
-// and have no rule at their header beyond the gate's own. SetPixelFormat
+// fixed-size messages that noVNC sends most (keys, pointer, update
+// requests) and that have no rule at their header beyond the gate's own. SetPixelFormat
 // (sent once) takes Step's path, where framePixelFormat's rule is applied.
 // A switch, not a table load, keeps the fast path as cheap as it was; its
 // lengths are msgTable's (TestWholeLenTable holds them together).
