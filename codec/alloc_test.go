@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/cbor"
 	"github.com/wirebench/wirebench/golden"
 )
 
@@ -118,13 +119,13 @@ func TestReservationsCappedByInput(t *testing.T) {
 	// left must fail before reserving them.
 	in := hexb(t, 0xa4, 0x00, 0x03, 0x01, 0x01, 0x02, 0x01, 0x03, 0xa2, 0x00, 0x80, 0x01, 0x99, 0x03, 0xe8, bytes.Repeat([]byte{0}, 100))
 	_, err := codec.Decode(in)
-	if !errors.Is(err, codec.ErrTruncated) || !strings.Contains(err.Error(), "windows") {
+	if !errors.Is(err, cbor.ErrTruncated) || !strings.Contains(err.Error(), "windows") {
 		t.Fatalf("%v", err)
 	}
 	root := hexb(t, 0xa5, 0x00, 0x01, 0x01, 0x00, 0x02, 0x84, 0x00, 0x00, 0x01, 0x01, 0x03, 0x00, 0x08, 0x1a, 0x00, 0x01, 0x86, 0xa0)
 	root[14] = 0x9a
 	_, err = codec.Decode(snapshotResponse(root))
-	if !errors.Is(err, codec.ErrTruncated) || !strings.Contains(err.Error(), "children") {
+	if !errors.Is(err, cbor.ErrTruncated) || !strings.Contains(err.Error(), "children") {
 		t.Fatalf("%v", err)
 	}
 	allocs := testing.AllocsPerRun(10, func() { codec.Decode(snapshotResponse(root)) })

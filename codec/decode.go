@@ -12,23 +12,8 @@ import (
 
 // DecodeError is a decoding failure with its kind, byte offset and field
 // path; errors.Is works on the kinds cbor.ErrTruncated, cbor.ErrType and
-// the rest, which this package re-exports.
+// the rest of package cbor's Err* values.
 type DecodeError = cbor.Error
-
-// The kinds of decoding failure, for errors.Is.
-var (
-	ErrTruncated = cbor.ErrTruncated
-	ErrTrailing  = cbor.ErrTrailing
-	ErrMalformed = cbor.ErrMalformed
-	ErrType      = cbor.ErrType
-	ErrFloat     = cbor.ErrFloat
-	ErrTag       = cbor.ErrTag
-	ErrRange     = cbor.ErrRange
-	ErrUTF8      = cbor.ErrUTF8
-	ErrMissing   = cbor.ErrMissing
-	ErrDepth     = cbor.ErrDepth
-	ErrInvalid   = cbor.ErrInvalid
-)
 
 // Decode decodes one message from b, which must hold exactly one CBOR item
 // (a frame's payload). The message owns its memory and never points into
@@ -186,7 +171,7 @@ func (d *decoder) message() (Message, error) {
 	start := d.Offset()
 	b, ok := d.PeekByte()
 	if !ok {
-		return nil, cbor.Errorf(cbor.ErrTruncated, start, "empty input where a message was expected")
+		return nil, cborerr.Errorf(cbor.ErrTruncated, start, "empty input where a message was expected")
 	}
 	switch b >> 5 {
 	case byte(cbor.MajorArray):
@@ -196,7 +181,7 @@ func (d *decoder) message() (Message, error) {
 		if _, err := d.ReadHead(); err != nil {
 			return nil, cborerr.In(err, "message")
 		}
-		return nil, cborerr.In(cbor.Errorf(cbor.ErrType, start, cbor.Major(b>>5).String()+" where a message map or event array was expected"), "message")
+		return nil, cborerr.In(cborerr.Errorf(cbor.ErrType, start, cbor.Major(b>>5).String()+" where a message map or event array was expected"), "message")
 	}
 	kind, it, err := d.openMessage()
 	if err != nil {
@@ -299,7 +284,7 @@ func (d *decoder) scanKind() (Kind, error) {
 		}
 	}
 	if !found {
-		return 0, cborerr.In(cbor.Errorf(cbor.ErrMissing, start, "key 0 (kind) is required"), "kind")
+		return 0, cborerr.In(cborerr.Errorf(cbor.ErrMissing, start, "key 0 (kind) is required"), "kind")
 	}
 	return kind, nil
 }
@@ -325,7 +310,7 @@ func (d *decoder) checkKind(want Kind) error {
 		return err
 	}
 	if Kind(v) != want {
-		return cbor.Errorf(cbor.ErrInvalid, start, "kind "+Kind(v).String()+" repeats key 0 of a "+want.String())
+		return cborerr.Errorf(cbor.ErrInvalid, start, "kind "+Kind(v).String()+" repeats key 0 of a "+want.String())
 	}
 	return nil
 }

@@ -91,7 +91,7 @@ func TestDeepChainPastTheLimitFails(t *testing.T) {
 		old := debug.SetMaxStack(1 << 20)
 		_, err := codec.Decode(b)
 		debug.SetMaxStack(old)
-		if !errors.Is(err, codec.ErrDepth) {
+		if !errors.Is(err, cbor.ErrDepth) {
 			t.Fatalf("depth %d: %v, want ErrDepth", depth, err)
 		}
 		var de *codec.DecodeError
@@ -136,7 +136,7 @@ func TestErrorPath(t *testing.T) {
 	b[at+1] = 0xfa // a float32 head where an integer belongs; 4 bytes follow
 	_, err := codec.Decode(b)
 	var de *codec.DecodeError
-	if !errors.As(err, &de) || !errors.Is(err, codec.ErrFloat) {
+	if !errors.As(err, &de) || !errors.Is(err, cbor.ErrFloat) {
 		t.Fatalf("err %v", err)
 	}
 	if got, want := de.Path(), "response.result.windows[2].root.children[0].bounds[0]"; got != want {
@@ -159,32 +159,32 @@ func TestHostileInputs(t *testing.T) {
 		kind error
 		path string
 	}{
-		{"empty", nil, codec.ErrTruncated, ""},
-		{"array head of 2^32 elements with 10 bytes left", hexb(t, 0x9a, 0xff, 0xff, 0xff, 0xff, bytes.Repeat([]byte{0}, 10)), codec.ErrTruncated, "message"},
-		{"u64 array head in evict", hexb(t, 0xa4, 0x00, 0x02, 0x01, 0x01, 0x02, 0x01, 0x03, 0xa1, 0x04, 0x9b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00), codec.ErrTruncated, "request.params.evict"},
-		{"string longer than input", hexb(t, 0xa4, 0x00, 0x02, 0x01, 0x01, 0x02, 0x07, 0x03, 0xa1, 0x00, 0x7a, 0x7f, 0xff, 0xff, 0xff, 'a'), codec.ErrTruncated, "request.params.text"},
-		{"bad UTF-8", bytes.Replace(text, []byte("ab"), []byte{0xc3, 0x28}, 1), codec.ErrUTF8, "request.params.text"},
-		{"overlong UTF-8", bytes.Replace(text, []byte("ab"), []byte{0xc0, 0xaf}, 1), codec.ErrUTF8, "request.params.text"},
-		{"truncated map", tap[:len(tap)-1], codec.ErrTruncated, "request.params"},
-		{"truncated value", text[:len(text)-1], codec.ErrTruncated, "request.params.text"},
-		{"trailing bytes", append(append([]byte{}, tap...), 0x00), codec.ErrTrailing, ""},
-		{"float in a typed field", bytes.Replace(tap, []byte{0x00, 0x01, 0x01, 0x02}, []byte{0x00, 0xf9, 0x3c, 0x00, 0x01, 0x02}, 1), codec.ErrFloat, "request.params.x"},
-		{"tag in a typed field", bytes.Replace(tap, []byte{0x00, 0x01, 0x01, 0x02}, []byte{0x00, 0xc1, 0x01, 0x01, 0x02}, 1), codec.ErrTag, "request.params.x"},
-		{"text where an integer belongs", bytes.Replace(tap, []byte{0x00, 0x01, 0x01, 0x02}, []byte{0x00, 0x61, 'x', 0x01, 0x02}, 1), codec.ErrType, "request.params.x"},
-		{"i32 out of range", bytes.Replace(tap, []byte{0x00, 0x01, 0x01, 0x02}, []byte{0x00, 0x1a, 0x80, 0x00, 0x00, 0x00, 0x01, 0x02}, 1), codec.ErrRange, "request.params.x"},
-		{"missing required key", hexb(t, 0xa4, 0x00, 0x02, 0x01, 0x01, 0x02, 0x03, 0x03, 0xa1, 0x00, 0x01), codec.ErrMissing, "request.params.y"},
-		{"missing kind", hexb(t, 0xa1, 0x01, 0x01), codec.ErrMissing, "message.kind"},
-		{"reserved additional information", hexb(t, 0xa2, 0x00, 0x04, 0x01, 0x1c), codec.ErrMalformed, "ping.nonce"},
-		{"break outside a container", hexb(t, 0xa2, 0x00, 0x04, 0x01, 0xff), codec.ErrMalformed, "ping.nonce"},
-		{"not a map or array", hexb(t, 0x01), codec.ErrType, "message"},
-		{"response with both result and error", hexb(t, 0xa5, 0x00, 0x03, 0x01, 0x01, 0x02, 0x03, 0x03, 0xa0, 0x04, 0xa3, 0x00, 0x61, 'x', 0x01, 0x60, 0x02, 0xf4), codec.ErrInvalid, "response"},
-		{"response with neither", hexb(t, 0xa3, 0x00, 0x03, 0x01, 0x01, 0x02, 0x03), codec.ErrMissing, "response"},
-		{"event too short", hexb(t, 0x83, 0x06, 0x00, 0x01), codec.ErrMissing, "event"},
-		{"kind repeated with another value", hexb(t, 0xa3, 0x00, 0x04, 0x01, 0x01, 0x00, 0x05), codec.ErrInvalid, "ping.kind"},
-		{"kind repeated in a request", hexb(t, 0xa5, 0x00, 0x02, 0x01, 0x01, 0x02, 0x03, 0x03, 0xa2, 0x00, 0x01, 0x01, 0x02, 0x00, 0x03), codec.ErrInvalid, "request.kind"},
-		{"indefinite map ends after a key in a skipped value", hexb(t, 0xa3, 0x00, 0x04, 0x01, 0x01, 0x09, 0xbf, 0x01, 0xff), codec.ErrMalformed, "ping"},
-		{"two-byte simple value below 32", hexb(t, 0xa3, 0x00, 0x04, 0x01, 0x01, 0x09, 0xf8, 0x10), codec.ErrMalformed, "ping"},
-		{"bounds too short", hexb(t, 0xa4, 0x00, 0x03, 0x01, 0x01, 0x02, 0x02, 0x03, 0xa1, 0x00, 0x81, 0x82, 0x04, 0x83, 0x00, 0x00, 0x01), codec.ErrMissing, "response.result.nodes[0].bounds"},
+		{"empty", nil, cbor.ErrTruncated, ""},
+		{"array head of 2^32 elements with 10 bytes left", hexb(t, 0x9a, 0xff, 0xff, 0xff, 0xff, bytes.Repeat([]byte{0}, 10)), cbor.ErrTruncated, "message"},
+		{"u64 array head in evict", hexb(t, 0xa4, 0x00, 0x02, 0x01, 0x01, 0x02, 0x01, 0x03, 0xa1, 0x04, 0x9b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00), cbor.ErrTruncated, "request.params.evict"},
+		{"string longer than input", hexb(t, 0xa4, 0x00, 0x02, 0x01, 0x01, 0x02, 0x07, 0x03, 0xa1, 0x00, 0x7a, 0x7f, 0xff, 0xff, 0xff, 'a'), cbor.ErrTruncated, "request.params.text"},
+		{"bad UTF-8", bytes.Replace(text, []byte("ab"), []byte{0xc3, 0x28}, 1), cbor.ErrUTF8, "request.params.text"},
+		{"overlong UTF-8", bytes.Replace(text, []byte("ab"), []byte{0xc0, 0xaf}, 1), cbor.ErrUTF8, "request.params.text"},
+		{"truncated map", tap[:len(tap)-1], cbor.ErrTruncated, "request.params"},
+		{"truncated value", text[:len(text)-1], cbor.ErrTruncated, "request.params.text"},
+		{"trailing bytes", append(append([]byte{}, tap...), 0x00), cbor.ErrTrailing, ""},
+		{"float in a typed field", bytes.Replace(tap, []byte{0x00, 0x01, 0x01, 0x02}, []byte{0x00, 0xf9, 0x3c, 0x00, 0x01, 0x02}, 1), cbor.ErrFloat, "request.params.x"},
+		{"tag in a typed field", bytes.Replace(tap, []byte{0x00, 0x01, 0x01, 0x02}, []byte{0x00, 0xc1, 0x01, 0x01, 0x02}, 1), cbor.ErrTag, "request.params.x"},
+		{"text where an integer belongs", bytes.Replace(tap, []byte{0x00, 0x01, 0x01, 0x02}, []byte{0x00, 0x61, 'x', 0x01, 0x02}, 1), cbor.ErrType, "request.params.x"},
+		{"i32 out of range", bytes.Replace(tap, []byte{0x00, 0x01, 0x01, 0x02}, []byte{0x00, 0x1a, 0x80, 0x00, 0x00, 0x00, 0x01, 0x02}, 1), cbor.ErrRange, "request.params.x"},
+		{"missing required key", hexb(t, 0xa4, 0x00, 0x02, 0x01, 0x01, 0x02, 0x03, 0x03, 0xa1, 0x00, 0x01), cbor.ErrMissing, "request.params.y"},
+		{"missing kind", hexb(t, 0xa1, 0x01, 0x01), cbor.ErrMissing, "message.kind"},
+		{"reserved additional information", hexb(t, 0xa2, 0x00, 0x04, 0x01, 0x1c), cbor.ErrMalformed, "ping.nonce"},
+		{"break outside a container", hexb(t, 0xa2, 0x00, 0x04, 0x01, 0xff), cbor.ErrMalformed, "ping.nonce"},
+		{"not a map or array", hexb(t, 0x01), cbor.ErrType, "message"},
+		{"response with both result and error", hexb(t, 0xa5, 0x00, 0x03, 0x01, 0x01, 0x02, 0x03, 0x03, 0xa0, 0x04, 0xa3, 0x00, 0x61, 'x', 0x01, 0x60, 0x02, 0xf4), cbor.ErrInvalid, "response"},
+		{"response with neither", hexb(t, 0xa3, 0x00, 0x03, 0x01, 0x01, 0x02, 0x03), cbor.ErrMissing, "response"},
+		{"event too short", hexb(t, 0x83, 0x06, 0x00, 0x01), cbor.ErrMissing, "event"},
+		{"kind repeated with another value", hexb(t, 0xa3, 0x00, 0x04, 0x01, 0x01, 0x00, 0x05), cbor.ErrInvalid, "ping.kind"},
+		{"kind repeated in a request", hexb(t, 0xa5, 0x00, 0x02, 0x01, 0x01, 0x02, 0x03, 0x03, 0xa2, 0x00, 0x01, 0x01, 0x02, 0x00, 0x03), cbor.ErrInvalid, "request.kind"},
+		{"indefinite map ends after a key in a skipped value", hexb(t, 0xa3, 0x00, 0x04, 0x01, 0x01, 0x09, 0xbf, 0x01, 0xff), cbor.ErrMalformed, "ping"},
+		{"two-byte simple value below 32", hexb(t, 0xa3, 0x00, 0x04, 0x01, 0x01, 0x09, 0xf8, 0x10), cbor.ErrMalformed, "ping"},
+		{"bounds too short", hexb(t, 0xa4, 0x00, 0x03, 0x01, 0x01, 0x02, 0x02, 0x03, 0xa1, 0x00, 0x81, 0x82, 0x04, 0x83, 0x00, 0x00, 0x01), cbor.ErrMissing, "response.result.nodes[0].bounds"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -421,7 +421,7 @@ func TestResponseAnyKeyOrder(t *testing.T) {
 	}
 	// A method repeated after the params with another value is refused.
 	_, err = codec.Decode(hexb(t, 0xa5, 0x00, 0x03, 0x01, 0x05, 0x02, 0x0c, 0x03, 0xa1, 0x00, 0x09, 0x02, 0x01))
-	if !errors.Is(err, codec.ErrInvalid) {
+	if !errors.Is(err, cbor.ErrInvalid) {
 		t.Fatalf("%v", err)
 	}
 }

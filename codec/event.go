@@ -220,9 +220,9 @@ func (d *decoder) event() (Message, error) {
 	for i := range head {
 		if !d.More(n, i) {
 			if i == 0 {
-				return nil, cborerr.In(cbor.Errorf(cbor.ErrMissing, start, "an empty array is not a message"), "message")
+				return nil, cborerr.In(cborerr.Errorf(cbor.ErrMissing, start, "an empty array is not a message"), "message")
 			}
-			return nil, cborerr.In(cbor.Errorf(cbor.ErrMissing, start, "an event has at least 4 elements, not "+itoa(i)), "event")
+			return nil, cborerr.In(cborerr.Errorf(cbor.ErrMissing, start, "an event has at least 4 elements, not "+itoa(i)), "event")
 		}
 		if head[i], err = d.u64(); err != nil {
 			if i == 0 {
@@ -238,7 +238,7 @@ func (d *decoder) event() (Message, error) {
 			return &UnknownKind{Value: head[0]}, nil
 		}
 		if (i == 1 || i == 3) && head[i] > 0xffffffff {
-			return nil, cborerr.In(cborerr.In(cbor.Errorf(cbor.ErrRange, start, "does not fit in u32"), eventNames[i]), "event")
+			return nil, cborerr.In(cborerr.In(cborerr.Errorf(cbor.ErrRange, start, "does not fit in u32"), eventNames[i]), "event")
 		}
 	}
 	e := newEvent(Stream(head[1]), EventType(head[3]))
@@ -260,7 +260,7 @@ func (d *decoder) event() (Message, error) {
 // the array (count n, i elements read) holds them.
 func (d *decoder) eventField(n, i int, name string, start int) error {
 	if !d.More(n, i) {
-		return cborerr.In(cbor.Errorf(cbor.ErrMissing, start, "the event ends before its "+name+" field (element "+itoa(i)+")"), name)
+		return cborerr.In(cborerr.Errorf(cbor.ErrMissing, start, "the event ends before its "+name+" field (element "+itoa(i)+")"), name)
 	}
 	return nil
 }

@@ -55,6 +55,13 @@ func GoldenPayloads(tb testing.TB) [][]byte {
 	return out
 }
 
+// SeedGolden adds every golden frame's payload to f's seed corpus.
+func SeedGolden(f *testing.F) {
+	for _, b := range GoldenPayloads(f) {
+		f.Add(b)
+	}
+}
+
 // TestRequestFastPathTaken: the canonical requests of the methods it
 // knows take the fast path, and read as the general decoder reads them.
 func TestRequestFastPathTaken(t *testing.T) {
@@ -128,9 +135,7 @@ func TestRequestFastPathRefuses(t *testing.T) {
 // FuzzFastPaths: on any input the fast paths and the general decoder
 // agree: the same message, or the same error.
 func FuzzFastPaths(f *testing.F) {
-	for _, b := range GoldenPayloads(f) {
-		f.Add(b)
-	}
+	SeedGolden(f)
 	f.Fuzz(func(t *testing.T, b []byte) { decodeBoth(t, b) })
 }
 

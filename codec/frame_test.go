@@ -10,7 +10,9 @@ import (
 	"testing/iotest"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/cbor"
 	"github.com/wirebench/wirebench/golden"
+	"github.com/wirebench/wirebench/internal/testio"
 )
 
 func frameOf(t *testing.T, m codec.Message) []byte {
@@ -157,7 +159,7 @@ func TestReaderCorruptAndTruncated(t *testing.T) {
 	// A frame whose payload is not one item decodes to a clean error.
 	bad := append(binary.BigEndian.AppendUint32(nil, 2), 0xa2, 0x00)
 	r := codec.NewReader(bytes.NewReader(bad), codec.DefaultMaxFrame)
-	if _, err := readMessage(r); !errors.Is(err, codec.ErrTruncated) {
+	if _, err := readMessage(r); !errors.Is(err, cbor.ErrTruncated) {
 		t.Errorf("bad payload: %v", err)
 	}
 }
@@ -269,22 +271,9 @@ func TestDecodedOutlivesRelease(t *testing.T) {
 	}
 }
 
-// emptyReader returns (0, nil) every other call.
-type emptyReader struct {
-	r    io.Reader
-	flip bool
-}
-
-func (e *emptyReader) Read(p []byte) (int, error) {
-	if e.flip = !e.flip; e.flip {
-		return 0, nil
-	}
-	return e.r.Read(p)
-}
-
 func TestReaderEmptyReads(t *testing.T) {
 	b, _ := stream(t, codec.MinMaxFrame)
-	r := codec.NewReader(&emptyReader{r: iotest.OneByteReader(bytes.NewReader(b))}, codec.MinMaxFrame)
+	r := codec.NewReader(testio.EmptyReads(iotest.OneByteReader(bytes.NewReader(b))), codec.MinMaxFrame)
 	n := 0
 	for {
 		_, err := r.Next()

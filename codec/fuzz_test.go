@@ -13,9 +13,7 @@ import (
 // FuzzDecode: any input decodes or fails with a *DecodeError inside the
 // input, and never panics.
 func FuzzDecode(f *testing.F) {
-	for _, p := range codec.GoldenPayloads(f) {
-		f.Add(p)
-	}
+	codec.SeedGolden(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := codec.Decode(b)
 		if err != nil {
@@ -40,9 +38,7 @@ func FuzzDecode(f *testing.F) {
 // FuzzRoundTrip: decode → encode → decode is stable, and the second
 // encoding equals the first.
 func FuzzRoundTrip(f *testing.F) {
-	for _, p := range codec.GoldenPayloads(f) {
-		f.Add(p)
-	}
+	codec.SeedGolden(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := codec.Decode(b)
 		if err != nil {

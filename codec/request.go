@@ -347,7 +347,7 @@ func (d *decoder) request(it mapIter) (*Request, error) {
 			at := d.Offset()
 			if v, err = d.u32(); err == nil {
 				if r != nil && Method(v) != r.Method {
-					err = cbor.Errorf(cbor.ErrInvalid, at, "method "+Method(v).String()+" repeats key 2 with another value than "+r.Method.String())
+					err = cborerr.Errorf(cbor.ErrInvalid, at, "method "+Method(v).String()+" repeats key 2 with another value than "+r.Method.String())
 				}
 				method, haveMethod = Method(v), true
 			}
@@ -405,7 +405,7 @@ func (d *decoder) skipMap() error {
 		if err != nil {
 			return err
 		}
-		return cbor.Errorf(cbor.ErrType, start, h.Major.String()+" where a map was expected")
+		return cborerr.Errorf(cbor.ErrType, start, h.Major.String()+" where a map was expected")
 	}
 	return d.Skip()
 }

@@ -3,6 +3,7 @@ package codec
 import (
 	"github.com/wirebench/wirebench/codec/cbor"
 	"github.com/wirebench/wirebench/internal/cborerr"
+	"github.com/wirebench/wirebench/internal/cborshape"
 )
 
 // Response answers a Request: exactly one of Result and Error is set.
@@ -178,7 +179,7 @@ func (d *decoder) response(it mapIter) (*Response, error) {
 			at := d.Offset()
 			if v, err = d.u32(); err == nil {
 				if fi.Seen()&(1<<KeyResponseResult) != 0 && Method(v) != method {
-					err = cbor.Errorf(cbor.ErrInvalid, at, "method "+Method(v).String()+" repeats key 2 with another value than "+method.String())
+					err = cborerr.Errorf(cbor.ErrInvalid, at, "method "+Method(v).String()+" repeats key 2 with another value than "+method.String())
 				}
 				method, haveMethod = Method(v), true
 			}
@@ -220,9 +221,9 @@ func (d *decoder) response(it mapIter) (*Response, error) {
 	}
 	switch seen & (1<<KeyResponseResult | 1<<KeyResponseError) {
 	case 0:
-		return nil, cbor.Errorf(cbor.ErrMissing, start, "a response carries a result (key 3) or an error (key 4)")
+		return nil, cborerr.Errorf(cbor.ErrMissing, start, "a response carries a result (key 3) or an error (key 4)")
 	case 1<<KeyResponseResult | 1<<KeyResponseError:
-		return nil, cbor.Errorf(cbor.ErrInvalid, start, "a response carries a result (key 3) or an error (key 4), not both")
+		return nil, cborerr.Errorf(cbor.ErrInvalid, start, "a response carries a result (key 3) or an error (key 4), not both")
 	}
 	r.ID, r.Method = id, method
 	return r, nil
@@ -250,7 +251,7 @@ func (r *BoundsResult) decodeFrom(d *decoder) error {
 }
 
 func (d *decoder) nodeBounds(nb *NodeBounds) error {
-	return d.Fixed("a node's bounds entry", []string{"node", "bounds"}, func(i int) (err error) {
+	return cborshape.Fixed(&d.Decoder, "a node's bounds entry", []string{"node", "bounds"}, func(i int) (err error) {
 		if i == 0 {
 			nb.Node, err = d.u32()
 		} else {

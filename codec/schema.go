@@ -229,7 +229,7 @@ func (f *Fields) Required(k uint64) bool { return k < 32 && f.required&(1<<k) !=
 func (f *Fields) RequiredMask() uint32 { return f.required }
 
 // Missing reports the first required key whose bit is clear in seen (bit
-// k for key k) as a DecodeError of kind ErrMissing at byte offset start,
+// k for key k) as a DecodeError of kind cbor.ErrMissing at byte offset start,
 // naming the key; nil when every required key was seen.
 func (f *Fields) Missing(seen uint32, start int) error {
 	if lack := f.required &^ seen; lack != 0 {
@@ -242,7 +242,7 @@ func (f *Fields) Missing(seen uint32, start int) error {
 func (f *Fields) missing(lack uint32, start int) error {
 	k := bits.TrailingZeros32(lack)
 	name := f.names[k] // every required key has a name
-	return cborerr.In(cbor.Errorf(cbor.ErrMissing, start, "key "+itoa(k)+" ("+name+") is required"), name)
+	return cborerr.In(cborerr.Errorf(cbor.ErrMissing, start, "key "+itoa(k)+" ("+name+") is required"), name)
 }
 
 // In adds the name of key k to err's field path when the map has key k,

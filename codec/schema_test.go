@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/cbor"
 )
 
 // TestMethodTable checks the method table's rows against each other: the
@@ -56,7 +57,7 @@ func TestFields(t *testing.T) {
 	}
 	err := f.Missing(1<<codec.KeyNodeID|1<<codec.KeyNodeBounds|1<<codec.KeyNodeFlags, 3)
 	var de *codec.DecodeError
-	if !errors.Is(err, codec.ErrMissing) || !errors.As(err, &de) || de.Offset != 3 || de.Path() != "class" {
+	if !errors.Is(err, cbor.ErrMissing) || !errors.As(err, &de) || de.Offset != 3 || de.Path() != "class" {
 		t.Fatalf("Missing without class: %v", err)
 	}
 	if want := "key 1 (class) is required"; !strings.Contains(err.Error(), want) {

@@ -8,6 +8,7 @@ import (
 	"github.com/wirebench/wirebench/codec/cbor"
 	"github.com/wirebench/wirebench/internal/cborat"
 	"github.com/wirebench/wirebench/internal/cborerr"
+	"github.com/wirebench/wirebench/internal/cborshape"
 )
 
 // MaxNodeDepth is the deepest a node tree may nest below a window root (a
@@ -486,7 +487,7 @@ func (d *decoder) stringTable() ([]string, error) {
 }
 
 func (d *decoder) windows() ([]Window, error) {
-	n, err := d.ArrayHeadOf(MinWindowLen, "windows")
+	n, err := cborshape.ArrayHeadOf(&d.Decoder, MinWindowLen, "windows")
 	if err != nil {
 		return nil, err
 	}
@@ -561,7 +562,7 @@ func (d *decoder) window(w *Window) error {
 // bounds reads [left, top, right, bottom], skipping elements past those.
 func (d *decoder) bounds(b *Bounds) error {
 	var v [4]int32
-	if err := d.Int32s(v[:], "bounds"); err != nil {
+	if err := cborshape.Int32s(&d.Decoder, v[:], "bounds"); err != nil {
 		return err
 	}
 	*b = Bounds{v[0], v[1], v[2], v[3]}
@@ -609,7 +610,7 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 		if f.inKids {
 			if d.More(f.kn, f.ki) {
 				if len(stack) == MaxNodeDepth {
-					return cbor.Errorf(cbor.ErrDepth, d.Offset(), "node tree deeper than "+itoa(MaxNodeDepth)+" levels")
+					return cborerr.Errorf(cbor.ErrDepth, d.Offset(), "node tree deeper than "+itoa(MaxNodeDepth)+" levels")
 				}
 				if f.kn < 0 {
 					f.kids = append(f.kids, Node{})
@@ -648,7 +649,7 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 			continue
 		}
 		if k == KeyNodeChildren {
-			kn, err := d.ArrayHeadOf(MinNodeLen, "children")
+			kn, err := cborshape.ArrayHeadOf(&d.Decoder, MinNodeLen, "children")
 			if err != nil {
 				return cborerr.In(err, "children")
 			}
@@ -766,7 +767,7 @@ func (d *decoder) scroll(s *Scroll) error {
 }
 
 func (d *decoder) scrollRange(r *ScrollRange) error {
-	return d.Fixed("a scroll range", []string{"unit", "lo", "hi"}, func(i int) (err error) {
+	return cborshape.Fixed(&d.Decoder, "a scroll range", []string{"unit", "lo", "hi"}, func(i int) (err error) {
 		switch i {
 		case 0:
 			r.Unit, err = d.u32()
@@ -780,7 +781,7 @@ func (d *decoder) scrollRange(r *ScrollRange) error {
 }
 
 func (d *decoder) scrollPosition(p *ScrollPosition) error {
-	return d.Fixed("a scroll position", []string{"lo", "hi"}, func(i int) (err error) {
+	return cborshape.Fixed(&d.Decoder, "a scroll position", []string{"lo", "hi"}, func(i int) (err error) {
 		if i == 0 {
 			p.Lo, err = d.i64()
 		} else {

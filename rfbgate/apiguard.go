@@ -9,9 +9,9 @@ import (
 	"strings"
 )
 
-// MaxRequestBody bounds a control API request body. A longer one is refused
+// maxRequestBody bounds a control API request body. A longer one is refused
 // with 413 "too_large".
-const MaxRequestBody = 4096
+const maxRequestBody = 4096
 
 // originAllowed reports whether a browser origin ("scheme://host[:port]")
 // may drive the relay: the relay's own origin (same host as the request's
@@ -85,7 +85,7 @@ func (h *handler) guard(method string, next http.HandlerFunc) http.Handler {
 				writeError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "the body must be application/json")
 				return
 			}
-			req.Body = http.MaxBytesReader(w, req.Body, MaxRequestBody)
+			req.Body = http.MaxBytesReader(w, req.Body, maxRequestBody)
 		}
 		next(w, req)
 	})

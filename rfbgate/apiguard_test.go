@@ -78,12 +78,12 @@ func TestControlAPIGuards(t *testing.T) {
 		{"same-site without Origin", with("Content-Type", "application/json", "Sec-Fetch-Site", "same-site"), 403, "origin_forbidden"},
 		{"same-origin without Origin", with("Content-Type", "application/json", "Sec-Fetch-Site", "same-origin"), 200, ""},
 	} {
-		r.Leases.GiveBack("agent1", "mallory")
+		r.leases.GiveBack("agent1", "mallory")
 		code, _, m := apiCall(t, "POST", srv.URL+"/v1/tools/computers.takeover", body, c.hdr)
 		if code != c.code || (c.err != "" && (m["error"] != c.err || m["message"] == "")) {
 			t.Errorf("%s: %d %v, want %d %s", c.name, code, m, c.code, c.err)
 		}
-		_, held := r.Leases.Holder("agent1")
+		_, held := r.leases.Holder("agent1")
 		if held != (c.code == 200) {
 			t.Errorf("%s: keyboard taken %v after answer %d", c.name, held, code)
 		}
@@ -107,16 +107,16 @@ func TestControlAPIGuards(t *testing.T) {
 			t.Errorf("%s %s: %d Allow %q %v", c.method, c.path, code, h.Get("Allow"), m)
 		}
 	}
-	// The body limit: at MaxRequestBody fine, one byte more "too large".
+	// The body limit: at maxRequestBody fine, one byte more "too large".
 	pad := func(n int) string { return body + strings.Repeat(" ", n-len(body)) }
-	if code, _, m := apiCall(t, "POST", srv.URL+"/v1/tools/computers.watch", pad(MaxRequestBody), jsonCT); code != 200 {
-		t.Errorf("body of %d bytes: %d %v", MaxRequestBody, code, m)
+	if code, _, m := apiCall(t, "POST", srv.URL+"/v1/tools/computers.watch", pad(maxRequestBody), jsonCT); code != 200 {
+		t.Errorf("body of %d bytes: %d %v", maxRequestBody, code, m)
 	}
-	if code, _, m := apiCall(t, "POST", srv.URL+"/v1/tools/computers.watch", "{\"agent\":\""+strings.Repeat("a", MaxRequestBody)+"\"}", jsonCT); code != 413 || m["error"] != "too_large" {
+	if code, _, m := apiCall(t, "POST", srv.URL+"/v1/tools/computers.watch", "{\"agent\":\""+strings.Repeat("a", maxRequestBody)+"\"}", jsonCT); code != 413 || m["error"] != "too_large" {
 		t.Errorf("body over the limit: %d %v", code, m)
 	}
-	if code, _, m := apiCall(t, "POST", srv.URL+"/v1/tools/computers.watch", pad(MaxRequestBody+1), jsonCT); code != 413 || m["error"] != "too_large" {
-		t.Errorf("body of %d bytes: %d %v", MaxRequestBody+1, code, m)
+	if code, _, m := apiCall(t, "POST", srv.URL+"/v1/tools/computers.watch", pad(maxRequestBody+1), jsonCT); code != 413 || m["error"] != "too_large" {
+		t.Errorf("body of %d bytes: %d %v", maxRequestBody+1, code, m)
 	}
 	// Upgrade refusals are JSON: not an upgrade, and a foreign origin (before
 	// the ticket is used).
@@ -124,12 +124,12 @@ func TestControlAPIGuards(t *testing.T) {
 		t.Errorf("plain GET of the stream: %d %v", code, m)
 	}
 	tk, _ := r.Watch("agent1", "s")
-	before := r.Tickets.Outstanding()
+	before := r.tickets.Outstanding()
 	up := with("Connection", "Upgrade", "Upgrade", "websocket", "Sec-WebSocket-Version", "13", "Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==", "Origin", "http://evil.example")
 	if code, _, m := apiCall(t, "GET", srv.URL+"/v1/streams/computers/glass?ticket="+tk.Token, "", up); code != 403 || m["error"] != "origin_forbidden" {
 		t.Errorf("foreign-origin upgrade: %d %v", code, m)
 	}
-	if r.Tickets.Outstanding() != before {
+	if r.tickets.Outstanding() != before {
 		t.Errorf("a refused origin used the ticket")
 	}
 	delete(up, "Sec-WebSocket-Key")
@@ -203,9 +203,9 @@ func TestEventsTellLaggingSubscriber(t *testing.T) {
 		h.events(w, httptest.NewRequest("GET", "/v1/events", nil))
 	}()
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-		r.Leases.mu.Lock()
-		n := len(r.Leases.subs)
-		r.Leases.mu.Unlock()
+		r.leases.mu.Lock()
+		n := len(r.leases.subs)
+		r.leases.mu.Unlock()
 		if n == 1 {
 			break
 		}
@@ -214,8 +214,8 @@ func TestEventsTellLaggingSubscriber(t *testing.T) {
 		}
 	}
 	for i := 0; i < 1000; i++ { // 2,000 events in a burst
-		r.Leases.TakeOver("a", "s")
-		r.Leases.GiveBack("a", "s")
+		r.leases.TakeOver("a", "s")
+		r.leases.GiveBack("a", "s")
 	}
 	close(w.release)
 	select {

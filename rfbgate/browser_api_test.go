@@ -41,7 +41,7 @@ func TestBrowserCrossOriginTakeover(t *testing.T) {
 		w.Write(rec.Body.Bytes())
 	}))
 	defer relay.Close()
-	r.Leases.TakeOver("demo", "victim")
+	r.leases.TakeOver("demo", "victim")
 
 	target := relay.URL + "/v1/tools/computers.takeover"
 	page := fmt.Sprintf(`<!doctype html><title>mallory</title><script>
@@ -67,7 +67,7 @@ Promise.allSettled([
 		t.Fatalf("the page did not finish its attempts: %v", err)
 	}
 	time.Sleep(200 * time.Millisecond)
-	if h, ok := r.Leases.Holder("demo"); !ok || h != "victim" {
+	if h, ok := r.leases.Holder("demo"); !ok || h != "victim" {
 		t.Fatalf("a cross-site page moved the keyboard to %q (held %v)", h, ok)
 	}
 	// The no-cors POST reaches the relay and is refused for its origin; the

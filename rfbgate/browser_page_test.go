@@ -154,7 +154,7 @@ func TestBrowserPageFollowsLease(t *testing.T) {
 
 	// The lease is 3 s: the page's renewals keep it well past that.
 	time.Sleep(4 * time.Second)
-	if h, ok := tr.Leases.Holder("agent1"); !ok || h != "pageA" {
+	if h, ok := tr.leases.Holder("agent1"); !ok || h != "pageA" {
 		t.Fatalf("after 4 s of a 3 s lease, holder %q %v: the page did not renew", h, ok)
 	}
 	waitPage(t, a, "pageA", `document.body.dataset.keyboard === "you"`, time.Second)
@@ -202,7 +202,7 @@ func TestBrowserPageFollowsLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitPage(t, a, "pageA", `document.body.dataset.keyboard === "you"`, 5*time.Second)
-	if err := tr.Leases.GiveBack("agent1", "pageA"); err != nil {
+	if err := tr.leases.GiveBack("agent1", "pageA"); err != nil {
 		t.Fatal(err)
 	}
 	waitPage(t, a, "pageA", `document.body.dataset.keyboard === "nobody" && document.body.dataset.state === "watching" && document.getElementById("give").disabled`, 2*time.Second)

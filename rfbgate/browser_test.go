@@ -109,7 +109,7 @@ func TestBrowserNoVNC(t *testing.T) {
 	if count(ev, "KeyPress") != 3 || count(ev, "KeyRelease") != 3 {
 		t.Fatalf("typing after take-over: X saw %v, want 3 key presses and releases", ev)
 	}
-	if h, ok := tr.Leases.Holder("agent1"); !ok || h != "browser1" {
+	if h, ok := tr.leases.Holder("agent1"); !ok || h != "browser1" {
 		t.Fatalf("holder %q %v", h, ok)
 	}
 	// Give back with the button: typing stops arriving.

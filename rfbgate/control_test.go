@@ -25,7 +25,7 @@ func TestTicketsOneUseExpiryAgent(t *testing.T) {
 	now := time.Unix(1000, 0)
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	tk := NewTickets(30*time.Second, clock)
+	tk := newTickets(30*time.Second, clock)
 	a, err := tk.Issue("agent1", "laptop")
 	if err != nil || len(a.Token) != 32 || !a.ExpiresAt.Equal(now.Add(30*time.Second)) {
 		t.Fatalf("issue: %+v %v", a, err)
@@ -78,7 +78,7 @@ func TestTicketsOneUseExpiryAgent(t *testing.T) {
 func TestLeases(t *testing.T) {
 	var changes []string
 	var mu sync.Mutex
-	l := NewLeases(600*time.Millisecond, func(a string) { mu.Lock(); changes = append(changes, a); mu.Unlock() })
+	l := newLeases(600*time.Millisecond, func(a string) { mu.Lock(); changes = append(changes, a); mu.Unlock() })
 	ch, cancel := l.Subscribe(16)
 	defer cancel()
 	if err := l.CheckAgentInput("a"); err != nil {
@@ -145,7 +145,7 @@ func TestLeases(t *testing.T) {
 // waited for; it keeps the events it holds and then finds its channel
 // closed (at the limit: a full buffer and no more events stays open).
 func TestLeaseSubscriberNeverBlocks(t *testing.T) {
-	l := NewLeases(time.Minute, nil)
+	l := newLeases(time.Minute, nil)
 	ch, cancel := l.Subscribe(2)
 	defer cancel()
 	l.TakeOver("a", "s")
@@ -164,7 +164,7 @@ func TestLeaseSubscriberNeverBlocks(t *testing.T) {
 	for ev := range ch {
 		got = append(got, ev.Type)
 	}
-	if len(got) != 2 || got[0] != EventTakenOver || got[1] != EventHandedBack {
+	if len(got) != 2 || got[0] != eventTakenOver || got[1] != eventHandedBack {
 		t.Fatalf("a lagging subscriber got %v, then its channel must close", got)
 	}
 	cancel() // after the close: no double close
@@ -180,7 +180,7 @@ func fakeServer(t *testing.T, script func(c net.Conn)) net.Conn {
 }
 
 // serverInit is a ServerInit for a 640x480 desktop in 32-bit true colour
-// (Xvnc's format; a relayed viewer's ServerFilter needs a framable one).
+// (Xvnc's format; a relayed viewer's serverFilter needs a framable one).
 func serverInit(name string) []byte {
 	b := []byte{2, 128, 1, 224, 32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0}
 	b = binary.BigEndian.AppendUint32(b, uint32(len(name)))
@@ -236,12 +236,7 @@ func TestClientHandshakeErrors(t *testing.T) {
 			c.Write([]byte{1, 19})
 		}},
 		{"auth-failed", `VNC authentication refused (result 1): "Authentication failure"`, func(c net.Conn) {
-			c.Write([]byte("RFB 003.008\n"))
-			io.ReadFull(c, make([]byte, 12))
-			c.Write([]byte{1, 2})
-			io.ReadFull(c, make([]byte, 1))
-			c.Write(make([]byte, 16))
-			io.ReadFull(c, make([]byte, 16))
+			fakeVNCChallenge(c)
 			c.Write(append([]byte{0, 0, 0, 1}, reason("Authentication failure")...))
 		}},
 		{"reason-over-limit", "over the 4096-byte limit", func(c net.Conn) {
@@ -250,14 +245,7 @@ func TestClientHandshakeErrors(t *testing.T) {
 			c.Write([]byte{0, 0, 0, 0x10, 1})
 		}},
 		{"name-over-limit", "desktop name of 65536 bytes", func(c net.Conn) {
-			c.Write([]byte("RFB 003.008\n"))
-			io.ReadFull(c, make([]byte, 12))
-			c.Write([]byte{1, 2})
-			io.ReadFull(c, make([]byte, 1))
-			c.Write(make([]byte, 16))
-			io.ReadFull(c, make([]byte, 16))
-			c.Write([]byte{0, 0, 0, 0})
-			io.ReadFull(c, make([]byte, 1))
+			fakeVNCAuthOK(c)
 			b := serverInit("")
 			binary.BigEndian.PutUint32(b[20:], 65536)
 			c.Write(b)
@@ -278,7 +266,7 @@ func TestServeClientHandshake(t *testing.T) {
 	defer a.Close()
 	a.SetDeadline(time.Now().Add(5 * time.Second))
 	errc := make(chan error, 1)
-	go func() { errc <- ServeClientHandshake(b, init) }()
+	go func() { errc <- serveClientHandshake(b, init) }()
 	var ver [12]byte
 	io.ReadFull(a, ver[:])
 	a.Write([]byte("RFB 003.008\n"))
@@ -301,7 +289,7 @@ func TestServeClientHandshake(t *testing.T) {
 	a2, b2 := net.Pipe()
 	defer a2.Close()
 	a2.SetDeadline(time.Now().Add(5 * time.Second))
-	go func() { errc <- ServeClientHandshake(b2, init); b2.Close() }()
+	go func() { errc <- serveClientHandshake(b2, init); b2.Close() }()
 	io.ReadFull(a2, ver[:])
 	a2.Write([]byte("RFB 003.008\n"))
 	io.ReadFull(a2, types[:])
@@ -462,7 +450,7 @@ func TestHTTPAPI(t *testing.T) {
 		t.Fatalf("events: %q", got)
 	}
 
-	// Tickets at the upgrade: used, expired, unknown and wrong agent give 403
+	// tickets at the upgrade: used, expired, unknown and wrong agent give 403
 	// (a JSON error, no RFB byte) and the ticket does not open anything.
 	tk, _ := r.Watch("agent1", "laptop")
 	for i, c := range []struct{ q, err string }{
@@ -493,7 +481,7 @@ func TestTicketExpiredAtUpgrade(t *testing.T) {
 	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: xv.Addr, Password: NewSecret(testPassword)}}})
 	var mu sync.Mutex
 	now := time.Now()
-	tr.Tickets = NewTickets(30*time.Second, func() time.Time { mu.Lock(); defer mu.Unlock(); return now })
+	tr.tickets = newTickets(30*time.Second, func() time.Time { mu.Lock(); defer mu.Unlock(); return now })
 	tk, _ := tr.Watch("a", "s")
 	mu.Lock()
 	now = now.Add(30*time.Second + time.Millisecond)
@@ -575,14 +563,7 @@ func TestHandshakeLimitsAt(t *testing.T) {
 	// A desktop name of exactly maxDesktopNameLen bytes is accepted.
 	name := strings.Repeat("n", maxDesktopNameLen)
 	init, err := ClientHandshake(fakeServer(t, func(c net.Conn) {
-		c.Write([]byte("RFB 003.008\n"))
-		io.ReadFull(c, make([]byte, 12))
-		c.Write([]byte{1, 2})
-		io.ReadFull(c, make([]byte, 1))
-		c.Write(make([]byte, 16))
-		io.ReadFull(c, make([]byte, 16))
-		c.Write([]byte{0, 0, 0, 0})
-		io.ReadFull(c, make([]byte, 1))
+		fakeVNCAuthOK(c)
 		c.Write(serverInit(name))
 	}), NewSecret(""))
 	if err != nil || init.Name != name {
@@ -591,7 +572,7 @@ func TestHandshakeLimitsAt(t *testing.T) {
 }
 
 func TestTicketsLimit(t *testing.T) {
-	tk := NewTickets(time.Minute, nil)
+	tk := newTickets(time.Minute, nil)
 	for i := 0; i < maxTickets; i++ {
 		if _, err := tk.Issue("a", "s"); err != nil {
 			t.Fatalf("ticket %d: %v", i, err)
@@ -602,7 +583,7 @@ func TestTicketsLimit(t *testing.T) {
 	}
 }
 
-// TestClientMessageLimit: one WebSocket message of MaxClientMessage bytes
+// TestClientMessageLimit: one WebSocket message of maxClientMessage bytes
 // passes; one byte more closes the viewer with 1009.
 func TestClientMessageLimit(t *testing.T) {
 	addr, _ := syntheticVNC(t, testPassword, 1024, 50*time.Millisecond)
@@ -617,7 +598,7 @@ func TestClientMessageLimit(t *testing.T) {
 	for _, c := range []struct {
 		n  int
 		ok bool
-	}{{MaxClientMessage, true}, {MaxClientMessage + 1, false}} {
+	}{{maxClientMessage, true}, {maxClientMessage + 1, false}} {
 		tk, _ := tr.Watch("a", "s")
 		v, err := dialRFBRaw(tr.wsURL(tk.Token, "a"))
 		if err != nil {
@@ -693,4 +674,25 @@ func TestViewersCounted(t *testing.T) {
 	if tr.Viewers("a") != 1 || len(heard) != 3 || heard[0] != 1 || heard[1] != 2 || heard[2] != 1 {
 		t.Fatalf("viewers %d, OnViewers heard %v, want [1 2 1]", tr.Viewers("a"), heard)
 	}
+}
+
+// fakeVNCChallenge plays a VNC server's side of RFB 3.8 up to the
+// client's answer to the VNC authentication challenge: version, the
+// security type, the challenge. The SecurityResult is the caller's.
+func fakeVNCChallenge(c net.Conn) {
+	c.Write([]byte("RFB 003.008\n"))
+	io.ReadFull(c, make([]byte, 12))
+	c.Write([]byte{1, 2})
+	io.ReadFull(c, make([]byte, 1))
+	c.Write(make([]byte, 16))
+	io.ReadFull(c, make([]byte, 16))
+}
+
+// fakeVNCAuthOK plays a VNC server's side of RFB 3.8 up to a passed VNC
+// authentication: fakeVNCChallenge, the SecurityResult OK, then the
+// client's ClientInit. ServerInit is the caller's to write.
+func fakeVNCAuthOK(c net.Conn) {
+	fakeVNCChallenge(c)
+	c.Write([]byte{0, 0, 0, 0})
+	io.ReadFull(c, make([]byte, 1))
 }

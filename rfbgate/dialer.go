@@ -29,7 +29,7 @@ const (
 	DefaultDialInFlight = 3                // under TigerVNC's BlacklistThreshold of 5
 	DefaultDialQueue    = 512              // viewers of one computer waiting for a turn
 	DefaultDialWait     = 30 * time.Second // a viewer's deadline to reach ServerInit
-	DefaultDialBackoff  = 100 * time.Millisecond
+	defaultDialBackoff  = 100 * time.Millisecond
 	maxDialBackoff      = 2 * time.Second
 )
 
@@ -53,7 +53,7 @@ type DialPolicy struct {
 	Wait time.Duration
 	// Backoff is the delay before the first retry of a refusal that is not
 	// about the password or a timeout; it doubles (with jitter) up to 2 s.
-	// DefaultDialBackoff.
+	// defaultDialBackoff.
 	Backoff time.Duration
 }
 
@@ -61,7 +61,7 @@ func (p DialPolicy) withDefaults() DialPolicy {
 	p.InFlight = positiveOr(p.InFlight, DefaultDialInFlight)
 	p.Queue = positiveOr(p.Queue, DefaultDialQueue)
 	p.Wait = positiveOr(p.Wait, DefaultDialWait)
-	p.Backoff = positiveOr(p.Backoff, DefaultDialBackoff)
+	p.Backoff = positiveOr(p.Backoff, defaultDialBackoff)
 	return p
 }
 
@@ -304,7 +304,7 @@ func (r *Relay) dialComputer(ctx context.Context, ws *websocket.Conn, comp Compu
 			// Hold off before the slot passes on, so no viewer waiting
 			// for it tries the refused password again.
 			r.mu.Lock()
-			r.authHold[comp.Name] = time.Now().Add(AuthHoldOff)
+			r.authHold[comp.Name] = time.Now().Add(authHoldOff)
 			r.mu.Unlock()
 			proven = ptr(false)
 			l.count(func(s *DialStats) { s.AuthFailures++ })

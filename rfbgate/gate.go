@@ -21,7 +21,7 @@ type GateStats struct {
 	ReleasesSent  uint64 // times key-ups and a buttonless pointer event were injected
 	BytesIn       uint64 // client bytes read
 	BytesForward  uint64 // bytes written towards the server
-	EncodingsDrop uint64 // entries removed from SetEncodings (see EncodingKept)
+	EncodingsDrop uint64 // entries removed from SetEncodings (see encodingKept)
 	// DroppedByType counts dropped messages by message type.
 	DroppedByType [256]uint64
 }
@@ -29,15 +29,17 @@ type GateStats struct {
 // Gate decides, message by message, which client bytes reach the server.
 //
 // A message's verdict is taken at its first byte from the keyboard flag and
-// holds for all of it. Messages of ClassPass always pass (SetEncodings with
-// −316 removed); ClassInput passes only while the flag is set; ClassClose and
-// unknown types end the stream with a *ProtocolError.
+// holds for all of it. Messages needed to see the screen always pass
+// (SetEncodings keeps only the encodings the relay frames, never −316);
+// input (keys, pointer, clipboard, desktop size) passes only while the flag
+// is set; xvp, gii, QEMU audio and unknown types end the stream with a
+// *ProtocolError.
 //
 // SetKeyboard and HasKeyboard are safe to call from any goroutine (the flag
 // is an atomic); Feed and Release must not run concurrently with each other.
 type Gate struct {
 	kbd atomic.Bool
-	p   *Parser
+	p   *parser
 	lim Limits
 
 	fwd     bool // verdict of the current message
@@ -49,7 +51,7 @@ type Gate struct {
 	px, py    uint16
 	pointerOn bool // a pointer event was forwarded since the last release
 
-	// onPixelFormat, when set (FramePixelFormat), hears every forwarded
+	// onPixelFormat, when set (framePixelFormat), hears every forwarded
 	// SetPixelFormat; updated is set once updates were asked for.
 	onPixelFormat func(pf []byte) error
 	updated       bool
@@ -57,16 +59,16 @@ type Gate struct {
 	stats GateStats
 }
 
-// FramePixelFormat makes the gate tell fn the pixel format of every
-// SetPixelFormat it forwards (a ServerFilter sizes Raw and cursor
+// framePixelFormat makes the gate tell fn the pixel format of every
+// SetPixelFormat it forwards (a serverFilter sizes Raw and cursor
 // rectangles by it), and refuse a SetPixelFormat once updates were asked
 // for (SetEncodings, FramebufferUpdateRequest, EnableContinuousUpdates):
 // rectangles already on their way would be in the old format and the
 // server stream could no longer be framed. noVNC sends it once, first.
 // An error from fn (an unframable format) closes the stream.
-func (g *Gate) FramePixelFormat(fn func(pf []byte) error) { g.onPixelFormat = fn }
+func (g *Gate) framePixelFormat(fn func(pf []byte) error) { g.onPixelFormat = fn }
 
-// pixelFormat applies FramePixelFormat's rule to a complete SetPixelFormat.
+// pixelFormat applies framePixelFormat's rule to a complete SetPixelFormat.
 func (g *Gate) pixelFormat(h []byte) error {
 	if g.onPixelFormat == nil {
 		return nil
@@ -83,7 +85,7 @@ func (g *Gate) pixelFormat(h []byte) error {
 // NewGate returns a gate for one viewer's stream, without the keyboard.
 func NewGate(lim Limits) *Gate {
 	lim = lim.withDefaults()
-	return &Gate{p: NewParser(lim), lim: lim, held: make([]heldKey, 0, lim.MaxHeldKeys)}
+	return &Gate{p: newParser(lim), lim: lim, held: make([]heldKey, 0, lim.MaxHeldKeys)}
 }
 
 // SetKeyboard records whether this viewer's surface holds the keyboard. It
@@ -97,9 +99,6 @@ func (g *Gate) HasKeyboard() bool { return g.kbd.Load() }
 // Stats returns the counters. Call it under the lock that serialises Feed.
 func (g *Gate) Stats() GateStats { return g.stats }
 
-// Parser returns the gate's parser (for offsets and state).
-func (g *Gate) Parser() *Parser { return g.p }
-
 // Feed parses a chunk of client bytes and appends to dst what may reach the
 // server: the passing messages (rewritten where the gate rewrites) and, when
 // the keyboard has gone, key-ups for keys this viewer still holds. On error
@@ -108,7 +107,7 @@ func (g *Gate) Feed(dst, in []byte) ([]byte, error) {
 	g.stats.BytesIn += uint64(len(in))
 	before := len(dst)
 	for {
-		if g.p.state == stIdle {
+		if g.p.AtBoundary() {
 			var n int
 			dst, n = g.whole(dst, in)
 			in = in[n:]
@@ -120,13 +119,13 @@ func (g *Gate) Feed(dst, in []byte) ([]byte, error) {
 			return dst, err
 		}
 		switch ev {
-		case EventNeedMore:
+		case evNeedMore:
 			g.stats.BytesForward += uint64(len(dst) - before)
 			return dst, nil
-		case EventStart:
+		case evStart:
 			g.stats.Messages++
-			g.fwd = ClassOf(g.p.Type()) == ClassPass || g.kbd.Load()
-		case EventHeader:
+			g.fwd = classOf(g.p.Type()) == classPass || g.kbd.Load()
+		case evHeader:
 			if g.p.Type() == MsgSetPixelFormat {
 				if err := g.pixelFormat(g.p.Header()); err != nil {
 					g.stats.BytesForward += uint64(len(dst) - before)
@@ -136,11 +135,11 @@ func (g *Gate) Feed(dst, in []byte) ([]byte, error) {
 			if g.fwd {
 				dst = g.header(dst, g.p.Header(), g.p.BodyLen())
 			}
-		case EventBody:
+		case evBody:
 			if g.fwd {
 				dst = append(dst, body...)
 			}
-		case EventEnd:
+		case evEnd:
 			if g.fwd {
 				g.stats.Passed++
 			} else {
@@ -155,41 +154,21 @@ func (g *Gate) Feed(dst, in []byte) ([]byte, error) {
 	}
 }
 
-// fixedLen is the length of the fixed-size messages the fast path takes
-// whole: the ones noVNC sends most (keys, pointer, update requests).
-// SetPixelFormat (sent once) takes Step's path, where FramePixelFormat's
-// rule is applied.
-func fixedLen(in []byte) int {
-	switch in[0] {
-	case MsgPointerEvent:
-		return 6
-	case MsgKeyEvent:
-		return 8
-	case MsgFramebufferUpdateReq, MsgEnableContinuousUpdates:
-		return 10
-	case MsgQEMU:
-		if len(in) >= 2 && in[1] == QEMUExtendedKeyEvent {
-			return 12
-		}
-	}
-	return 0
-}
-
-// whole is the fast path: while the parser is between messages and the
-// input holds a whole fixed-size message, it decides that message in one go
-// (the same decisions as Step's events) and returns the bytes it consumed.
+// whole is the fast path, for a parser between messages: while the input
+// starts with a whole fixed-size message (wholeLen), it decides that
+// message in one go (the same decisions as Step's events), tells the parser
+// (tookWhole) and returns the bytes consumed.
 func (g *Gate) whole(dst, in []byte) ([]byte, int) {
 	used := 0
 	for len(in) > 0 {
-		n := fixedLen(in)
+		n := wholeLen(in)
 		if n == 0 || len(in) < n {
 			break
 		}
 		t := in[0]
-		g.p.typ, g.p.start, g.p.bodyLen = t, g.p.off, 0
-		g.p.off += int64(n)
+		g.p.tookWhole(t, n)
 		g.stats.Messages++
-		g.fwd = ClassOf(t) == ClassPass || g.kbd.Load()
+		g.fwd = classOf(t) == classPass || g.kbd.Load()
 		if g.fwd {
 			dst = g.header(dst, in[:n], 0)
 		}
@@ -245,14 +224,14 @@ func (g *Gate) header(dst, h []byte, bodyLen int64) []byte {
 	return append(dst, h...)
 }
 
-// rewriteEncodings appends SetEncodings with only the entries EncodingKept
+// rewriteEncodings appends SetEncodings with only the entries encodingKept
 // allows: no −316, and only encodings the server stream's framer reads.
 func (g *Gate) rewriteEncodings(dst, h []byte) []byte {
 	at := len(dst)
 	dst = append(dst, h[:4]...)
 	n := 0
 	for i := 4; i+4 <= len(h); i += 4 {
-		if !EncodingKept(int32(binary.BigEndian.Uint32(h[i : i+4]))) {
+		if !encodingKept(int32(binary.BigEndian.Uint32(h[i : i+4]))) {
 			g.stats.EncodingsDrop++
 			continue
 		}
@@ -308,11 +287,11 @@ func (g *Gate) Release(dst []byte) []byte {
 	return g.appendRelease(dst)
 }
 
-// Holding reports whether the gate tracks keys or buttons down.
-func (g *Gate) Holding() bool { return len(g.held) > 0 || g.buttons != 0 }
+// holding reports whether the gate tracks keys or buttons down.
+func (g *Gate) holding() bool { return len(g.held) > 0 || g.buttons != 0 }
 
-// ReleasePending reports whether a release waits for the current message's end.
-func (g *Gate) ReleasePending() bool { return g.pending }
+// releasePending reports whether a release waits for the current message's end.
+func (g *Gate) releasePending() bool { return g.pending }
 
 func (g *Gate) appendRelease(dst []byte) []byte {
 	g.pending = false

@@ -215,11 +215,11 @@ func (e *RefusedError) IsBlacklist() bool {
 	return e.Version == "3.3" && e.HasReason
 }
 
-// ServeClientHandshake runs RFB 3.8 as a server on rw (the browser's
+// serveClientHandshake runs RFB 3.8 as a server on rw (the browser's
 // stream): it offers only security type None, sends SecurityResult 0, reads
 // the browser's ClientInit (not forwarded: the relay's own ClientInit to the
 // server was shared = 1) and sends init.Raw unchanged.
-func ServeClientHandshake(rw io.ReadWriter, init *ServerInit) error {
+func serveClientHandshake(rw io.ReadWriter, init *ServerInit) error {
 	const side = "client"
 	if _, err := io.WriteString(rw, protocolVersion); err != nil {
 		return hsErr(side, "ProtocolVersion", err)

@@ -40,7 +40,7 @@ var viewerPage []byte
 //	GET  /v1/events                     server-sent lease events
 //	GET  /v1/streams/computers/glass?ticket=T   WebSocket (RFB)
 //
-// The tools take only application/json bodies of at most MaxRequestBody
+// The tools take only application/json bodies of at most maxRequestBody
 // bytes; a browser request from an origin that is neither the relay's own
 // nor allowed by Config.OriginPatterns is refused (403 "origin_forbidden"),
 // so a page on another site cannot move the keyboard. A wrong method gets
@@ -105,7 +105,7 @@ func (h *handler) readTarget(w http.ResponseWriter, req *http.Request) (target, 
 	var t target
 	raw, err := io.ReadAll(req.Body) // bounded by guard's MaxBytesReader
 	if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
-		writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body is over %d bytes", MaxRequestBody))
+		writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body is over %d bytes", maxRequestBody))
 		return t, false
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -151,7 +151,7 @@ func (h *handler) takeover(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	h.writeLease(w, h.r.Leases.TakeOver(t.Agent, t.Surface))
+	h.writeLease(w, h.r.leases.TakeOver(t.Agent, t.Surface))
 }
 
 func (h *handler) renew(w http.ResponseWriter, req *http.Request) {
@@ -159,7 +159,7 @@ func (h *handler) renew(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	exp, err := h.r.Leases.Renew(t.Agent, t.Surface)
+	exp, err := h.r.leases.Renew(t.Agent, t.Surface)
 	if errors.Is(err, ErrNotHolder) {
 		writeError(w, http.StatusConflict, "not_holder", "surface "+t.Surface+" does not hold the keyboard of "+t.Agent)
 		return
@@ -170,7 +170,7 @@ func (h *handler) renew(w http.ResponseWriter, req *http.Request) {
 // writeLease answers a take-over or renewal: when the lease ends unless
 // renewed, and the TTL a renewal restores (a page renews at a third of it).
 func (h *handler) writeLease(w http.ResponseWriter, exp time.Time) {
-	writeJSON(w, map[string]any{"expires_at": exp.UTC().Format(time.RFC3339Nano), "ttl_ms": h.r.Leases.TTL().Milliseconds()})
+	writeJSON(w, map[string]any{"expires_at": exp.UTC().Format(time.RFC3339Nano), "ttl_ms": h.r.leases.TTL().Milliseconds()})
 }
 
 func (h *handler) giveback(w http.ResponseWriter, req *http.Request) {
@@ -178,7 +178,7 @@ func (h *handler) giveback(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	if err := h.r.Leases.GiveBack(t.Agent, t.Surface); errors.Is(err, ErrNotHolder) {
+	if err := h.r.leases.GiveBack(t.Agent, t.Surface); errors.Is(err, ErrNotHolder) {
 		writeError(w, http.StatusConflict, "not_holder", "surface "+t.Surface+" does not hold the keyboard of "+t.Agent)
 		return
 	}
@@ -194,16 +194,16 @@ func (h *handler) status(w http.ResponseWriter, req *http.Request) {
 	writeJSON(w, struct {
 		ComputerStatus
 		LeaseTTLms int64 `json:"lease_ttl_ms"`
-	}{st, h.r.Leases.TTL().Milliseconds()})
+	}{st, h.r.leases.TTL().Milliseconds()})
 }
 
 // eventBuffer is how many events an /v1/events stream may fall behind
 // before it is ended with a "dropped" event.
 const eventBuffer = 64
 
-// EventDropped is the last event of an /v1/events stream that fell
+// eventDropped is the last event of an /v1/events stream that fell
 // eventBuffer events behind: it missed events, and ends.
-const EventDropped = "dropped"
+const eventDropped = "dropped"
 
 // events streams lease events as server-sent events until the client goes.
 func (h *handler) events(w http.ResponseWriter, req *http.Request) {
@@ -212,7 +212,7 @@ func (h *handler) events(w http.ResponseWriter, req *http.Request) {
 		writeError(w, http.StatusInternalServerError, "no_streaming", "the server cannot stream")
 		return
 	}
-	ch, cancel := h.r.Leases.Subscribe(eventBuffer)
+	ch, cancel := h.r.leases.Subscribe(eventBuffer)
 	defer cancel()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -232,7 +232,7 @@ func (h *handler) events(w http.ResponseWriter, req *http.Request) {
 			fl.Flush()
 		case ev, ok := <-ch:
 			if !ok { // fell behind: say so and end; the client reconnects and re-reads the status
-				fmt.Fprintf(w, "event: %s\ndata: {\"type\":%q,\"message\":\"this stream fell %d events behind and missed some; reconnect and read the status\"}\n\n", EventDropped, EventDropped, eventBuffer)
+				fmt.Fprintf(w, "event: %s\ndata: {\"type\":%q,\"message\":\"this stream fell %d events behind and missed some; reconnect and read the status\"}\n\n", eventDropped, eventDropped, eventBuffer)
 				fl.Flush()
 				return
 			}

@@ -9,15 +9,15 @@ import (
 
 // Lease event types.
 const (
-	EventTakenOver  = "computer.taken-over"
-	EventHandedBack = "computer.handed-back"
+	eventTakenOver  = "computer.taken-over"
+	eventHandedBack = "computer.handed-back"
 )
 
 // Reasons a keyboard was handed back.
 const (
-	ReasonGiveBack = "giveback" // the holder gave it back
-	ReasonExpired  = "expired"  // no renewal within the lease TTL
-	ReasonMoved    = "moved"    // another surface took over
+	reasonGiveBack = "giveback" // the holder gave it back
+	reasonExpired  = "expired"  // no renewal within the lease TTL
+	reasonMoved    = "moved"    // another surface took over
 )
 
 // DefaultLeaseTTL is how long a take-over lasts after its last renewal.
@@ -37,8 +37,8 @@ func (e *KeyboardHeldError) Error() string {
 	return fmt.Sprintf("rfbgate: computer %s: keyboard held by surface %s", e.Agent, e.Surface)
 }
 
-// LeaseEvent is one change of who holds a computer's keyboard.
-type LeaseEvent struct {
+// leaseEvent is one change of who holds a computer's keyboard.
+type leaseEvent struct {
 	Type    string    `json:"type"`
 	Agent   string    `json:"agent"`
 	Surface string    `json:"surface"`
@@ -52,35 +52,35 @@ type lease struct {
 	timer   *time.Timer
 }
 
-// Leases records which surface holds each computer's keyboard. It is safe
+// leases records which surface holds each computer's keyboard. It is safe
 // for concurrent use. A take-over expires ttl after its last renewal.
-type Leases struct {
+type leases struct {
 	mu       sync.Mutex
 	ttl      time.Duration
 	m        map[string]*lease
-	subs     map[int]chan LeaseEvent
+	subs     map[int]chan leaseEvent
 	nextSub  int
 	dropped  uint64
 	onChange func(agent string)
 }
 
-// NewLeases returns an empty lease table; ttl <= 0 takes DefaultLeaseTTL.
+// newLeases returns an empty lease table; ttl <= 0 takes DefaultLeaseTTL.
 // onChange, if not nil, runs (outside the lock) after every change of holder.
-func NewLeases(ttl time.Duration, onChange func(agent string)) *Leases {
+func newLeases(ttl time.Duration, onChange func(agent string)) *leases {
 	if ttl <= 0 {
 		ttl = DefaultLeaseTTL
 	}
-	return &Leases{ttl: ttl, m: make(map[string]*lease), subs: make(map[int]chan LeaseEvent), onChange: onChange}
+	return &leases{ttl: ttl, m: make(map[string]*lease), subs: make(map[int]chan leaseEvent), onChange: onChange}
 }
 
 // TTL is the lease lifetime after a renewal.
-func (l *Leases) TTL() time.Duration { return l.ttl }
+func (l *leases) TTL() time.Duration { return l.ttl }
 
 // TakeOver gives agent's keyboard to surface (moving it from another surface
 // if one holds it) and returns when the lease expires unless renewed.
-func (l *Leases) TakeOver(agent, surface string) time.Time {
+func (l *leases) TakeOver(agent, surface string) time.Time {
 	now := time.Now()
-	var evs []LeaseEvent
+	var evs []leaseEvent
 	l.mu.Lock()
 	cur := l.m[agent]
 	if cur != nil && cur.surface == surface {
@@ -90,12 +90,12 @@ func (l *Leases) TakeOver(agent, surface string) time.Time {
 	}
 	if cur != nil {
 		cur.timer.Stop()
-		evs = append(evs, LeaseEvent{Type: EventHandedBack, Agent: agent, Surface: cur.surface, Reason: ReasonMoved, At: now})
+		evs = append(evs, leaseEvent{Type: eventHandedBack, Agent: agent, Surface: cur.surface, Reason: reasonMoved, At: now})
 	}
 	nl := &lease{surface: surface}
 	l.m[agent] = nl
 	l.renewLocked(agent, nl, now)
-	evs = append(evs, LeaseEvent{Type: EventTakenOver, Agent: agent, Surface: surface, At: now})
+	evs = append(evs, leaseEvent{Type: eventTakenOver, Agent: agent, Surface: surface, At: now})
 	exp := nl.expires
 	l.publishLocked(evs)
 	l.mu.Unlock()
@@ -103,7 +103,7 @@ func (l *Leases) TakeOver(agent, surface string) time.Time {
 	return exp
 }
 
-func (l *Leases) renewLocked(agent string, ls *lease, now time.Time) {
+func (l *leases) renewLocked(agent string, ls *lease, now time.Time) {
 	ls.expires = now.Add(l.ttl)
 	if ls.timer != nil {
 		ls.timer.Stop()
@@ -111,20 +111,20 @@ func (l *Leases) renewLocked(agent string, ls *lease, now time.Time) {
 	ls.timer = time.AfterFunc(l.ttl, func() { l.expire(agent, ls) })
 }
 
-func (l *Leases) expire(agent string, ls *lease) {
+func (l *leases) expire(agent string, ls *lease) {
 	l.mu.Lock()
 	if l.m[agent] != ls || time.Now().Before(ls.expires) {
 		l.mu.Unlock()
 		return
 	}
 	delete(l.m, agent)
-	l.publishLocked([]LeaseEvent{{Type: EventHandedBack, Agent: agent, Surface: ls.surface, Reason: ReasonExpired, At: time.Now()}})
+	l.publishLocked([]leaseEvent{{Type: eventHandedBack, Agent: agent, Surface: ls.surface, Reason: reasonExpired, At: time.Now()}})
 	l.mu.Unlock()
 	l.changed(agent)
 }
 
 // Renew extends surface's take-over of agent; ErrNotHolder if it has none.
-func (l *Leases) Renew(agent, surface string) (time.Time, error) {
+func (l *leases) Renew(agent, surface string) (time.Time, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	cur := l.m[agent]
@@ -136,7 +136,7 @@ func (l *Leases) Renew(agent, surface string) (time.Time, error) {
 }
 
 // GiveBack ends surface's take-over of agent; ErrNotHolder if it has none.
-func (l *Leases) GiveBack(agent, surface string) error {
+func (l *leases) GiveBack(agent, surface string) error {
 	l.mu.Lock()
 	cur := l.m[agent]
 	if cur == nil || cur.surface != surface {
@@ -145,14 +145,14 @@ func (l *Leases) GiveBack(agent, surface string) error {
 	}
 	cur.timer.Stop()
 	delete(l.m, agent)
-	l.publishLocked([]LeaseEvent{{Type: EventHandedBack, Agent: agent, Surface: surface, Reason: ReasonGiveBack, At: time.Now()}})
+	l.publishLocked([]leaseEvent{{Type: eventHandedBack, Agent: agent, Surface: surface, Reason: reasonGiveBack, At: time.Now()}})
 	l.mu.Unlock()
 	l.changed(agent)
 	return nil
 }
 
 // Holder returns the surface holding agent's keyboard, if any.
-func (l *Leases) Holder(agent string) (string, bool) {
+func (l *leases) Holder(agent string) (string, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if cur := l.m[agent]; cur != nil {
@@ -163,7 +163,7 @@ func (l *Leases) Holder(agent string) (string, bool) {
 
 // CheckAgentInput is for the agent's own input tools: nil while no person
 // holds the keyboard, else a *KeyboardHeldError naming the holder.
-func (l *Leases) CheckAgentInput(agent string) error {
+func (l *leases) CheckAgentInput(agent string) error {
 	if s, ok := l.Holder(agent); ok {
 		return &KeyboardHeldError{Agent: agent, Surface: s}
 	}
@@ -175,8 +175,8 @@ func (l *Leases) CheckAgentInput(agent string) error {
 // whose channel is full when an event comes has fallen behind, and its
 // channel is closed (after the events it holds) instead, so it learns that
 // it missed events rather than missing them silently.
-func (l *Leases) Subscribe(buf int) (<-chan LeaseEvent, func()) {
-	ch := make(chan LeaseEvent, buf)
+func (l *leases) Subscribe(buf int) (<-chan leaseEvent, func()) {
+	ch := make(chan leaseEvent, buf)
 	l.mu.Lock()
 	id := l.nextSub
 	l.nextSub++
@@ -193,13 +193,13 @@ func (l *Leases) Subscribe(buf int) (<-chan LeaseEvent, func()) {
 }
 
 // Dropped counts subscriptions ended because they fell behind.
-func (l *Leases) Dropped() uint64 {
+func (l *leases) Dropped() uint64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.dropped
 }
 
-func (l *Leases) publishLocked(evs []LeaseEvent) {
+func (l *leases) publishLocked(evs []leaseEvent) {
 	for _, ev := range evs {
 		for id, ch := range l.subs {
 			select {
@@ -213,7 +213,7 @@ func (l *Leases) publishLocked(evs []LeaseEvent) {
 	}
 }
 
-func (l *Leases) changed(agent string) {
+func (l *leases) changed(agent string) {
 	if l.onChange != nil {
 		l.onChange(agent)
 	}

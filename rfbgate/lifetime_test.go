@@ -182,7 +182,7 @@ func TestXvncKilledCloseFrames(t *testing.T) {
 	var vs []*closeWatcher
 	for _, s := range []string{"laptop", "phone", "tablet"} {
 		c := watchClose(t, tr, "agent1", s, true)
-		c.Write(setEncodings(EncodingZRLE, EncodingRaw))
+		c.Write(setEncodings(encodingZRLE, encodingRaw))
 		c.Write(fbur)
 		vs = append(vs, c)
 	}
@@ -236,7 +236,7 @@ func scriptedVNC(t *testing.T, password string, script []byte) string {
 // cannot frame (here a Tight rectangle, which it never asks for) closes
 // that viewer with 1011 and a reason, after what came before it.
 func TestUnframableServerMessageClosesViewer(t *testing.T) {
-	bell := []byte{SrvBell}
+	bell := []byte{srvBell}
 	addr := scriptedVNC(t, testPassword, append(append([]byte{}, bell...), srvUpdate(srvRect(0, 0, 8, 8, 7))...))
 	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
 	c := watchClose(t, tr, "a", "s", true)

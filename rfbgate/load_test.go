@@ -290,23 +290,11 @@ type rawViewer struct {
 }
 
 func dialRFBRaw(url string) (*rawViewer, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{"binary"}})
+	c, err := dialViewer(url, 30*time.Second)
 	if err != nil {
 		return nil, err
 	}
-	ws.SetReadLimit(-1)
-	cctx, ccancel := context.WithCancel(context.Background())
-	c := &rfbClient{ws: ws, conn: websocket.NetConn(cctx, ws, websocket.MessageBinary)}
-	c.conn.SetDeadline(time.Now().Add(30 * time.Second))
-	if err := c.handshake(); err != nil {
-		c.conn.Close()
-		ccancel()
-		return nil, err
-	}
-	c.conn.SetDeadline(time.Time{})
-	return &rawViewer{ws: ws, conn: c.conn, name: string(c.Init[24:]), cancel: ccancel}, nil
+	return &rawViewer{ws: c.ws, conn: c.conn, name: string(c.Init[24:]), cancel: c.cancel}, nil
 }
 
 func (v *rawViewer) close() {

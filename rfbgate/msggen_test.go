@@ -8,13 +8,9 @@ import (
 // genMsg appends one random, well-formed client message and returns its type.
 // lim shapes the lengths so that limits are reached now and then.
 func genMsg(r *rand.Rand, dst []byte, lim Limits) ([]byte, uint8) {
-	switch r.IntN(12) {
+	switch k := r.IntN(12); k {
 	case 0:
-		dst = append(dst, MsgSetPixelFormat, 0, 0, 0)
-		for i := 0; i < 16; i++ {
-			dst = append(dst, byte(r.Uint32()))
-		}
-		return dst, MsgSetPixelFormat
+		return randBytes(r, append(dst, MsgSetPixelFormat, 0, 0, 0), 16), MsgSetPixelFormat
 	case 1:
 		n := r.IntN(lim.MaxEncodings + 1)
 		dst = append(dst, MsgSetEncodings, 0)
@@ -22,17 +18,17 @@ func genMsg(r *rand.Rand, dst []byte, lim Limits) ([]byte, uint8) {
 		for i := 0; i < n; i++ {
 			e := int32(r.Uint32())
 			if r.IntN(4) == 0 {
-				e = EncodingExtendedMouseButtons
+				e = encodingExtendedMouseButtons
 			}
 			dst = binary.BigEndian.AppendUint32(dst, uint32(e))
 		}
 		return dst, MsgSetEncodings
-	case 2:
-		dst = append(dst, MsgFramebufferUpdateReq, byte(r.IntN(2)))
-		for i := 0; i < 8; i++ {
-			dst = append(dst, byte(r.Uint32()))
+	case 2, 7: // the update requests: a flag and a rectangle
+		t := uint8(MsgFramebufferUpdateReq)
+		if k == 7 {
+			t = MsgEnableContinuousUpdates
 		}
-		return dst, MsgFramebufferUpdateReq
+		return randBytes(r, append(dst, t, byte(r.IntN(2))), 8), t
 	case 3, 4:
 		dst = append(dst, MsgKeyEvent, byte(r.IntN(2)), 0, 0)
 		dst = binary.BigEndian.AppendUint32(dst, 0xff00+uint32(r.IntN(12)))
@@ -62,30 +58,16 @@ func genMsg(r *rand.Rand, dst []byte, lim Limits) ([]byte, uint8) {
 			dst = append(dst, byte(i))
 		}
 		return dst, MsgClientCutText
-	case 7:
-		dst = append(dst, MsgEnableContinuousUpdates, byte(r.IntN(2)))
-		for i := 0; i < 8; i++ {
-			dst = append(dst, byte(r.Uint32()))
-		}
-		return dst, MsgEnableContinuousUpdates
 	case 8:
-		l := r.IntN(MaxFencePayload + 1)
+		l := r.IntN(maxFencePayload + 1)
 		dst = append(dst, MsgClientFence, 0, 0, 0)
 		dst = binary.BigEndian.AppendUint32(dst, r.Uint32())
-		dst = append(dst, byte(l))
-		for i := 0; i < l; i++ {
-			dst = append(dst, byte(r.Uint32()))
-		}
-		return dst, MsgClientFence
+		return randBytes(r, append(dst, byte(l)), l), MsgClientFence
 	case 9:
 		n := r.IntN(4)
 		dst = append(dst, MsgSetDesktopSize, 0)
 		dst = binary.BigEndian.AppendUint32(dst, r.Uint32())
-		dst = append(dst, byte(n), 0)
-		for i := 0; i < n*16; i++ {
-			dst = append(dst, byte(r.Uint32()))
-		}
-		return dst, MsgSetDesktopSize
+		return randBytes(r, append(dst, byte(n), 0), n*16), MsgSetDesktopSize
 	default:
 		dst = append(dst, MsgQEMU, QEMUExtendedKeyEvent)
 		dst = binary.BigEndian.AppendUint16(dst, uint16(r.IntN(2)))
@@ -93,4 +75,12 @@ func genMsg(r *rand.Rand, dst []byte, lim Limits) ([]byte, uint8) {
 		dst = binary.BigEndian.AppendUint32(dst, 16+uint32(r.IntN(12)))
 		return dst, MsgQEMU
 	}
+}
+
+// randBytes appends n random bytes.
+func randBytes(r *rand.Rand, dst []byte, n int) []byte {
+	for i := 0; i < n; i++ {
+		dst = append(dst, byte(r.Uint32()))
+	}
+	return dst
 }

@@ -3,17 +3,21 @@
 // viewer whose surface holds the computer's keyboard may send input.
 //
 //	browser (noVNC) --WebSocket--> Relay: Gate per viewer ---------TCP--> Xvnc
-//	browser <------------------- Relay: ServerFilter per viewer <-------- Xvnc
+//	browser <------------------ Relay: server filter per viewer <-------- Xvnc
 //
-// The pieces, bottom up: Parser reads the client-to-server message stream in
-// chunks of any size; Gate decides per message what reaches the server (the
-// message table, msgTable, is the one place that classifies types);
-// ServerFilter frames the server-to-client stream the same way and keeps
-// the clipboard (ServerCutText) for the viewer holding the keyboard;
-// ClientHandshake and ServeClientHandshake speak RFB 3.8 to each side;
-// Tickets and Leases hold who may watch and who may type; Relay joins a
-// WebSocket to a server connection; NewHandler is the HTTP surface (control
-// API, stream upgrade and, with a noVNC directory, the /glass/ viewer page).
+// A daemon embedding it builds a Relay from a Config (its computers, their
+// Xvnc addresses and passwords, and the limits and timeouts) and serves
+// NewHandler's HTTP surface: the control API (watch tickets, keyboard
+// take-over, give-back and renewal, status and an event stream), the
+// WebSocket upgrade for each viewer and, with a noVNC directory, the /glass/
+// viewer page. Gate is the input gate on its own, for one viewer's client
+// stream; ClientHandshake speaks RFB 3.8 to a server as a client.
+//
+// Inside, a streaming parser reads the client-to-server messages in chunks
+// of any size (one table, msgTable, classifies the types and gives their
+// lengths); the gate decides per message what reaches the server; a server
+// filter frames the server-to-client stream the same way and keeps the
+// clipboard (ServerCutText) for the viewer holding the keyboard.
 //
 // Rules the gate keeps:
 //   - A message's verdict is taken at its first byte and holds for all of it.
@@ -22,9 +26,9 @@
 //     or are dropped as they arrive, never buffered whole.
 //   - SetEncodings loses −316 (extended mouse buttons), so a PointerEvent is
 //     always 6 bytes for both the gate and Xvnc, and every encoding the
-//     ServerFilter does not frame (EncodingKept).
+//     server filter does not frame.
 //   - SetPixelFormat is refused once updates were asked for, so the
-//     ServerFilter always sizes rectangles in the format they were sent in.
+//     server filter always sizes rectangles in the format they were sent in.
 //   - A viewer's writes have a deadline and its pings a timeout; it ends
 //     with a WebSocket close frame saying why.
 //   - When a viewer loses the keyboard (give-back, expiry, move, or its own
@@ -60,32 +64,32 @@ const (
 	QEMUAudio            = 1
 )
 
-// EncodingExtendedMouseButtons is the pseudo-encoding (−316) that makes a
+// encodingExtendedMouseButtons is the pseudo-encoding (−316) that makes a
 // PointerEvent 7 bytes long when its mask has bit 7 set. The gate strips it
 // from every SetEncodings so that the length of a PointerEvent is never
 // ambiguous between the gate and the server.
-const EncodingExtendedMouseButtons = -316
+const encodingExtendedMouseButtons = -316
 
-// Class says what the gate does with a client message.
-type Class uint8
+// msgClass says what the gate does with a client message.
+type msgClass uint8
 
 const (
-	// ClassPass messages are needed to see the screen; they pass for every viewer.
-	ClassPass Class = iota + 1
-	// ClassInput messages pass only while the viewer holds the keyboard.
-	ClassInput
-	// ClassClose messages close the connection.
-	ClassClose
+	// classPass messages are needed to see the screen; they pass for every viewer.
+	classPass msgClass = iota + 1
+	// classInput messages pass only while the viewer holds the keyboard.
+	classInput
+	// classClose messages close the connection.
+	classClose
 )
 
 // String names the class.
-func (c Class) String() string {
+func (c msgClass) String() string {
 	switch c {
-	case ClassPass:
+	case classPass:
 		return "pass"
-	case ClassInput:
+	case classInput:
 		return "input"
-	case ClassClose:
+	case classClose:
 		return "close"
 	}
 	return "unknown"
@@ -94,42 +98,74 @@ func (c Class) String() string {
 // msgInfo is one row of the client message table.
 type msgInfo struct {
 	name  string
-	class Class
+	class msgClass
 	base  int // bytes of the fixed part, type byte included; 0 for unknown
 }
+
+// Lengths of the fixed-size messages, written once: msgTable's rows and the
+// gate's fast path (wholeLen) both read them.
+const (
+	keyEventLen     = 8
+	pointerLen      = 6
+	updateReqLen    = 10 // FramebufferUpdateRequest and EnableContinuousUpdates
+	qemuKeyEventLen = 12 // a QEMU extended key event, the one QEMU subtype relayed
+)
 
 // msgTable is the one table of client-to-server message types. Every other
 // part of the package reads it. Type 255 is refined by its subtype.
 var msgTable = [256]msgInfo{
-	MsgSetPixelFormat:          {"SetPixelFormat", ClassPass, 20},
-	MsgSetEncodings:            {"SetEncodings", ClassPass, 4},
-	MsgFramebufferUpdateReq:    {"FramebufferUpdateRequest", ClassPass, 10},
-	MsgKeyEvent:                {"KeyEvent", ClassInput, 8},
-	MsgPointerEvent:            {"PointerEvent", ClassInput, 6},
-	MsgClientCutText:           {"ClientCutText", ClassInput, 8},
-	MsgEnableContinuousUpdates: {"EnableContinuousUpdates", ClassPass, 10},
-	MsgClientFence:             {"ClientFence", ClassPass, 9},
-	MsgXvp:                     {"xvp", ClassClose, 0},
-	MsgSetDesktopSize:          {"SetDesktopSize", ClassInput, 8},
-	MsgGii:                     {"gii", ClassClose, 0},
-	MsgQEMU:                    {"QEMU", ClassInput, 2},
+	MsgSetPixelFormat:          {"SetPixelFormat", classPass, 20},
+	MsgSetEncodings:            {"SetEncodings", classPass, 4},
+	MsgFramebufferUpdateReq:    {"FramebufferUpdateRequest", classPass, updateReqLen},
+	MsgKeyEvent:                {"KeyEvent", classInput, keyEventLen},
+	MsgPointerEvent:            {"PointerEvent", classInput, pointerLen},
+	MsgClientCutText:           {"ClientCutText", classInput, 8},
+	MsgEnableContinuousUpdates: {"EnableContinuousUpdates", classPass, updateReqLen},
+	MsgClientFence:             {"ClientFence", classPass, 9},
+	MsgXvp:                     {"xvp", classClose, 0},
+	MsgSetDesktopSize:          {"SetDesktopSize", classInput, 8},
+	MsgGii:                     {"gii", classClose, 0},
+	MsgQEMU:                    {"QEMU", classInput, 2},
 }
 
-// MessageName names a client message type ("type 7" for an unknown one).
-func MessageName(t uint8) string {
+// wholeLen is the length of the message at the start of in (not empty)
+// when it is one the gate's fast path takes whole, and 0 otherwise: the
+// fixed-size messages that noVNC sends most (keys, pointer, update
+// requests) and that have no rule at their header beyond the gate's own. SetPixelFormat
+// (sent once) takes Step's path, where framePixelFormat's rule is applied.
+// A switch, not a table load, keeps the fast path as cheap as it was; its
+// lengths are msgTable's (TestWholeLenTable holds them together).
+func wholeLen(in []byte) int {
+	switch in[0] {
+	case MsgPointerEvent:
+		return pointerLen
+	case MsgKeyEvent:
+		return keyEventLen
+	case MsgFramebufferUpdateReq, MsgEnableContinuousUpdates:
+		return updateReqLen
+	case MsgQEMU:
+		if len(in) >= 2 && in[1] == QEMUExtendedKeyEvent {
+			return qemuKeyEventLen
+		}
+	}
+	return 0
+}
+
+// messageName names a client message type ("type 7" for an unknown one).
+func messageName(t uint8) string {
 	if n := msgTable[t].name; n != "" {
 		return n
 	}
 	return fmt.Sprintf("type %d", t)
 }
 
-// ClassOf says what the gate does with client message type t. Unknown types
-// are ClassClose. Type 255 is ClassInput here; its audio subtype closes.
-func ClassOf(t uint8) Class {
+// classOf says what the gate does with client message type t. Unknown types
+// are classClose. Type 255 is classInput here; its audio subtype closes.
+func classOf(t uint8) msgClass {
 	if c := msgTable[t].class; c != 0 {
 		return c
 	}
-	return ClassClose
+	return classClose
 }
 
 // Limits bound what one client message may make the gate hold.
@@ -148,10 +184,10 @@ type Limits struct {
 // Default limits.
 const (
 	DefaultMaxCutText   = 256 << 10
-	DefaultMaxEncodings = 128
-	DefaultMaxHeldKeys  = 64
-	// MaxFencePayload is the RFB limit on a ClientFence payload.
-	MaxFencePayload = 64
+	defaultMaxEncodings = 128
+	defaultMaxHeldKeys  = 64
+	// maxFencePayload is the RFB limit on a ClientFence payload.
+	maxFencePayload = 64
 )
 
 func (l Limits) withDefaults() Limits {
@@ -159,10 +195,10 @@ func (l Limits) withDefaults() Limits {
 		l.MaxCutText = DefaultMaxCutText
 	}
 	if l.MaxEncodings <= 0 {
-		l.MaxEncodings = DefaultMaxEncodings
+		l.MaxEncodings = defaultMaxEncodings
 	}
 	if l.MaxHeldKeys <= 0 {
-		l.MaxHeldKeys = DefaultMaxHeldKeys
+		l.MaxHeldKeys = defaultMaxHeldKeys
 	}
 	return l
 }
@@ -190,29 +226,29 @@ type ProtocolError struct {
 
 // Error reports what went wrong and where.
 func (e *ProtocolError) Error() string {
-	return fmt.Sprintf("rfbgate: %v: %s at client byte %d: %s", e.Kind, MessageName(e.Type), e.Offset, e.Detail)
+	return fmt.Sprintf("rfbgate: %v: %s at client byte %d: %s", e.Kind, messageName(e.Type), e.Offset, e.Detail)
 }
 
 // Unwrap returns the kind, for errors.Is.
 func (e *ProtocolError) Unwrap() error { return e.Kind }
 
-// Event is what one Parser.Step reports.
-type Event uint8
+// event is what one parser.Step reports.
+type event uint8
 
 const (
-	// EventNeedMore: the input is used up in the middle of a message (or
+	// evNeedMore: the input is used up in the middle of a message (or
 	// between messages); call Step again with more input.
-	EventNeedMore Event = iota
-	// EventStart: the first byte of a message was read; Type is known.
-	EventStart
-	// EventHeader: the fixed part of the message is complete; Header holds it.
+	evNeedMore event = iota
+	// evStart: the first byte of a message was read; Type is known.
+	evStart
+	// evHeader: the fixed part of the message is complete; Header holds it.
 	// For SetEncodings the fixed part includes the whole encoding list.
-	EventHeader
-	// EventBody: the returned bytes are a piece of the message's payload
+	evHeader
+	// evBody: the returned bytes are a piece of the message's payload
 	// (ClientCutText text, ClientFence payload, SetDesktopSize screens).
-	EventBody
-	// EventEnd: the message is complete.
-	EventEnd
+	evBody
+	// evEnd: the message is complete.
+	evEnd
 )
 
 type parserState uint8
@@ -225,11 +261,11 @@ const (
 	stFailed
 )
 
-// Parser is a resumable streaming parser of the RFB client-to-server stream
+// parser is a resumable streaming parser of the RFB client-to-server stream
 // (after the handshake). It holds at most one message's fixed part (for
 // SetEncodings its capped encoding list); payloads are handed out in pieces
-// as they arrive and never buffered. It does not allocate after NewParser.
-type Parser struct {
+// as they arrive and never buffered. It does not allocate after newParser.
+type parser struct {
 	lim      Limits
 	state    parserState
 	typ      uint8
@@ -243,58 +279,67 @@ type Parser struct {
 	err      error
 }
 
-// NewParser returns a parser with the given limits (zero fields take defaults).
-func NewParser(lim Limits) *Parser {
+// newParser returns a parser with the given limits (zero fields take defaults).
+func newParser(lim Limits) *parser {
 	lim = lim.withDefaults()
 	n := 4 + 4*lim.MaxEncodings
 	if n < 20 {
 		n = 20
 	}
-	return &Parser{lim: lim, hdr: make([]byte, 0, n)}
+	return &parser{lim: lim, hdr: make([]byte, 0, n)}
 }
 
-// Type is the current message's type (valid from EventStart to EventEnd).
-func (p *Parser) Type() uint8 { return p.typ }
+// Type is the current message's type (valid from evStart to evEnd).
+func (p *parser) Type() uint8 { return p.typ }
 
-// Header is the current message's fixed part, valid from EventHeader until
+// Header is the current message's fixed part, valid from evHeader until
 // the next Step that starts a new message.
-func (p *Parser) Header() []byte { return p.hdr }
+func (p *parser) Header() []byte { return p.hdr }
 
-// BodyLen is the current message's payload length (valid from EventHeader).
-func (p *Parser) BodyLen() int64 { return p.bodyLen }
+// BodyLen is the current message's payload length (valid from evHeader).
+func (p *parser) BodyLen() int64 { return p.bodyLen }
 
 // Offset is the number of client bytes consumed so far.
-func (p *Parser) Offset() int64 { return p.off }
+func (p *parser) Offset() int64 { return p.off }
 
 // MessageOffset is the offset of the current message's first byte.
-func (p *Parser) MessageOffset() int64 { return p.start }
+func (p *parser) MessageOffset() int64 { return p.start }
 
 // AtBoundary reports whether the parser is between messages.
-func (p *Parser) AtBoundary() bool { return p.state == stIdle }
+func (p *parser) AtBoundary() bool { return p.state == stIdle }
+
+// tookWhole records a whole message of type t and n bytes (wholeLen), read
+// by the gate's fast path while the parser was between messages, as Step
+// would have by the message's evEnd: its type, its offset, no payload. The
+// parser stays between messages.
+func (p *parser) tookWhole(t uint8, n int) {
+	p.typ, p.start, p.bodyLen = t, p.off, 0
+	p.off += int64(n)
+}
 
 // Err is the error that stopped the parser, if any.
-func (p *Parser) Err() error { return p.err }
+func (p *parser) Err() error { return p.err }
 
-func (p *Parser) fail(kind error, detail string) error {
+func (p *parser) fail(kind error, detail string) error {
 	p.err = &ProtocolError{Kind: kind, Type: p.typ, Offset: p.start, Detail: detail}
 	p.state = stFailed
 	return p.err
 }
 
 // Step consumes a prefix of in and reports one event. It returns how many
-// bytes it consumed and, for EventBody, the payload piece (a sub-slice of in).
-// Call it until it returns EventNeedMore, then feed the next chunk. After an
+// bytes it consumed and, for evBody, the payload piece (a sub-slice of in).
+// Call it until it returns evNeedMore, then feed the next chunk. After an
 // error every Step returns that error.
-func (p *Parser) Step(in []byte) (n int, ev Event, body []byte, err error) {
+func (p *parser) Step(in []byte) (n int, ev event, body []byte, err error) {
 	switch p.state {
 	case stFailed:
-		return 0, EventNeedMore, nil, p.err
+		return 0, evNeedMore, nil, p.err
 	case stEnd:
 		p.state = stIdle
-		return 0, EventEnd, nil, nil
+		return 0, evEnd, nil, nil
 	case stIdle:
 		if len(in) == 0 {
-			return 0, EventNeedMore, nil, nil
+			return 0, evNeedMore, nil, nil
 		}
 		p.typ = in[0]
 		p.start = p.off
@@ -302,16 +347,16 @@ func (p *Parser) Step(in []byte) (n int, ev Event, body []byte, err error) {
 		info := &msgTable[p.typ]
 		switch {
 		case info.class == 0:
-			return 1, EventNeedMore, nil, p.fail(ErrUnknownMessage, "a stream that cannot be parsed cannot be gated")
-		case info.class == ClassClose:
-			return 1, EventNeedMore, nil, p.fail(ErrForbiddenMessage, "not relayed")
+			return 1, evNeedMore, nil, p.fail(ErrUnknownMessage, "a stream that cannot be parsed cannot be gated")
+		case info.class == classClose:
+			return 1, evNeedMore, nil, p.fail(ErrForbiddenMessage, "not relayed")
 		}
 		p.hdr = append(p.hdr[:0], p.typ)
 		p.need = info.base
 		p.extended = false
 		p.body, p.bodyLen = 0, 0
 		p.state = stHeader
-		return 1, EventStart, nil, nil
+		return 1, evStart, nil, nil
 	case stHeader:
 		total := 0
 		for {
@@ -320,7 +365,7 @@ func (p *Parser) Step(in []byte) (n int, ev Event, body []byte, err error) {
 			p.off += int64(k)
 			total += k
 			if len(p.hdr) < p.need {
-				return total, EventNeedMore, nil, nil
+				return total, evNeedMore, nil, nil
 			}
 			if p.extended {
 				break
@@ -328,7 +373,7 @@ func (p *Parser) Step(in []byte) (n int, ev Event, body []byte, err error) {
 			// The first stage is complete: it says how long the rest is.
 			p.extended = true
 			if err := p.extend(); err != nil {
-				return total, EventNeedMore, nil, err
+				return total, evNeedMore, nil, err
 			}
 		}
 		if p.body > 0 {
@@ -336,10 +381,10 @@ func (p *Parser) Step(in []byte) (n int, ev Event, body []byte, err error) {
 		} else {
 			p.state = stEnd
 		}
-		return total, EventHeader, nil, nil
+		return total, evHeader, nil, nil
 	case stBody:
 		if len(in) == 0 {
-			return 0, EventNeedMore, nil, nil
+			return 0, evNeedMore, nil, nil
 		}
 		k := len(in)
 		if int64(k) > p.body {
@@ -350,13 +395,13 @@ func (p *Parser) Step(in []byte) (n int, ev Event, body []byte, err error) {
 		if p.body == 0 {
 			p.state = stEnd
 		}
-		return k, EventBody, in[:k], nil
+		return k, evBody, in[:k], nil
 	}
-	return 0, EventNeedMore, nil, p.fail(ErrMalformed, "parser in an impossible state")
+	return 0, evNeedMore, nil, p.fail(ErrMalformed, "parser in an impossible state")
 }
 
 // extend reads the fixed part's first stage and sets the variable part.
-func (p *Parser) extend() error {
+func (p *parser) extend() error {
 	h := p.hdr
 	switch p.typ {
 	case MsgSetEncodings:
@@ -376,8 +421,8 @@ func (p *Parser) extend() error {
 		p.body, p.bodyLen = l, l
 	case MsgClientFence:
 		l := int64(h[8])
-		if l > MaxFencePayload {
-			return p.fail(ErrLimit, fmt.Sprintf("fence payload of %d bytes, limit %d", l, MaxFencePayload))
+		if l > maxFencePayload {
+			return p.fail(ErrLimit, fmt.Sprintf("fence payload of %d bytes, limit %d", l, maxFencePayload))
 		}
 		p.body, p.bodyLen = l, l
 	case MsgSetDesktopSize:
@@ -386,7 +431,7 @@ func (p *Parser) extend() error {
 	case MsgQEMU:
 		switch h[1] {
 		case QEMUExtendedKeyEvent:
-			p.need = 12
+			p.need = qemuKeyEventLen
 		case QEMUAudio:
 			return p.fail(ErrForbiddenMessage, "QEMU audio is not relayed")
 		default:

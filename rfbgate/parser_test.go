@@ -164,8 +164,8 @@ func TestLimitEncodings(t *testing.T) {
 		t.Fatalf("past the limit: %v", err)
 	}
 	// The default limit, at and past.
-	encs := make([]int32, DefaultMaxEncodings+1)
-	if _, err := feedAll(t, Limits{}, false, setEncodings(encs[:DefaultMaxEncodings]...), 0); err != nil {
+	encs := make([]int32, defaultMaxEncodings+1)
+	if _, err := feedAll(t, Limits{}, false, setEncodings(encs[:defaultMaxEncodings]...), 0); err != nil {
 		t.Fatalf("default limit: %v", err)
 	}
 	if _, err := feedAll(t, Limits{}, false, setEncodings(encs...), 0); !errors.Is(err, ErrLimit) {
@@ -237,8 +237,8 @@ func TestCutTextLengthNeverAllocated(t *testing.T) {
 		if err != nil || len(out) != 0 || a != 0 {
 			t.Fatalf("len %d: body chunk: %v, %d bytes forwarded, %.0f allocs", l, err, len(out), a)
 		}
-		if g.Parser().BodyLen() != int64(math.Abs(float64(l))) {
-			t.Fatalf("len %d: body length %d", l, g.Parser().BodyLen())
+		if g.p.BodyLen() != int64(math.Abs(float64(l))) {
+			t.Fatalf("len %d: body length %d", l, g.p.BodyLen())
 		}
 	}
 	// Extended form shorter than its flags.
@@ -248,11 +248,11 @@ func TestCutTextLengthNeverAllocated(t *testing.T) {
 }
 
 func TestLimitFence(t *testing.T) {
-	at := fence(MaxFencePayload)
+	at := fence(maxFencePayload)
 	if out, err := feedAll(t, Limits{}, false, at, 5); err != nil || !bytes.Equal(out, at) {
 		t.Fatalf("fence at the limit: %v", err)
 	}
-	if _, err := feedAll(t, Limits{}, false, fence(MaxFencePayload+1), 5); !errors.Is(err, ErrLimit) {
+	if _, err := feedAll(t, Limits{}, false, fence(maxFencePayload+1), 5); !errors.Is(err, ErrLimit) {
 		t.Fatalf("fence past the limit: %v", err)
 	}
 }
@@ -294,7 +294,7 @@ func TestReleaseOnKeyboardLoss(t *testing.T) {
 	if !bytes.Equal(rel, want) {
 		t.Fatalf("release:\n got %x\nwant %x", rel, want)
 	}
-	if g.Holding() {
+	if g.holding() {
 		t.Fatal("still holding after release")
 	}
 	if rel = g.Release(nil); len(rel) != 0 {
@@ -312,7 +312,7 @@ func TestReleaseWaitsForMessageInFlight(t *testing.T) {
 	ct := cutText(6, []byte("abcdef"))
 	out, _ := g.Feed(nil, append(keyEvent(true, 0x61), ct[:10]...))
 	g.SetKeyboard(false)
-	if rel := g.Release(nil); len(rel) != 0 || !g.ReleasePending() {
+	if rel := g.Release(nil); len(rel) != 0 || !g.releasePending() {
 		t.Fatalf("release in the middle of a forwarded cut text: %x", rel)
 	}
 	out, _ = g.Feed(out, ct[10:])
@@ -351,4 +351,59 @@ func minAllocs(runs int, f func()) float64 {
 		best = min(best, testing.AllocsPerRun(runs, f))
 	}
 	return best
+}
+
+// TestWholeLenTable: the fast path's lengths are the table's. Every type
+// the fast path takes whole has a fixed size in msgTable equal to its
+// length (the QEMU extended key event extends its 2-byte first stage to
+// qemuKeyEventLen, as Step's extend does), and Step reads a message of that
+// length the same way: one start, one header, one end, every byte used.
+func TestWholeLenTable(t *testing.T) {
+	taken := 0
+	for typ := 0; typ < 256; typ++ {
+		in := make([]byte, 32)
+		in[0] = byte(typ)
+		n := wholeLen(in)
+		if n == 0 {
+			continue
+		}
+		taken++
+		want := msgTable[typ].base
+		if typ == MsgQEMU {
+			want = qemuKeyEventLen
+		}
+		if n != want || msgTable[typ].class == classClose {
+			t.Errorf("%s: fast path length %d, table %d, class %v", messageName(byte(typ)), n, want, msgTable[typ].class)
+		}
+		p := newParser(Limits{})
+		used := 0
+		var evs []event
+		for {
+			k, ev, _, err := p.Step(in[used:n])
+			if err != nil {
+				t.Fatalf("%s: %v", messageName(byte(typ)), err)
+			}
+			used += k
+			if ev == evNeedMore {
+				break
+			}
+			evs = append(evs, ev)
+		}
+		if used != n || len(evs) != 3 || evs[2] != evEnd {
+			t.Errorf("%s: Step used %d of %d bytes, events %v", messageName(byte(typ)), used, n, evs)
+		}
+		// tookWhole leaves the parser as Step did.
+		q := newParser(Limits{})
+		q.tookWhole(byte(typ), n)
+		if q.Offset() != p.Offset() || q.Type() != p.Type() || q.MessageOffset() != p.MessageOffset() || q.BodyLen() != 0 || !q.AtBoundary() || !p.AtBoundary() {
+			t.Errorf("%s: tookWhole gives offset %d, type %d, start %d; Step %d, %d, %d", messageName(byte(typ)), q.Offset(), q.Type(), q.MessageOffset(), p.Offset(), p.Type(), p.MessageOffset())
+		}
+	}
+	if taken != 5 {
+		t.Errorf("%d types taken whole, want 5 (key, pointer, the two update requests, QEMU key)", taken)
+	}
+	in := []byte{MsgQEMU, QEMUAudio, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+	if n := wholeLen(in); n != 0 {
+		t.Errorf("QEMU audio taken whole (%d)", n)
+	}
 }

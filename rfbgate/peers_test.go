@@ -26,6 +26,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/wirebench/wirebench/internal/peertest"
+	"github.com/wirebench/wirebench/internal/testio"
 )
 
 // needPeer finds a real peer program; a missing one fails the test unless
@@ -119,7 +120,7 @@ func tryXvnc(t testing.TB, bin string, d int, pwFile string, extra []string) *xv
 	args := append([]string{fmt.Sprintf(":%d", d), "-localhost", "yes", "-rfbport", strconv.Itoa(port),
 		"-rfbauth", pwFile, "-geometry", "640x480", "-depth", "24", "-retro", "-nolisten", "tcp"}, extra...)
 	cmd := exec.Command(bin, args...)
-	var logb syncBuffer
+	var logb testio.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &logb, &logb
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start Xvnc: %v", err)
@@ -282,9 +283,11 @@ type rfbClient struct {
 	cancel context.CancelFunc
 }
 
-func dialRFB(t testing.TB, wsURL string, keep bool) (*rfbClient, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+// dialViewer opens a viewer's WebSocket at wsURL and runs the RFB
+// handshake over it, each within timeout. The client's cancel ends its
+// connection's context.
+func dialViewer(wsURL string, timeout time.Duration) (*rfbClient, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	ws, _, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{Subprotocols: []string{"binary"}})
 	if err != nil {
@@ -292,14 +295,24 @@ func dialRFB(t testing.TB, wsURL string, keep bool) (*rfbClient, error) {
 	}
 	ws.SetReadLimit(-1)
 	cctx, ccancel := context.WithCancel(context.Background())
-	c := &rfbClient{ws: ws, conn: websocket.NetConn(cctx, ws, websocket.MessageBinary), done: make(chan struct{}), keep: keep, cancel: ccancel}
-	c.conn.SetDeadline(time.Now().Add(10 * time.Second))
+	c := &rfbClient{ws: ws, conn: websocket.NetConn(cctx, ws, websocket.MessageBinary), cancel: ccancel}
+	c.conn.SetDeadline(time.Now().Add(timeout))
 	if err := c.handshake(); err != nil {
 		c.conn.Close()
 		ccancel()
 		return nil, err
 	}
 	c.conn.SetDeadline(time.Time{})
+	return c, nil
+}
+
+func dialRFB(t testing.TB, wsURL string, keep bool) (*rfbClient, error) {
+	t.Helper()
+	c, err := dialViewer(wsURL, 10*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	c.done, c.keep = make(chan struct{}), keep
 	go func() {
 		defer close(c.done)
 		buf := make([]byte, 64<<10)
@@ -389,24 +402,7 @@ func (c *rfbClient) Close() {
 type testRelay struct {
 	*Relay
 	srv  *httptest.Server
-	logs *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	logs *testio.SyncBuffer
 }
 
 func (tr *testRelay) wsURL(ticket, agent string) string {
@@ -433,7 +429,7 @@ func (tr *testRelay) open(t testing.TB, agent, surface string, keep bool) *rfbCl
 
 func newTestRelay(t testing.TB, cfg Config) *testRelay {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testio.SyncBuffer{}
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	r, err := NewRelay(cfg)
 	if err != nil {

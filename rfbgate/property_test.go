@@ -81,7 +81,7 @@ func (r *refGate) forward(stream []byte, m refMsg) bool {
 	case MsgSetEncodings:
 		var keep []byte
 		for i := 4; i < len(b); i += 4 {
-			if EncodingKept(int32(binary.BigEndian.Uint32(b[i:]))) {
+			if encodingKept(int32(binary.BigEndian.Uint32(b[i:]))) {
 				keep = append(keep, b[i:i+4]...)
 			}
 		}
@@ -146,7 +146,7 @@ func runReference(stream []byte, msgs []refMsg, flips []flip, lim Limits) []byte
 		cur = nil
 		applyFlips(m.start)
 		cur = m
-		curFwd = ClassOf(m.typ) == ClassPass || kbd
+		curFwd = classOf(m.typ) == classPass || kbd
 		// Flips between the first byte and the end of the fixed part do not
 		// change the verdict, but they may release before this message's output.
 		applyFlips(m.hdrEnd - 1)
@@ -242,7 +242,7 @@ func TestGateProperty(t *testing.T) {
 }
 
 // TestGateWatcherNeverForwardsInput: with the keyboard never held, the server
-// side parses as only ClassPass messages.
+// side parses as only classPass messages.
 func TestGateWatcherNeverForwardsInput(t *testing.T) {
 	lim := Limits{MaxCutText: 300, MaxEncodings: 24, MaxHeldKeys: 6}
 	r := rand.New(rand.NewPCG(7, 7))
@@ -260,22 +260,22 @@ func TestGateWatcherNeverForwardsInput(t *testing.T) {
 		}
 		off += n
 	}
-	p := NewParser(lim)
-	counts := map[Class]int{}
+	p := newParser(lim)
+	counts := map[msgClass]int{}
 	for in := out; ; {
 		n, ev, _, err := p.Step(in)
 		in = in[n:]
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ev == EventStart {
-			counts[ClassOf(p.Type())]++
+		if ev == evStart {
+			counts[classOf(p.Type())]++
 		}
-		if ev == EventNeedMore && len(in) == 0 {
+		if ev == evNeedMore && len(in) == 0 {
 			break
 		}
 	}
-	if counts[ClassInput] != 0 || counts[ClassPass] == 0 {
-		t.Fatalf("watcher's server side has %d input and %d pass messages", counts[ClassInput], counts[ClassPass])
+	if counts[classInput] != 0 || counts[classPass] == 0 {
+		t.Fatalf("watcher's server side has %d input and %d pass messages", counts[classInput], counts[classPass])
 	}
 }

@@ -40,8 +40,7 @@ type Config struct {
 	// closed (closing makes Xvnc release its keys). 2 s.
 	ReleaseTimeout time.Duration
 	Limits         Limits
-	// Dial bounds and retries the handshakes with each computer's Xvnc
-	// (dialer.go).
+	// Dial bounds and retries the handshakes with each computer's Xvnc.
 	Dial DialPolicy
 	// OriginPatterns are the browser origins, besides the relay's own,
 	// allowed to open a stream and to use the control API (host patterns as
@@ -58,8 +57,8 @@ type Relay struct {
 	cfg       Config
 	computers map[string]Computer
 	log       *slog.Logger
-	Tickets   *Tickets
-	Leases    *Leases
+	tickets   *tickets
+	leases    *leases
 
 	mu       sync.Mutex
 	viewers  map[string]map[*viewer]struct{}
@@ -71,10 +70,10 @@ type Relay struct {
 	cancel   context.CancelFunc
 }
 
-// MaxClientMessage bounds one WebSocket message from a browser (noVNC sends
+// maxClientMessage bounds one WebSocket message from a browser (noVNC sends
 // one RFB message or a few per WebSocket message; its queue is 10 KiB).
 // A longer one closes the viewer (status 1009).
-const MaxClientMessage = 1 << 20
+const maxClientMessage = 1 << 20
 
 // ErrUnknownComputer: no computer has that name.
 var ErrUnknownComputer = errors.New("unknown computer")
@@ -116,8 +115,8 @@ func NewRelay(cfg Config) (*Relay, error) {
 		r.dialers[c.Name] = newDialLimiter(cfg.Dial)
 	}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
-	r.Tickets = NewTickets(cfg.TicketTTL, nil)
-	r.Leases = NewLeases(cfg.LeaseTTL, r.applyLease)
+	r.tickets = newTickets(cfg.TicketTTL, nil)
+	r.leases = newLeases(cfg.LeaseTTL, r.applyLease)
 	return r, nil
 }
 
@@ -130,10 +129,10 @@ func (r *Relay) Close() {
 	r.wg.Wait()
 }
 
-// AuthHoldOff is how long the relay stops dialling a computer that refused
+// authHoldOff is how long the relay stops dialling a computer that refused
 // its VNC password: Xvnc blacklists an address after five failures, and
 // every viewer comes from the relay's address.
-const AuthHoldOff = 30 * time.Second
+const authHoldOff = 30 * time.Second
 
 // Known reports whether agent names a computer.
 func (r *Relay) Known(agent string) bool { _, ok := r.computers[agent]; return ok }
@@ -143,7 +142,7 @@ func (r *Relay) Watch(agent, surface string) (Ticket, error) {
 	if !r.Known(agent) {
 		return Ticket{}, ErrUnknownComputer
 	}
-	return r.Tickets.Issue(agent, surface)
+	return r.tickets.Issue(agent, surface)
 }
 
 // ViewerStatus is one open viewer.
@@ -164,7 +163,7 @@ func (r *Relay) Status(agent string) (ComputerStatus, error) {
 		return ComputerStatus{}, ErrUnknownComputer
 	}
 	st := ComputerStatus{Viewers: []ViewerStatus{}}
-	if s, ok := r.Leases.Holder(agent); ok {
+	if s, ok := r.leases.Holder(agent); ok {
 		st.Keyboard = &s
 	}
 	r.mu.Lock()
@@ -231,7 +230,7 @@ type viewer struct {
 	out    []byte
 	cancel context.CancelFunc
 
-	filter *ServerFilter // the server-to-client stream (pumpServer's goroutine)
+	filter *serverFilter // the server-to-client stream (pumpServer's goroutine)
 
 	closeMu     sync.Mutex
 	closeCode   websocket.StatusCode
@@ -244,7 +243,7 @@ type viewer struct {
 func (v *viewer) syncKeyboard() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	holder, held := v.r.Leases.Holder(v.agent)
+	holder, held := v.r.leases.Holder(v.agent)
 	has := held && holder == v.surface
 	prev := v.gate.HasKeyboard()
 	v.gate.SetKeyboard(has)
@@ -256,10 +255,10 @@ func (v *viewer) syncKeyboard() {
 		v.end(websocket.StatusGoingAway, reasonServerEnded)
 		return
 	}
-	if v.gate.ReleasePending() {
+	if v.gate.releasePending() {
 		time.AfterFunc(v.r.cfg.ReleaseTimeout, func() {
 			v.mu.Lock()
-			stuck := v.gate.ReleasePending()
+			stuck := v.gate.releasePending()
 			v.mu.Unlock()
 			if stuck {
 				v.r.log.Warn("rfbgate: viewer did not finish its message after losing the keyboard; closing", "agent", v.agent, "surface", v.surface)
@@ -305,7 +304,7 @@ func (r *Relay) ServeStream(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	q := req.URL.Query()
-	tk, err := r.Tickets.Redeem(q.Get("ticket"), q.Get("agent"))
+	tk, err := r.tickets.Redeem(q.Get("ticket"), q.Get("agent"))
 	if err != nil {
 		code := "ticket_invalid"
 		switch {
@@ -362,9 +361,9 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 	defer connCancel()
 	client := websocket.NetConn(connCtx, ws, websocket.MessageBinary)
 	defer client.Close()
-	ws.SetReadLimit(MaxClientMessage) // after NetConn, which turns the limit off
+	ws.SetReadLimit(maxClientMessage) // after NetConn, which turns the limit off
 	client.SetDeadline(time.Now().Add(r.cfg.HandshakeTimeout))
-	if err := ServeClientHandshake(client, init); err != nil {
+	if err := serveClientHandshake(client, init); err != nil {
 		log.Info("rfbgate: browser handshake failed", "err", err)
 		return
 	}
@@ -373,12 +372,12 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 	v := &viewer{r: r, agent: comp.Name, surface: surface, gate: NewGate(r.cfg.Limits), server: server, cancel: cancel, out: make([]byte, 0, clientReadBuf)}
 	v.rtt.Store(-1)
 	var err error
-	if v.filter, err = NewServerFilter(init.Raw[4:20], v.gate.HasKeyboard); err != nil {
+	if v.filter, err = newServerFilter(init.Raw[4:20], v.gate.HasKeyboard); err != nil {
 		log.Warn("rfbgate: the VNC server's pixel format cannot be framed", "err", err)
 		ws.Close(websocket.StatusInternalError, "computer's pixel format not supported")
 		return
 	}
-	v.gate.FramePixelFormat(v.filter.SetPixelFormat)
+	v.gate.framePixelFormat(v.filter.SetPixelFormat)
 	r.addViewer(v)
 	defer r.removeViewer(v)
 	log.Info("rfbgate: viewer open", "width", init.Width, "height", init.Height)

@@ -10,39 +10,39 @@ import (
 // Server-to-client message types (RFB 3.8 and the extensions Xvnc 1.12
 // sends to noVNC).
 const (
-	SrvFramebufferUpdate      = 0
-	SrvSetColourMapEntries    = 1
-	SrvBell                   = 2
-	SrvServerCutText          = 3
-	SrvEndOfContinuousUpdates = 150
-	SrvServerFence            = 248
-	SrvXvp                    = 250
+	srvFramebufferUpdate      = 0
+	srvSetColourMapEntries    = 1
+	srvBell                   = 2
+	srvServerCutText          = 3
+	srvEndOfContinuousUpdates = 150
+	srvServerFence            = 248
+	srvXvp                    = 250
 )
 
 // Encodings and pseudo-encodings the relay lets a browser ask for: the ones
-// whose rectangles ServerFilter can frame without decoding pixels.
+// whose rectangles serverFilter can frame without decoding pixels.
 const (
-	EncodingRaw               = 0
-	EncodingCopyRect          = 1
-	EncodingZRLE              = 16
-	EncodingDesktopSize       = -223
-	EncodingLastRect          = -224
-	EncodingCursor            = -239
-	EncodingQEMUExtendedKey   = -258
-	EncodingQEMULEDState      = -261
-	EncodingDesktopName       = -307
-	EncodingExtendedDesktop   = -308
-	EncodingFence             = -312
-	EncodingContinuousUpdates = -313
-	EncodingExtendedClipboard = -1063131698 // 0xC0A1E5CE
-	EncodingVMwareCursor      = 0x574d5664
-	EncodingQualityLevel0     = -32 // to -23
-	EncodingCompressLevel0    = -256
-	EncodingCompressLevel9    = -247
-	EncodingQualityLevel9     = -23
+	encodingRaw               = 0
+	encodingCopyRect          = 1
+	encodingZRLE              = 16
+	encodingDesktopSize       = -223
+	encodingLastRect          = -224
+	encodingCursor            = -239
+	encodingQEMUExtendedKey   = -258
+	encodingQEMULEDState      = -261
+	encodingDesktopName       = -307
+	encodingExtendedDesktop   = -308
+	encodingFence             = -312
+	encodingContinuousUpdates = -313
+	encodingExtendedClipboard = -1063131698 // 0xC0A1E5CE
+	encodingVMwareCursor      = 0x574d5664
+	encodingQualityLevel0     = -32 // to -23
+	encodingCompressLevel0    = -256
+	encodingCompressLevel9    = -247
+	encodingQualityLevel9     = -23
 )
 
-// EncodingKept reports whether SetEncodings may keep e. Kept: Raw, CopyRect
+// encodingKept reports whether SetEncodings may keep e. Kept: Raw, CopyRect
 // and ZRLE (a ZRLE rectangle carries its own length; Raw and CopyRect have
 // lengths from their size), the pseudo-encodings whose payloads have a
 // known shape (desktop size and name, last rect, the two cursors, QEMU keys
@@ -50,24 +50,24 @@ const (
 // quality and compression levels (no payload). Dropped: Tight, TightPNG,
 // JPEG, Hextile, RRE, Zlib, H.264 (framing them means walking their
 // sub-encodings, or they are not TigerVNC's), xvp (power control, which the
-// gate closes on), extended mouse buttons (see EncodingExtendedMouseButtons)
+// gate closes on), extended mouse buttons (see encodingExtendedMouseButtons)
 // and anything unknown.
-func EncodingKept(e int32) bool {
+func encodingKept(e int32) bool {
 	switch e {
-	case EncodingRaw, EncodingCopyRect, EncodingZRLE,
-		EncodingDesktopSize, EncodingLastRect, EncodingCursor, EncodingVMwareCursor,
-		EncodingQEMUExtendedKey, EncodingQEMULEDState, EncodingDesktopName, EncodingExtendedDesktop,
-		EncodingFence, EncodingContinuousUpdates, EncodingExtendedClipboard:
+	case encodingRaw, encodingCopyRect, encodingZRLE,
+		encodingDesktopSize, encodingLastRect, encodingCursor, encodingVMwareCursor,
+		encodingQEMUExtendedKey, encodingQEMULEDState, encodingDesktopName, encodingExtendedDesktop,
+		encodingFence, encodingContinuousUpdates, encodingExtendedClipboard:
 		return true
 	}
-	return (e >= EncodingQualityLevel0 && e <= EncodingQualityLevel9) ||
-		(e >= EncodingCompressLevel0 && e <= EncodingCompressLevel9)
+	return (e >= encodingQualityLevel0 && e <= encodingQualityLevel9) ||
+		(e >= encodingCompressLevel0 && e <= encodingCompressLevel9)
 }
 
 // Extended clipboard action flags (the top byte of its flags word).
 const clipboardCaps = 1 << 24
 
-// ErrServerStream is the kind of every ServerFilter error; errors.Is works.
+// ErrServerStream is the kind of every serverFilter error; errors.Is works.
 var ErrServerStream = errors.New("server message the relay cannot frame")
 
 // ServerStreamError says what in the server's stream could not be framed,
@@ -86,13 +86,13 @@ func (e *ServerStreamError) Error() string {
 // Is matches ErrServerStream.
 func (e *ServerStreamError) Is(target error) bool { return target == ErrServerStream }
 
-// MaxServerHeader is the most bytes ServerFilter.Filter may hand back
+// maxServerHeader is the most bytes serverFilter.Filter may hand back
 // unconsumed: one message or rectangle header split across reads. The
 // caller puts them in front of the next read.
-const MaxServerHeader = 16
+const maxServerHeader = 16
 
-// ServerFilterStats counts what a ServerFilter did.
-type ServerFilterStats struct {
+// serverFilterStats counts what a serverFilter did.
+type serverFilterStats struct {
 	Messages       uint64 // server messages framed
 	Rects          uint64 // framebuffer rectangles framed
 	CutTextPassed  uint64 // ServerCutText forwarded (to the holder, or clipboard capabilities)
@@ -109,9 +109,9 @@ const (
 	ssFailed
 )
 
-// ServerFilter is a resumable, streaming framer of the server-to-client RFB
+// serverFilter is a resumable, streaming framer of the server-to-client RFB
 // stream after ServerInit. It frames every message type Xvnc 1.12 sends to
-// noVNC and every rectangle encoding EncodingKept allows, never decoding
+// noVNC and every rectangle encoding encodingKept allows, never decoding
 // pixels: payloads are skipped by length. It withholds ServerCutText (both
 // forms) from a viewer that does not hold the keyboard; the extended
 // clipboard's capabilities message, which carries no clipboard data, passes
@@ -120,7 +120,7 @@ const (
 //
 // Filter runs on one goroutine; SetPixelFormat may be called from another.
 // It does not allocate.
-type ServerFilter struct {
+type serverFilter struct {
 	holder func() bool  // whether this viewer holds the keyboard
 	bpp    atomic.Int32 // bytes per pixel of the client's pixel format
 
@@ -132,15 +132,15 @@ type ServerFilter struct {
 	start  int64 // offset of the current message
 	typ    uint8
 	err    error
-	stats  ServerFilterStats
+	stats  serverFilterStats
 	inRect bool // the skip belongs to a rectangle: return to ssRect
 }
 
-// NewServerFilter returns a filter for a stream whose ServerInit pixel
+// newServerFilter returns a filter for a stream whose ServerInit pixel
 // format is pf (16 bytes); holder reports whether the viewer holds the
 // keyboard at the moment a ServerCutText begins.
-func NewServerFilter(pf []byte, holder func() bool) (*ServerFilter, error) {
-	f := &ServerFilter{holder: holder}
+func newServerFilter(pf []byte, holder func() bool) (*serverFilter, error) {
+	f := &serverFilter{holder: holder}
 	if err := f.SetPixelFormat(pf); err != nil {
 		return nil, err
 	}
@@ -152,7 +152,7 @@ func NewServerFilter(pf []byte, holder func() bool) (*ServerFilter, error) {
 // bits per pixel, which must be 8, 16 or 32. The gate calls it when it
 // forwards a SetPixelFormat, which it allows only before the first update
 // is requested, so no rectangle in flight is in an older format.
-func (f *ServerFilter) SetPixelFormat(pf []byte) error {
+func (f *serverFilter) SetPixelFormat(pf []byte) error {
 	if len(pf) < 16 {
 		return fmt.Errorf("rfbgate: pixel format of %d bytes, want 16", len(pf))
 	}
@@ -165,12 +165,12 @@ func (f *ServerFilter) SetPixelFormat(pf []byte) error {
 }
 
 // Stats returns the counters (call it from Filter's goroutine, or after).
-func (f *ServerFilter) Stats() ServerFilterStats { return f.stats }
+func (f *serverFilter) Stats() serverFilterStats { return f.stats }
 
 // Err is the error that stopped the filter, if any.
-func (f *ServerFilter) Err() error { return f.err }
+func (f *serverFilter) Err() error { return f.err }
 
-func (f *ServerFilter) fail(detail string) error {
+func (f *serverFilter) fail(detail string) error {
 	f.err = &ServerStreamError{Type: f.typ, Offset: f.start, Detail: detail}
 	f.state = ssFailed
 	return f.err
@@ -179,10 +179,10 @@ func (f *ServerFilter) fail(detail string) error {
 // Filter frames buf, the next bytes of the server stream (after any bytes
 // the previous call handed back), and compacts in place what this viewer may
 // receive: out is a prefix of buf. rest is a suffix of buf, at most
-// MaxServerHeader bytes of a header split across reads: pass it again in
+// maxServerHeader bytes of a header split across reads: pass it again in
 // front of the next read. On error, out holds what may be sent before the
 // bad message; close the viewer. After an error every call returns it.
-func (f *ServerFilter) Filter(buf []byte) (out, rest []byte, err error) {
+func (f *serverFilter) Filter(buf []byte) (out, rest []byte, err error) {
 	if f.state == ssFailed {
 		return buf[:0], nil, f.err
 	}
@@ -211,8 +211,8 @@ func (f *ServerFilter) Filter(buf []byte) (out, rest []byte, err error) {
 			return buf[:w], nil, err
 		}
 		if hl == 0 { // the header is not all here
-			if len(buf)-r > MaxServerHeader {
-				return buf[:w], nil, f.fail("impossible: a header longer than MaxServerHeader")
+			if len(buf)-r > maxServerHeader {
+				return buf[:w], nil, f.fail("impossible: a header longer than maxServerHeader")
 			}
 			return buf[:w], buf[r:], nil
 		}
@@ -229,7 +229,7 @@ func (f *ServerFilter) Filter(buf []byte) (out, rest []byte, err error) {
 // pass consumes the k bytes at buf[r:] with the current verdict: kept, they
 // move down to buf[w:] (no copy while nothing was dropped before them);
 // dropped, they are counted. It returns the new write and read positions.
-func (f *ServerFilter) pass(buf []byte, w, r, k int) (int, int) {
+func (f *serverFilter) pass(buf []byte, w, r, k int) (int, int) {
 	if f.keep {
 		if w != r {
 			copy(buf[w:], buf[r:r+k])
@@ -243,7 +243,7 @@ func (f *ServerFilter) pass(buf []byte, w, r, k int) (int, int) {
 }
 
 // endPayload moves on after a message or rectangle is complete.
-func (f *ServerFilter) endPayload() {
+func (f *serverFilter) endPayload() {
 	if f.inRect && f.rects > 0 {
 		f.state = ssRect
 		return
@@ -254,14 +254,14 @@ func (f *ServerFilter) endPayload() {
 
 // message frames the header of the message at b[0]: it returns the header
 // length (0 when b holds less than the header) and sets keep and skip.
-func (f *ServerFilter) message(b []byte) (int, error) {
+func (f *serverFilter) message(b []byte) (int, error) {
 	f.typ = b[0]
 	f.start = f.off
 	f.keep = true
 	f.skip = 0
 	f.inRect = false
 	switch f.typ {
-	case SrvFramebufferUpdate: // pad, u16 rectangles
+	case srvFramebufferUpdate: // pad, u16 rectangles
 		if len(b) < 4 {
 			return 0, nil
 		}
@@ -269,17 +269,17 @@ func (f *ServerFilter) message(b []byte) (int, error) {
 		f.inRect = f.rects > 0
 		f.stats.Messages++
 		return 4, nil
-	case SrvSetColourMapEntries: // pad, u16 first, u16 n, n × 6
+	case srvSetColourMapEntries: // pad, u16 first, u16 n, n × 6
 		if len(b) < 6 {
 			return 0, nil
 		}
 		f.skip = 6 * int64(binary.BigEndian.Uint16(b[4:6]))
 		f.stats.Messages++
 		return 6, nil
-	case SrvBell, SrvEndOfContinuousUpdates:
+	case srvBell, srvEndOfContinuousUpdates:
 		f.stats.Messages++
 		return 1, nil
-	case SrvServerCutText: // 3 pad, s32 length; negative: extended, u32 flags first
+	case srvServerCutText: // 3 pad, s32 length; negative: extended, u32 flags first
 		if len(b) < 8 {
 			return 0, nil
 		}
@@ -307,17 +307,17 @@ func (f *ServerFilter) message(b []byte) (int, error) {
 		f.skip = l
 		f.stats.Messages++
 		return n, nil
-	case SrvServerFence: // 3 pad, u32 flags, u8 length, payload
+	case srvServerFence: // 3 pad, u32 flags, u8 length, payload
 		if len(b) < 9 {
 			return 0, nil
 		}
-		if b[8] > MaxFencePayload {
-			return 0, f.fail(fmt.Sprintf("fence payload of %d bytes, limit %d", b[8], MaxFencePayload))
+		if b[8] > maxFencePayload {
+			return 0, f.fail(fmt.Sprintf("fence payload of %d bytes, limit %d", b[8], maxFencePayload))
 		}
 		f.skip = int64(b[8])
 		f.stats.Messages++
 		return 9, nil
-	case SrvXvp: // pad, version, code
+	case srvXvp: // pad, version, code
 		if len(b) < 4 {
 			return 0, nil
 		}
@@ -329,7 +329,7 @@ func (f *ServerFilter) message(b []byte) (int, error) {
 
 // rect frames a rectangle header at b[0] (12 bytes, then what its encoding
 // adds); it returns the header length (0 when b holds less) and sets skip.
-func (f *ServerFilter) rect(b []byte) (int, error) {
+func (f *serverFilter) rect(b []byte) (int, error) {
 	if len(b) < 12 {
 		return 0, nil
 	}
@@ -339,28 +339,28 @@ func (f *ServerFilter) rect(b []byte) (int, error) {
 	bpp := int64(f.bpp.Load())
 	n, skip := 12, int64(0)
 	switch enc {
-	case EncodingRaw:
+	case encodingRaw:
 		skip = w * h * bpp
-	case EncodingCopyRect:
+	case encodingCopyRect:
 		skip = 4
-	case EncodingZRLE, EncodingDesktopName: // u32 length, data
+	case encodingZRLE, encodingDesktopName: // u32 length, data
 		if len(b) < 16 {
 			return 0, nil
 		}
 		n, skip = 16, int64(binary.BigEndian.Uint32(b[12:16]))
-	case EncodingDesktopSize, EncodingQEMUExtendedKey:
-	case EncodingLastRect:
+	case encodingDesktopSize, encodingQEMUExtendedKey:
+	case encodingLastRect:
 		f.rects = 1 // this one ends the update
-	case EncodingQEMULEDState:
+	case encodingQEMULEDState:
 		skip = 1
-	case EncodingCursor: // pixels, then a bitmask with rows padded to bytes
+	case encodingCursor: // pixels, then a bitmask with rows padded to bytes
 		skip = w*h*bpp + (w+7)/8*h
-	case EncodingExtendedDesktop: // u8 screens, 3 pad, 16 bytes a screen
+	case encodingExtendedDesktop: // u8 screens, 3 pad, 16 bytes a screen
 		if len(b) < 16 {
 			return 0, nil
 		}
 		n, skip = 16, 16*int64(b[12])
-	case EncodingVMwareCursor: // u8 type, pad
+	case encodingVMwareCursor: // u8 type, pad
 		if len(b) < 14 {
 			return 0, nil
 		}
@@ -374,7 +374,7 @@ func (f *ServerFilter) rect(b []byte) (int, error) {
 		}
 		n = 14
 	default:
-		return 0, f.fail(fmt.Sprintf("rectangle at server byte %d: encoding %d is not one the relay frames (it asks only for those EncodingKept allows)", f.off, enc))
+		return 0, f.fail(fmt.Sprintf("rectangle at server byte %d: encoding %d is not one the relay frames (it asks only for those encodingKept allows)", f.off, enc))
 	}
 	f.rects--
 	f.keep = true

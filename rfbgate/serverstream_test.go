@@ -15,7 +15,7 @@ var pf32 = []byte{32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0}
 // serverFeed runs f over data as the relay does: reads of the sizes next
 // gives, the unconsumed header bytes carried in front of the next read. It
 // returns what the viewer would receive.
-func serverFeed(f *ServerFilter, data []byte, next func() int) ([]byte, error) {
+func serverFeed(f *serverFilter, data []byte, next func() int) ([]byte, error) {
 	var got []byte
 	var carry []byte
 	for len(data) > 0 {
@@ -27,8 +27,8 @@ func serverFeed(f *ServerFilter, data []byte, next func() int) ([]byte, error) {
 		if err != nil {
 			return got, err
 		}
-		if len(rest) > MaxServerHeader {
-			return got, errors.New("rest longer than MaxServerHeader")
+		if len(rest) > maxServerHeader {
+			return got, errors.New("rest longer than maxServerHeader")
 		}
 		carry = append(carry[:0], rest...)
 	}
@@ -40,8 +40,8 @@ func serverFeed(f *ServerFilter, data []byte, next func() int) ([]byte, error) {
 
 func whole(n int) func() int { return func() int { return n } }
 
-func newFilter(t testing.TB, holder bool) *ServerFilter {
-	f, err := NewServerFilter(pf32, func() bool { return holder })
+func newFilter(t testing.TB, holder bool) *serverFilter {
+	f, err := newServerFilter(pf32, func() bool { return holder })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func srvRect(x, y, w, h uint16, enc int32) []byte {
 }
 
 func srvUpdate(rects ...[]byte) []byte {
-	b := []byte{SrvFramebufferUpdate, 0}
+	b := []byte{srvFramebufferUpdate, 0}
 	b = binary.BigEndian.AppendUint16(b, uint16(len(rects)))
 	for _, r := range rects {
 		b = append(b, r...)
@@ -67,12 +67,12 @@ func srvUpdate(rects ...[]byte) []byte {
 }
 
 func srvCut(text string) []byte {
-	b := binary.BigEndian.AppendUint32([]byte{SrvServerCutText, 0, 0, 0}, uint32(len(text)))
+	b := binary.BigEndian.AppendUint32([]byte{srvServerCutText, 0, 0, 0}, uint32(len(text)))
 	return append(b, text...)
 }
 
 func srvExtCut(flags uint32, body []byte) []byte {
-	b := binary.BigEndian.AppendUint32([]byte{SrvServerCutText, 0, 0, 0}, uint32(-int32(4+len(body))))
+	b := binary.BigEndian.AppendUint32([]byte{srvServerCutText, 0, 0, 0}, uint32(-int32(4+len(body))))
 	b = binary.BigEndian.AppendUint32(b, flags)
 	return append(b, body...)
 }
@@ -101,56 +101,56 @@ func genServerMsg(r *rand.Rand, dst []byte) ([]byte, bool) {
 			var rc []byte
 			switch r.IntN(11) {
 			case 0:
-				rc = append(srvRect(0, 0, w, h, EncodingRaw), pay(int(w)*int(h)*4)...)
+				rc = append(srvRect(0, 0, w, h, encodingRaw), pay(int(w)*int(h)*4)...)
 			case 1:
-				rc = append(srvRect(1, 2, w, h, EncodingCopyRect), 0, 3, 0, 4)
+				rc = append(srvRect(1, 2, w, h, encodingCopyRect), 0, 3, 0, 4)
 			case 2:
-				rc = withLen(srvRect(0, 0, w, h, EncodingZRLE), pay(r.IntN(300)))
+				rc = withLen(srvRect(0, 0, w, h, encodingZRLE), pay(r.IntN(300)))
 			case 3:
-				rc = srvRect(0, 0, w, h, EncodingDesktopSize)
+				rc = srvRect(0, 0, w, h, encodingDesktopSize)
 			case 4:
-				rc = append(srvRect(0, 0, w, h, EncodingCursor), pay(int(w)*int(h)*4+(int(w)+7)/8*int(h))...)
+				rc = append(srvRect(0, 0, w, h, encodingCursor), pay(int(w)*int(h)*4+(int(w)+7)/8*int(h))...)
 			case 5:
-				rc = append(append(srvRect(0, 0, w, h, EncodingVMwareCursor), 1, 0), pay(int(w)*int(h)*4)...)
+				rc = append(append(srvRect(0, 0, w, h, encodingVMwareCursor), 1, 0), pay(int(w)*int(h)*4)...)
 			case 6:
-				rc = append(append(srvRect(0, 0, w, h, EncodingVMwareCursor), 0, 0), pay(2*int(w)*int(h)*4)...)
+				rc = append(append(srvRect(0, 0, w, h, encodingVMwareCursor), 0, 0), pay(2*int(w)*int(h)*4)...)
 			case 7:
-				rc = srvRect(0, 0, 0, 0, EncodingQEMUExtendedKey)
+				rc = srvRect(0, 0, 0, 0, encodingQEMUExtendedKey)
 			case 8:
-				rc = append(srvRect(0, 0, 0, 0, EncodingQEMULEDState), 7)
+				rc = append(srvRect(0, 0, 0, 0, encodingQEMULEDState), 7)
 			case 9:
-				rc = withLen(srvRect(0, 0, 0, 0, EncodingDesktopName), []byte("desk"))
+				rc = withLen(srvRect(0, 0, 0, 0, encodingDesktopName), []byte("desk"))
 			case 10:
 				s := r.IntN(3)
-				rc = append(append(srvRect(0, 0, w, h, EncodingExtendedDesktop), byte(s), 0, 0, 0), pay(16*s)...)
+				rc = append(append(srvRect(0, 0, w, h, encodingExtendedDesktop), byte(s), 0, 0, 0), pay(16*s)...)
 			}
 			rects = append(rects, rc)
 		}
 		if r.IntN(4) == 0 { // LastRect form: 0xFFFF rectangles, ended by LastRect
-			b := append([]byte{SrvFramebufferUpdate, 0, 0xff, 0xff}, bytes.Join(rects, nil)...)
-			return append(dst, append(b, srvRect(0, 0, 0, 0, EncodingLastRect)...)...), false
+			b := append([]byte{srvFramebufferUpdate, 0, 0xff, 0xff}, bytes.Join(rects, nil)...)
+			return append(dst, append(b, srvRect(0, 0, 0, 0, encodingLastRect)...)...), false
 		}
 		return append(dst, srvUpdate(rects...)...), false
 	case 3:
 		n := r.IntN(4)
-		b := []byte{SrvSetColourMapEntries, 0, 0, 0}
+		b := []byte{srvSetColourMapEntries, 0, 0, 0}
 		b = binary.BigEndian.AppendUint16(b, uint16(n))
 		return append(dst, append(b, pay(6*n)...)...), false
 	case 4:
-		return append(dst, SrvBell), false
+		return append(dst, srvBell), false
 	case 5:
 		return append(dst, srvCut(string(pay(r.IntN(40))))...), true
 	case 6:
 		flags := []uint32{1 << 24, 1 << 27, 1 << 28, 1<<28 | 1}[r.IntN(4)]
 		return append(dst, srvExtCut(flags|1, pay(r.IntN(40)))...), flags&clipboardCaps == 0
 	case 7:
-		return append(dst, SrvEndOfContinuousUpdates), false
+		return append(dst, srvEndOfContinuousUpdates), false
 	case 8:
-		n := r.IntN(MaxFencePayload + 1)
-		b := binary.BigEndian.AppendUint32([]byte{SrvServerFence, 0, 0, 0}, 1<<31)
+		n := r.IntN(maxFencePayload + 1)
+		b := binary.BigEndian.AppendUint32([]byte{srvServerFence, 0, 0, 0}, 1<<31)
 		return append(dst, append(append(b, byte(n)), pay(n)...)...), false
 	default:
-		return append(dst, SrvXvp, 0, 1, 0), false
+		return append(dst, srvXvp, 0, 1, 0), false
 	}
 }
 
@@ -191,7 +191,7 @@ func TestServerFilterEveryMessage(t *testing.T) {
 // the holder and not a watcher; the extended clipboard's capabilities (no
 // clipboard data) reach both; the verdict follows the holder flag.
 func TestServerFilterCutTextOnlyToHolder(t *testing.T) {
-	bell := []byte{SrvBell}
+	bell := []byte{srvBell}
 	plain := srvCut("secret text")
 	notify := srvExtCut(1<<27|1, nil)
 	provide := srvExtCut(1<<28|1, []byte("zlib-data"))
@@ -211,7 +211,7 @@ func TestServerFilterCutTextOnlyToHolder(t *testing.T) {
 	}
 	// The flag is read when a cut text's header is complete.
 	kbd := false
-	f, _ := NewServerFilter(pf32, func() bool { return kbd })
+	f, _ := newServerFilter(pf32, func() bool { return kbd })
 	out, _, _ := f.Filter(append([]byte{}, plain...))
 	kbd = true
 	out2, _, _ := f.Filter(append([]byte{}, plain...))
@@ -225,13 +225,13 @@ func TestServerFilterCutTextOnlyToHolder(t *testing.T) {
 // buffered.
 func TestServerFilterLengthsNeverAllocated(t *testing.T) {
 	f := newFilter(t, false)
-	hdr := binary.BigEndian.AppendUint32([]byte{SrvServerCutText, 0, 0, 0}, math.MaxInt32)
+	hdr := binary.BigEndian.AppendUint32([]byte{srvServerCutText, 0, 0, 0}, math.MaxInt32)
 	out, rest, err := f.Filter(append(hdr, make([]byte, 100)...))
 	if err != nil || len(out) != 0 || len(rest) != 0 || f.skip != math.MaxInt32-100 {
 		t.Fatalf("2 GiB cut text: out %d rest %d skip %d err %v", len(out), len(rest), f.skip, err)
 	}
 	f = newFilter(t, true)
-	hdr = binary.BigEndian.AppendUint32([]byte{SrvServerCutText, 0, 0, 0}, uint32(1<<31)) // MinInt32
+	hdr = binary.BigEndian.AppendUint32([]byte{srvServerCutText, 0, 0, 0}, uint32(1<<31)) // MinInt32
 	hdr = binary.BigEndian.AppendUint32(hdr, 1<<28)
 	if _, _, err := f.Filter(hdr); err != nil || f.skip != 1<<31-4 {
 		t.Fatalf("MinInt32 extended cut text: skip %d err %v", f.skip, err)
@@ -242,7 +242,7 @@ func TestServerFilterLengthsNeverAllocated(t *testing.T) {
 // message and its offset; limits are checked at and past.
 func TestServerFilterRefuses(t *testing.T) {
 	fence := func(n int) []byte {
-		b := binary.BigEndian.AppendUint32([]byte{SrvServerFence, 0, 0, 0}, 0)
+		b := binary.BigEndian.AppendUint32([]byte{srvServerFence, 0, 0, 0}, 0)
 		return append(append(b, byte(n)), make([]byte, n)...)
 	}
 	for _, c := range []struct {
@@ -259,11 +259,11 @@ func TestServerFilterRefuses(t *testing.T) {
 		{"QEMU server message", []byte{255, 1, 0, 0}, false, "type 255 at server byte 1: unknown"},
 		{"Tight rectangle", srvUpdate(srvRect(0, 0, 1, 1, 7)), false, "type 0 at server byte 1: rectangle at server byte 5: encoding 7 is not one the relay frames"},
 		{"Hextile rectangle", srvUpdate(srvRect(0, 0, 1, 1, 5)), false, "encoding 5"},
-		{"VMware cursor type 2", srvUpdate(append(srvRect(0, 0, 1, 1, EncodingVMwareCursor), 2, 0)), false, "VMware cursor type 2"},
+		{"VMware cursor type 2", srvUpdate(append(srvRect(0, 0, 1, 1, encodingVMwareCursor), 2, 0)), false, "VMware cursor type 2"},
 	} {
-		got, err := serverFeed(newFilter(t, true), append([]byte{SrvBell}, c.in...), whole(3))
+		got, err := serverFeed(newFilter(t, true), append([]byte{srvBell}, c.in...), whole(3))
 		if c.ok {
-			if err != nil || !bytes.Equal(got, append([]byte{SrvBell}, c.in...)) {
+			if err != nil || !bytes.Equal(got, append([]byte{srvBell}, c.in...)) {
 				t.Errorf("%s: %v", c.name, err)
 			}
 			continue
@@ -272,8 +272,8 @@ func TestServerFilterRefuses(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
 		}
 		// Before the bad message (or rectangle) everything was forwarded.
-		want := []byte{SrvBell}
-		if c.in[0] == SrvFramebufferUpdate {
+		want := []byte{srvBell}
+		if c.in[0] == srvFramebufferUpdate {
 			want = append(want, c.in[:4]...)
 		}
 		if !bytes.Equal(got, want) {
@@ -283,7 +283,7 @@ func TestServerFilterRefuses(t *testing.T) {
 	// An error is sticky.
 	f := newFilter(t, true)
 	_, _, err := f.Filter([]byte{9})
-	if _, _, err2 := f.Filter([]byte{SrvBell}); err == nil || err2 != err {
+	if _, _, err2 := f.Filter([]byte{srvBell}); err == nil || err2 != err {
 		t.Fatalf("not sticky: %v then %v", err, err2)
 	}
 }
@@ -294,12 +294,12 @@ func TestServerFilterRefuses(t *testing.T) {
 func TestServerFilterPixelFormat(t *testing.T) {
 	f := newFilter(t, true)
 	g := NewGate(Limits{})
-	g.FramePixelFormat(f.SetPixelFormat)
+	g.framePixelFormat(f.SetPixelFormat)
 	pf16 := []byte{MsgSetPixelFormat, 0, 0, 0, 16, 16, 0, 1, 0, 31, 0, 63, 0, 31, 11, 5, 0, 0, 0, 0}
 	if _, err := g.Feed(nil, pf16); err != nil {
 		t.Fatal(err)
 	}
-	raw := srvUpdate(append(srvRect(0, 0, 3, 2, EncodingRaw), make([]byte, 3*2*2)...), srvRect(0, 0, 0, 0, EncodingDesktopSize))
+	raw := srvUpdate(append(srvRect(0, 0, 3, 2, encodingRaw), make([]byte, 3*2*2)...), srvRect(0, 0, 0, 0, encodingDesktopSize))
 	if got, err := serverFeed(f, raw, whole(5)); err != nil || !bytes.Equal(got, raw) {
 		t.Fatalf("16-bit Raw: %v", err)
 	}
@@ -311,23 +311,23 @@ func TestServerFilterPixelFormat(t *testing.T) {
 		t.Fatalf("SetPixelFormat after an update request: %v", err)
 	}
 	g = NewGate(Limits{})
-	g.FramePixelFormat(f.SetPixelFormat)
+	g.framePixelFormat(f.SetPixelFormat)
 	bad := append([]byte{}, pf32msg...)
 	bad[4] = 24
 	if _, err := g.Feed(nil, bad); !errors.Is(err, ErrMalformed) {
 		t.Fatalf("24 bits per pixel: %v", err)
 	}
-	// Without FramePixelFormat the gate passes it as before.
+	// Without framePixelFormat the gate passes it as before.
 	if out, err := NewGate(Limits{}).Feed(nil, append(append([]byte{}, fbur...), bad...)); err != nil || len(out) != 30 {
 		t.Fatalf("unframed gate: %v %d", err, len(out))
 	}
-	if _, err := NewServerFilter(bad[4:20], nil); err == nil {
+	if _, err := newServerFilter(bad[4:20], nil); err == nil {
 		t.Fatal("a 24-bit ServerInit format was accepted")
 	}
 }
 
 // FuzzServerFilter: any bytes, any read sizes: never a panic, never more
-// than MaxServerHeader handed back, and the same output and error as one
+// than maxServerHeader handed back, and the same output and error as one
 // read. For the holder, the output is the input up to the error.
 func FuzzServerFilter(f *testing.F) {
 	r := rand.New(rand.NewPCG(1, 1))
@@ -337,7 +337,7 @@ func FuzzServerFilter(f *testing.F) {
 	}
 	f.Add(seed, uint64(1))
 	f.Add(srvExtCut(1<<28, []byte("x")), uint64(2))
-	f.Add(srvUpdate(withLen(srvRect(0, 0, 1, 1, EncodingZRLE), []byte{1, 2})), uint64(3))
+	f.Add(srvUpdate(withLen(srvRect(0, 0, 1, 1, encodingZRLE), []byte{1, 2})), uint64(3))
 	f.Fuzz(func(t *testing.T, data []byte, seed uint64) {
 		for _, holder := range []bool{true, false} {
 			want, wantErr := serverFeed(newFilter(t, holder), data, whole(len(data)+1))
@@ -366,24 +366,24 @@ func BenchmarkServerFilter(b *testing.B) {
 		var rects [][]byte
 		for i := 0; i < 16; i++ {
 			p := make([]byte, 3000+r.IntN(2000))
-			rects = append(rects, withLen(srvRect(uint16(i%16*64), 0, 64, 64, EncodingZRLE), p))
+			rects = append(rects, withLen(srvRect(uint16(i%16*64), 0, 64, 64, encodingZRLE), p))
 		}
 		in = append(in, srvUpdate(rects...)...)
 	}
 	f := newFilter(b, false)
-	buf := make([]byte, MaxServerHeader+256<<10)
+	buf := make([]byte, maxServerHeader+256<<10)
 	b.SetBytes(int64(len(in)))
 	b.ReportAllocs()
 	for b.Loop() {
 		carry := 0
 		for data := in; len(data) > 0; {
-			n := copy(buf[MaxServerHeader:], data)
+			n := copy(buf[maxServerHeader:], data)
 			data = data[n:]
-			_, rest, err := f.Filter(buf[MaxServerHeader-carry : MaxServerHeader+n])
+			_, rest, err := f.Filter(buf[maxServerHeader-carry : maxServerHeader+n])
 			if err != nil {
 				b.Fatal(err)
 			}
-			carry = copy(buf[MaxServerHeader-len(rest):MaxServerHeader], rest)
+			carry = copy(buf[maxServerHeader-len(rest):maxServerHeader], rest)
 		}
 	}
 }

@@ -33,8 +33,8 @@ type Ticket struct {
 	ExpiresAt time.Time // after this the ticket is refused
 }
 
-// Tickets issues and redeems watch tickets. It is safe for concurrent use.
-type Tickets struct {
+// tickets issues and redeems watch tickets. It is safe for concurrent use.
+type tickets struct {
 	mu  sync.Mutex
 	ttl time.Duration
 	now func() time.Time
@@ -43,20 +43,20 @@ type Tickets struct {
 	issued uint64
 }
 
-// NewTickets returns a ticket store; ttl <= 0 takes DefaultTicketTTL; now
+// newTickets returns a ticket store; ttl <= 0 takes DefaultTicketTTL; now
 // nil takes time.Now.
-func NewTickets(ttl time.Duration, now func() time.Time) *Tickets {
+func newTickets(ttl time.Duration, now func() time.Time) *tickets {
 	if ttl <= 0 {
 		ttl = DefaultTicketTTL
 	}
 	if now == nil {
 		now = time.Now
 	}
-	return &Tickets{ttl: ttl, now: now, m: make(map[string]Ticket)}
+	return &tickets{ttl: ttl, now: now, m: make(map[string]Ticket)}
 }
 
 // Issue returns a new ticket bound to agent and surface.
-func (t *Tickets) Issue(agent, surface string) (Ticket, error) {
+func (t *tickets) Issue(agent, surface string) (Ticket, error) {
 	var b [ticketBytes]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return Ticket{}, err
@@ -82,7 +82,7 @@ func (t *Tickets) Issue(agent, surface string) (Ticket, error) {
 
 // Redeem uses up a ticket. agent, when not empty, must be the ticket's
 // computer. Any presentation uses the ticket, even a refused one.
-func (t *Tickets) Redeem(token, agent string) (Ticket, error) {
+func (t *tickets) Redeem(token, agent string) (Ticket, error) {
 	t.mu.Lock()
 	tk, ok := t.m[token]
 	delete(t.m, token)
@@ -99,7 +99,7 @@ func (t *Tickets) Redeem(token, agent string) (Ticket, error) {
 }
 
 // Outstanding is the number of tickets issued and not yet redeemed or swept.
-func (t *Tickets) Outstanding() int {
+func (t *tickets) Outstanding() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.m)

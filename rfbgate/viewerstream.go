@@ -43,7 +43,7 @@ func (v *viewer) closeStatus() (websocket.StatusCode, string) {
 }
 
 // pumpServer relays the server's stream to the browser through the
-// viewer's ServerFilter (framed; ServerCutText only while this viewer holds
+// viewer's serverFilter (framed; ServerCutText only while this viewer holds
 // the keyboard). Every write to the browser has WriteTimeout: a viewer
 // that stops reading is dropped, not left to hold the server's data. It
 // returns when either side ends, having recorded why.
@@ -58,7 +58,7 @@ func (v *viewer) pumpServer(server, client net.Conn) {
 	})
 	stall.Stop()
 	defer stall.Stop()
-	const head = MaxServerHeader // room for a header split across reads
+	const head = maxServerHeader // room for a header split across reads
 	buf := make([]byte, head+serverReadBuf)
 	carry := 0
 	for {

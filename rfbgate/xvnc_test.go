@@ -55,7 +55,7 @@ func TestXvncEndToEnd(t *testing.T) {
 	c.Send(t, pointer(1, 10, 10), pointer(0, 10, 10))
 	noEvents(t, xe, "typing without the keyboard")
 
-	tr.Leases.TakeOver("agent1", "laptop")
+	tr.leases.TakeOver("agent1", "laptop")
 	typeA(t, c)
 	c.Send(t, pointer(1, 10, 10), pointer(0, 10, 10))
 	ev := xe.waitFor(3*time.Second, func(e []xEvent) bool { return count(e, "KeyRelease") >= 2 && count(e, "ButtonRelease") >= 1 })
@@ -67,7 +67,7 @@ func TestXvncEndToEnd(t *testing.T) {
 	other.Send(t, keyEvent(true, 'b'), keyEvent(false, 'b'))
 	noEvents(t, xe, "typing from a viewer that does not hold the keyboard")
 
-	if err := tr.Leases.GiveBack("agent1", "laptop"); err != nil {
+	if err := tr.leases.GiveBack("agent1", "laptop"); err != nil {
 		t.Fatal(err)
 	}
 	typeA(t, c)
@@ -81,7 +81,7 @@ func TestXvncEndToEnd(t *testing.T) {
 			if how == "expiry" {
 				r, c = short, cs
 			}
-			r.Leases.TakeOver("agent1", "laptop")
+			r.leases.TakeOver("agent1", "laptop")
 			c.Send(t, qemuKey(true, 'a', 30), keyEvent(true, 0xffe1 /* Shift_L */), pointer(1, 20, 20))
 			ev := xe.waitFor(3*time.Second, func(e []xEvent) bool { return count(e, "KeyPress") >= 2 && count(e, "ButtonPress") >= 1 })
 			if count(ev, "KeyPress") != 2 || count(ev, "ButtonPress") != 1 {
@@ -89,16 +89,16 @@ func TestXvncEndToEnd(t *testing.T) {
 			}
 			switch how {
 			case "giveback":
-				r.Leases.GiveBack("agent1", "laptop")
+				r.leases.GiveBack("agent1", "laptop")
 			case "expiry": // 1.5 s lease, not renewed
 			case "moved":
-				r.Leases.TakeOver("agent1", "phone")
+				r.leases.TakeOver("agent1", "phone")
 			}
 			ev = xe.waitFor(4*time.Second, func(e []xEvent) bool { return count(e, "KeyRelease") >= 2 && count(e, "ButtonRelease") >= 1 })
 			if count(ev, "KeyRelease") != 2 || count(ev, "ButtonRelease") != 1 {
 				t.Fatalf("lease lost by %s with keys down: X saw %v, want both keys and the button released", how, ev)
 			}
-			if _, held := r.Leases.Holder("agent1"); held != (how == "moved") {
+			if _, held := r.leases.Holder("agent1"); held != (how == "moved") {
 				t.Fatalf("after loss by %s: holder %v", how, held)
 			}
 			// The browser's own late key-up is now a watcher's input: dropped.
@@ -106,7 +106,7 @@ func TestXvncEndToEnd(t *testing.T) {
 			c.Send(t, qemuKey(false, 'a', 30), keyEvent(false, 0xffe1), pointer(0, 20, 20))
 			noEvents(t, xe, "late key-up after the loss")
 			if how == "moved" {
-				r.Leases.GiveBack("agent1", "phone")
+				r.leases.GiveBack("agent1", "phone")
 			}
 		})
 	}
@@ -114,7 +114,7 @@ func TestXvncEndToEnd(t *testing.T) {
 	// A viewer that closes with keys down: they are released.
 	t.Run("loss-by-close", func(t *testing.T) {
 		third := tr.open(t, "agent1", "tablet", false)
-		tr.Leases.TakeOver("agent1", "tablet")
+		tr.leases.TakeOver("agent1", "tablet")
 		third.Send(t, qemuKey(true, 'a', 30), pointer(4, 30, 30))
 		ev := xe.waitFor(3*time.Second, func(e []xEvent) bool { return count(e, "KeyPress") >= 1 && count(e, "ButtonPress") >= 1 })
 		if count(ev, "KeyPress") != 1 || count(ev, "ButtonPress") != 1 {
@@ -126,7 +126,7 @@ func TestXvncEndToEnd(t *testing.T) {
 			t.Fatalf("closed with keys down: X saw %v", ev)
 		}
 		xe.take()
-		tr.Leases.GiveBack("agent1", "tablet")
+		tr.leases.GiveBack("agent1", "tablet")
 		deadline := time.Now().Add(3 * time.Second)
 		for tr.Viewers("agent1") != 2 && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)

@@ -167,34 +167,24 @@ func (a *Agent) expire(id uint64, p agentPending) {
 
 // Receive feeds bytes read from the host.
 func (a *Agent) Receive(now time.Time, b []byte) {
-	if a.phase == phaseClosed {
-		return
+	if now, ok := a.open(now); ok {
+		a.feed(now, b, (*agentSink)(a))
 	}
-	now = a.clock(now)
-	a.feed(now, b, (*agentSink)(a))
 }
 
 // EndOfStream reports that the host closed its end: the session closes
 // at once.
 func (a *Agent) EndOfStream(now time.Time) {
-	if a.phase == phaseClosed {
-		return
+	if _, ok := a.open(now); ok {
+		a.shut(CloseEndOfStream, a.peerClosed("host"))
 	}
-	a.clock(now)
-	what := "the host closed the connection"
-	if a.split.Mid() {
-		what += " in the middle of a frame"
-	}
-	a.shut(CloseEndOfStream, what)
 }
 
 // Close closes the session from the agent's side.
 func (a *Agent) Close(now time.Time) {
-	if a.phase == phaseClosed {
-		return
+	if _, ok := a.open(now); ok {
+		a.shut(CloseLocal, "the agent closed the session")
 	}
-	a.clock(now)
-	a.shut(CloseLocal, "the agent closed the session")
 }
 
 func (a *Agent) shut(reason CloseReason, what string) {

@@ -54,6 +54,26 @@ func (c *conn) clock(now time.Time) time.Time {
 	return now
 }
 
+// open reports whether the session is still open and, if it is, moves the
+// clock to now (see clock) and returns the time to use: every call from
+// the application starts with it.
+func (c *conn) open(now time.Time) (time.Time, bool) {
+	if c.phase == phaseClosed {
+		return now, false
+	}
+	return c.clock(now), true
+}
+
+// peerClosed says what the peer's end of stream did: "the agent closed
+// the connection", and where a frame was cut short, that it was.
+func (c *conn) peerClosed(peer string) string {
+	what := "the " + peer + " closed the connection"
+	if c.split.Mid() {
+		what += " in the middle of a frame"
+	}
+	return what
+}
+
 // setLimit applies a negotiated frame limit both ways.
 func (c *conn) setLimit(limit uint32) {
 	c.limit = limit

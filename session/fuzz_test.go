@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -24,13 +25,7 @@ func fuzzHostSeeds(t testing.TB) [][]byte {
 	resync := frame(t, &codec.Response{ID: 4, Method: codec.MethodResync, Result: &codec.ResyncResult{Seq: 4}})
 	frames := frame(t, &codec.Event{Stream: codec.StreamFrames, Seq: 5, Type: codec.TypeFrame, Body: &codec.ScreenFrame{Image: []byte{1, 2}}})
 	big := []byte{0, 0, 0x20, 0, 0xa4, 0x00, 0x03, 0x01, 0x03, 0x02, 0x09}
-	cat := func(bs ...[]byte) []byte {
-		out := []byte{3}
-		for _, b := range bs {
-			out = append(out, b...)
-		}
-		return out
-	}
+	cat := func(bs ...[]byte) []byte { return slices.Concat(append([][]byte{{3}}, bs...)...) }
 	return [][]byte{
 		cat(hello),
 		cat(hello, resp, errResp),
@@ -44,13 +39,7 @@ func fuzzHostSeeds(t testing.TB) [][]byte {
 
 func fuzzAgentSeeds(t testing.TB) [][]byte {
 	welcome := frame(t, &codec.Welcome{Version: codec.Some[uint32](1), MaxFrame: codec.Some[uint32](4096), Session: codec.Some[uint64](1)})
-	cat := func(bs ...[]byte) []byte {
-		out := []byte{5}
-		for _, b := range bs {
-			out = append(out, b...)
-		}
-		return out
-	}
+	cat := func(bs ...[]byte) []byte { return slices.Concat(append([][]byte{{5}}, bs...)...) }
 	return [][]byte{
 		cat(welcome),
 		cat(welcome, frame(t, &codec.Request{ID: 1, Method: codec.MethodSnapshot, Params: codec.ParamsFor(codec.MethodSnapshot), DeadlineMS: codec.Some[uint32](5)})),

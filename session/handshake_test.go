@@ -35,7 +35,7 @@ func TestHandshakeSelectsHighestCommonVersionAndSmallerFrame(t *testing.T) {
 	if c.Version != 2 || c.MaxFrame != 8192 || c.Session != 77 || c.Capabilities != codec.CapTree || c.Agent != "x" {
 		t.Fatalf("Connected %+v, want version 2, max frame 8192, session 77, caps tree, agent x", c)
 	}
-	ws := agentOfType[*Welcomed](p.ae)
+	ws := ofType[*Welcomed](p.ae)
 	if len(ws) != 1 || ws[0].Version != 2 || ws[0].MaxFrame != 8192 || ws[0].Session != 77 {
 		t.Fatalf("agent events %v, want Welcomed version 2, max frame 8192, session 77", p.ae)
 	}
@@ -63,7 +63,7 @@ func TestHandshakeNoCommonVersion(t *testing.T) {
 		t.Fatalf("host events %v, want Closed rejected", p.he)
 	}
 	wantCode(t, cl[0].Err, codec.CodeNoCommonVersion, "[2 3]", "[1]", "redeploy")
-	acl := agentOfType[*Closed](p.ae)
+	acl := ofType[*Closed](p.ae)
 	if len(acl) != 1 || acl[0].Reason != CloseRejected {
 		t.Fatalf("agent events %v, want Closed rejected", p.ae)
 	}
@@ -114,7 +114,7 @@ func TestHandshakeToken(t *testing.T) {
 				t.Fatalf("connected host %v agent %v, want %v", p.h.Connected(), p.a.Connected(), c.ok)
 			}
 			if !c.ok {
-				cl := agentOfType[*Closed](p.ae)
+				cl := ofType[*Closed](p.ae)
 				if len(cl) != 1 {
 					t.Fatalf("agent events %v", p.ae)
 				}

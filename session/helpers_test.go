@@ -141,21 +141,11 @@ func completions(evs []HostEvent) map[uint64]*Completed {
 	return out
 }
 
-// ofType returns the events of type T.
-func ofType[T any](evs []HostEvent) []T {
+// ofType returns the events of type T, of a host's or an agent's events.
+func ofType[T, E any](evs []E) []T {
 	var out []T
 	for _, e := range evs {
-		if x, ok := e.(T); ok {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-func agentOfType[T any](evs []AgentEvent) []T {
-	var out []T
-	for _, e := range evs {
-		if x, ok := e.(T); ok {
+		if x, ok := any(e).(T); ok {
 			out = append(out, x)
 		}
 	}

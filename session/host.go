@@ -185,35 +185,25 @@ func (h *Host) HandleTimeout(now time.Time) {
 
 // Receive feeds bytes read from the agent.
 func (h *Host) Receive(now time.Time, b []byte) {
-	if h.phase == phaseClosed {
-		return
+	if now, ok := h.open(now); ok {
+		h.feed(now, b, (*hostSink)(h))
 	}
-	now = h.clock(now)
-	h.feed(now, b, (*hostSink)(h))
 }
 
 // EndOfStream reports that the agent closed its end: the session closes
 // at once.
 func (h *Host) EndOfStream(now time.Time) {
-	if h.phase == phaseClosed {
-		return
+	if _, ok := h.open(now); ok {
+		h.shut(CloseEndOfStream, h.peerClosed("agent"))
 	}
-	h.clock(now)
-	what := "the agent closed the connection"
-	if h.split.Mid() {
-		what += " in the middle of a frame"
-	}
-	h.shut(CloseEndOfStream, what)
 }
 
 // Close closes the session from the host's side, failing pending
 // requests with disconnected.
 func (h *Host) Close(now time.Time) {
-	if h.phase == phaseClosed {
-		return
+	if _, ok := h.open(now); ok {
+		h.shut(CloseLocal, "the host closed the session")
 	}
-	h.clock(now)
-	h.shut(CloseLocal, "the host closed the session")
 }
 
 // Request sends a request for method m with params p (nil sends the

@@ -93,7 +93,7 @@ func TestSilentCloseFailsPendingAndLaterRequests(t *testing.T) {
 	if _, ok := p.h.PollTimeout(); ok {
 		t.Fatal("a closed host still has a timeout")
 	}
-	acl := agentOfType[*Closed](p.takeAgent())
+	acl := ofType[*Closed](p.takeAgent())
 	if len(acl) != 1 || acl[0].Reason != CloseSilent {
 		t.Fatal("agent did not close as silent")
 	}

@@ -88,7 +88,7 @@ func TestAgentAnswersDeadlineExceededAndDropsTheLateAnswer(t *testing.T) {
 		t.Fatal("no completion at the deadline")
 	}
 	wantCode(t, c.Err, codec.CodeDeadlineExceeded, "250 ms")
-	if ex := agentOfType[*Expired](p.takeAgent()); len(ex) != 1 || ex[0].ID != id {
+	if ex := ofType[*Expired](p.takeAgent()); len(ex) != 1 || ex[0].ID != id {
 		t.Fatalf("agent did not report the request expired: %v", ex)
 	}
 	// The late answer is dropped: an error, nothing sent.

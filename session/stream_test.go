@@ -1,6 +1,7 @@
 package session
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -27,18 +28,6 @@ func delivered(evs []HostEvent, s codec.Stream) []uint64 {
 	return out
 }
 
-func equalSeqs(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func TestLosslessStreamInOrderFromOne(t *testing.T) {
 	p := newPair(t, HostConfig{}, fullCaps())
 	for i := uint32(1); i <= 3; i++ {
@@ -48,7 +37,7 @@ func TestLosslessStreamInOrderFromOne(t *testing.T) {
 	}
 	p.pump()
 	evs := p.takeHost()
-	if got := delivered(evs, codec.StreamTree); !equalSeqs(got, []uint64{1, 2, 3}) || len(evs) != 3 {
+	if got := delivered(evs, codec.StreamTree); !slices.Equal(got, []uint64{1, 2, 3}) || len(evs) != 3 {
 		t.Fatalf("events %v, delivered %v, want 1 2 3 and nothing else", evs, got)
 	}
 	if cc := ofType[*StreamEvent](evs)[2].Event.Body.(*codec.ContentChanged); cc.Node != 3 {
@@ -89,7 +78,7 @@ func TestSkipEventPutsLosslessStreamOutOfSyncAndResyncsAutomatically(t *testing.
 	if dr := ofType[*Dropped](evs); len(dr) != 1 || dr[0].Seq != 3 || dr[0].Count != 1 {
 		t.Fatalf("events %v, want event 3 dropped", evs)
 	}
-	if got := delivered(evs, codec.StreamTree); !equalSeqs(got, []uint64{1}) {
+	if got := delivered(evs, codec.StreamTree); !slices.Equal(got, []uint64{1}) {
 		t.Fatalf("delivered %v, want only 1", got)
 	}
 	if p.h.InSyncStream(codec.StreamTree) {
@@ -116,7 +105,7 @@ func TestSkipEventPutsLosslessStreamOutOfSyncAndResyncsAutomatically(t *testing.
 	if len(ofType[*Completed](evs)) != 0 {
 		t.Fatal("an automatic resync reported as Completed")
 	}
-	if got := delivered(evs, codec.StreamTree); !equalSeqs(got, []uint64{5, 6}) {
+	if got := delivered(evs, codec.StreamTree); !slices.Equal(got, []uint64{5, 6}) {
 		t.Fatalf("delivered %v after the resync, want 5 6", got)
 	}
 	if p.h.Dropped(codec.StreamTree) != 2 {
@@ -125,11 +114,7 @@ func TestSkipEventPutsLosslessStreamOutOfSyncAndResyncsAutomatically(t *testing.
 }
 
 func TestRetryableResyncFailureBacksOffDoubling(t *testing.T) {
-	p := newPair(t, HostConfig{}, fullCaps())
-	p.a.SkipEvent(codec.StreamTree)
-	treeEvent(p, 2)
-	p.pump()
-	p.takeHost()
+	p := resyncing(t)
 	busy := codec.NewError(codec.CodeBusy, "try later")
 	answerResync(p, busy)
 	want := []time.Duration{100, 200, 400, 800, 1600, 3200, 5000, 5000}
@@ -139,11 +124,11 @@ func TestRetryableResyncFailureBacksOffDoubling(t *testing.T) {
 		// Other timers (pings) may come first; find the resync's.
 		start := p.now
 		p.advance(w - time.Millisecond)
-		if len(agentOfType[*Incoming](p.ae)) != 0 {
+		if len(ofType[*Incoming](p.ae)) != 0 {
 			t.Fatalf("retry %d went out before %v (timeout was %v)", i+1, w, at.Sub(start))
 		}
 		p.advance(time.Millisecond)
-		if len(agentOfType[*Incoming](p.ae)) != 1 {
+		if len(ofType[*Incoming](p.ae)) != 1 {
 			t.Fatalf("retry %d did not go out at %v", i+1, w)
 		}
 		if len(ofType[*ResyncFailed](p.takeHost())) != 0 {
@@ -163,24 +148,20 @@ func TestRetryableResyncFailureBacksOffDoubling(t *testing.T) {
 	p.pump()
 	answerResync(p, busy)
 	p.advance(100 * time.Millisecond)
-	if len(agentOfType[*Incoming](p.ae)) != 1 {
+	if len(ofType[*Incoming](p.ae)) != 1 {
 		t.Fatal("backoff did not start over at 100ms after a success")
 	}
 }
 
 func TestResyncFailureNoRetryFixesIsReported(t *testing.T) {
-	p := newPair(t, HostConfig{}, fullCaps())
-	p.a.SkipEvent(codec.StreamTree)
-	treeEvent(p, 2)
-	p.pump()
-	p.takeHost()
+	p := resyncing(t)
 	answerResync(p, codec.NewError(codec.CodeInternal, "broken"))
 	rf := ofType[*ResyncFailed](p.takeHost())
 	if len(rf) != 1 || rf[0].Err.Code != codec.CodeInternal || rf[0].Stream != codec.StreamTree {
 		t.Fatalf("ResyncFailed %v", rf)
 	}
 	p.advance(10 * time.Second)
-	if len(agentOfType[*Incoming](p.takeAgent())) != 0 {
+	if len(ofType[*Incoming](p.takeAgent())) != 0 {
 		t.Fatal("a non-retryable resync failure was retried")
 	}
 	treeEvent(p, 3)
@@ -207,7 +188,7 @@ func TestExplicitResyncFailureIsReportedEvenWhenRetryable(t *testing.T) {
 		t.Fatalf("events %v, want ResyncFailed busy", evs)
 	}
 	p.advance(10 * time.Second)
-	if len(agentOfType[*Incoming](p.takeAgent())) != 0 {
+	if len(ofType[*Incoming](p.takeAgent())) != 0 {
 		t.Fatal("an explicit resync was retried")
 	}
 	// And a successful one reports both.
@@ -237,13 +218,13 @@ func TestLossyStreamCountsSkippedNumbersAsDroppedFrames(t *testing.T) {
 	send()
 	p.pump()
 	evs := p.takeHost()
-	if got := delivered(evs, codec.StreamFrames); !equalSeqs(got, []uint64{1, 4, 5}) {
+	if got := delivered(evs, codec.StreamFrames); !slices.Equal(got, []uint64{1, 4, 5}) {
 		t.Fatalf("delivered %v, want 1 4 5", got)
 	}
 	if dr := ofType[*Dropped](evs); len(dr) != 1 || dr[0].Seq != 2 || dr[0].Count != 2 {
 		t.Fatalf("dropped %v, want 2 frames from 2", dr)
 	}
-	if len(ofType[*OutOfSync](evs)) != 0 || len(agentOfType[*Incoming](p.takeAgent())) != 0 {
+	if len(ofType[*OutOfSync](evs)) != 0 || len(ofType[*Incoming](p.takeAgent())) != 0 {
 		t.Fatal("a lossy stream went out of sync or resynced")
 	}
 	if p.h.Dropped(codec.StreamFrames) != 2 {
@@ -266,7 +247,7 @@ func TestUnknownStreamIsLossless(t *testing.T) {
 	for e, ok := h.PollEvent(); ok; e, ok = h.PollEvent() {
 		evs = append(evs, e)
 	}
-	if got := delivered(evs, 7); !equalSeqs(got, []uint64{1}) {
+	if got := delivered(evs, 7); !slices.Equal(got, []uint64{1}) {
 		t.Fatalf("delivered %v", got)
 	}
 	if oos := ofType[*OutOfSync](evs); len(oos) != 1 || oos[0].Stream != 7 || oos[0].Want != 2 {
@@ -300,7 +281,7 @@ func TestStreamsNumberFromOneOnEachConnection(t *testing.T) {
 			t.Fatalf("first event %d", seq)
 		}
 		p.pump()
-		if got := delivered(p.takeHost(), codec.StreamTree); !equalSeqs(got, []uint64{1}) {
+		if got := delivered(p.takeHost(), codec.StreamTree); !slices.Equal(got, []uint64{1}) {
 			t.Fatalf("delivered %v", got)
 		}
 	}
@@ -329,4 +310,15 @@ func TestResyncSentWithRequestCountsForItsStream(t *testing.T) {
 	if is := ofType[*InSync](evs); len(is) != 1 || is[0].Stream != 7 || is[0].From != 3 || !p.h.InSyncStream(7) {
 		t.Fatalf("events %v, want stream 7 in sync from 3", evs)
 	}
+}
+
+// resyncing returns a pair whose agent skipped a tree event, so that the
+// host found a gap and asked for a resync; the host's events are taken.
+func resyncing(t *testing.T) *pair {
+	p := newPair(t, HostConfig{}, fullCaps())
+	p.a.SkipEvent(codec.StreamTree)
+	treeEvent(p, 2)
+	p.pump()
+	p.takeHost()
+	return p
 }

@@ -1,6 +1,9 @@
 package zerocopy
 
-import "github.com/wirebench/wirebench/codec/cbor"
+import (
+	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cbortrust"
+)
 
 // dec is the primitive decoder the views read with: cbor.Decoder, whose
 // offsets are absolute in the payload. A trusted one (at) reads bytes the
@@ -9,10 +12,8 @@ type dec = cbor.Decoder
 
 func newDec(b []byte) dec { return cbor.NewDecoder(b) }
 
+// trustedAt is cbor's constructor of trusted decoders (see cbortrust).
+var trustedAt = cbortrust.At.(func([]byte, int) cbor.Decoder)
+
 // at returns a trusted dec over b positioned at off, for the walks.
-func at(b []byte, off int) dec {
-	d := cbor.NewDecoder(b)
-	d.Seek(off)
-	d.Trust()
-	return d
-}
+func at(b []byte, off int) dec { return trustedAt(b, off) }

@@ -48,47 +48,44 @@ func (e *EventView) Parse(payload []byte) error {
 		if _, err := Header(payload); err != nil {
 			return err
 		}
-		return cborerr.In(cbor.Errorf(cbor.ErrType, 0, "a message map where an event array was expected"), "message")
+		return cborerr.In(cborerr.Errorf(cbor.ErrType, 0, "a message map where an event array was expected"), "message")
 	}
 	n, err := eventHead(&d, &h)
 	if err != nil {
 		return err
 	}
 	if h.Kind != codec.KindEvent {
-		return cborerr.In(cbor.Errorf(cbor.ErrInvalid, 0, "an array of kind "+h.Kind.String()+" is not an event"), "kind")
+		return cborerr.In(cborerr.Errorf(cbor.ErrInvalid, 0, "an array of kind "+h.Kind.String()+" is not an event"), "kind")
 	}
 	e.Stream, e.Seq, e.Type = h.Stream, h.Seq, h.Type
 	start := d.Offset()
 	i := 4
 	var names []string
+	var u32 [3]*uint32 // where the body's leading u32 fields go, in order
 	switch {
 	case e.Stream == codec.StreamTree && e.Type == codec.TypeWindowChanged:
-		names = windowChangedNames[:]
+		names, u32 = windowChangedNames[:], [3]*uint32{&e.Window, &e.Change}
 	case e.Stream == codec.StreamTree && e.Type == codec.TypeContentChanged:
-		names = contentChangedNames[:]
+		names, u32 = contentChangedNames[:], [3]*uint32{&e.Window, &e.Node, &e.Change}
 	case e.Stream == codec.StreamFrames && e.Type == codec.TypeFrame:
-		names = frameNames[:]
+		names, u32 = frameNames[:], [3]*uint32{&e.Width, &e.Height, &e.Format}
 	}
 	for j, name := range names {
 		if !d.More(n, i) {
-			return cborerr.In(cborerr.In(cbor.Errorf(cbor.ErrMissing, start, "the event ends before its "+name+" field (element "+itoa(i)+")"), name), "event")
+			return cborerr.In(cborerr.In(cborerr.Errorf(cbor.ErrMissing, start, "the event ends before its "+name+" field (element "+itoa(i)+")"), name), "event")
 		}
 		var err error
-		var v uint64
-		switch name {
-		case "image":
-			e.Image, err = byteString(&d)
-		case "uptime_ms":
+		switch {
+		case j < len(u32) && u32[j] != nil:
+			*u32[j], err = d.Uint32()
+		case name == "uptime_ms":
 			e.UptimeMS, err = d.Uint()
-		default:
-			var v32 uint32
-			v32, err = d.Uint32()
-			v = uint64(v32)
+		default: // image
+			e.Image, err = byteString(&d)
 		}
 		if err != nil {
 			return cborerr.In(cborerr.In(err, name), "event")
 		}
-		e.set(names, j, uint32(v))
 		i++
 	}
 	e.Known = names != nil
@@ -103,23 +100,6 @@ var (
 	contentChangedNames = [...]string{"window", "node", "change"}
 	frameNames          = [...]string{"width", "height", "format", "uptime_ms", "image"}
 )
-
-func (e *EventView) set(names []string, j int, v uint32) {
-	switch names[j] {
-	case "window":
-		e.Window = v
-	case "node":
-		e.Node = v
-	case "change":
-		e.Change = v
-	case "width":
-		e.Width = v
-	case "height":
-		e.Height = v
-	case "format":
-		e.Format = v
-	}
-}
 
 // ToOwned returns the event as the codec decodes it, with its own copy of
 // the image: it outlives the frame.

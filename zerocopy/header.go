@@ -51,7 +51,7 @@ func Header(payload []byte) (HeaderView, error) {
 	d := newDec(payload)
 	b, ok := d.PeekByte()
 	if !ok {
-		return h, cborerr.In(cbor.Errorf(cbor.ErrTruncated, 0, "empty input where a message was expected"), "message")
+		return h, cborerr.In(cborerr.Errorf(cbor.ErrTruncated, 0, "empty input where a message was expected"), "message")
 	}
 	switch b >> 5 {
 	case byte(cbor.MajorArray):
@@ -62,7 +62,7 @@ func Header(payload []byte) (HeaderView, error) {
 		if _, err := d.ReadHead(); err != nil {
 			return h, cborerr.In(err, "message")
 		}
-		return h, cborerr.In(cbor.Errorf(cbor.ErrType, 0, cbor.Major(b>>5).String()+" where a message map or event array was expected"), "message")
+		return h, cborerr.In(cborerr.Errorf(cbor.ErrType, 0, cbor.Major(b>>5).String()+" where a message map or event array was expected"), "message")
 	}
 	if headerFast(payload, &h) {
 		return h, nil
@@ -188,7 +188,7 @@ func peekKind(b []byte) (codec.Kind, error) {
 		}
 	}
 	if !found {
-		return 0, cborerr.In(cbor.Errorf(cbor.ErrMissing, 0, "key 0 (kind) is required"), "kind")
+		return 0, cborerr.In(cborerr.Errorf(cbor.ErrMissing, 0, "key 0 (kind) is required"), "kind")
 	}
 	return kind, nil
 }
@@ -220,9 +220,9 @@ func eventHead(d *dec, h *HeaderView) (int, error) {
 	for i := range head {
 		if !d.More(n, i) {
 			if i == 0 {
-				return n, cborerr.In(cbor.Errorf(cbor.ErrMissing, 0, "an empty array is not a message"), "message")
+				return n, cborerr.In(cborerr.Errorf(cbor.ErrMissing, 0, "an empty array is not a message"), "message")
 			}
-			return n, cborerr.In(cbor.Errorf(cbor.ErrMissing, 0, "an event has at least 4 elements, not "+itoa(i)), "event")
+			return n, cborerr.In(cborerr.Errorf(cbor.ErrMissing, 0, "an event has at least 4 elements, not "+itoa(i)), "event")
 		}
 		at := d.Offset()
 		if head[i], err = d.Uint(); err != nil {
@@ -236,7 +236,7 @@ func eventHead(d *dec, h *HeaderView) (int, error) {
 			return n, nil
 		}
 		if (i == 1 || i == 3) && head[i] > 0xffffffff {
-			return n, cborerr.In(cborerr.In(cbor.Errorf(cbor.ErrRange, at, "does not fit in u32"), eventNames[i]), "event")
+			return n, cborerr.In(cborerr.In(cborerr.Errorf(cbor.ErrRange, at, "does not fit in u32"), eventNames[i]), "event")
 		}
 	}
 	h.Kind = codec.KindEvent

@@ -36,6 +36,18 @@ func goldenFrames(t testing.TB) []goldenFrame {
 	return out
 }
 
+// goldenPayload is the payload of the golden frame called name.
+func goldenPayload(t testing.TB, name string) []byte {
+	t.Helper()
+	for _, g := range goldenFrames(t) {
+		if g.name == name {
+			return g.payload
+		}
+	}
+	t.Fatalf("no %s", name)
+	return nil
+}
+
 // checkHeader compares a header view with the codec's decode of the same
 // payload.
 func checkHeader(t testing.TB, name string, h HeaderView, m codec.Message) {
@@ -104,17 +116,10 @@ func TestHeaderGolden(t *testing.T) {
 }
 
 func TestHeaderErrorCode(t *testing.T) {
-	for _, g := range goldenFrames(t) {
-		if g.name != "response_error_busy.bin" {
-			continue
-		}
-		h, err := Header(g.payload)
-		if err != nil || !h.IsError || h.Code != "busy" || h.Kind != codec.KindResponse {
-			t.Fatalf("busy: %+v, %v", h, err)
-		}
-		return
+	h, err := Header(goldenPayload(t, "response_error_busy.bin"))
+	if err != nil || !h.IsError || h.Code != "busy" || h.Kind != codec.KindResponse {
+		t.Fatalf("busy: %+v, %v", h, err)
 	}
-	t.Fatal("no response_error_busy.bin")
 }
 
 func TestHeaderRejects(t *testing.T) {
@@ -137,17 +142,31 @@ func TestHeaderRejects(t *testing.T) {
 }
 
 func TestEventGolden(t *testing.T) {
-	n := 0
+	n := goldenViews(t, ParseEvent, func(name string, v EventView, ev *codec.Event) {
+		if got := v.ToOwned(); !reflect.DeepEqual(got, ev) {
+			t.Errorf("%s: owned %+v, codec %+v", name, got, ev)
+		}
+	})
+	if n < 3 {
+		t.Errorf("%d golden events, want 3", n)
+	}
+}
+
+// goldenViews parses every golden frame with a view's parse: a frame the
+// codec decodes as an M must parse, and check compares the two; any other
+// must be refused. It returns how many frames were an M.
+func goldenViews[M codec.Message, V any](t *testing.T, parse func([]byte) (V, error), check func(name string, v V, m M)) (n int) {
+	t.Helper()
 	for _, g := range goldenFrames(t) {
 		m, err := codec.Decode(g.payload)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ev, isEvent := m.(*codec.Event)
-		v, err := ParseEvent(g.payload)
-		if !isEvent {
+		v, err := parse(g.payload)
+		want, ok := m.(M)
+		if !ok {
 			if err == nil {
-				t.Errorf("%s: not an event, but ParseEvent accepts it", g.name)
+				t.Errorf("%s: a %v, but the view accepts it", g.name, m.Kind())
 			}
 			continue
 		}
@@ -156,32 +175,22 @@ func TestEventGolden(t *testing.T) {
 			t.Errorf("%s: %v", g.name, err)
 			continue
 		}
-		if got := v.ToOwned(); !reflect.DeepEqual(got, ev) {
-			t.Errorf("%s: owned %+v, codec %+v", g.name, got, ev)
-		}
+		check(g.name, v, want)
 	}
-	if n < 3 {
-		t.Errorf("%d golden events, want 3", n)
-	}
+	return n
 }
 
 func TestEventFrameImageBorrowed(t *testing.T) {
-	for _, g := range goldenFrames(t) {
-		if g.name != "event_frame.bin" {
-			continue
-		}
-		v, err := ParseEvent(g.payload)
-		if err != nil || !v.Known || len(v.Image) == 0 {
-			t.Fatalf("%+v, %v", v, err)
-		}
-		lo, hi := &g.payload[0], &g.payload[len(g.payload)-1]
-		p := &v.Image[0]
-		if uintptrOf(p) < uintptrOf(lo) || uintptrOf(p) > uintptrOf(hi) {
-			t.Fatal("image is not a subslice of the payload")
-		}
-		return
+	payload := goldenPayload(t, "event_frame.bin")
+	v, err := ParseEvent(payload)
+	if err != nil || !v.Known || len(v.Image) == 0 {
+		t.Fatalf("%+v, %v", v, err)
 	}
-	t.Fatal("no event_frame.bin")
+	lo, hi := &payload[0], &payload[len(payload)-1]
+	p := &v.Image[0]
+	if uintptrOf(p) < uintptrOf(lo) || uintptrOf(p) > uintptrOf(hi) {
+		t.Fatal("image is not a subslice of the payload")
+	}
 }
 
 // TestRequiredKeysFollowSchema checks the fast paths' constants against

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // str turns a subslice of the frame into a string without copying.
@@ -20,7 +21,7 @@ func str(b []byte) string {
 // view refuses it with cbor.ErrIndefinite.
 func text(d *dec) (string, error) {
 	if b, ok := d.PeekByte(); ok && b == 0x7f {
-		return "", cbor.Errorf(cbor.ErrIndefinite, d.Offset(), "an indefinite-length text string cannot be borrowed")
+		return "", cborerr.Errorf(cbor.ErrIndefinite, d.Offset(), "an indefinite-length text string cannot be borrowed")
 	}
 	b, err := d.Text()
 	return str(b), err
@@ -30,7 +31,7 @@ func text(d *dec) (string, error) {
 // frame, refusing an indefinite-length one like text.
 func byteString(d *dec) ([]byte, error) {
 	if b, ok := d.PeekByte(); ok && b == 0x5f {
-		return nil, cbor.Errorf(cbor.ErrIndefinite, d.Offset(), "an indefinite-length byte string cannot be borrowed")
+		return nil, cborerr.Errorf(cbor.ErrIndefinite, d.Offset(), "an indefinite-length byte string cannot be borrowed")
 	}
 	return d.Bytes()
 }

@@ -80,7 +80,7 @@ func (r *RequestView) Parse(payload []byte) error {
 		if _, err := Header(payload); err != nil {
 			return err
 		}
-		return cborerr.In(cbor.Errorf(cbor.ErrType, 0, "an event array where a request map was expected"), "message")
+		return cborerr.In(cborerr.Errorf(cbor.ErrType, 0, "an event array where a request map was expected"), "message")
 	}
 	d := newDec(payload)
 	if err := r.envelope(&d, payload); err != nil {
@@ -119,7 +119,7 @@ func (r *RequestView) envelope(d *dec, payload []byte) error {
 				if herr != nil {
 					err = herr
 				} else {
-					err = cbor.Errorf(cbor.ErrType, at, h.Major.String()+" where a map was expected")
+					err = cborerr.Errorf(cbor.ErrType, at, h.Major.String()+" where a map was expected")
 				}
 			} else {
 				err = r.Params.index(d, payload, at)
@@ -141,7 +141,7 @@ func repeatedMethod(d *dec, want codec.Method, have bool) (codec.Method, error) 
 	at := d.Offset()
 	v, err := d.Uint32()
 	if m := codec.Method(v); err == nil && have && m != want {
-		err = cbor.Errorf(cbor.ErrInvalid, at, "method "+m.String()+" repeats key 2 with another value than "+want.String())
+		err = cborerr.Errorf(cbor.ErrInvalid, at, "method "+m.String()+" repeats key 2 with another value than "+want.String())
 	}
 	return codec.Method(v), err
 }
@@ -152,7 +152,7 @@ func repeatedKind(d *dec, want codec.Kind) error {
 	at := d.Offset()
 	kind, err := d.Uint()
 	if err == nil && codec.Kind(kind) != want {
-		err = cbor.Errorf(cbor.ErrInvalid, at, "kind "+codec.Kind(kind).String()+" repeats key 0 of a "+want.String())
+		err = cborerr.Errorf(cbor.ErrInvalid, at, "kind "+codec.Kind(kind).String()+" repeats key 0 of a "+want.String())
 	}
 	return err
 }

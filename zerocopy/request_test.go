@@ -42,27 +42,9 @@ func checkRequest(t testing.TB, name string, v RequestView, r *codec.Request) {
 }
 
 func TestRequestGolden(t *testing.T) {
-	n := 0
-	for _, g := range goldenFrames(t) {
-		m, err := codec.Decode(g.payload)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := ParseRequest(g.payload)
-		r, ok := m.(*codec.Request)
-		if !ok {
-			if err == nil {
-				t.Errorf("%s: a %v parses as a request", g.name, m.Kind())
-			}
-			continue
-		}
-		n++
-		if err != nil {
-			t.Errorf("%s: %v", g.name, err)
-			continue
-		}
-		checkRequest(t, g.name, v, r)
-	}
+	n := goldenViews(t, ParseRequest, func(name string, v RequestView, r *codec.Request) {
+		checkRequest(t, name, v, r)
+	})
 	if n < 10 {
 		t.Errorf("%d golden requests", n)
 	}

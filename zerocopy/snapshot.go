@@ -7,6 +7,7 @@ import (
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
 	"github.com/wirebench/wirebench/internal/cborerr"
+	"github.com/wirebench/wirebench/internal/cborshape"
 )
 
 // ErrErrorResponse is returned by Snapshot.Parse for a well-formed
@@ -159,21 +160,18 @@ type Snapshot struct {
 // method's response or another kind with ErrNotSnapshot; a malformed
 // payload fails with a *cbor.Error naming the byte offset and the field.
 // On error v is empty.
-func (v *Snapshot) Parse(payload []byte) error {
-	v.growTable()
-	err := v.parse(payload, true)
-	v.want = max(v.want, v.nNodes)
-	if err != nil {
-		v.reset(nil)
-	}
-	return err
-}
+func (v *Snapshot) Parse(payload []byte) error { return v.parseTable(payload, true) }
 
 // ParseResult validates result, a bare snapshot result map (the value of
 // a response's key 3), and points v at it.
-func (v *Snapshot) ParseResult(result []byte) error {
+func (v *Snapshot) ParseResult(result []byte) error { return v.parseTable(result, false) }
+
+// parseTable is Parse (response) and ParseResult (a bare result, not response):
+// it sizes the node table from the last parse, parses, and leaves v empty
+// on error.
+func (v *Snapshot) parseTable(b []byte, response bool) error {
 	v.growTable()
-	err := v.parse(result, false)
+	err := v.parse(b, response)
 	v.want = max(v.want, v.nNodes)
 	if err != nil {
 		v.reset(nil)
@@ -242,9 +240,9 @@ func (v *Snapshot) response1(d *dec) error {
 	start := it.Start()
 	switch it.Seen() & (1<<codec.KeyResponseResult | 1<<codec.KeyResponseError) {
 	case 0:
-		return cbor.Errorf(cbor.ErrMissing, start, "a response carries a result (key 3) or an error (key 4)")
+		return cborerr.Errorf(cbor.ErrMissing, start, "a response carries a result (key 3) or an error (key 4)")
 	case 1<<codec.KeyResponseResult | 1<<codec.KeyResponseError:
-		return cbor.Errorf(cbor.ErrInvalid, start, "a response carries a result (key 3) or an error (key 4), not both")
+		return cborerr.Errorf(cbor.ErrInvalid, start, "a response carries a result (key 3) or an error (key 4), not both")
 	case 1 << codec.KeyResponseError:
 		return ErrErrorResponse
 	}
@@ -314,7 +312,7 @@ func (v *Snapshot) stringTable(d *dec) error {
 }
 
 func (v *Snapshot) windows(d *dec) error {
-	n, err := d.ArrayHeadOf(codec.MinWindowLen, "windows")
+	n, err := cborshape.ArrayHeadOf(d, codec.MinWindowLen, "windows")
 	if err != nil {
 		return err
 	}

@@ -242,14 +242,7 @@ func TestStrings(t *testing.T) {
 	for i := len(s.Strings); i < stringCache+3*stringStride+40; i++ {
 		s.Strings = append(s.Strings, "extra-"+itoa(i)+"-ü")
 	}
-	b, err := codec.Marshal(&codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: s})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v Snapshot
-	if err := v.Parse(b); err != nil {
-		t.Fatal(err)
-	}
+	v, b := parseSnapshot(t, s)
 	if v.NumStrings() != len(s.Strings) {
 		t.Fatalf("%d strings, want %d", v.NumStrings(), len(s.Strings))
 	}
@@ -484,14 +477,7 @@ func TestHugeStringTable(t *testing.T) {
 		s.Strings = append(s.Strings, itoa(i))
 	}
 	s.Windows[0].Root.Class = stringNear + 5
-	b, err := codec.Marshal(&codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: s})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v Snapshot
-	if err := v.Parse(b); err != nil {
-		t.Fatal(err)
-	}
+	v, b := parseSnapshot(t, s)
 	for _, i := range []int{0, 31, stringCache - 1, stringCache, stringCache + 1, stringCache + stringStride - 1,
 		stringCache + stringStride, 70000, stringNear - 1, stringNear, stringNear + 299} {
 		if got, ok := v.String(uint32(i)); !ok || got != s.Strings[i] {
@@ -536,4 +522,19 @@ func TestCheckReused(t *testing.T) {
 	if err := v.Check(); !errors.Is(err, ErrReleased) {
 		t.Errorf("Check on changed bytes: %v", err)
 	}
+}
+
+// parseSnapshot encodes s as a snapshot response and parses it; b is the
+// payload the view borrows.
+func parseSnapshot(t testing.TB, s *codec.Snapshot) (v *Snapshot, b []byte) {
+	t.Helper()
+	b, err := codec.Marshal(&codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v = new(Snapshot)
+	if err := v.Parse(b); err != nil {
+		t.Fatal(err)
+	}
+	return v, b
 }

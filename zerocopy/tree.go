@@ -4,6 +4,7 @@ import (
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
 	"github.com/wirebench/wirebench/internal/cborerr"
+	"github.com/wirebench/wirebench/internal/cborshape"
 )
 
 // The validation pass reads every node anyway, so it keeps what it reads:
@@ -167,7 +168,7 @@ func (v *Snapshot) tree(d *dec) (err error) {
 					break
 				}
 				if sp == len(v.stack) {
-					return cbor.Errorf(cbor.ErrDepth, off, "node tree deeper than "+itoa(codec.MaxNodeDepth)+" levels")
+					return cborerr.Errorf(cbor.ErrDepth, off, "node tree deeper than "+itoa(codec.MaxNodeDepth)+" levels")
 				}
 				f.ki++
 				start := off
@@ -260,7 +261,7 @@ func (v *Snapshot) tree(d *dec) (err error) {
 				continue
 			}
 			at := d.Offset()
-			kn, err := d.ArrayHeadOf(codec.MinNodeLen, "children")
+			kn, err := cborshape.ArrayHeadOf(d, codec.MinNodeLen, "children")
 			if err != nil {
 				return cborerr.In(err, "children")
 			}

@@ -13,12 +13,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
 
+	"github.com/wirebench/wirebench/internal/testio"
 	"github.com/wirebench/wirebench/rfbgate"
 )
 
@@ -114,18 +114,6 @@ func fakeVNC(t *testing.T, password string) string {
 	return ln.Addr().String()
 }
 
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *lockedBuf) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
-
 func TestGlassServes(t *testing.T) {
 	const password = "glass-pw-1"
 	dir := t.TempDir()
@@ -136,7 +124,7 @@ func TestGlassServes(t *testing.T) {
 	addr := fakeVNC(t, password)
 
 	ctx, cancel := context.WithCancel(context.Background())
-	logs := &lockedBuf{}
+	logs := &testio.SyncBuffer{}
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {

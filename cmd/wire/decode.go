@@ -14,24 +14,55 @@ import (
 
 // runDecode is `wire decode`: frames in, one JSON object per frame out.
 func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	names, limit, code := verbArgs("decode", "Reads length-prefixed frames (stdin when no FILE; any number back to back)\nand prints each message as one JSON object per line.", args, stderr)
+	doc := "Reads length-prefixed frames (stdin when no FILE; any number back to back)\nand prints each message as one JSON object per line."
+	return runFrames("decode", doc, args, stdin, stdout, stderr, func(out *bufio.Writer) func([]byte) error {
+		enc := json.NewEncoder(out)
+		enc.SetEscapeHTML(false)
+		return func(payload []byte) error {
+			m, err := codec.Decode(payload)
+			if err != nil {
+				return err
+			}
+			j, err := wirejson.Value(m)
+			if err != nil {
+				return err
+			}
+			return writeErr{enc.Encode(j)}.orNil()
+		}
+	})
+}
+
+// runDiag is `wire diag`: frames in, the RFC 8949 diagnostic notation of
+// each payload out, one line per frame. The payload need only be one
+// well-formed CBOR item, not a valid message.
+func runDiag(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	doc := "Reads length-prefixed frames (stdin when no FILE) and prints each payload\nin RFC 8949 diagnostic notation, one line per frame."
+	return runFrames("diag", doc, args, stdin, stdout, stderr, func(out *bufio.Writer) func([]byte) error {
+		var line []byte
+		return func(payload []byte) error {
+			// AppendDiag streams: memory follows the output, not the item
+			// count, so a frame of 16 M tiny items costs no Value tree.
+			var err error
+			line, err = cbor.AppendDiag(line[:0], payload)
+			if err != nil {
+				return err
+			}
+			_, err = out.Write(append(line, '\n'))
+			return writeErr{err}.orNil()
+		}
+	})
+}
+
+// runFrames runs a verb that reads frames: it parses the verb's flags,
+// and runs the function newEach makes over out on the payload of every
+// frame of every input (see scanInputs).
+func runFrames(verb, doc string, args []string, stdin io.Reader, stdout, stderr io.Writer, newEach func(out *bufio.Writer) func(payload []byte) error) int {
+	names, limit, code := verbArgs(verb, doc, args, stderr)
 	if code >= 0 {
 		return code
 	}
 	out := bufio.NewWriter(stdout)
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
-	return scanInputs("decode", names, stdin, stderr, out, limit, func(payload []byte) error {
-		m, err := codec.Decode(payload)
-		if err != nil {
-			return err
-		}
-		j, err := wirejson.Value(m)
-		if err != nil {
-			return err
-		}
-		return writeErr{enc.Encode(j)}.orNil()
-	})
+	return scanInputs(verb, names, stdin, stderr, out, limit, newEach(out))
 }
 
 // writeErr marks a failure to write the output, which ends the run, apart

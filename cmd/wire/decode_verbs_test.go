@@ -16,6 +16,7 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/golden"
+	"github.com/wirebench/wirebench/internal/testio"
 )
 
 // vtRun runs the command in process and returns its exit status, stdout
@@ -351,20 +352,6 @@ func TestUsage(t *testing.T) {
 	}
 }
 
-// vtZeroReads returns no bytes and no error on every other Read, which
-// io.Reader allows.
-type vtZeroReads struct {
-	r    io.Reader
-	skip bool
-}
-
-func (z *vtZeroReads) Read(p []byte) (int, error) {
-	if z.skip = !z.skip; z.skip {
-		return 0, nil
-	}
-	return z.r.Read(p)
-}
-
 // TestDecodeShortReads: frames split over reads of any size, data coming
 // with io.EOF, and empty reads decode the same.
 func TestDecodeShortReads(t *testing.T) {
@@ -377,7 +364,7 @@ func TestDecodeShortReads(t *testing.T) {
 		"one byte":   iotest.OneByteReader(bytes.NewReader(in)),
 		"half":       iotest.HalfReader(bytes.NewReader(in)),
 		"data+EOF":   iotest.DataErrReader(bytes.NewReader(in)),
-		"zero reads": &vtZeroReads{r: bytes.NewReader(in)},
+		"zero reads": testio.EmptyReads(bytes.NewReader(in)),
 	} {
 		var out, errb bytes.Buffer
 		if code := run([]string{"decode"}, r, &out, &errb); code != 0 || !bytes.Equal(out.Bytes(), want) {

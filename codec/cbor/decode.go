@@ -3,6 +3,8 @@ package cbor
 import (
 	"encoding/binary"
 	"strconv"
+
+	"github.com/wirebench/wirebench/internal/cbortrust"
 )
 
 // Head is a decoded item head.
@@ -33,12 +35,18 @@ func (d *Decoder) Reset(b []byte) { d.buf, d.off, d.trusted = b, 0, false }
 // Seek positions d at offset off of its input (clamped to the input).
 func (d *Decoder) Seek(off int) { d.off = max(0, min(off, len(d.buf))) }
 
-// Trust makes d skip the UTF-8 checks of text: for a second pass over
-// bytes a first pass has validated. Everything else is still checked.
-func (d *Decoder) Trust() { d.trusted = true }
+// trustedAt returns a decoder over b positioned at off (as Seek) that
+// skips the UTF-8 checks of text: for a second pass over bytes a first pass
+// has validated. Everything else is still checked. Our own packages reach
+// it through cbortrust.At.
+func trustedAt(b []byte, off int) Decoder {
+	d := NewDecoder(b)
+	d.Seek(off)
+	d.trusted = true
+	return d
+}
 
-// Trusted reports whether d skips the UTF-8 checks of text (see Trust).
-func (d *Decoder) Trusted() bool { return d.trusted }
+func init() { cbortrust.At = trustedAt }
 
 // Offset is the number of bytes consumed so far.
 func (d *Decoder) Offset() int { return d.off }
@@ -52,13 +60,13 @@ func (d *Decoder) Input() []byte { return d.buf }
 // Done reports an ErrTrailing error when bytes remain after the last item.
 func (d *Decoder) Done() error {
 	if d.off != len(d.buf) {
-		return Errorf(ErrTrailing, d.off, strconv.Itoa(len(d.buf)-d.off)+" bytes left over")
+		return errorf(ErrTrailing, d.off, strconv.Itoa(len(d.buf)-d.off)+" bytes left over")
 	}
 	return nil
 }
 
 func (d *Decoder) truncated(want string) *Error {
-	return Errorf(ErrTruncated, len(d.buf), "input ends inside "+want)
+	return errorf(ErrTruncated, len(d.buf), "input ends inside "+want)
 }
 
 // PeekByte returns the next initial byte without consuming it.
@@ -105,13 +113,13 @@ func (d *Decoder) ReadHead() (Head, error) {
 			h.Indefinite = true
 			d.off++
 		default:
-			return Head{}, Errorf(ErrMalformed, start, "additional information 31 with "+h.Major.String())
+			return Head{}, errorf(ErrMalformed, start, "additional information 31 with "+h.Major.String())
 		}
 	default:
-		return Head{}, Errorf(ErrMalformed, start, "reserved additional information "+strconv.Itoa(int(h.Info)))
+		return Head{}, errorf(ErrMalformed, start, "reserved additional information "+strconv.Itoa(int(h.Info)))
 	}
 	if h.Major == MajorSimple && h.Info == 24 && h.Arg < 32 {
-		return Head{}, Errorf(ErrMalformed, start, "two-byte simple value below 32")
+		return Head{}, errorf(ErrMalformed, start, "two-byte simple value below 32")
 	}
 	return h, nil
 }
@@ -121,15 +129,15 @@ func (d *Decoder) ReadHead() (Head, error) {
 func typeError(h Head, off int, want string) *Error {
 	switch {
 	case h.Major == MajorTag:
-		return Errorf(ErrTag, off, "tag "+strconv.FormatUint(h.Arg, 10)+" where "+want+" was expected")
+		return errorf(ErrTag, off, "tag "+strconv.FormatUint(h.Arg, 10)+" where "+want+" was expected")
 	case h.Major == MajorSimple && h.Info >= 25 && h.Info <= 27:
-		return Errorf(ErrFloat, off, "float where "+want+" was expected")
+		return errorf(ErrFloat, off, "float where "+want+" was expected")
 	case h.Major == MajorSimple && h.Indefinite:
-		return Errorf(ErrMalformed, off, "break code where "+want+" was expected")
+		return errorf(ErrMalformed, off, "break code where "+want+" was expected")
 	case h.Major == MajorSimple:
-		return Errorf(ErrType, off, simpleName(h)+" where "+want+" was expected")
+		return errorf(ErrType, off, simpleName(h)+" where "+want+" was expected")
 	}
-	return Errorf(ErrType, off, h.Major.String()+" where "+want+" was expected")
+	return errorf(ErrType, off, h.Major.String()+" where "+want+" was expected")
 }
 
 func simpleName(h Head) string {
@@ -184,7 +192,7 @@ func (d *Decoder) Uint32() (uint32, error) {
 		return 0, err
 	}
 	if v > 0xffffffff {
-		return 0, Errorf(ErrRange, start, strconv.FormatUint(v, 10)+" does not fit in u32")
+		return 0, errorf(ErrRange, start, strconv.FormatUint(v, 10)+" does not fit in u32")
 	}
 	return uint32(v), nil
 }
@@ -226,12 +234,12 @@ func (d *Decoder) Int() (int64, error) {
 	switch h.Major {
 	case MajorUint:
 		if h.Arg > 1<<63-1 {
-			return 0, Errorf(ErrRange, start, strconv.FormatUint(h.Arg, 10)+" does not fit in i64")
+			return 0, errorf(ErrRange, start, strconv.FormatUint(h.Arg, 10)+" does not fit in i64")
 		}
 		return int64(h.Arg), nil
 	case MajorNegInt:
 		if h.Arg > 1<<63-1 {
-			return 0, Errorf(ErrRange, start, "-1-"+strconv.FormatUint(h.Arg, 10)+" does not fit in i64")
+			return 0, errorf(ErrRange, start, "-1-"+strconv.FormatUint(h.Arg, 10)+" does not fit in i64")
 		}
 		return -1 - int64(h.Arg), nil
 	}
@@ -247,7 +255,7 @@ func (d *Decoder) Int32() (int32, error) {
 		return 0, err
 	}
 	if v < -1<<31 || v > 1<<31-1 {
-		return 0, Errorf(ErrRange, start, strconv.FormatInt(v, 10)+" does not fit in i32")
+		return 0, errorf(ErrRange, start, strconv.FormatInt(v, 10)+" does not fit in i32")
 	}
 	return int32(v), nil
 }
@@ -313,7 +321,7 @@ func (d *Decoder) str(m Major, want string) ([]byte, error) {
 				if s := d.buf[d.off+h:]; n <= len(s) {
 					s = s[:n:n]
 					if m == MajorText && !d.trusted && !ValidUTF8(s) {
-						return nil, Errorf(ErrUTF8, d.off, "text string is not valid UTF-8")
+						return nil, errorf(ErrUTF8, d.off, "text string is not valid UTF-8")
 					}
 					d.off += h + n
 					return s, nil
@@ -338,7 +346,7 @@ func (d *Decoder) str(m Major, want string) ([]byte, error) {
 		return nil, err
 	}
 	if m == MajorText && !d.trusted && !ValidUTF8(s) {
-		return nil, Errorf(ErrUTF8, start, "text string is not valid UTF-8")
+		return nil, errorf(ErrUTF8, start, "text string is not valid UTF-8")
 	}
 	return s, nil
 }
@@ -346,7 +354,7 @@ func (d *Decoder) str(m Major, want string) ([]byte, error) {
 // chunk consumes n bytes of string content.
 func (d *Decoder) chunk(n uint64, what string) ([]byte, error) {
 	if n > uint64(len(d.buf)-d.off) {
-		return nil, Errorf(ErrTruncated, d.off, "string of "+strconv.FormatUint(n, 10)+" bytes with "+strconv.Itoa(len(d.buf)-d.off)+" left, in "+what)
+		return nil, errorf(ErrTruncated, d.off, "string of "+strconv.FormatUint(n, 10)+" bytes with "+strconv.Itoa(len(d.buf)-d.off)+" left, in "+what)
 	}
 	s := d.buf[d.off : d.off+int(n) : d.off+int(n)]
 	d.off += int(n)
@@ -368,14 +376,14 @@ func (d *Decoder) indefiniteString(m Major, start int) ([]byte, error) {
 			return nil, err
 		}
 		if h.Major != m || h.Indefinite {
-			return nil, Errorf(ErrMalformed, cs, "chunk of an indefinite "+m.String()+" is a "+h.Major.String())
+			return nil, errorf(ErrMalformed, cs, "chunk of an indefinite "+m.String()+" is a "+h.Major.String())
 		}
 		c, err := d.chunk(h.Arg, m.String()+" chunk")
 		if err != nil {
 			return nil, err
 		}
 		if m == MajorText && !d.trusted && !ValidUTF8(c) {
-			return nil, Errorf(ErrUTF8, cs, "text chunk is not valid UTF-8")
+			return nil, errorf(ErrUTF8, cs, "text chunk is not valid UTF-8")
 		}
 		out = append(out, c...)
 	}
@@ -421,28 +429,13 @@ func (d *Decoder) container(m Major, want string) (int, error) {
 		if m == MajorMap {
 			unit = " pairs"
 		}
-		return 0, Errorf(ErrTruncated, start, want+" of "+strconv.FormatUint(h.Arg, 10)+unit+" with only "+strconv.FormatUint(left, 10)+" bytes left")
+		return 0, errorf(ErrTruncated, start, want+" of "+strconv.FormatUint(h.Arg, 10)+unit+" with only "+strconv.FormatUint(left, 10)+" bytes left")
 	}
 	return int(h.Arg), nil
 }
 
 // ArrayHead reads an array head; see container for n.
 func (d *Decoder) ArrayHead() (n int, err error) { return d.container(MajorArray, "an array") }
-
-// ArrayHeadOf reads the head of an array of items that each take at least
-// least bytes, and refuses one of more items than the bytes left can hold
-// (ErrTruncated, naming them as what): a caller may then reserve n items
-// of its own, larger type. n is -1 for an indefinite array.
-func (d *Decoder) ArrayHeadOf(least int, what string) (n int, err error) {
-	start := d.Offset()
-	if n, err = d.ArrayHead(); err != nil {
-		return 0, err
-	}
-	if n > d.Len()/least {
-		return 0, Errorf(ErrTruncated, start, strconv.Itoa(n)+" "+what+" cannot fit in the "+strconv.Itoa(d.Len())+" bytes left")
-	}
-	return n, nil
-}
 
 // MapHead reads a map head; see container for n.
 func (d *Decoder) MapHead() (n int, err error) { return d.container(MajorMap, "a map") }
@@ -569,7 +562,7 @@ func (d *Decoder) skipSlow() error {
 			top := &open[len(open)-1]
 			if d.off < len(d.buf) && d.buf[d.off] == Break {
 				if top.isMap && top.items%2 != 0 {
-					return Errorf(ErrMalformed, d.off, "indefinite-length map ends after a key")
+					return errorf(ErrMalformed, d.off, "indefinite-length map ends after a key")
 				}
 				d.off++
 				pending = top.saved
@@ -595,12 +588,12 @@ func (d *Decoder) skipSlow() error {
 			} else if s, err := d.chunk(h.Arg, h.Major.String()); err != nil {
 				return err
 			} else if h.Major == MajorText && !d.trusted && !ValidUTF8(s) {
-				return Errorf(ErrUTF8, start, "text string is not valid UTF-8")
+				return errorf(ErrUTF8, start, "text string is not valid UTF-8")
 			}
 		case MajorArray, MajorMap:
 			if h.Indefinite {
 				if len(open) >= MaxSkipNesting {
-					return Errorf(ErrDepth, start, "more than "+strconv.Itoa(MaxSkipNesting)+" nested indefinite-length containers")
+					return errorf(ErrDepth, start, "more than "+strconv.Itoa(MaxSkipNesting)+" nested indefinite-length containers")
 				}
 				open = append(open, indef{saved: pending, isMap: h.Major == MajorMap})
 				pending = 0
@@ -609,18 +602,18 @@ func (d *Decoder) skipSlow() error {
 			n := h.Arg
 			if h.Major == MajorMap {
 				if n > left/2 {
-					return Errorf(ErrTruncated, start, "map of "+strconv.FormatUint(n, 10)+" pairs with only "+strconv.FormatUint(left, 10)+" bytes left")
+					return errorf(ErrTruncated, start, "map of "+strconv.FormatUint(n, 10)+" pairs with only "+strconv.FormatUint(left, 10)+" bytes left")
 				}
 				n *= 2
 			} else if n > left {
-				return Errorf(ErrTruncated, start, "array of "+strconv.FormatUint(n, 10)+" elements with only "+strconv.FormatUint(left, 10)+" bytes left")
+				return errorf(ErrTruncated, start, "array of "+strconv.FormatUint(n, 10)+" elements with only "+strconv.FormatUint(left, 10)+" bytes left")
 			}
 			pending += n
 		case MajorTag:
 			pending++ // the tagged item follows
 		case MajorSimple:
 			if h.Indefinite {
-				return Errorf(ErrMalformed, start, "unexpected break code")
+				return errorf(ErrMalformed, start, "unexpected break code")
 			}
 		}
 	}
@@ -634,14 +627,14 @@ func (d *Decoder) skipIndefiniteString(m Major) error {
 			return err
 		}
 		if h.Major != m || h.Indefinite {
-			return Errorf(ErrMalformed, cs, "chunk of an indefinite "+m.String()+" is a "+h.Major.String())
+			return errorf(ErrMalformed, cs, "chunk of an indefinite "+m.String()+" is a "+h.Major.String())
 		}
 		c, err := d.chunk(h.Arg, m.String()+" chunk")
 		if err != nil {
 			return err
 		}
 		if m == MajorText && !d.trusted && !ValidUTF8(c) {
-			return Errorf(ErrUTF8, cs, "text chunk is not valid UTF-8")
+			return errorf(ErrUTF8, cs, "text chunk is not valid UTF-8")
 		}
 	}
 	return nil

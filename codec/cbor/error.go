@@ -24,5 +24,5 @@ var (
 // a dotted path such as "response.result.windows[2].root.bounds").
 type Error = cborerr.Error
 
-// Errorf makes an *Error of the given kind at offset off.
-func Errorf(kind error, off int, detail string) *Error { return cborerr.Errorf(kind, off, detail) }
+// errorf makes an *Error of the given kind at offset off.
+func errorf(kind error, off int, detail string) *Error { return cborerr.Errorf(kind, off, detail) }

@@ -1,11 +1,5 @@
 package cbor
 
-import (
-	"strconv"
-
-	"github.com/wirebench/wirebench/internal/cborerr"
-)
-
 // Helpers for the shapes a schema of integer-keyed maps and fixed-layout
 // arrays is made of, shared by the message codec and the borrowed views.
 
@@ -41,43 +35,4 @@ func (d *Decoder) SkipElements(n, i int) error {
 		}
 	}
 	return nil
-}
-
-// Fixed reads a fixed-layout array whose leading elements are named by
-// names: read decodes element i. Elements past the named ones are skipped
-// (a later version may append some); fewer is an ErrMissing.
-func (d *Decoder) Fixed(what string, names []string, read func(i int) error) error {
-	start := d.off
-	n, err := d.ArrayHead()
-	if err != nil {
-		return err
-	}
-	for i, name := range names {
-		if !d.More(n, i) {
-			return Errorf(ErrMissing, start, what+" has "+strconv.Itoa(len(names))+" elements, not "+strconv.Itoa(i))
-		}
-		if err := read(i); err != nil {
-			return cborerr.In(err, name)
-		}
-	}
-	return d.SkipElements(n, len(names))
-}
-
-// Int32s reads an array whose first len(dst) elements are i32 values into
-// dst, skipping elements past those; what names the array in errors.
-func (d *Decoder) Int32s(dst []int32, what string) error {
-	start := d.off
-	n, err := d.ArrayHead()
-	if err != nil {
-		return err
-	}
-	for i := range dst {
-		if !d.More(n, i) {
-			return Errorf(ErrMissing, start, what+" has "+strconv.Itoa(i)+" elements, want "+strconv.Itoa(len(dst)))
-		}
-		if dst[i], err = d.Int32(); err != nil {
-			return cborerr.At(err, i)
-		}
-	}
-	return d.SkipElements(n, len(dst))
 }

@@ -1,6 +1,7 @@
 package simdisplay
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -16,22 +17,10 @@ func TestSeedDecidesTheChanges(t *testing.T) {
 		return out
 	}
 	a, b, c := counts(1), counts(1), counts(2)
-	if !equalInts(a, b) {
+	if !slices.Equal(a, b) {
 		t.Fatalf("same seed, different changes: %v %v", a, b)
 	}
-	if equalInts(a, c) {
+	if slices.Equal(a, c) {
 		t.Fatalf("seeds 1 and 2 change the display alike: %v", a)
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -639,43 +639,45 @@ func (o *jobj) bounds(key string) codec.Bounds {
 }
 
 func (c *conv) uint(v *jval, path *jpath, bits int) uint64 {
-	if v == nil || c.err != nil {
-		return 0
-	}
-	if v.kind != jNumber {
-		c.failf(path, "want an unsigned integer (u%d), got %s", bits, v.describe())
-		return 0
-	}
-	lit := v.lit()
-	n, err := strconv.ParseUint(lit, 10, bits)
-	if err != nil {
-		if isInteger(lit) {
-			c.failf(path, "%s does not fit in u%d", lit, bits)
-		} else {
-			c.failf(path, "want an unsigned integer (u%d), got %s", bits, lit)
-		}
-	}
-	return n
+	u, _ := c.integer(v, path, bits, false)
+	return u
 }
 
 func (c *conv) int(v *jval, path *jpath, bits int) int64 {
+	_, i := c.integer(v, path, bits, true)
+	return i
+}
+
+// integer reads v as an integer of at most bits, signed (i, returned in
+// i) or not (u, returned in u), and fails naming the type where v is not
+// a number, not an integer, or out of its range.
+func (c *conv) integer(v *jval, path *jpath, bits int, signed bool) (u uint64, i int64) {
 	if v == nil || c.err != nil {
-		return 0
+		return 0, 0
+	}
+	what, typ := "an unsigned integer", "u"
+	if signed {
+		what, typ = "an integer", "i"
 	}
 	if v.kind != jNumber {
-		c.failf(path, "want an integer (i%d), got %s", bits, v.describe())
-		return 0
+		c.failf(path, "want %s (%s%d), got %s", what, typ, bits, v.describe())
+		return 0, 0
 	}
 	lit := v.lit()
-	n, err := strconv.ParseInt(lit, 10, bits)
+	var err error
+	if signed {
+		i, err = strconv.ParseInt(lit, 10, bits)
+	} else {
+		u, err = strconv.ParseUint(lit, 10, bits)
+	}
 	if err != nil {
 		if isInteger(lit) {
-			c.failf(path, "%s does not fit in i%d", lit, bits)
+			c.failf(path, "%s does not fit in %s%d", lit, typ, bits)
 		} else {
-			c.failf(path, "want an integer (i%d), got %s", bits, lit)
+			c.failf(path, "want %s (%s%d), got %s", what, typ, bits, lit)
 		}
 	}
-	return n
+	return u, i
 }
 
 // isInteger reports whether a JSON number literal has no fraction or

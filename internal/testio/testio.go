@@ -1,0 +1,49 @@
+// Package testio holds io helpers the tests of several packages share, in
+// the manner of testing/iotest: a buffer that goroutines may write at once,
+// and a reader that returns nothing, without an error, on every other Read.
+package testio
+
+import (
+	"bytes"
+	"io"
+	"sync"
+)
+
+// SyncBuffer is a bytes.Buffer behind a mutex: a log destination that
+// several goroutines write while a test reads it. The zero value is empty
+// and ready.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns what was written so far.
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// EmptyReads returns a reader that returns 0 bytes and no error on every
+// other Read (the first included) and reads r on the others: the empty
+// reads io.Reader allows and a reader must survive.
+func EmptyReads(r io.Reader) io.Reader { return &emptyReads{r: r} }
+
+type emptyReads struct {
+	r    io.Reader
+	skip bool
+}
+
+func (e *emptyReads) Read(p []byte) (int, error) {
+	if e.skip = !e.skip; e.skip {
+		return 0, nil
+	}
+	return e.r.Read(p)
+}

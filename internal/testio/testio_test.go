@@ -1,0 +1,50 @@
+package testio
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestSyncBuffer(t *testing.T) {
+	var s SyncBuffer
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 100; j++ {
+				s.Write([]byte("ab"))
+			}
+		}()
+	}
+	wg.Wait()
+	if got := s.String(); got != strings.Repeat("ab", 800) {
+		t.Fatalf("%d bytes, want 1600 of ab", len(got))
+	}
+}
+
+func TestEmptyReads(t *testing.T) {
+	r := EmptyReads(bytes.NewReader([]byte("xyz")))
+	p := make([]byte, 2)
+	var got []byte
+	var empty int
+	for i := 0; ; i++ {
+		n, err := r.Read(p)
+		if n == 0 && err == nil {
+			if i%2 != 0 {
+				t.Fatalf("read %d is empty; only every other one may be", i)
+			}
+			empty++
+		}
+		got = append(got, p[:n]...)
+		if err == io.EOF {
+			break
+		}
+	}
+	if string(got) != "xyz" || empty < 2 {
+		t.Fatalf("read %q with %d empty reads", got, empty)
+	}
+}
