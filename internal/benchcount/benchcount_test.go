@@ -247,3 +247,34 @@ func TestBenchRegexpAndLeast(t *testing.T) {
 		t.Error("Least changed its input")
 	}
 }
+
+// TestReadDumpsThreads: under --separate-threads=yes a dump is a file per
+// thread (base.<seq>-<thread>); ReadDumps sums them in Ir and keeps the
+// busiest in Busiest (a pinned loop's count, OneThread).
+func TestReadDumpsThreads(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "cg0")
+	writeDump(t, base, 1, "Client Request: wirebench BenchmarkFrame/op=memmove 1", 33000)
+	for thread, ir := range map[string]uint64{"01": 1641883, "02": 34000, "04": 120} {
+		text := fmt.Sprintf("desc: Trigger: Client Request: wirebench BenchmarkFrame/op=memmove 50\nthread: %s\ntotals: %d\n", thread, ir)
+		if err := os.WriteFile(base+".2-"+thread, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dumps, err := ReadDumps(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dumps) != 2 || dumps[1].Seq != 2 || dumps[1].N != 50 || dumps[1].Ir != 1641883+34000+120 || dumps[1].Busiest != 1641883 || dumps[0].Busiest != 33000 {
+		t.Fatalf("dumps %+v", dumps)
+	}
+	if !OneThread.MatchString("BenchmarkFrame/op=memmove/msg=x") || OneThread.MatchString("BenchmarkSession/op=request_roundtrip") {
+		t.Error("OneThread: Frame loops are pinned, Session ones are not")
+	}
+	// Two threads' files of one dump number must name the same loop.
+	if err := os.WriteFile(base+".2-05", []byte("desc: Trigger: Client Request: wirebench BenchmarkOther 50\ntotals: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadDumps(base); err == nil {
+		t.Error("dump 2 of two loops read without error")
+	}
+}
