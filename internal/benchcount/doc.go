@@ -43,9 +43,12 @@
 //     by the host's CPU, which would make a count depend on the host;
 //     valgrind 3.19 also lacks RDTSCP, which the runtime would otherwise use.
 //
-// What remains is per process: map hash seeds are random, so the peers'
-// map lookups (fxamacker's field cache) vary by a few hundredths of a
-// percent. A collector that would run during the loop is not counted: the
-// allocations and bytes per op beside each count say what an allocating
-// implementation leaves for the collector.
+// What remains is per process: map hash seeds are random, and
+// fxamacker's type caches (sync.Maps) cost a different number of
+// instructions a lookup in each process, up to 1.6 % of its small rows.
+// Those rows (SeedSensitive) are counted in five processes in the classes
+// of small loops (Class.Reseed) and the median is kept. A collector that
+// would run during the loop is not counted: the allocations and bytes per
+// op beside each count say what an allocating implementation leaves for
+// the collector.
 package benchcount
