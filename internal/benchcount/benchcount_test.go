@@ -2,6 +2,7 @@ package benchcount
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -276,5 +277,48 @@ func TestReadDumpsThreads(t *testing.T) {
 	}
 	if _, err := ReadDumps(base); err == nil {
 		t.Error("dump 2 of two loops read without error")
+	}
+}
+
+// fakeValgrind stands for valgrind in TestRunReseeds: each process writes
+// the dumps of three rounds, at b.N=1 and 11, of a codec row (unless
+// WIREBENCH_COUNT_ALSO narrows it to the seed-sensitive rows) and of a
+// fxamacker row whose per-op count is the next of $FX.
+const fakeValgrind = `#!/bin/sh
+for a; do case $a in --callgrind-out-file=*) base=${a#*=};; esac; done
+k=$(cat "$COUNTER" 2>/dev/null || echo 0); echo $((k+1)) > "$COUNTER"
+per=$(echo "$FX" | cut -d' ' -f$((k+1)))
+seq=0
+write() { seq=$((seq+1)); printf 'desc: Trigger: Client Request: wirebench %s %s\ntotals: %s\n' "$1" "$2" "$3" > "$base.$seq-01"; }
+for r in 1 2 3; do
+	if [ -z "$WIREBENCH_COUNT_ALSO" ]; then write BenchmarkEncode/impl=codec/msg=x 1 100; write BenchmarkEncode/impl=codec/msg=x 11 1100; fi
+	write BenchmarkEncode/impl=fxamacker/msg=x 1 100; write BenchmarkEncode/impl=fxamacker/msg=x 11 $((100+10*per))
+done
+`
+
+// TestRunReseeds: a class with Reseed counts the seed-sensitive rows in
+// that many processes and keeps the median; the other rows come from the
+// first process alone.
+func TestRunReseeds(t *testing.T) {
+	dir := t.TempDir()
+	vg := filepath.Join(dir, "valgrind")
+	if err := os.WriteFile(vg, []byte(fakeValgrind), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("COUNTER", filepath.Join(dir, "counter"))
+	t.Setenv("FX", "50 10 30 20 40")
+	res, err := Run(context.Background(), Options{Binary: "bench.test", Bench: ".", Valgrind: vg, Dir: dir, Classes: []Class{{".", 11, 5}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, r := range res.Rows {
+		got[r.Name] = r.Instructions
+	}
+	if want := map[string]float64{"BenchmarkEncode/impl=codec/msg=x": 100, "BenchmarkEncode/impl=fxamacker/msg=x": 30}; !reflect.DeepEqual(got, want) {
+		t.Errorf("rows %v, want %v", got, want)
+	}
+	if n, _ := os.ReadFile(filepath.Join(dir, "counter")); strings.TrimSpace(string(n)) != "5" {
+		t.Errorf("%s processes, want 5", n)
 	}
 }
