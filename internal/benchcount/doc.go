@@ -46,8 +46,8 @@
 // What remains is per process: map hash seeds are random, and
 // fxamacker's type caches (sync.Maps) cost a different number of
 // instructions a lookup in each process, up to 1.6 % of its small rows.
-// Those rows (SeedSensitive) are counted in five processes in the classes
-// of small loops (Class.Reseed) and the median is kept. A collector that
+// Those rows (SeedSensitive) are counted in seven processes in the classes
+// of small loops (Class.Reseed) and the least is kept. A collector that
 // would run during the loop is not counted: the allocations and bytes per
 // op beside each count say what an allocating implementation leaves for
 // the collector.
