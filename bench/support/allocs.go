@@ -59,6 +59,7 @@ type AllocCounter struct {
 	before, after runtime.MemStats
 	stopped       bool
 	dump          []byte // the loop's callgrind dump name, NUL-terminated, in a count
+	pinned        bool   // the loop runs pinned to its P (pinLoop)
 }
 
 // CountAllocs starts counting, right before the timed loop, and resets the
@@ -79,6 +80,9 @@ func CountAllocs(b *testing.B) *AllocCounter {
 	runtime.ReadMemStats(&c.before)
 	b.ResetTimer()
 	if counting {
+		if c.pinned = pinLoop(b.Name()); c.pinned {
+			procPin()
+		}
 		callgrind.Start()
 	}
 	return c
@@ -94,6 +98,9 @@ func (c *AllocCounter) Stop() {
 	if counting {
 		callgrind.Dump(c.dump)
 		callgrind.Stop()
+		if c.pinned {
+			procUnpin()
+		}
 	}
 	c.b.StopTimer()
 	runtime.ReadMemStats(&c.after)

@@ -54,10 +54,12 @@ func CountDumpName(name string, n int) string {
 
 // The selection of a count's class (cmd/benchcount runs each class in its
 // own process): support.Run runs a sub-benchmark only when its full name
-// matches WIREBENCH_COUNT_ONLY and not WIREBENCH_COUNT_SKIP.
+// matches WIREBENCH_COUNT_ONLY and WIREBENCH_COUNT_ALSO and not
+// WIREBENCH_COUNT_SKIP.
 var (
 	countOnly = countPattern("WIREBENCH_COUNT_ONLY")
 	countSkip = countPattern("WIREBENCH_COUNT_SKIP")
+	countAlso = countPattern("WIREBENCH_COUNT_ALSO") // a second pattern to match (a reseeded process's rows)
 )
 
 func countPattern(env string) *regexp.Regexp {
@@ -75,5 +77,6 @@ func countPattern(env string) *regexp.Regexp {
 // countSelected reports whether the benchmark of full name runs in this
 // count (always, outside a count).
 func countSelected(name string) bool {
-	return (countOnly == nil || countOnly.MatchString(name)) && (countSkip == nil || !countSkip.MatchString(name))
+	return (countOnly == nil || countOnly.MatchString(name)) && (countSkip == nil || !countSkip.MatchString(name)) &&
+		(countAlso == nil || countAlso.MatchString(name))
 }

@@ -2,6 +2,7 @@ package benchcount
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -245,5 +246,79 @@ func TestBenchRegexpAndLeast(t *testing.T) {
 	}
 	if rows[0].Instructions != 530.8 {
 		t.Error("Least changed its input")
+	}
+}
+
+// TestReadDumpsThreads: under --separate-threads=yes a dump is a file per
+// thread (base.<seq>-<thread>); ReadDumps sums them in Ir and keeps the
+// busiest in Busiest (a pinned loop's count, OneThread).
+func TestReadDumpsThreads(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "cg0")
+	writeDump(t, base, 1, "Client Request: wirebench BenchmarkFrame/op=memmove 1", 33000)
+	for thread, ir := range map[string]uint64{"01": 1641883, "02": 34000, "04": 120} {
+		text := fmt.Sprintf("desc: Trigger: Client Request: wirebench BenchmarkFrame/op=memmove 50\nthread: %s\ntotals: %d\n", thread, ir)
+		if err := os.WriteFile(base+".2-"+thread, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dumps, err := ReadDumps(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dumps) != 2 || dumps[1].Seq != 2 || dumps[1].N != 50 || dumps[1].Ir != 1641883+34000+120 || dumps[1].Busiest != 1641883 || dumps[0].Busiest != 33000 {
+		t.Fatalf("dumps %+v", dumps)
+	}
+	if !OneThread.MatchString("BenchmarkFrame/op=memmove/msg=x") || OneThread.MatchString("BenchmarkSession/op=request_roundtrip") {
+		t.Error("OneThread: Frame loops are pinned, Session ones are not")
+	}
+	// Two threads' files of one dump number must name the same loop.
+	if err := os.WriteFile(base+".2-05", []byte("desc: Trigger: Client Request: wirebench BenchmarkOther 50\ntotals: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadDumps(base); err == nil {
+		t.Error("dump 2 of two loops read without error")
+	}
+}
+
+// fakeValgrind stands for valgrind in TestRunReseeds: each process writes
+// the dumps of three rounds, at b.N=1 and 11, of a codec row (unless
+// WIREBENCH_COUNT_ALSO narrows it to the seed-sensitive rows) and of a
+// fxamacker row whose per-op count is the next of $FX.
+const fakeValgrind = `#!/bin/sh
+for a; do case $a in --callgrind-out-file=*) base=${a#*=};; esac; done
+k=$(cat "$COUNTER" 2>/dev/null || echo 0); echo $((k+1)) > "$COUNTER"
+per=$(echo "$FX" | cut -d' ' -f$((k+1)))
+seq=0
+write() { seq=$((seq+1)); printf 'desc: Trigger: Client Request: wirebench %s %s\ntotals: %s\n' "$1" "$2" "$3" > "$base.$seq-01"; }
+for r in 1 2 3; do
+	if [ -z "$WIREBENCH_COUNT_ALSO" ]; then write BenchmarkEncode/impl=codec/msg=x 1 100; write BenchmarkEncode/impl=codec/msg=x 11 1100; fi
+	write BenchmarkEncode/impl=fxamacker/msg=x 1 100; write BenchmarkEncode/impl=fxamacker/msg=x 11 $((100+10*per))
+done
+`
+
+// TestRunReseeds: a class with Reseed counts the seed-sensitive rows in
+// that many processes and keeps the least; the other rows come from the
+// first process alone.
+func TestRunReseeds(t *testing.T) {
+	dir := t.TempDir()
+	vg := filepath.Join(dir, "valgrind")
+	if err := os.WriteFile(vg, []byte(fakeValgrind), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("COUNTER", filepath.Join(dir, "counter"))
+	t.Setenv("FX", "50 30 10 20 40")
+	res, err := Run(context.Background(), Options{Binary: "bench.test", Bench: ".", Valgrind: vg, Dir: dir, Classes: []Class{{".", 11, 5}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, r := range res.Rows {
+		got[r.Name] = r.Instructions
+	}
+	if want := map[string]float64{"BenchmarkEncode/impl=codec/msg=x": 100, "BenchmarkEncode/impl=fxamacker/msg=x": 10}; !reflect.DeepEqual(got, want) {
+		t.Errorf("rows %v, want %v", got, want)
+	}
+	if n, _ := os.ReadFile(filepath.Join(dir, "counter")); strings.TrimSpace(string(n)) != "5" {
+		t.Errorf("%s processes, want 5", n)
 	}
 }

@@ -15,6 +15,15 @@
 //
 // The runtime settings that make the count repeat are fixed in Env and in
 // support's count mode:
+//   - the loops that never block (OneThread: Encode, Decode, Frame) run
+//     pinned to their P, so that the scheduler cannot preempt them, and
+//     are counted in their own thread alone (valgrind runs with
+//     --separate-threads=yes). The runtime preempts a goroutine after
+//     10 ms of wall time and its monitor thread wakes on the wall clock,
+//     so a loop counted over all threads and preemptible counted more the
+//     slower the host: under `yes` load the screenshot's memmove moved by
+//     2 % and the snapshot_500's frame read by 1.4 %. Gate and Session
+//     block on sockets and are counted unpinned over all threads;
 //   - one P (GOMAXPROCS=1) and no asynchronous preemption;
 //   - no collection during the loop (GOGC=off; testing collects before
 //     every run, and n is kept small for the allocating loops, which
@@ -34,9 +43,12 @@
 //     by the host's CPU, which would make a count depend on the host;
 //     valgrind 3.19 also lacks RDTSCP, which the runtime would otherwise use.
 //
-// What remains is per process: map hash seeds are random, so the peers'
-// map lookups (fxamacker's field cache) vary by a few hundredths of a
-// percent. A collector that would run during the loop is not counted: the
-// allocations and bytes per op beside each count say what an allocating
-// implementation leaves for the collector.
+// What remains is per process: map hash seeds are random, and
+// fxamacker's type caches (sync.Maps) cost a different number of
+// instructions a lookup in each process, up to 1.6 % of its small rows.
+// Those rows (SeedSensitive) are counted in seven processes in the classes
+// of small loops (Class.Reseed) and the least is kept. A collector that
+// would run during the loop is not counted: the allocations and bytes per
+// op beside each count say what an allocating implementation leaves for
+// the collector.
 package benchcount

@@ -19,20 +19,27 @@ type Dump struct {
 	Seq  int    // dump number within its process, in the order written
 	Name string // benchmark name, as b.Name() gives it
 	N    int    // b.N of the run
-	Ir   uint64 // instructions executed while counting
+	Ir   uint64 // instructions executed while counting, by all threads
+	// Busiest is the count of the thread that executed the most
+	// instructions: a pinned loop's (see OneThread).
+	Busiest uint64
 }
 
 // ReadDumps reads the loop dumps callgrind wrote as base.<seq> (the
-// --callgrind-out-file base of one process) in the order they were
-// written. Dumps of other triggers (program termination) are skipped.
+// --callgrind-out-file base of one process), or as base.<seq>-<thread>
+// under --separate-threads=yes, in the order they were written. Dumps of
+// other triggers (program termination) are skipped. A dump of several
+// threads counts the sum of all in Ir and the busiest one in Busiest.
 func ReadDumps(base string) ([]Dump, error) {
 	files, err := filepath.Glob(base + ".*")
 	if err != nil {
 		return nil, err
 	}
+	bySeq := map[int]int{} // seq -> index in out
 	var out []Dump
 	for _, f := range files {
-		seq, err := strconv.Atoi(f[len(base)+1:])
+		seqText, _, _ := strings.Cut(f[len(base)+1:], "-")
+		seq, err := strconv.Atoi(seqText)
 		if err != nil {
 			continue
 		}
@@ -40,10 +47,21 @@ func ReadDumps(base string) ([]Dump, error) {
 		if err != nil {
 			return nil, err
 		}
-		if ok {
-			d.Seq = seq
-			out = append(out, d)
+		if !ok {
+			continue
 		}
+		d.Seq, d.Busiest = seq, d.Ir
+		i, seen := bySeq[seq]
+		if !seen {
+			bySeq[seq] = len(out)
+			out = append(out, d)
+			continue
+		}
+		if out[i].Name != d.Name || out[i].N != d.N {
+			return nil, fmt.Errorf("%s: dump %d of %s %d in one thread and of %s %d in another", f, seq, out[i].Name, out[i].N, d.Name, d.N)
+		}
+		out[i].Ir += d.Ir
+		out[i].Busiest = max(out[i].Busiest, d.Ir)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
 	return out, nil
