@@ -243,22 +243,14 @@ func (s *Splitter) feed(b []byte) Step {
 		in := b[st.N:]
 		switch s.state {
 		case stateHeader:
-			var c int
-			if s.hdrN == 0 && len(in) >= HeaderLen {
-				// The whole header is here: read it in place.
-				c = HeaderLen
-				s.length = binary.BigEndian.Uint32(in)
-			} else {
-				c = copy(s.hdr[s.hdrN:], in)
-				s.hdrN += c
-				if s.hdrN < HeaderLen {
-					st.N += c
-					continue
-				}
-				s.hdrN = 0
-				s.length = binary.BigEndian.Uint32(s.hdr[:])
-			}
+			c := copy(s.hdr[s.hdrN:], in)
+			s.hdrN += c
 			st.N += c
+			if s.hdrN < HeaderLen {
+				continue
+			}
+			s.hdrN = 0
+			s.length = binary.BigEndian.Uint32(s.hdr[:])
 			if s.length > s.limit {
 				// The header bytes of this call feed the discard; any fed
 				// by an earlier call were reported before the length was known.
