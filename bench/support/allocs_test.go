@@ -55,52 +55,72 @@ func TestCountAllocsExact(t *testing.T) {
 	allocOut = &out
 	defer func() { allocOut = os.Stdout }()
 	for _, k := range []int{0, 1, 3} {
-		out.Reset()
-		var perIter [2]float64
-		r := testing.Benchmark(func(b *testing.B) {
-			Run(b, "", func(b *testing.B) {
-				allocating(k)(b)
-			})
-			Run(b, "", func(b *testing.B) {
-				c := CountAllocs(b)
-				for i := 0; i < b.N; i++ {
-					for j := 0; j < k; j++ {
-						allocSink = append(allocSink[:0], make([]byte, 64))
-					}
-				}
-				c.Stop()
-				perIter[0], perIter[1] = c.PerOp()
-			})
-		})
-		if r.N == 0 {
-			t.Fatalf("k=%d: the benchmark did not run", k)
-		}
-		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-		if len(lines) != 2 {
-			t.Fatalf("k=%d: %d allocation lines, want 2 (one per sub-benchmark):\n%s", k, len(lines), out.String())
-		}
 		// The counts are process-wide (runtime.ReadMemStats): a stray
-		// allocation by the runtime or the test framework during the 200
-		// iterations shows as a few hundredths, so allow up to 2 of them.
-		near := func(got float64, want int, per int) bool {
-			return got >= float64(want) && got <= float64(want)+2.0*float64(per)/200
-		}
-		for _, l := range lines {
-			f := strings.Fields(l) // testing.Benchmark names nothing: "allocations <allocs> <bytes>"
-			if len(f) != 3 || f[0] != "allocations" {
-				t.Errorf("k=%d: line %q", k, l)
-				continue
-			}
-			a, err1 := strconv.ParseFloat(f[1], 64)
-			by, err2 := strconv.ParseFloat(f[2], 64)
-			if err1 != nil || err2 != nil || !near(a, k, 1) || !near(by, 64*k, 1024) {
-				t.Errorf("k=%d: line %q, want %d allocations of 64 bytes", k, l, k)
+		// allocation by the runtime or the test framework lands in a run
+		// now and then (the collection before each counted loop wakes the
+		// runtime's background goroutines), so a count gets three tries,
+		// and the test fails when none of them keeps every check.
+		var problems []string
+		for try := 0; try < 3; try++ {
+			if problems = countAllocsExact(t, &out, k); len(problems) == 0 {
+				break
 			}
 		}
-		if !near(perIter[0], k, 1) || !near(perIter[1], 64*k, 1024) {
-			t.Errorf("k=%d: PerOp = %v allocs, %v bytes", k, perIter[0], perIter[1])
+		for _, p := range problems {
+			t.Error(p)
 		}
 	}
+}
+
+// countAllocsExact runs k allocations per iteration through Run and
+// CountAllocs and returns what did not come out as k allocations of 64
+// bytes.
+func countAllocsExact(t *testing.T, out *bytes.Buffer, k int) (problems []string) {
+	out.Reset()
+	var perIter [2]float64
+	r := testing.Benchmark(func(b *testing.B) {
+		Run(b, "", func(b *testing.B) {
+			allocating(k)(b)
+		})
+		Run(b, "", func(b *testing.B) {
+			c := CountAllocs(b)
+			for i := 0; i < b.N; i++ {
+				for j := 0; j < k; j++ {
+					allocSink = append(allocSink[:0], make([]byte, 64))
+				}
+			}
+			c.Stop()
+			perIter[0], perIter[1] = c.PerOp()
+		})
+	})
+	if r.N == 0 {
+		t.Fatalf("k=%d: the benchmark did not run", k)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("k=%d: %d allocation lines, want 2 (one per sub-benchmark):\n%s", k, len(lines), out.String())
+	}
+	// A stray allocation during the 200 iterations shows as a few
+	// hundredths, so allow up to 2 of them.
+	near := func(got float64, want int, per int) bool {
+		return got >= float64(want) && got <= float64(want)+2.0*float64(per)/200
+	}
+	for _, l := range lines {
+		f := strings.Fields(l) // testing.Benchmark names nothing: "allocations <allocs> <bytes>"
+		if len(f) != 3 || f[0] != "allocations" {
+			problems = append(problems, fmt.Sprintf("k=%d: line %q", k, l))
+			continue
+		}
+		a, err1 := strconv.ParseFloat(f[1], 64)
+		by, err2 := strconv.ParseFloat(f[2], 64)
+		if err1 != nil || err2 != nil || !near(a, k, 1) || !near(by, 64*k, 1024) {
+			problems = append(problems, fmt.Sprintf("k=%d: line %q, want %d allocations of 64 bytes", k, l, k))
+		}
+	}
+	if !near(perIter[0], k, 1) || !near(perIter[1], 64*k, 1024) {
+		problems = append(problems, fmt.Sprintf("k=%d: PerOp = %v allocs, %v bytes", k, perIter[0], perIter[1]))
+	}
+	return problems
 }
 
 func TestCountAllocsWithoutStop(t *testing.T) {
