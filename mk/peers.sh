@@ -35,7 +35,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 	fi
 fi
 
-# valgrind: the workbench's instruction counts (bench/internal/callgrind's test).
+# valgrind: the workbench's instruction counts (internal/callgrind's test).
 if ! command -v valgrind >/dev/null 2>&1; then
 	if [ "$(id -u)" -eq 0 ]; then
 		say "missing valgrind: installing it with .ci/install-valgrind.sh"

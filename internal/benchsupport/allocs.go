@@ -1,4 +1,4 @@
-package support
+package benchsupport
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/wirebench/wirebench/bench/internal/callgrind"
+	"github.com/wirebench/wirebench/internal/callgrind"
 )
 
 // Allocation counting around a benchmark's timed loop: the Go counterpart
@@ -34,9 +34,9 @@ import (
 // Use it under Run, which prints the lines once the sub-benchmark's
 // result lines are out:
 //
-//	support.Run(b, "msg=x", func(b *testing.B) {
+//	benchsupport.Run(b, "msg=x", func(b *testing.B) {
 //		setUp()
-//		c := support.CountAllocs(b)
+//		c := benchsupport.CountAllocs(b)
 //		for i := 0; i < b.N; i++ {
 //			work()
 //		}

@@ -4,7 +4,7 @@
 // allocations of its own and makes sync.Pool drop items at random, so a
 // count taken there means nothing. make test runs them in the plain run.
 
-package support
+package benchsupport
 
 import (
 	"bufio"

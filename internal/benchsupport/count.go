@@ -1,4 +1,4 @@
-package support
+package benchsupport
 
 import (
 	"fmt"
@@ -53,7 +53,7 @@ func CountDumpName(name string, n int) string {
 }
 
 // The selection of a count's class (cmd/benchcount runs each class in its
-// own process): support.Run runs a sub-benchmark only when its full name
+// own process): benchsupport.Run runs a sub-benchmark only when its full name
 // matches WIREBENCH_COUNT_ONLY and WIREBENCH_COUNT_ALSO and not
 // WIREBENCH_COUNT_SKIP.
 var (

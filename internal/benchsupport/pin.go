@@ -1,4 +1,4 @@
-package support
+package benchsupport
 
 import (
 	_ "unsafe" // go:linkname

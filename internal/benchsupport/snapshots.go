@@ -1,4 +1,4 @@
-package support
+package benchsupport
 
 import (
 	"bytes"
