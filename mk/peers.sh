@@ -18,35 +18,31 @@ if [ "${PEERS:-on}" = off ]; then
 	exit 0
 fi
 
-programs=(Xvnc vncpasswd xinput xclip chromium websockify)
-missing=()
-for p in "${programs[@]}"; do
-	command -v "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
+# ensure SCRIPT PROGRAM...: the programs of PROGRAM... that are not on the
+# PATH are installed with SCRIPT when root; otherwise the script stops
+# with the one command to run.
+ensure() {
+	local script=$1 p
+	shift
+	local missing=()
+	for p in "$@"; do
+		command -v "$p" >/dev/null 2>&1 || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
 	if [ "$(id -u)" -eq 0 ]; then
-		say "missing ${missing[*]}: installing them with .ci/install-rfb.sh"
-		bash .ci/install-rfb.sh
+		say "missing ${missing[*]}: installing with $script"
+		bash "$script"
 	else
 		say "missing real peers: ${missing[*]}"
-		say "run once, as root:   sudo bash .ci/install-rfb.sh"
+		say "run once, as root:   sudo bash $script"
 		say "or skip their tests: make test PEERS=off"
 		exit 1
 	fi
-fi
+}
 
+ensure .ci/install-rfb.sh Xvnc vncpasswd xinput xclip chromium websockify
 # valgrind: the workbench's instruction counts (internal/callgrind's test).
-if ! command -v valgrind >/dev/null 2>&1; then
-	if [ "$(id -u)" -eq 0 ]; then
-		say "missing valgrind: installing it with .ci/install-valgrind.sh"
-		bash .ci/install-valgrind.sh
-	else
-		say "missing real peer: valgrind"
-		say "run once, as root:   sudo bash .ci/install-valgrind.sh"
-		say "or skip its tests:   make test PEERS=off"
-		exit 1
-	fi
-fi
+ensure .ci/install-valgrind.sh valgrind
 
 if [ ! -f node_modules/@novnc/novnc/core/rfb.js ]; then
 	if ! command -v npm >/dev/null 2>&1; then

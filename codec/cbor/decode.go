@@ -172,16 +172,23 @@ func (d *Decoder) Uint() (uint64, error) {
 			return v, nil
 		}
 	}
-	start := d.off
-	h, err := d.ReadHead()
-	if err != nil {
-		return 0, err
+	h, _, err := d.headOf(MajorUint, "an unsigned integer")
+	return h.Arg, err
+}
+
+// headOf reads a head of major type m at start, the offset it returns.
+// A head of another type is not consumed, and its error says that want
+// was expected.
+func (d *Decoder) headOf(m Major, want string) (h Head, start int, err error) {
+	start = d.off
+	if h, err = d.ReadHead(); err != nil {
+		return Head{}, start, err
 	}
-	if h.Major != MajorUint {
+	if h.Major != m {
 		d.off = start
-		return 0, typeError(h, start, "an unsigned integer")
+		return Head{}, start, typeError(h, start, want)
 	}
-	return h.Arg, nil
+	return h, start, nil
 }
 
 // Uint32 reads an unsigned integer that must fit in 32 bits.
@@ -329,14 +336,9 @@ func (d *Decoder) str(m Major, want string) ([]byte, error) {
 			}
 		}
 	}
-	start := d.off
-	h, err := d.ReadHead()
+	h, start, err := d.headOf(m, want)
 	if err != nil {
 		return nil, err
-	}
-	if h.Major != m {
-		d.off = start
-		return nil, typeError(h, start, want)
 	}
 	if h.Indefinite {
 		return d.indefiniteString(m, start)
@@ -407,14 +409,9 @@ func (d *Decoder) container(m Major, want string) (int, error) {
 			}
 		}
 	}
-	start := d.off
-	h, err := d.ReadHead()
+	h, start, err := d.headOf(m, want)
 	if err != nil {
 		return 0, err
-	}
-	if h.Major != m {
-		d.off = start
-		return 0, typeError(h, start, want)
 	}
 	if h.Indefinite {
 		return -1, nil

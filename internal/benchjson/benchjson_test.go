@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"strings"
@@ -21,19 +22,15 @@ func readSample(t *testing.T) []byte {
 	return data
 }
 
-func toText(t testing.TB, d *Doc) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	if err := WriteText(&b, d); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
+func toText(t testing.TB, d *Doc) []byte { return written(t, d, WriteText) }
 
-func toJSON(t testing.TB, d *Doc) []byte {
+func toJSON(t testing.TB, d *Doc) []byte { return written(t, d, WriteJSON) }
+
+// written is what write writes of d.
+func written(t testing.TB, d *Doc, write func(io.Writer, *Doc) error) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := WriteJSON(&b, d); err != nil {
+	if err := write(&b, d); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()

@@ -49,12 +49,4 @@ func (c Counts) cell(x *samples) string {
 
 // FormatInstructions formats an instruction count with three significant
 // digits and k or M.
-func FormatInstructions(v float64) string {
-	switch {
-	case v >= 1e6:
-		return sig3(v/1e6) + " M"
-	case v >= 1e3:
-		return sig3(v/1e3) + " k"
-	}
-	return sig3(v)
-}
+func FormatInstructions(v float64) string { return scaled(v, countUnits) }

@@ -43,9 +43,7 @@ func TestCountsAndChart(t *testing.T) {
 		"| Frame/op=read/msg=m | 20.0 ns | 1.23 M |",
 		"![speed-ups over the peers and instructions against the floor](latest.svg)",
 	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("summary lacks\n%s\n--- summary:\n%s", want, got)
-		}
+		mustContain(t, "summary", got, want)
 	}
 	if strings.Contains(got, "| m | fxamacker |") || strings.Contains(got, "| m | floor |") {
 		t.Errorf("a peer among ours:\n%s", got)
@@ -64,9 +62,7 @@ func TestCountsAndChart(t *testing.T) {
 		"<title>Decode m zerocopy ÷ msgp: 5.00×</title>",
 		"</svg>\n",
 	} {
-		if !strings.Contains(chart, want) {
-			t.Errorf("chart lacks %q:\n%s", want, chart)
-		}
+		mustContain(t, "chart", chart, want)
 	}
 	// Without counts or peers the chart says so rather than drawing nothing.
 	bare, _ := Load(strings.NewReader("BenchmarkFrame/op=read/msg=m 10 20 ns/op\n"), "x.txt")

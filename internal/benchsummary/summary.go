@@ -432,15 +432,19 @@ func median(values []float64) (float64, bool) {
 	return benchmath.AssumeNothing.Summary(s, 0.95).Center, true
 }
 
-func timeCell(x *samples) string {
+func timeCell(x *samples) string { return medianCell(x, unitTime, FormatSeconds) }
+
+// medianCell formats the median of x's values in unit, or "—" when x or
+// its values are missing.
+func medianCell(x *samples, unit string, format func(float64) string) string {
 	if x == nil {
 		return "—"
 	}
-	m, ok := median(x.values[unitTime])
+	m, ok := median(x.values[unit])
 	if !ok {
 		return "—"
 	}
-	return FormatSeconds(m)
+	return format(m)
 }
 
 func speedup(ref, x *samples) string {
@@ -475,65 +479,43 @@ func vsBaseline(x *samples, baseline *Set) string {
 	return fmt.Sprintf("%s (p=%.3f)", c.FormatDelta(m1, m2), c.P)
 }
 
-func allocCell(x *samples) string {
-	if x == nil {
-		return "—"
-	}
-	m, ok := median(x.values[unitAllocs])
-	if !ok {
-		return "—"
-	}
-	return FormatCount(m)
-}
+func allocCell(x *samples) string { return medianCell(x, unitAllocs, FormatCount) }
 
-func bytesCell(x *samples) string {
-	if x == nil {
-		return "—"
-	}
-	m, ok := median(x.values[unitBytes])
-	if !ok {
-		return "—"
-	}
-	return FormatCount(m)
-}
+func bytesCell(x *samples) string { return medianCell(x, unitBytes, FormatCount) }
 
-func speedCell(x *samples) string {
-	if x == nil {
-		return "—"
-	}
-	m, ok := median(x.values[unitSpeed])
-	if !ok {
-		return "—"
-	}
-	return FormatBytesPerSecond(m)
-}
+func speedCell(x *samples) string { return medianCell(x, unitSpeed, FormatBytesPerSecond) }
 
 // FormatSeconds formats a time/op with three significant digits in ns,
 // µs, ms or s.
-func FormatSeconds(s float64) string {
-	switch {
-	case s < 1e-6:
-		return sig3(s*1e9) + " ns"
-	case s < 1e-3:
-		return sig3(s*1e6) + " µs"
-	case s < 1:
-		return sig3(s*1e3) + " ms"
-	}
-	return sig3(s) + " s"
-}
+func FormatSeconds(s float64) string { return scaled(s, secondUnits) }
 
 // FormatBytesPerSecond formats a throughput in decimal units, as go test
 // reports MB/s.
-func FormatBytesPerSecond(v float64) string {
-	switch {
-	case v >= 1e9:
-		return sig3(v/1e9) + " GB/s"
-	case v >= 1e6:
-		return sig3(v/1e6) + " MB/s"
-	case v >= 1e3:
-		return sig3(v/1e3) + " kB/s"
+func FormatBytesPerSecond(v float64) string { return scaled(v, byteRateUnits) }
+
+// A scale is a unit of a measure: values of at least min are written
+// divided by div, with three significant digits and the suffix.
+type scale struct {
+	min, div float64
+	suffix   string
+}
+
+var (
+	secondUnits   = []scale{{1, 1, " s"}, {1e-3, 1e-3, " ms"}, {1e-6, 1e-6, " µs"}, {0, 1e-9, " ns"}}
+	byteRateUnits = []scale{{1e9, 1e9, " GB/s"}, {1e6, 1e6, " MB/s"}, {1e3, 1e3, " kB/s"}, {0, 1, " B/s"}}
+	countUnits    = []scale{{1e6, 1e6, " M"}, {1e3, 1e3, " k"}, {0, 1, ""}}
+)
+
+// scaled writes v in the first of units (largest first) whose min it
+// reaches, the last one taking the rest.
+func scaled(v float64, units []scale) string {
+	for _, u := range units[:len(units)-1] {
+		if v >= u.min {
+			return sig3(v/u.div) + u.suffix
+		}
 	}
-	return sig3(v) + " B/s"
+	u := units[len(units)-1]
+	return sig3(v/u.div) + u.suffix
 }
 
 // FormatRatio formats a speed ratio: 2 decimals below 10, 1 above.

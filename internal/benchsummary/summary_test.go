@@ -81,9 +81,7 @@ func TestSummaryOfRecordedRun(t *testing.T) {
 		"1 unreadable benchmark line(s) skipped, first: `latest.txt:72: parsing iteration count",
 		"<details><summary>benchstat baseline vs latest</summary>\n\n```text\ngoos: linux\n│ old │ new │\n```\n</details>",
 	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("summary lacks\n%s\n--- summary:\n%s", want, got)
-		}
+		mustContain(t, "summary", got, want)
 	}
 	if strings.Contains(got, "Gate") && strings.Contains(got, "| Gate/") {
 		t.Errorf("Gate rows without Gate results")
@@ -128,9 +126,15 @@ func TestStampAndBaselineNote(t *testing.T) {
 	s, _ = Load(strings.NewReader("BenchmarkOther 1 5 ns/op\n"), "x.txt")
 	got = summary(t, s, Options{})
 	for _, want := range []string{"**host not verified quiet**", "No Encode, Decode, Frame, Gate, Relay or Session results", "1 other benchmark(s) not summarized"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("lacks %q:\n%s", want, got)
-		}
+		mustContain(t, "summary", got, want)
+	}
+}
+
+// mustContain fails t unless got, the named output, holds want.
+func mustContain(t *testing.T, what, got, want string) {
+	t.Helper()
+	if !strings.Contains(got, want) {
+		t.Errorf("%s lacks\n%s\n--- %s:\n%s", what, want, what, got)
 	}
 }
 

@@ -379,8 +379,10 @@ func RefParamsValue(p codec.Params) (any, error) {
 	return nil, fmt.Errorf("reference: no twin for %T", p)
 }
 
-func refParams(p codec.Params) (cbor.RawMessage, error) {
-	v, err := RefParamsValue(p)
+func refParams(p codec.Params) (cbor.RawMessage, error) { return refMarshal(RefParamsValue(p)) }
+
+// refMarshal encodes a twin, or passes on the error of making it.
+func refMarshal(v any, err error) (cbor.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -413,13 +415,7 @@ func RefResultValue(r codec.Result) (any, error) {
 	return nil, fmt.Errorf("reference: no twin for %T", r)
 }
 
-func refResult(r codec.Result) (cbor.RawMessage, error) {
-	v, err := RefResultValue(r)
-	if err != nil {
-		return nil, err
-	}
-	return RefEncMode.Marshal(v)
-}
+func refResult(r codec.Result) (cbor.RawMessage, error) { return refMarshal(RefResultValue(r)) }
 
 func refBounds(b codec.Bounds) [4]int32 { return [4]int32{b.Left, b.Top, b.Right, b.Bottom} }
 
