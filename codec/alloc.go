@@ -3,28 +3,38 @@ package codec
 // Decoding allocates a message and its parameters, result or event body
 // together, as one object: the pair lives and dies together anyway.
 
-type requestWith[P any] struct {
-	r Request
-	p P
+// with is a message's head and its body (params, result or event body)
+// in one allocation.
+type with[H, B any] struct {
+	head H
+	body B
 }
 
-func requestOf[P any, PT interface {
-	*P
-	Params
-}]() *Request {
-	return requestFor[P, PT](*new(P))
-}
+// The pointer types of a body type B that hold its methods.
+type (
+	paramsPtr[B any] interface {
+		*B
+		Params
+	}
+	resultPtr[B any] interface {
+		*B
+		Result
+	}
+	eventBodyPtr[B any] interface {
+		*B
+		EventBody
+	}
+)
+
+func requestOf[P any, PT paramsPtr[P]]() *Request { return requestFor[P, PT](*new(P)) }
 
 // requestFor returns a request whose Params point at a copy of p,
 // allocated with it.
-func requestFor[P any, PT interface {
-	*P
-	Params
-}](p P) *Request {
-	x := new(requestWith[P])
-	x.p = p
-	x.r.Params = PT(&x.p)
-	return &x.r
+func requestFor[P any, PT paramsPtr[P]](p P) *Request {
+	x := new(with[Request, P])
+	x.body = p
+	x.head.Params = PT(&x.body)
+	return &x.head
 }
 
 // newRequest returns a request whose Params already point at an empty
@@ -41,17 +51,9 @@ func newRequest(m Method) *Request {
 	return r
 }
 
-type responseWith[R any] struct {
-	r   Response
-	res R
-}
-
-func responseOf[R any, RT interface {
-	*R
-	Result
-}](*decoder) (*Response, Result) {
-	x := new(responseWith[R])
-	return &x.r, RT(&x.res)
+func responseOf[R any, RT resultPtr[R]](*decoder) (*Response, Result) {
+	x := new(with[Response, R])
+	return &x.head, RT(&x.body)
 }
 
 // inlineWindows is how many windows a snapshot response has room for in
@@ -88,18 +90,10 @@ func newResponse(m Method, d *decoder) (*Response, Result) {
 	return r, res
 }
 
-type eventWith[B any] struct {
-	e Event
-	b B
-}
-
-func eventOf[B any, BT interface {
-	*B
-	EventBody
-}]() *Event {
-	x := new(eventWith[B])
-	x.e.Body = BT(&x.b)
-	return &x.e
+func eventOf[B any, BT eventBodyPtr[B]]() *Event {
+	x := new(with[Event, B])
+	x.head.Body = BT(&x.body)
+	return &x.head
 }
 
 // newEvent returns an event whose Body points at an empty body for its

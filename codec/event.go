@@ -113,12 +113,12 @@ type WindowChanged struct {
 
 // Window change bits.
 const (
-	WindowAdded   uint32 = 1 << 0
-	WindowRemoved uint32 = 1 << 1
-	WindowBounds  uint32 = 1 << 2
-	WindowTitle   uint32 = 1 << 3
-	WindowFocus   uint32 = 1 << 4
-	WindowLayer   uint32 = 1 << 5
+	WindowAdded uint32 = 1 << iota
+	WindowRemoved
+	WindowBounds
+	WindowTitle
+	WindowFocus
+	WindowLayer
 )
 
 // ContentChanged reports a change inside a window (tree stream, type 1).
@@ -130,10 +130,10 @@ type ContentChanged struct {
 
 // Content change bits.
 const (
-	ContentSubtree uint32 = 1 << 0
-	ContentText    uint32 = 1 << 1
-	ContentState   uint32 = 1 << 2
-	ContentDesc    uint32 = 1 << 3
+	ContentSubtree uint32 = 1 << iota
+	ContentText
+	ContentState
+	ContentDesc
 )
 
 // ScreenFrame is one screen frame (frames stream, type 0).

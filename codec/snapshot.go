@@ -27,9 +27,9 @@ type Snapshot struct {
 
 // Truncated bits: which request bound cut the walk short.
 const (
-	TruncatedDepth   uint32 = 1 << 0
-	TruncatedNodes   uint32 = 1 << 1
-	TruncatedWindows uint32 = 1 << 2
+	TruncatedDepth uint32 = 1 << iota
+	TruncatedNodes
+	TruncatedWindows
 )
 
 // Window is one window on screen.
@@ -49,11 +49,11 @@ type Window struct {
 
 // Window flag bits.
 const (
-	WindowActive               uint32 = 1 << 0
-	WindowFocused              uint32 = 1 << 1
-	WindowAccessibilityFocused uint32 = 1 << 2
-	WindowPictureInPicture     uint32 = 1 << 3
-	WindowTransformed          uint32 = 1 << 4
+	WindowActive uint32 = 1 << iota
+	WindowFocused
+	WindowAccessibilityFocused
+	WindowPictureInPicture
+	WindowTransformed
 )
 
 // Node is one accessibility node.
@@ -74,21 +74,21 @@ type Node struct {
 
 // Node flag bits.
 const (
-	NodeClickable            uint32 = 1 << 0
-	NodeLongClickable        uint32 = 1 << 1
-	NodeFocusable            uint32 = 1 << 2
-	NodeFocused              uint32 = 1 << 3
-	NodeEnabled              uint32 = 1 << 4
-	NodeCheckable            uint32 = 1 << 5
-	NodeChecked              uint32 = 1 << 6
-	NodeScrollable           uint32 = 1 << 7
-	NodeSelected             uint32 = 1 << 8
-	NodeEditable             uint32 = 1 << 9
-	NodePassword             uint32 = 1 << 10
-	NodeVisible              uint32 = 1 << 11
-	NodeAccessibilityFocused uint32 = 1 << 12
-	NodeModal                uint32 = 1 << 13
-	NodeOnTop                uint32 = 1 << 14
+	NodeClickable uint32 = 1 << iota
+	NodeLongClickable
+	NodeFocusable
+	NodeFocused
+	NodeEnabled
+	NodeCheckable
+	NodeChecked
+	NodeScrollable
+	NodeSelected
+	NodeEditable
+	NodePassword
+	NodeVisible
+	NodeAccessibilityFocused
+	NodeModal
+	NodeOnTop
 )
 
 // Scroll holds a scrolling node's semantics.
