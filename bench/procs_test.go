@@ -1,0 +1,196 @@
+package bench
+
+// The processes BenchmarkRelayScale runs (glass, built once, and a real
+// Xvnc), their start and stop, and their CPU time and resident set read
+// from /proc.
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wirebench/wirebench/internal/peertest"
+)
+
+var (
+	glassOnce sync.Once
+	glassBin  string
+	glassErr  error
+)
+
+// buildGlass builds ./cmd/glass once per run, into a directory removed at
+// the end; GLASS_BIN names a glass binary to run instead (another
+// version's, to compare).
+func buildGlass(b *testing.B) string {
+	if bin := os.Getenv("GLASS_BIN"); bin != "" {
+		return bin
+	}
+	glassOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "relayscale-glass")
+		if err != nil {
+			glassErr = err
+			return
+		}
+		glassBin = filepath.Join(dir, "glass")
+		cmd := exec.Command("go", "build", "-o", glassBin, "./cmd/glass")
+		cmd.Dir = peertest.RepoRoot()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			glassErr = fmt.Errorf("go build ./cmd/glass: %v\n%s", err, out)
+		}
+	})
+	if glassErr != nil {
+		b.Fatal(glassErr)
+	}
+	return glassBin
+}
+
+// startScaleXvnc starts Xvnc on a display it picks itself (-displayfd),
+// loopback only, VNC authentication (vncpasswd -f), otherwise at its
+// defaults.
+func startScaleXvnc(b *testing.B, dir, pw string) (addr string, pid int, stop func()) {
+	bin := peertest.Program(b, "Xvnc")
+	vp := exec.Command(peertest.Program(b, "vncpasswd"), "-f")
+	vp.Stdin = strings.NewReader(pw + "\n")
+	enc, err := vp.Output()
+	if err != nil {
+		b.Fatalf("vncpasswd -f: %v", err)
+	}
+	pwFile := filepath.Join(dir, "rfbauth")
+	if err := os.WriteFile(pwFile, enc, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	port := scaleFreePort(b)
+	pr, pw2, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-displayfd", "3", "-localhost", "yes", "-rfbport", strconv.Itoa(port), "-rfbauth", pwFile,
+		"-geometry", fmt.Sprintf("%dx%d", scaleWidth, scaleHeight), "-depth", "24", "-nolisten", "tcp")
+	cmd.ExtraFiles = []*os.File{pw2}
+	var logb syncBuf
+	cmd.Stdout, cmd.Stderr = io.Discard, &logb
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	pw2.Close()
+	display, _ := bufio.NewReader(pr).ReadString('\n')
+	pr.Close()
+	stop = stopper(cmd, 5*time.Second)
+	addr = "127.0.0.1:" + strconv.Itoa(port)
+	if strings.TrimSpace(display) == "" || !scaleWaitListen(addr) {
+		stop()
+		b.Fatalf("Xvnc did not start: %s", logb.String())
+	}
+	return addr, cmd.Process.Pid, stop
+}
+
+// startGlass runs the glass binary for one computer, "scale".
+func startGlass(b *testing.B, bin, dir, xaddr, pw string) (addr string, pid int, stop func()) {
+	pwFile := filepath.Join(dir, "pw")
+	if err := os.WriteFile(pwFile, []byte(pw+"\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	addr = "127.0.0.1:" + strconv.Itoa(scaleFreePort(b))
+	cmd := exec.Command(bin, "-listen", addr, "-computer", "scale="+xaddr, "-password-file", "scale="+pwFile, "-dial-wait", "60s")
+	var logb syncBuf
+	cmd.Stdout, cmd.Stderr = io.Discard, &logb
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	stop = stopper(cmd, 10*time.Second)
+	if !scaleWaitListen(addr) {
+		stop()
+		b.Fatalf("glass did not listen on %s: %s", addr, logb.String())
+	}
+	return addr, cmd.Process.Pid, stop
+}
+
+// syncBuf is a buffer a child process's output goroutine may write while
+// the benchmark reads it.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// stopper returns a function that interrupts cmd and waits for it, killing
+// it after grace.
+func stopper(cmd *exec.Cmd, grace time.Duration) func() {
+	return func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(grace):
+			cmd.Process.Kill()
+			<-done
+		}
+	}
+}
+
+func scaleFreePort(b *testing.B) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func scaleWaitListen(addr string) bool {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond); err == nil {
+			c.Close()
+			return true
+		}
+	}
+	return false
+}
+
+// procCPU is a process's user + system time in seconds (/proc/PID/stat).
+func procCPU(b *testing.B, pid int) float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	// After the command: state is field 3, utime 14 and stime 15.
+	ut, err1 := strconv.ParseFloat(f[11], 64)
+	st, err2 := strconv.ParseFloat(f[12], 64)
+	if err1 != nil || err2 != nil {
+		b.Fatalf("/proc/%d/stat: %q", pid, data)
+	}
+	return (ut + st) / 100 // USER_HZ
+}
+
+// procRSS is a process's resident set in bytes (/proc/PID/status VmRSS).
+func procRSS(b *testing.B, pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				b.Fatalf("VmRSS %q", rest)
+			}
+			return kb << 10
+		}
+	}
+	b.Fatalf("/proc/%d/status: no VmRSS", pid)
+	return 0
+}
