@@ -69,14 +69,9 @@ type AgentStats struct {
 // NewAgent returns an agent whose hello is already queued for
 // PollTransmit; now starts its silence timer.
 func NewAgent(cfg AgentConfig, now time.Time) *Agent {
-	if cfg.Versions == nil {
-		cfg.Versions = Versions()
-	}
-	if cfg.MaxFrame == 0 {
-		cfg.MaxFrame = codec.DefaultMaxFrame
-	}
+	cfg.Versions, cfg.MaxFrame = withDefaults(cfg.Versions, cfg.MaxFrame)
 	a := &Agent{cfg: cfg, pending: make(map[uint64]agentPending), seqs: make(map[codec.Stream]uint64)}
-	a.init(cfg.MaxFrame, now)
+	a.init(cfg.MaxFrame, now, (*agentSink)(a))
 	err := a.send(&codec.Hello{Versions: cfg.Versions, MaxFrame: cfg.MaxFrame, Capabilities: cfg.Capabilities, Token: cfg.Token, Agent: cfg.Name, Device: cfg.Device})
 	if err != nil {
 		a.close(codec.NewError(codec.CodeInternal, "encode hello: "+err.Error()))
@@ -105,7 +100,11 @@ func (a *Agent) Capabilities() codec.Capabilities { return a.cfg.Capabilities }
 func (a *Agent) Pending() int { return len(a.pending) }
 
 // Stats reports what the agent skipped or answered itself so far.
-func (a *Agent) Stats() AgentStats { return a.stats }
+func (a *Agent) Stats() AgentStats {
+	s := a.stats
+	s.UnknownKinds = a.unknownKinds
+	return s
+}
 
 // NextSeq is the number the next event of stream s will carry; it is what
 // a resync of s answers, since the stream is in sync from it on.
@@ -119,14 +118,7 @@ func (a *Agent) PollTransmit() []byte { return a.pollTransmit() }
 func (a *Agent) PollEvent() (AgentEvent, bool) { return a.events.pop() }
 
 // PollTimeout returns when HandleTimeout should next be called, if ever.
-func (a *Agent) PollTimeout() (time.Time, bool) {
-	at, ok := a.timeout()
-	if !ok {
-		return at, false
-	}
-	d, dok := a.timers.next(a.liveTimer)
-	return earliest(at, ok, d, dok)
-}
+func (a *Agent) PollTimeout() (time.Time, bool) { return a.nextTimeout(&a.timers, a.liveTimer) }
 
 func (a *Agent) liveTimer(t timer) bool {
 	p, ok := a.pending[t.id]
@@ -137,24 +129,7 @@ func (a *Agent) liveTimer(t timer) bool {
 // and the deadlines of requests the caller has not answered, which the
 // agent answers with deadline_exceeded.
 func (a *Agent) HandleTimeout(now time.Time) {
-	if a.phase == phaseClosed {
-		return
-	}
-	now = a.clock(now)
-	if a.checkLiveness(now) {
-		a.shut(CloseSilent, fmt.Sprintf("nothing heard from the host for %v", SilentAfter))
-		return
-	}
-	for a.timers.len() > 0 {
-		t, _ := a.timers.peek()
-		if t.at.After(now) {
-			break
-		}
-		a.timers.pop()
-		if a.liveTimer(t) {
-			a.expire(t.id, a.pending[t.id])
-		}
-	}
+	a.fireTimers(now, "host", &a.timers, a.liveTimer, func(_ time.Time, t timer) { a.expire(t.id, a.pending[t.id]) })
 }
 
 // expire answers request id deadline_exceeded and forgets it.
@@ -166,26 +141,14 @@ func (a *Agent) expire(id uint64, p agentPending) {
 }
 
 // Receive feeds bytes read from the host.
-func (a *Agent) Receive(now time.Time, b []byte) {
-	if now, ok := a.open(now); ok {
-		a.feed(now, b, (*agentSink)(a))
-	}
-}
+func (a *Agent) Receive(now time.Time, b []byte) { a.receive(now, b) }
 
 // EndOfStream reports that the host closed its end: the session closes
 // at once.
-func (a *Agent) EndOfStream(now time.Time) {
-	if _, ok := a.open(now); ok {
-		a.shut(CloseEndOfStream, a.peerClosed("host"))
-	}
-}
+func (a *Agent) EndOfStream(now time.Time) { a.endOfStream(now, "host") }
 
 // Close closes the session from the agent's side.
-func (a *Agent) Close(now time.Time) {
-	if _, ok := a.open(now); ok {
-		a.shut(CloseLocal, "the agent closed the session")
-	}
-}
+func (a *Agent) Close(now time.Time) { a.closeLocal(now, "the agent closed the session") }
 
 func (a *Agent) shut(reason CloseReason, what string) {
 	a.shutWith(reason, codec.NewError(codec.CodeDisconnected, "session closed: "+what+"; the host reconnects to retry"))
@@ -313,8 +276,10 @@ func (a *Agent) refuse(id uint64, m codec.Method, e *codec.Error) {
 	_ = a.answer(id, m, nil, e)
 }
 
-// agentSink receives the agent's frames.
+// agentSink is the agent's end of the conn: its frames and its close.
 type agentSink Agent
+
+func (s *agentSink) shut(reason CloseReason, what string) { (*Agent)(s).shut(reason, what) }
 
 func (s *agentSink) bad(now time.Time, env codec.Envelope, size uint64, err error) {
 	a := (*Agent)(s)
@@ -343,13 +308,6 @@ func (s *agentSink) bad(now time.Time, env codec.Envelope, size uint64, err erro
 
 func (s *agentSink) frame(now time.Time, m codec.Message) {
 	a := (*Agent)(s)
-	if a.pingPong(m) {
-		return
-	}
-	if _, ok := m.(*codec.UnknownKind); ok {
-		a.stats.UnknownKinds++
-		return
-	}
 	if a.phase == phaseHandshake {
 		w, ok := m.(*codec.Welcome)
 		if !ok {

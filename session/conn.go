@@ -36,13 +36,38 @@ type conn struct {
 	now    time.Time // the latest time passed in
 	phase  phase
 	closed *codec.Error // why the session closed, once it has
+	end    end          // the host's or the agent's own handling
+
+	unknownKinds uint64 // messages of a kind this version does not know, skipped
 }
 
-func (c *conn) init(limit uint32, now time.Time) {
+// end is what differs between the two ends: what a frame does, and how
+// the session closes.
+type end interface {
+	frameSink
+	// shut closes the session for reason; what says why, for the
+	// errors the closing gives.
+	shut(reason CloseReason, what string)
+}
+
+func (c *conn) init(limit uint32, now time.Time, e end) {
+	c.end = e
 	c.split = codec.NewSplitter(limit)
 	c.limit = limit
 	c.now = now
 	c.live.hear(now)
+}
+
+// withDefaults fills in what both configs leave to the package when unset:
+// every version it speaks, and codec.DefaultMaxFrame.
+func withDefaults(versions []uint32, maxFrame uint32) ([]uint32, uint32) {
+	if versions == nil {
+		versions = Versions()
+	}
+	if maxFrame == 0 {
+		maxFrame = codec.DefaultMaxFrame
+	}
+	return versions, maxFrame
 }
 
 // clock returns now, or the latest time already seen if now is earlier.
@@ -101,7 +126,7 @@ func (c *conn) pollTransmit() []byte {
 
 // frameSink receives what the splitter cuts from the stream.
 type frameSink interface {
-	// frame handles a decoded message.
+	// frame handles a decoded message that common did not take.
 	frame(now time.Time, m codec.Message)
 	// bad handles a frame that cannot be read: err is the
 	// *codec.FrameTooLargeError of a frame over the limit, whose payload
@@ -125,7 +150,7 @@ func (c *conn) feed(now time.Time, b []byte, sink frameSink) {
 			// the pooled buffer goes back for the next frame.
 			if m, err := codec.Decode(st.Frame.Payload); err != nil {
 				sink.bad(now, codec.PeekEnvelope(st.Frame.Payload), uint64(len(st.Frame.Payload)), err)
-			} else {
+			} else if !c.common(m) {
 				sink.frame(now, m)
 			}
 			st.Frame.Release()
@@ -134,6 +159,66 @@ func (c *conn) feed(now time.Time, b []byte, sink frameSink) {
 			sink.bad(now, o.Envelope, o.Size, &o)
 		}
 	}
+}
+
+// receive feeds b, read from the peer, to the open session.
+func (c *conn) receive(now time.Time, b []byte) {
+	if now, ok := c.open(now); ok {
+		c.feed(now, b, c.end)
+	}
+}
+
+// endOfStream closes the open session when the peer (named so in the
+// reason) closed its end.
+func (c *conn) endOfStream(now time.Time, peer string) {
+	if _, ok := c.open(now); ok {
+		c.end.shut(CloseEndOfStream, c.peerClosed(peer))
+	}
+}
+
+// closeLocal closes the open session from this side.
+func (c *conn) closeLocal(now time.Time, what string) {
+	if _, ok := c.open(now); ok {
+		c.end.shut(CloseLocal, what)
+	}
+}
+
+// nextTimeout is the earliest of the liveness timers and the live timers
+// of ts; there is none once the session is closed.
+func (c *conn) nextTimeout(ts *timers, live func(timer) bool) (time.Time, bool) {
+	at, ok := c.timeout()
+	if !ok {
+		return at, false
+	}
+	d, dok := ts.next(live)
+	return earliest(at, ok, d, dok)
+}
+
+// fireTimers is the start of HandleTimeout on either side: on an open
+// session it moves the clock to now, closes the session when the peer
+// (named so in the reason) has been silent too long, and otherwise pops
+// every timer of ts due at now, handing those live reports current to
+// fire. It returns the time to use and whether the session is still open.
+func (c *conn) fireTimers(now time.Time, peer string, ts *timers, live func(timer) bool, fire func(now time.Time, t timer)) (time.Time, bool) {
+	if c.phase == phaseClosed {
+		return now, false
+	}
+	now = c.clock(now)
+	if c.checkLiveness(now) {
+		c.end.shut(CloseSilent, fmt.Sprintf("nothing heard from the %s for %v", peer, SilentAfter))
+		return now, false
+	}
+	for ts.len() > 0 {
+		t, _ := ts.peek()
+		if t.at.After(now) {
+			break
+		}
+		ts.pop()
+		if live(t) {
+			fire(now, t)
+		}
+	}
+	return now, c.phase != phaseClosed
 }
 
 // close moves the session to its closed phase with err as the reason.
@@ -171,14 +256,18 @@ func (c *conn) checkLiveness(now time.Time) (silent bool) {
 	return false
 }
 
-// ping answers handles the liveness messages both sides treat alike; it
-// reports whether m was one.
-func (c *conn) pingPong(m codec.Message) bool {
+// common handles the messages both sides treat alike (it answers a ping,
+// takes a pong as the sign of life feed already noted, counts and skips a
+// kind this version does not know) and reports whether m was one.
+func (c *conn) common(m codec.Message) bool {
 	switch m := m.(type) {
 	case *codec.Ping:
 		_ = c.send(&codec.Pong{Nonce: m.Nonce})
 		return true
 	case *codec.Pong:
+		return true
+	case *codec.UnknownKind:
+		c.unknownKinds++
 		return true
 	}
 	return false

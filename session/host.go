@@ -69,14 +69,9 @@ type HostStats struct {
 // NewHost returns a host waiting for the agent's hello; now starts its
 // silence timer.
 func NewHost(cfg HostConfig, now time.Time) *Host {
-	if cfg.Versions == nil {
-		cfg.Versions = Versions()
-	}
-	if cfg.MaxFrame == 0 {
-		cfg.MaxFrame = codec.DefaultMaxFrame
-	}
+	cfg.Versions, cfg.MaxFrame = withDefaults(cfg.Versions, cfg.MaxFrame)
 	h := &Host{cfg: cfg, nextID: 1, pending: make(map[uint64]hostPending)}
-	h.init(cfg.MaxFrame, now)
+	h.init(cfg.MaxFrame, now, (*hostSink)(h))
 	return h
 }
 
@@ -99,7 +94,11 @@ func (h *Host) MaxFrame() uint32 { return h.limit }
 func (h *Host) InFlight() int { return len(h.pending) }
 
 // Stats reports what the host skipped so far.
-func (h *Host) Stats() HostStats { return h.stats }
+func (h *Host) Stats() HostStats {
+	s := h.stats
+	s.UnknownKinds = h.unknownKinds
+	return s
+}
 
 // Dropped is the number of sequence numbers of stream s reported dropped
 // on this connection (for a lossy stream, its dropped frames).
@@ -128,12 +127,10 @@ func (h *Host) PollEvent() (HostEvent, bool) { return h.events.pop() }
 
 // PollTimeout returns when HandleTimeout should next be called, if ever.
 func (h *Host) PollTimeout() (time.Time, bool) {
-	at, ok := h.timeout()
+	at, ok := h.nextTimeout(&h.timers, h.liveTimer)
 	if !ok {
 		return at, false
 	}
-	d, dok := h.timers.next(h.liveTimer)
-	at, ok = earliest(at, ok, d, dok)
 	for _, s := range h.streams.order {
 		st := h.streams.m[s]
 		at, ok = earliest(at, ok, st.retryAt, st.retry)
@@ -149,29 +146,8 @@ func (h *Host) liveTimer(t timer) bool {
 // HandleTimeout fires every timer due at now: pings, the silence close,
 // requests whose deadline and grace passed, automatic resync retries.
 func (h *Host) HandleTimeout(now time.Time) {
-	if h.phase == phaseClosed {
-		return
-	}
-	now = h.clock(now)
-	if h.checkLiveness(now) {
-		h.shut(CloseSilent, fmt.Sprintf("nothing heard from the agent for %v", SilentAfter))
-		return
-	}
-	for h.timers.len() > 0 {
-		t, _ := h.timers.peek()
-		if t.at.After(now) {
-			break
-		}
-		h.timers.pop()
-		if !h.liveTimer(t) {
-			continue
-		}
-		p := h.pending[t.id]
-		delete(h.pending, t.id)
-		err := codec.NewError(codec.CodeDeadlineExceeded, fmt.Sprintf("no answer to request %d (%s) within its deadline of %v and the grace of %v", t.id, p.method, p.deadline, DeadlineGrace))
-		h.finish(now, t.id, p, nil, err)
-	}
-	if h.phase != phaseOpen {
+	now, ok := h.fireTimers(now, "agent", &h.timers, h.liveTimer, h.expire)
+	if !ok || h.phase != phaseOpen {
 		return
 	}
 	for _, s := range h.streams.order {
@@ -184,27 +160,15 @@ func (h *Host) HandleTimeout(now time.Time) {
 }
 
 // Receive feeds bytes read from the agent.
-func (h *Host) Receive(now time.Time, b []byte) {
-	if now, ok := h.open(now); ok {
-		h.feed(now, b, (*hostSink)(h))
-	}
-}
+func (h *Host) Receive(now time.Time, b []byte) { h.receive(now, b) }
 
 // EndOfStream reports that the agent closed its end: the session closes
 // at once.
-func (h *Host) EndOfStream(now time.Time) {
-	if _, ok := h.open(now); ok {
-		h.shut(CloseEndOfStream, h.peerClosed("agent"))
-	}
-}
+func (h *Host) EndOfStream(now time.Time) { h.endOfStream(now, "agent") }
 
 // Close closes the session from the host's side, failing pending
 // requests with disconnected.
-func (h *Host) Close(now time.Time) {
-	if _, ok := h.open(now); ok {
-		h.shut(CloseLocal, "the host closed the session")
-	}
-}
+func (h *Host) Close(now time.Time) { h.closeLocal(now, "the host closed the session") }
 
 // Request sends a request for method m with params p (nil sends the
 // method's empty parameter set, codec.ParamsFor(m)) and
@@ -370,8 +334,19 @@ func (h *Host) shutWith(reason CloseReason, err *codec.Error) {
 	h.events.push(&Closed{Reason: reason, Err: err})
 }
 
-// hostSink receives the host's frames.
+// expire fails request t.id, whose deadline and grace passed, with
+// deadline_exceeded.
+func (h *Host) expire(now time.Time, t timer) {
+	p := h.pending[t.id]
+	delete(h.pending, t.id)
+	err := codec.NewError(codec.CodeDeadlineExceeded, fmt.Sprintf("no answer to request %d (%s) within its deadline of %v and the grace of %v", t.id, p.method, p.deadline, DeadlineGrace))
+	h.finish(now, t.id, p, nil, err)
+}
+
+// hostSink is the host's end of the conn: its frames and its close.
 type hostSink Host
+
+func (s *hostSink) shut(reason CloseReason, what string) { (*Host)(s).shut(reason, what) }
 
 func (s *hostSink) bad(now time.Time, env codec.Envelope, size uint64, err error) {
 	h := (*Host)(s)
@@ -399,14 +374,6 @@ func (s *hostSink) bad(now time.Time, env codec.Envelope, size uint64, err error
 
 func (s *hostSink) frame(now time.Time, m codec.Message) {
 	h := (*Host)(s)
-	if h.pingPong(m) {
-		return
-	}
-	if u, ok := m.(*codec.UnknownKind); ok {
-		_ = u
-		h.stats.UnknownKinds++
-		return
-	}
 	if h.phase == phaseHandshake {
 		hello, ok := m.(*codec.Hello)
 		if !ok {
