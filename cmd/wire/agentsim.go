@@ -3,16 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/wirebench/wirebench/codec"
@@ -51,22 +47,16 @@ type asimConfig struct {
 }
 
 func runAgentSim(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("wire agent-sim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, asimUsage); fs.PrintDefaults() }
+	fs, maxFrame := flagSet("agent-sim", asimUsage, stderr)
 	listen := fs.String("listen", "", "loopback `address` to listen on, such as 127.0.0.1:7100 (required)")
 	token := fs.String("token", "", "per-launch `token` to present in the hello (none when empty)")
 	seed := fs.Uint64("seed", 1, "`seed` of the simulated display's changes")
 	size := fs.String("size", "1080x1920", "display size `WxH` in pixels")
 	caps := fs.String("caps", "all", "capabilities to advertise: all, or a comma-separated `list` such as tree,input")
-	maxFrame := fs.Uint("max-frame", codec.DefaultMaxFrame, "the agent's frame limit in `bytes`")
 	once := fs.Bool("once", false, "serve one connection, then exit")
 	tick := fs.Duration("tick", time.Second, "how often the display changes by itself")
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+		return parseExit(err)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "wire agent-sim: unexpected argument %q\n", fs.Arg(0))
@@ -85,11 +75,11 @@ func runAgentSim(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "wire agent-sim: -caps %q: %v\n", *caps, err)
 		return 2
 	}
-	if *maxFrame < codec.MinMaxFrame || *maxFrame > 1<<32-1 {
-		fmt.Fprintf(stderr, "wire agent-sim: -max-frame %d: want %d to 4294967295\n", *maxFrame, codec.MinMaxFrame)
+	if err := sessionLimit(maxFrame); err != nil {
+		fmt.Fprintf(stderr, "wire agent-sim: %v\n", err)
 		return 2
 	}
-	cfg.maxFrame = uint32(*maxFrame)
+	cfg.maxFrame = maxFrame.limit
 	if *tick <= 0 {
 		fmt.Fprintf(stderr, "wire agent-sim: -tick %v: want a positive duration\n", *tick)
 		return 2
@@ -104,7 +94,7 @@ func runAgentSim(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "listening on %s\n", ln.Addr())
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	if err := asimServe(ctx, ln, cfg, stderr); err != nil {
 		fmt.Fprintf(stderr, "wire agent-sim: %v\n", err)

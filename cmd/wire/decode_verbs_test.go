@@ -331,6 +331,12 @@ func TestUsage(t *testing.T) {
 		{[]string{"diag", "-max-frame"}, 2, "max-frame"},
 		{[]string{"samples", "-o", "x.bin"}, 2, "-o needs a sample NAME"},
 		{[]string{"decode", "-h"}, 0, "usage: wire decode"},
+		// The session verbs share the other verbs' -max-frame and add
+		// the protocol's least limit.
+		{[]string{"agent-sim", "-listen", "127.0.0.1:0", "-max-frame", "4095"}, 2, "-max-frame 4095: want 4096 to 4294967295"},
+		{[]string{"host", "-connect", "127.0.0.1:1", "-max-frame", "4294967296", "tap", "1", "2"}, 2, "max-frame"},
+		{[]string{"host", "-h"}, 0, "usage: wire host -connect ADDR"},
+		{[]string{"agent-sim", "-h"}, 0, "K, KiB, M or MiB suffixes"},
 		{[]string{"help"}, 0, ""},
 	} {
 		code, out, errs := vtRun(t, nil, c.args...)

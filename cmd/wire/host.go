@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -65,28 +64,22 @@ type hostCall struct {
 }
 
 func runHost(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("wire host", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, hostUsage); fs.PrintDefaults() }
+	fs, maxFrame := flagSet("host", hostUsage, stderr)
 	connect := fs.String("connect", "", "loopback `address` of the agent, such as 127.0.0.1:7100 (required)")
 	token := fs.String("token", "", "per-launch `token` the agent must present (none when empty)")
 	watch := fs.Bool("watch", false, "print the session's events too, and keep watching after the calls")
 	watchFor := fs.Duration("for", 0, "with -watch, stop watching after this `duration` (0: until interrupted or the agent leaves)")
 	deadline := fs.Duration("deadline", 10*time.Second, "each request's deadline")
 	timeout := fs.Duration("timeout", 10*time.Second, "how long to wait for the connection and the handshake")
-	maxFrame := fs.Uint("max-frame", codec.DefaultMaxFrame, "the host's frame limit in `bytes`")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if err := fs.Parse(args); err != nil { // flags end at the first CALL, whose words may look like flags
+		return parseExit(err)
 	}
 	if err := loopbackOnly(*connect); err != nil {
 		fmt.Fprintf(stderr, "wire host: -connect: %v\n", err)
 		return 2
 	}
-	if *maxFrame < codec.MinMaxFrame || *maxFrame > 1<<32-1 {
-		fmt.Fprintf(stderr, "wire host: -max-frame %d: want %d to 4294967295\n", *maxFrame, codec.MinMaxFrame)
+	if err := sessionLimit(maxFrame); err != nil {
+		fmt.Fprintf(stderr, "wire host: %v\n", err)
 		return 2
 	}
 	words := fs.Args()
@@ -109,16 +102,22 @@ func runHost(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "wire host: %v\n", err)
 		return 2
 	}
-	cfg := session.HostConfig{MaxFrame: uint32(*maxFrame), Session: uint64(time.Now().UnixNano())}
+	cfg := session.HostConfig{MaxFrame: maxFrame.limit, Session: uint64(time.Now().UnixNano())}
 	if *token != "" {
 		cfg.Token = codec.Some(*token)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	r := &hostRun{cfg: cfg, watch: *watch, watchFor: *watchFor, deadline: *deadline, timeout: *timeout, out: bufio.NewWriter(stdout), stderr: stderr}
 	code := r.run(ctx, *connect, calls)
 	r.out.Flush()
 	return code
+}
+
+// interruptible is a context that ends at SIGINT or SIGTERM: the session
+// verbs then close their sessions and exit.
+func interruptible() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 // hostSplitLine splits a call line at spaces, keeping "quoted text"
