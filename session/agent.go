@@ -308,21 +308,24 @@ func (s *agentSink) bad(now time.Time, env codec.Envelope, size uint64, err erro
 
 func (s *agentSink) frame(now time.Time, m codec.Message) {
 	a := (*Agent)(s)
-	if a.phase == phaseHandshake {
-		w, ok := m.(*codec.Welcome)
-		if !ok {
-			a.events.push(&ProtocolError{Err: fmt.Errorf("session: agent skipped a %s from the host before the welcome", m.Kind())})
+	handshake := a.phase == phaseHandshake
+	switch m := m.(type) {
+	case *codec.Welcome:
+		if handshake {
+			a.welcome(m)
 			return
 		}
-		a.welcome(w)
-		return
+	case *codec.Request:
+		if !handshake {
+			a.request(now, m)
+			return
+		}
 	}
-	r, ok := m.(*codec.Request)
-	if !ok {
-		a.events.push(&ProtocolError{Err: fmt.Errorf("session: agent skipped a %s from the host after the welcome", m.Kind())})
-		return
+	when := "after"
+	if handshake {
+		when = "before"
 	}
-	a.request(now, r)
+	a.events.push(&ProtocolError{Err: fmt.Errorf("session: agent skipped a %s from the host %s the welcome", m.Kind(), when)})
 }
 
 func (a *Agent) welcome(w *codec.Welcome) {

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -30,7 +31,7 @@ func TestAgentSkipsRequestsBeforeTheWelcomeAndDuplicateIDs(t *testing.T) {
 	a.PollTransmit()
 	a.Receive(t0, frame(t, &codec.Request{ID: 1, Method: codec.MethodTap, Params: &codec.TapParams{}}))
 	e, _ := a.PollEvent()
-	if _, ok := e.(*ProtocolError); !ok || a.PollTransmit() != nil {
+	if pe, ok := e.(*ProtocolError); !ok || a.PollTransmit() != nil || !strings.Contains(pe.Err.Error(), "skipped a request from the host before the welcome") {
 		t.Fatalf("request before the welcome: %#v", e)
 	}
 	if _, err := a.SendEvent(codec.StreamTree, 0, nil); err == nil {
@@ -48,6 +49,11 @@ func TestAgentSkipsRequestsBeforeTheWelcomeAndDuplicateIDs(t *testing.T) {
 	}
 	if a.PollTransmit() != nil || a.Pending() != 1 {
 		t.Fatal("the duplicate was answered")
+	}
+	// A second welcome is skipped and reported, the session going on.
+	a.Receive(t0, frame(t, &codec.Welcome{Version: codec.Some[uint32](1), MaxFrame: codec.Some[uint32](4096), Session: codec.Some[uint64](6)}))
+	if pe, ok := a.PollEvent(); !ok || !strings.Contains(pe.(*ProtocolError).Err.Error(), "skipped a welcome from the host after the welcome") || a.Session() != 5 || !a.Connected() {
+		t.Fatalf("second welcome: %#v, session %d", pe, a.Session())
 	}
 	// Once answered, the id may come again.
 	a.Respond(t0, 8, &codec.Empty{})
