@@ -103,39 +103,41 @@ func New(m codec.Message) (*Case, error) {
 }
 
 func decodeRequest(b []byte) (msgp.Unmarshaler, msgp.Unmarshaler, error) {
-	env := new(Request)
-	return decodeNested(b, env, &env.Method, &env.Params, false)
-}
-
-func decodeResponse(b []byte) (msgp.Unmarshaler, msgp.Unmarshaler, error) {
-	env := new(Response)
-	return decodeNested(b, env, &env.Method, &env.Result, true)
-}
-
-// decodeNested reads b into env, a request (or a response when result),
-// whose method and raw params (or result) are *method and *raw once read,
-// then the raw bytes into the twin the method picks.
-func decodeNested(b []byte, env msgp.Unmarshaler, method *uint32, raw *msgp.Raw, result bool) (msgp.Unmarshaler, msgp.Unmarshaler, error) {
+	var env Request
 	if _, err := env.UnmarshalMsg(b); err != nil {
 		return nil, nil, err
 	}
-	var body msgp.Unmarshaler
-	switch m := codec.Method(*method); {
-	case m == codec.MethodTap && !result:
-		body = new(TapParams)
-	case m == codec.MethodSnapshot && !result:
-		body = new(SnapshotParams)
-	case m == codec.MethodSnapshot:
-		body = new(Snapshot)
-	case m == codec.MethodBounds && result:
-		body = new(BoundsResult)
-	case m == codec.MethodScreenshot && result:
-		body = new(ScreenshotResult)
+	var p msgp.Unmarshaler
+	switch codec.Method(env.Method) {
+	case codec.MethodTap:
+		p = new(TapParams)
+	case codec.MethodSnapshot:
+		p = new(SnapshotParams)
 	default:
-		return nil, nil, fmt.Errorf("msgptwin: no twin for method %d's params or result", *method)
+		return nil, nil, fmt.Errorf("msgptwin: no params twin for method %d", env.Method)
 	}
-	_, err := body.UnmarshalMsg(*raw)
-	return env, body, err
+	_, err := p.UnmarshalMsg(env.Params)
+	return &env, p, err
+}
+
+func decodeResponse(b []byte) (msgp.Unmarshaler, msgp.Unmarshaler, error) {
+	var env Response
+	if _, err := env.UnmarshalMsg(b); err != nil {
+		return nil, nil, err
+	}
+	var r msgp.Unmarshaler
+	switch codec.Method(env.Method) {
+	case codec.MethodSnapshot:
+		r = new(Snapshot)
+	case codec.MethodBounds:
+		r = new(BoundsResult)
+	case codec.MethodScreenshot:
+		r = new(ScreenshotResult)
+	default:
+		return nil, nil, fmt.Errorf("msgptwin: no result twin for method %d", env.Method)
+	}
+	_, err := r.UnmarshalMsg(env.Result)
+	return &env, r, err
 }
 
 // decodeEvent reads the head's kind, stream, seq and type with msgp's
