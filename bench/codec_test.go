@@ -11,9 +11,9 @@ import (
 	"github.com/fxamacker/cbor/v2"
 	"github.com/wirebench/wirebench/bench/floor"
 	"github.com/wirebench/wirebench/bench/msgptwin"
+	"github.com/wirebench/wirebench/internal/benchsupport"
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/golden"
-	"github.com/wirebench/wirebench/internal/benchsupport"
 )
 
 // The codec benchmarks: our codec against github.com/fxamacker/cbor/v2 and
@@ -367,22 +367,6 @@ func refErr(e *codec.Error) *benchsupport.RefError {
 	return &benchsupport.RefError{Code: string(e.Code), Message: e.Message, Retryable: e.Retryable}
 }
 
-// refEncodeNested is how a user of fxamacker writes a request or a
-// response: body (when not nil) into scratch first, its bytes into *raw,
-// then env, which holds raw, into buf.
-func refEncodeNested(buf, scratch *bytes.Buffer, env, body any, raw *cbor.RawMessage) error {
-	*raw = nil
-	if body != nil {
-		scratch.Reset()
-		if err := refEnc.MarshalToBuffer(body, scratch); err != nil {
-			return err
-		}
-		*raw = scratch.Bytes()
-	}
-	buf.Reset()
-	return refEnc.MarshalToBuffer(env, buf)
-}
-
 // newRefCase builds the twins of m, once, and the encode and decode paths
 // of its kind.
 func newRefCase(m codec.Message) (*refCase, error) {
@@ -395,7 +379,13 @@ func newRefCase(m codec.Message) (*refCase, error) {
 		env := &benchsupport.RefRequest{Kind: uint64(codec.KindRequest), ID: m.ID, Method: uint32(m.Method), DeadlineMS: ptr(m.DeadlineMS)}
 		return &refCase{
 			encode: func(buf, scratch *bytes.Buffer) error {
-				return refEncodeNested(buf, scratch, env, params, &env.Params)
+				scratch.Reset()
+				if err := refEnc.MarshalToBuffer(params, scratch); err != nil {
+					return err
+				}
+				env.Params = scratch.Bytes()
+				buf.Reset()
+				return refEnc.MarshalToBuffer(env, buf)
 			},
 			decode: decodeRefRequest,
 		}, nil
@@ -410,7 +400,16 @@ func newRefCase(m codec.Message) (*refCase, error) {
 		}
 		return &refCase{
 			encode: func(buf, scratch *bytes.Buffer) error {
-				return refEncodeNested(buf, scratch, env, result, &env.Result)
+				env.Result = nil
+				if result != nil {
+					scratch.Reset()
+					if err := refEnc.MarshalToBuffer(result, scratch); err != nil {
+						return err
+					}
+					env.Result = scratch.Bytes()
+				}
+				buf.Reset()
+				return refEnc.MarshalToBuffer(env, buf)
 			},
 			decode: decodeRefResponse,
 		}, nil
