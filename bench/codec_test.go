@@ -11,9 +11,9 @@ import (
 	"github.com/fxamacker/cbor/v2"
 	"github.com/wirebench/wirebench/bench/floor"
 	"github.com/wirebench/wirebench/bench/msgptwin"
-	"github.com/wirebench/wirebench/internal/benchsupport"
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/golden"
+	"github.com/wirebench/wirebench/internal/benchsupport"
 )
 
 // The codec benchmarks: our codec against github.com/fxamacker/cbor/v2 and
