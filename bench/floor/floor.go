@@ -11,6 +11,7 @@ import (
 	"errors"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/cbor"
 	"github.com/wirebench/wirebench/internal/cborat"
 )
 
@@ -50,8 +51,9 @@ var (
 //
 // The commonest items take the shortest paths: a one-byte integer (every
 // map key of the protocol), and a short text whose bytes are checked for
-// ASCII a word at a time, in place, before the full UTF-8 check is called
-// (cborat.ValidUTF8In, the check our decoders make).
+// ASCII a word at a time, in place and in line (cborat.ShortASCII),
+// before the full UTF-8 check is called (cbor.ValidUTF8): the checks our
+// decoders make.
 func Walk(b []byte) error {
 	if uint64(len(b)) > maxLen {
 		return ErrTooLong
@@ -135,7 +137,7 @@ func Walk(b []byte) error {
 			if arg > len(b)-i {
 				return ErrShort
 			}
-			if !cborat.ValidUTF8In(b, i, i+arg) {
+			if !cborat.ShortASCII(b, i, i+arg) && !cbor.ValidUTF8(b[i:i+arg]) {
 				return ErrUTF8
 			}
 			i += arg

@@ -154,20 +154,28 @@ func ValidTextAt(b []byte, i int) (start, end int) {
 }
 
 // ValidUTF8In reports whether b[s:e] is valid UTF-8. Texts read in place
-// are short: one of at most 16 bytes that ends at least 8 bytes into b is
-// checked for ASCII as one or two words (the first may reach back before
-// the text, into bytes already read), before cbor.ValidUTF8 is called at all.
+// are short: ShortASCII tests one of at most 16 bytes in line before
+// cbor.ValidUTF8 is called at all. It is small enough to be inlined.
 func ValidUTF8In(b []byte, s, e int) bool {
-	if l := e - s; l <= 16 && e >= 8 {
-		w := binary.LittleEndian.Uint64(b[e-8 : e])
-		if l < 8 {
-			w >>= uint(8-l) * 8
-		} else {
-			w |= binary.LittleEndian.Uint64(b[s : s+8])
-		}
-		if w&0x8080808080808080 == 0 {
-			return true
-		}
+	return ShortASCII(b, s, e) || cbor.ValidUTF8(b[s:e])
+}
+
+// ShortASCII reports whether b[s:e] is ASCII, for a text of at most 16
+// bytes that ends at least 8 bytes into b; false for any other, which
+// the caller then checks in full. It reads the text as one or two words,
+// the first of which ends at e and may reach back before the text, into
+// bytes already read (a shift drops them). Inlined, it spares a call for
+// the commonest text.
+func ShortASCII(b []byte, s, e int) bool {
+	l := e - s
+	if l > 16 || e < 8 {
+		return false
 	}
-	return cbor.ValidUTF8(b[s:e])
+	w := binary.LittleEndian.Uint64(b[e-8 : e])
+	if l < 8 {
+		w >>= uint(8-l) * 8 & 63 // l is 1 to 7 here but for an empty text, which the whole word decides
+	} else {
+		w |= binary.LittleEndian.Uint64(b[s : s+8])
+	}
+	return w&0x8080808080808080 == 0
 }
