@@ -152,12 +152,15 @@ func decodeCanon(b []byte, i, n int, nv *NodeView) (int, int, uint32) {
 		w := 0
 		switch k {
 		case codec.KeyNodeText, codec.KeyNodeDesc, codec.KeyNodeResName, codec.KeyNodeHint, codec.KeyNodeState:
-			// A text of a one-byte head, the commonest, is read here,
-			// and checked in line when it is short ASCII; one of a longer
-			// head by readText.
-			if c := b[i+1]; c >= 0x60 && c < 0x78 {
-				s, e := i+2, i+2+int(c-0x60)
-				if e <= len(b) && (cborat.ShortASCII(b, s, e) || cbor.ValidUTF8(b[s:e])) {
+			// A text of a head of one or two bytes (up to 255 bytes),
+			// the commonest, is read here, and checked in line when it is
+			// short ASCII; one of a longer head by readText.
+			if c := b[i+1]; c >= 0x60 && c <= 0x78 {
+				s, l := i+2, int(c-0x60)
+				if c == 0x78 && i+2 < len(b) {
+					s, l = i+3, int(b[i+2])
+				}
+				if e := s + l; e <= len(b) && (cborat.ShortASCII(b, s, e) || cbor.ValidUTF8(b[s:e])) {
 					*nv.textField(k) = codec.Opt[string]{Val: str(b[s:e:e]), Ok: true}
 					w = e - i - 1
 				}
@@ -181,7 +184,7 @@ func decodeCanon(b []byte, i, n int, nv *NodeView) (int, int, uint32) {
 		if w == 0 {
 			break
 		}
-		i, p, seen, prev = i+1+w, p+1, seen|1<<k, k
+		i, p, seen, prev = i+1+w, p+1, seen|1<<(k&31), k // k is below 12: the mask spares a test
 	}
 	return i, p, seen
 }
