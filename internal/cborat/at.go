@@ -136,18 +136,24 @@ func ArrayAt(b []byte, i int) (n, head int) {
 }
 
 // ValidTextAt is TextAt for a text whose content is valid UTF-8: end is
-// 0 also when it is not.
+// 0 also when it is not. Heads of one and two bytes (texts up to 255
+// bytes, the commonest) are read here, and a short ASCII text is checked
+// in line (ShortASCII), without a call.
 func ValidTextAt(b []byte, i int) (start, end int) {
-	// A head of one byte, the commonest, is read here rather than in a
-	// call to TextAt.
-	if i >= 0 && i < len(b) && b[i] >= 0x60 && b[i] < 0x78 {
-		if start, end = i+1, i+1+int(b[i]-0x60); end > len(b) {
+	if i < 0 || i >= len(b) {
+		return 0, 0
+	}
+	switch c := b[i]; {
+	case c >= 0x60 && c < 0x78:
+		start, end = i+1, i+1+int(c-0x60)
+	case c == 0x78 && i+1 < len(b):
+		start, end = i+2, i+2+int(b[i+1])
+	default:
+		if start, end = TextAt(b, i); end == 0 {
 			return 0, 0
 		}
-	} else {
-		start, end = TextAt(b, i)
 	}
-	if end == 0 || !ValidUTF8In(b, start, end) {
+	if end > len(b) || !ShortASCII(b, start, end) && !cbor.ValidUTF8(b[start:end]) {
 		return 0, 0
 	}
 	return start, end
