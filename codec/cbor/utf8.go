@@ -99,6 +99,19 @@ func ValidUTF8(s []byte) bool {
 			var w uint32
 			if n-i >= 4 {
 				w = binary.LittleEndian.Uint32(s[i:])
+				// Two sequences of two bytes, as in a word of Cyrillic,
+				// Greek, Arabic or Hebrew, in one test: each a lead of
+				// 110xxxxx but no overlong 0xc0 or 0xc1, then a
+				// continuation 10xxxxxx.
+				if w&0xc0e0c0e0 == 0x80c080c0 && w&0x1e != 0 && w&0x1e0000 != 0 {
+					if i += 4; i >= n {
+						return true
+					}
+					if s[i] < 0x80 {
+						break
+					}
+					continue
+				}
 			} else {
 				w = lastBytes(s, i)
 			}
