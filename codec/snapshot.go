@@ -260,7 +260,13 @@ const _ = uint(nodeHeadRoom + putRoom - (14 + boundsWindow))
 // putU32 writes v as an unsigned integer at dst[i:], which has room for
 // putRoom bytes: ids, indices, flags and coordinates, the bulk of a
 // snapshot.
-func putU32(dst []byte, i int, v uint32) int { return putInt32(dst, i, v, 0) }
+func putU32(dst []byte, i int, v uint32) int {
+	if v < 24 { // a string table index, mostly: written in line, without a call
+		dst[i] = byte(v)
+		return i + 1
+	}
+	return putInt32(dst, i, v, 0)
+}
 
 // putI32 writes v as an integer at dst[i:], which has room for putRoom
 // bytes.
