@@ -335,11 +335,12 @@ func putBounds(dst []byte, i int, b *Bounds) int {
 // putTextField writes key k and text s at dst[i:], which has room for
 // textRoom+len(s) bytes, and checks that the text written is valid
 // UTF-8: it returns the offset past it, or -1. The check reads the copy,
-// which is in the cache already.
+// which is in the cache already: a short ASCII text, the commonest, in
+// line (cborat.ShortASCII), another through cbor.ValidUTF8.
 func putTextField(dst []byte, i int, k byte, s string) int {
 	dst[i] = k
 	i = cborat.PutText(dst, i+1, s)
-	if !cbor.ValidUTF8(dst[i-len(s) : i]) {
+	if !cborat.ShortASCII(dst, i-len(s), i) && !cbor.ValidUTF8(dst[i-len(s):i]) {
 		return -1
 	}
 	return i
