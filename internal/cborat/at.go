@@ -161,7 +161,8 @@ func ValidTextAt(b []byte, i int) (start, end int) {
 
 // ValidUTF8In reports whether b[s:e] is valid UTF-8. Texts read in place
 // are short: ShortASCII tests one of at most 16 bytes in line before
-// cbor.ValidUTF8 is called at all. It is small enough to be inlined.
+// cbor.ValidUTF8 is called at all. It is not inlined itself: a hot loop
+// that wants the test in line writes the two calls (ValidTextAt does).
 func ValidUTF8In(b []byte, s, e int) bool {
 	return ShortASCII(b, s, e) || cbor.ValidUTF8(b[s:e])
 }
