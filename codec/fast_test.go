@@ -378,7 +378,7 @@ func TestPutU32(t *testing.T) {
 			x := int32(v)
 			bounds := Bounds{x, -x / 2, x / 3, ^x}
 			want = bounds.appendCBOR(nil)
-			bb := make([]byte, 1+boundsRoom+putRoom)
+			bb := make([]byte, 1+boundsWindow)
 			if end := putBounds(bb, 1, &bounds); end != 1+len(want) || !bytes.Equal(bb[1:end], want) {
 				t.Errorf("putBounds(%v) = % x, want % x", bounds, bb[1:end], want)
 			}

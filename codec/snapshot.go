@@ -2,7 +2,6 @@ package codec
 
 import (
 	"encoding/binary"
-	"math/bits"
 	"slices"
 
 	"github.com/wirebench/wirebench/codec/cbor"
@@ -251,12 +250,23 @@ const (
 	nodeTailRoom = 2 + 2*(1+5) + 2 + 5 + 2*cbor.MaxHeadLen + 2 + 2*cbor.MaxHeadLen    // scroll
 	textRoom     = 1 + cbor.MaxHeadLen                                                // key and head of a text
 	boundsRoom   = 1 + 4*5
+	boundsWindow = 40 // the room putBounds writes through: offsets up to 31, and 8 bytes past them
 )
+
+// appendNode's room holds putBounds's window: the bounds begin at most
+// 14 bytes in (head, id and class of five-byte heads, key).
+const _ = uint(nodeHeadRoom + putRoom - (14 + boundsWindow))
 
 // putU32 writes v as an unsigned integer at dst[i:], which has room for
 // putRoom bytes: ids, indices, flags and coordinates, the bulk of a
 // snapshot.
-func putU32(dst []byte, i int, v uint32) int { return putInt32(dst, i, v, 0) }
+func putU32(dst []byte, i int, v uint32) int {
+	if v < 24 { // a string table index, mostly: written in line, without a call
+		dst[i] = byte(v)
+		return i + 1
+	}
+	return putInt32(dst, i, v, 0)
+}
 
 // putI32 writes v as an integer at dst[i:], which has room for putRoom
 // bytes.
@@ -264,52 +274,73 @@ func putI32(dst []byte, i int, v int32) int { return putInt32(dst, i, uint32(v),
 
 // putInt32 writes v ^ neg as an integer of major type 0 (neg 0) or 1 (neg
 // all ones, -1-v: v with every bit flipped) at dst[i:], which has room
-// for putRoom bytes. Past a one-byte head it writes all eight bytes of
-// the room at once, the head and its argument shifted into place, without
-// a branch on the argument's length.
+// for putRoom bytes. Each head length is its own branch, written in one
+// store (of two, four or eight bytes, past the head's end into the room):
+// fewer instructions than computing the length, and coordinates, the
+// bulk of a snapshot, mostly take the same branch.
 func putInt32(dst []byte, i int, v, neg uint32) int {
 	v ^= neg
 	mt := byte(neg) & 0x20
-	if v < 24 {
+	switch {
+	case v < 24:
 		dst[i] = mt | byte(v)
 		return i + 1
+	case v <= 0xff:
+		binary.BigEndian.PutUint16(dst[i:], uint16(mt|24)<<8|uint16(v))
+		return i + 2
+	case v <= 0xffff:
+		binary.BigEndian.PutUint32(dst[i:], uint32(mt|25)<<24|v<<8)
+		return i + 3
 	}
-	k := (bits.Len32(v) - 1) >> 3 // 0: one byte of argument, 1: two, 2 and 3: four
-	n := argLen[k]
-	binary.BigEndian.PutUint64(dst[i:], uint64(mt|argInfo[k])<<56|uint64(v)<<(56-8*n))
-	return i + 1 + n
+	binary.BigEndian.PutUint64(dst[i:], uint64(mt|26)<<56|uint64(v)<<24)
+	return i + 5
 }
-
-// argLen and argInfo are the bytes of argument putInt32 writes for each
-// k, and the additional information of its head.
-var (
-	argLen  = [4]int{1, 2, 4, 4}
-	argInfo = [4]byte{24, 25, 26, 26}
-)
 
 // putRoom is the room putU32 and putI32 need at the offset they write at.
 const putRoom = 8
 
 // putBounds writes b as [left, top, right, bottom] at dst[i:], which has
-// boundsRoom bytes of room and putRoom past them.
+// boundsWindow bytes of room. The coordinates are written through a
+// window of boundsWindow bytes at offsets masked into it: one bounds
+// check for the four (each takes at most five bytes, so the offsets stay
+// below 17 and the mask changes none), and each head length is its own
+// branch, written in one store, as in putInt32.
 func putBounds(dst []byte, i int, b *Bounds) int {
-	dst[i] = 0x84
-	i++
-	// putI32 written out: putInt32 is inlined, putI32 is not.
+	w := (*[boundsWindow]byte)(dst[i : i+boundsWindow])
+	w[0] = 0x84
+	j := 1
 	for _, v := range [4]int32{b.Left, b.Top, b.Right, b.Bottom} {
-		i = putInt32(dst, i, uint32(v), uint32(v>>31))
+		neg := uint32(v >> 31)
+		u := uint32(v) ^ neg
+		mt := byte(neg) & 0x20
+		k := j & 31 // below 17: the mask changes nothing
+		switch {
+		case u < 24:
+			w[k] = mt | byte(u)
+			j++
+		case u <= 0xff:
+			binary.BigEndian.PutUint16(w[k:], uint16(mt|24)<<8|uint16(u))
+			j += 2
+		case u <= 0xffff:
+			binary.BigEndian.PutUint32(w[k:], uint32(mt|25)<<24|u<<8)
+			j += 3
+		default:
+			binary.BigEndian.PutUint64(w[k:], uint64(mt|26)<<56|uint64(u)<<24)
+			j += 5
+		}
 	}
-	return i
+	return i + j
 }
 
 // putTextField writes key k and text s at dst[i:], which has room for
 // textRoom+len(s) bytes, and checks that the text written is valid
 // UTF-8: it returns the offset past it, or -1. The check reads the copy,
-// which is in the cache already.
+// which is in the cache already: a short ASCII text, the commonest, in
+// line (cborat.ShortASCII), another through cbor.ValidUTF8.
 func putTextField(dst []byte, i int, k byte, s string) int {
 	dst[i] = k
 	i = cborat.PutText(dst, i+1, s)
-	if !cbor.ValidUTF8(dst[i-len(s) : i]) {
+	if !cborat.ShortASCII(dst, i-len(s), i) && !cbor.ValidUTF8(dst[i-len(s):i]) {
 		return -1
 	}
 	return i

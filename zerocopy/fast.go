@@ -2,6 +2,7 @@ package zerocopy
 
 import (
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/cbor"
 	"github.com/wirebench/wirebench/internal/cborat"
 )
 
@@ -139,15 +140,34 @@ func decodeCanon(b []byte, i, n int, nv *NodeView) (int, int, uint32) {
 	nv.Bounds = codec.Bounds{Left: l, Top: t, Right: r, Bottom: bo}
 	i += e + 1 + w3
 	p, seen := 4, uint32(nodeNeed)
-	// The optional keys, in ascending order: an absent one costs a
-	// compare; at a pair of another shape the loop stops, and
-	// decodePairs reads it and the rest.
-	for _, k := range [...]byte{codec.KeyNodeText, codec.KeyNodeDesc, codec.KeyNodeResPkg, codec.KeyNodeResName, codec.KeyNodeScroll, codec.KeyNodeHint, codec.KeyNodeState} {
-		if p >= n || i+1 >= len(b) || b[i] != k {
-			continue
+	// The optional keys, in ascending order, one switch per pair present:
+	// an absent key costs nothing. At a key out of order, the children
+	// or a pair of another shape the loop stops, and decodePairs reads it
+	// and the rest.
+	for prev := codec.KeyNodeFlags; p < n && i+1 < len(b); {
+		k := int(b[i])
+		if k <= prev {
+			break
 		}
 		w := 0
 		switch k {
+		case codec.KeyNodeText, codec.KeyNodeDesc, codec.KeyNodeResName, codec.KeyNodeHint, codec.KeyNodeState:
+			// A text of a head of one or two bytes (up to 255 bytes),
+			// the commonest, is read here, and checked in line when it is
+			// short ASCII; one of a longer head by readText.
+			if c := b[i+1]; c >= 0x60 && c <= 0x78 {
+				s, l := i+2, int(c-0x60)
+				if c == 0x78 && i+2 < len(b) {
+					s, l = i+3, int(b[i+2])
+				}
+				if e := s + l; e <= len(b) && (cborat.ShortASCII(b, s, e) || cbor.ValidUTF8(b[s:e])) {
+					*nv.textField(k) = codec.Opt[string]{Val: str(b[s:e:e]), Ok: true}
+					w = e - i - 1
+				}
+			} else if v, wt := readText(b, i+1); wt > 0 {
+				*nv.textField(k) = codec.Opt[string]{Val: v, Ok: true}
+				w = wt
+			}
 		case codec.KeyNodeResPkg:
 			if i+5 < len(b) {
 				var x uint32
@@ -160,16 +180,11 @@ func decodeCanon(b []byte, i, n int, nv *NodeView) (int, int, uint32) {
 			if w = readScroll(b, i+1, &sc); w > 0 {
 				nv.Scroll = codec.Opt[codec.Scroll]{Val: sc, Ok: true}
 			}
-		default:
-			var v string
-			if v, w = readText(b, i+1); w > 0 {
-				*nv.textField(int(k)) = codec.Opt[string]{Val: v, Ok: true}
-			}
 		}
 		if w == 0 {
 			break
 		}
-		i, p, seen = i+1+w, p+1, seen|1<<k
+		i, p, seen, prev = i+1+w, p+1, seen|1<<(k&31), k // k is below 12: the mask spares a test
 	}
 	return i, p, seen
 }

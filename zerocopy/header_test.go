@@ -1,12 +1,14 @@
 package zerocopy
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/cbor"
 )
 
 type goldenFrame struct {
@@ -198,5 +200,58 @@ func TestEventFrameImageBorrowed(t *testing.T) {
 func TestRequiredKeysFollowSchema(t *testing.T) {
 	if nodeNeed != codec.NodeFields.RequiredMask() || scrollNeed != codec.ScrollFields.RequiredMask() {
 		t.Errorf("nodeNeed %b, scrollNeed %b; the schema requires %b and %b", nodeNeed, scrollNeed, codec.NodeFields.RequiredMask(), codec.ScrollFields.RequiredMask())
+	}
+}
+
+// TestEventFast: parseFast reads the tree events as encoders write them,
+// and leaves to the general path (reporting false, the view untouched)
+// each variant it does not read: there, as on the fast path, the view
+// agrees with codec.Decode, on the value or on failing.
+func TestEventFast(t *testing.T) {
+	enc := func(ev *codec.Event) []byte {
+		t.Helper()
+		b, err := codec.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	big := uint32(1<<32 - 1)
+	for _, c := range []struct {
+		name    string
+		payload []byte
+		fast    bool
+	}{
+		{"content_changed", enc(&codec.Event{Stream: codec.StreamTree, Seq: 1 << 40, Type: codec.TypeContentChanged, Body: &codec.ContentChanged{Window: 3, Node: 300, Change: 70000}}), true},
+		{"content_changed max", enc(&codec.Event{Stream: codec.StreamTree, Seq: 1<<64 - 1, Type: codec.TypeContentChanged, Body: &codec.ContentChanged{Window: big, Node: big, Change: big}}), true},
+		{"window_changed", enc(&codec.Event{Stream: codec.StreamTree, Seq: 7, Type: codec.TypeWindowChanged, Body: &codec.WindowChanged{Window: 24, Change: 255}}), true},
+		{"frame", enc(&codec.Event{Stream: codec.StreamFrames, Seq: 2, Type: codec.TypeFrame, Body: &codec.ScreenFrame{Width: 2, Height: 2, Image: []byte{1, 2}}}), false},
+		{"unknown type", []byte{0x86, 6, 0, 1, 30, 1, 2}, false},
+		{"extra element", []byte{0x87, 6, 0, 1, byte(codec.TypeWindowChanged), 1, 2, 3}, false},
+		{"missing element", []byte{0x86, 6, 0, 1, byte(codec.TypeContentChanged), 1, 2}, false},
+		{"trailing byte", []byte{0x86, 6, 0, 1, byte(codec.TypeWindowChanged), 1, 2, 0}, false},
+		{"cut short", []byte{0x86, 6, 0, 1, byte(codec.TypeWindowChanged), 1, 0x19, 1}, false},
+		{"window past u32", []byte{0x86, 6, 0, 1, byte(codec.TypeWindowChanged), 0x1b, 0, 0, 0, 1, 0, 0, 0, 0, 2}, false},
+		{"negative change", []byte{0x86, 6, 0, 1, byte(codec.TypeWindowChanged), 1, 0x20}, false},
+		{"text node", []byte{0x87, 6, 0, 1, byte(codec.TypeContentChanged), 1, 0x61, 'a', 2}, false},
+		{"two-byte head", []byte{0x98, 6, 6, 0, 1, byte(codec.TypeWindowChanged), 1, 2}, false},
+		{"indefinite", []byte{0x9f, 6, 0, 1, byte(codec.TypeWindowChanged), 1, 2, 0xff}, false},
+		{"not an event", []byte{0x86, 5, 0, 1, byte(codec.TypeWindowChanged), 1, 2}, false},
+	} {
+		var v EventView
+		if got := v.parseFast(c.payload); got != c.fast || !got && !reflect.DeepEqual(v, EventView{}) {
+			t.Errorf("%s: parseFast %v (view %+v), want %v", c.name, got, v, c.fast)
+		}
+		m, derr := codec.Decode(c.payload)
+		err := v.Parse(c.payload)
+		ev, ok := m.(*codec.Event)
+		switch {
+		case derr == nil && ok && err != nil:
+			t.Errorf("%s: the codec decodes it, the view fails: %v", c.name, err)
+		case derr == nil && ok && !reflect.DeepEqual(v.ToOwned(), ev):
+			t.Errorf("%s: owned %+v, codec %+v", c.name, v.ToOwned(), ev)
+		case (derr != nil || !ok) && err == nil && !errors.Is(derr, cbor.ErrIndefinite):
+			t.Errorf("%s: the codec refuses it (%v), the view reads %+v", c.name, derr, v)
+		}
 	}
 }

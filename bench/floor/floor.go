@@ -50,8 +50,10 @@ var (
 //
 // The commonest items take the shortest paths: a one-byte integer (every
 // map key of the protocol), and a short text whose bytes are checked for
-// ASCII a word at a time, in place, before the full UTF-8 check is called
-// (cborat.ValidUTF8In, the check our decoders make).
+// ASCII a word at a time, in place (cborat.ShortASCII), before the full
+// UTF-8 check is called (cbor.ValidUTF8): the checks our decoders make,
+// through cborat.ValidUTF8In, whose one call costs Walk less than the
+// checks in line (they cost the loop registers: +5 % on request_tap).
 func Walk(b []byte) error {
 	if uint64(len(b)) > maxLen {
 		return ErrTooLong

@@ -56,6 +56,35 @@ func TestValidUTF8(t *testing.T) {
 	}
 }
 
+// TestValidUTF8Positions: ValidUTF8 agrees with utf8.Valid on ASCII
+// texts of every length up to 40 (short texts, the two words of a text of
+// up to 16 bytes, whole words and the word that ends a longer text) with
+// a sequence, valid or not, at every position: so that each boundary
+// between ASCII and non-ASCII falls at every offset within a word, and
+// each sequence is cut short by the end of the text at every length.
+func TestValidUTF8Positions(t *testing.T) {
+	seqs := [][]byte{{0x80}, {0xff}, {0xc3, 0xa9}, {0xc1, 0xbf}, {0xe2, 0x82, 0xac}, {0xe2, 0x82}, {0xed, 0xa0, 0x80},
+		{0xe6, 0x9d, 0xb1, 0xe4, 0xba, 0xac}, {0xf0, 0x9f, 0x8e, 0x89}, {0xf0, 0x9f, 0x8e}, {0xf4, 0x90, 0x80, 0x80},
+		{0xd0, 0x9d, 0xd0, 0xb0}, {0xd0, 0x9d, 0xc1, 0xbf}, {0xc0, 0x80, 0xd0, 0x9d}, {0xd0, 0x9d, 0xd0, 0x41},
+		{0xd0, 0x9d, 0xd0, 0xb0, 0xd0}, {0xc3, 0xa9, 0x41, 0xc3}}
+	for n := 0; n <= 40; n++ {
+		for p := 0; p <= n; p++ {
+			for _, q := range seqs {
+				s := make([]byte, n)
+				for i := range s {
+					s[i] = 'a' + byte(i%26)
+				}
+				s = append(s[:p], append(append([]byte{}, q...), s[p:]...)...)
+				for _, x := range [][]byte{s, s[:len(s)-min(len(s), 1)]} {
+					if got, want := ValidUTF8(x), utf8.Valid(x); got != want {
+						t.Fatalf("ValidUTF8(% x) = %v, utf8.Valid %v", x, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
 // FuzzValidUTF8: ValidUTF8 agrees with utf8.Valid on any input.
 func FuzzValidUTF8(f *testing.F) {
 	f.Add([]byte("naïve café 東京 🎉"))

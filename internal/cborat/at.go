@@ -136,38 +136,53 @@ func ArrayAt(b []byte, i int) (n, head int) {
 }
 
 // ValidTextAt is TextAt for a text whose content is valid UTF-8: end is
-// 0 also when it is not.
+// 0 also when it is not. Heads of one and two bytes (texts up to 255
+// bytes, the commonest) are read here, and a short ASCII text is checked
+// in line (ShortASCII), without a call.
 func ValidTextAt(b []byte, i int) (start, end int) {
-	// A head of one byte, the commonest, is read here rather than in a
-	// call to TextAt.
-	if i >= 0 && i < len(b) && b[i] >= 0x60 && b[i] < 0x78 {
-		if start, end = i+1, i+1+int(b[i]-0x60); end > len(b) {
+	if i < 0 || i >= len(b) {
+		return 0, 0
+	}
+	switch c := b[i]; {
+	case c >= 0x60 && c < 0x78:
+		start, end = i+1, i+1+int(c-0x60)
+	case c == 0x78 && i+1 < len(b):
+		start, end = i+2, i+2+int(b[i+1])
+	default:
+		if start, end = TextAt(b, i); end == 0 {
 			return 0, 0
 		}
-	} else {
-		start, end = TextAt(b, i)
 	}
-	if end == 0 || !ValidUTF8In(b, start, end) {
+	if end > len(b) || !ShortASCII(b, start, end) && !cbor.ValidUTF8(b[start:end]) {
 		return 0, 0
 	}
 	return start, end
 }
 
 // ValidUTF8In reports whether b[s:e] is valid UTF-8. Texts read in place
-// are short: one of at most 16 bytes that ends at least 8 bytes into b is
-// checked for ASCII as one or two words (the first may reach back before
-// the text, into bytes already read), before cbor.ValidUTF8 is called at all.
+// are short: ShortASCII tests one of at most 16 bytes in line before
+// cbor.ValidUTF8 is called at all. It is not inlined itself: a hot loop
+// that wants the test in line writes the two calls (ValidTextAt does).
 func ValidUTF8In(b []byte, s, e int) bool {
-	if l := e - s; l <= 16 && e >= 8 {
-		w := binary.LittleEndian.Uint64(b[e-8 : e])
-		if l < 8 {
-			w >>= uint(8-l) * 8
-		} else {
-			w |= binary.LittleEndian.Uint64(b[s : s+8])
-		}
-		if w&0x8080808080808080 == 0 {
-			return true
-		}
+	return ShortASCII(b, s, e) || cbor.ValidUTF8(b[s:e])
+}
+
+// ShortASCII reports whether b[s:e] is ASCII, for a text of at most 16
+// bytes that ends at least 8 bytes into b; false for any other, which
+// the caller then checks in full. It reads the text as one or two words,
+// the first of which ends at e and may reach back before the text, into
+// bytes already read (a shift drops them). Inlined, it spares a call for
+// the commonest text.
+func ShortASCII(b []byte, s, e int) bool {
+	l := e - s
+	if l > 16 || e < 8 {
+		return false
 	}
-	return cbor.ValidUTF8(b[s:e])
+	w := binary.LittleEndian.Uint64(b[e-8 : e])
+	if l < 8 {
+		w >>= uint(8-l) * 8 & 63 // l is 1 to 7 here but for an empty text, which the whole word decides
+	} else {
+		w |= binary.LittleEndian.Uint64(b[s : s+8])
+	}
+	return w&0x8080808080808080 == 0
 }

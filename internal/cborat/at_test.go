@@ -125,3 +125,25 @@ func TestSpanReaders(t *testing.T) {
 		}
 	}
 }
+
+// TestShortASCII: ShortASCII is true exactly for the spans of 1 to 16
+// ASCII bytes that end 8 or more bytes into the buffer, whatever lies
+// before and after them, and never for a span with a byte of 0x80 or more
+// (nor an empty one that it cannot tell, which the full check then takes).
+func TestShortASCII(t *testing.T) {
+	for hole := -1; hole < 40; hole++ { // the one non-ASCII byte, -1 none
+		buf := []byte(strings.Repeat("abcdefgh", 5))
+		if hole >= 0 {
+			buf[hole] = 0x80 | byte(hole)
+		}
+		for s := 0; s <= len(buf); s++ {
+			for e := s; e <= len(buf); e++ {
+				ascii := hole < s || hole >= e
+				got := ShortASCII(buf, s, e)
+				if want := ascii && e-s >= 1 && e-s <= 16 && e >= 8; got != want && !(got && ascii && e == s) {
+					t.Fatalf("ShortASCII(buf with 0x80 at %d, %d, %d) = %v, want %v", hole, s, e, got, want)
+				}
+			}
+		}
+	}
+}
