@@ -457,3 +457,22 @@ func TestOptPointers(t *testing.T) {
 		t.Fatal("OptFrom")
 	}
 }
+
+// TestReservationsCappedByInput: a count larger than the bytes left fails
+// before anything is reserved for it.
+func TestReservationsCappedByInput(t *testing.T) {
+	// A snapshot claiming 1000 windows and 100 000 children with a few bytes
+	// left must fail before reserving them.
+	in := hexb(t, 0xa4, 0x00, 0x03, 0x01, 0x01, 0x02, 0x01, 0x03, 0xa2, 0x00, 0x80, 0x01, 0x99, 0x03, 0xe8, bytes.Repeat([]byte{0}, 100))
+	_, err := codec.Decode(in)
+	if !errors.Is(err, cbor.ErrTruncated) || !strings.Contains(err.Error(), "windows") {
+		t.Fatalf("%v", err)
+	}
+	root := hexb(t, 0xa5, 0x00, 0x01, 0x01, 0x00, 0x02, 0x84, 0x00, 0x00, 0x01, 0x01, 0x03, 0x00, 0x08, 0x1a, 0x00, 0x01, 0x86, 0xa0)
+	root[14] = 0x9a
+	_, err = codec.Decode(snapshotResponse(root))
+	if !errors.Is(err, cbor.ErrTruncated) || !strings.Contains(err.Error(), "children") {
+		t.Fatalf("%v", err)
+	}
+	codec.CheckAllocsAtMost(t, "decode of a hostile children count", 40, func() { codec.Decode(snapshotResponse(root)) })
+}

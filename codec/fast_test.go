@@ -55,6 +55,9 @@ func GoldenPayloads(tb testing.TB) [][]byte {
 	return out
 }
 
+// CheckAllocsAtMost is checkAllocsAtMost for the external tests.
+var CheckAllocsAtMost = checkAllocsAtMost
+
 // SeedGolden adds every golden frame's payload to f's seed corpus.
 func SeedGolden(f *testing.F) {
 	for _, b := range GoldenPayloads(f) {
