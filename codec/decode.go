@@ -37,6 +37,9 @@ func decodeWith(b []byte, copyInput bool) (Message, error) {
 		if r, ok := decodeRequestFast(b); ok {
 			return r, nil // holds no strings: nothing to copy
 		}
+		if e, ok := decodeEventFast(b); ok {
+			return e, nil // holds no strings either
+		}
 	}
 	d := decoders.Get().(*decoder)
 	d.Decoder.Reset(b)

@@ -3,13 +3,14 @@ package codec
 import (
 	"bytes"
 	"errors"
-	"github.com/wirebench/wirebench/codec/cbor"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/wirebench/wirebench/codec/cbor"
 )
 
 // The fast paths for the canonical layout must accept only what the
@@ -132,6 +133,48 @@ func TestRequestFastPathRefuses(t *testing.T) {
 			t.Errorf("%s: fast path taken for % x", c.name, c.b)
 		}
 		decodeBoth(t, c.b)
+	}
+}
+
+// TestEventFastPath: the tree events an encoder writes take the fast path
+// and read as the general decoder reads them, at every integer width; the
+// same bytes cut short, with a byte more, with one more element, a
+// frame's event or an unknown type's do not, and the general decoder then
+// accepts or refuses them as always.
+func TestEventFastPath(t *testing.T) {
+	var taken int
+	for _, x := range []uint32{0, 23, 24, 255, 256, 65535, 65536, 1<<32 - 1} {
+		for _, ev := range []*Event{
+			{Stream: StreamTree, Seq: uint64(x) << 32, Type: TypeWindowChanged, Body: &WindowChanged{Window: x, Change: 1}},
+			{Stream: StreamTree, Seq: uint64(x), Type: TypeContentChanged, Body: &ContentChanged{Window: 2, Node: x, Change: x}},
+		} {
+			b, err := Marshal(ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, ok := decodeEventFast(b); !ok || !reflect.DeepEqual(got, ev) {
+				t.Errorf("% x: fast path %v, read %#v, want %#v", b, ok, got, ev)
+			}
+			taken++
+			decodeBoth(t, b)
+			longer := append(append([]byte{b[0] + 1}, b[1:]...), 0)
+			for _, v := range [][]byte{b[:len(b)-1], append(b[:len(b):len(b)], 0), longer} {
+				if _, ok := decodeEventFast(v); ok {
+					t.Errorf("% x: fast path taken", v)
+				}
+				decodeBoth(t, v)
+			}
+		}
+	}
+	frame, _ := Marshal(&Event{Stream: StreamFrames, Type: TypeFrame, Body: &ScreenFrame{Width: 1, Height: 1}})
+	for _, v := range [][]byte{frame, {0x86, 0x06, 0x00, 0x01, 0x02, 0x01, 0x01}, {0x85, 0x06, 0x00, 0x01, 0x00, 0x01}} {
+		if _, ok := decodeEventFast(v); ok {
+			t.Errorf("% x: fast path taken", v)
+		}
+		decodeBoth(t, v)
+	}
+	if taken != 16 {
+		t.Fatalf("%d events checked", taken)
 	}
 }
 

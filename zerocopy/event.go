@@ -102,56 +102,31 @@ func (e *EventView) Parse(payload []byte) error {
 // parseFast reads a window_changed or content_changed event as encoders
 // write it, straight from the bytes: [6, stream, seq, type, window,
 // (node,) change], a definite array of a one-byte head, each element an
-// unsigned integer (cborat.UintAt, Uint32At), nothing past them. It
+// unsigned integer (cborat.UintArray), nothing past them. It
 // reports false, e untouched, for anything else (a frame, an unknown
 // type, elements past the known ones, another head, ...), which the
 // general path then reads, and reports when it is wrong. The tree events
 // are the stream a client reads most, each a few bytes: the decoder's
 // call per element cost more than the reading.
 func (e *EventView) parseFast(b []byte) bool {
-	if len(b) < 7 || b[0] < 0x86 || b[0] > 0x87 || b[1] != byte(codec.KindEvent) {
+	var v [7]uint64
+	n := cborat.UintArray(b, v[:])
+	if n < 6 || v[0] != uint64(codec.KindEvent) || v[1] != uint64(codec.StreamTree) || v[3] > uint64(codec.TypeContentChanged) {
 		return false
 	}
-	stream, w := cborat.Uint32At(b, 2)
-	if w == 0 {
+	t := codec.EventType(v[3])
+	if n != 6+int(t) { // window_changed has two fields, content_changed three
 		return false
 	}
-	i := 2 + w
-	seq, w := cborat.UintAt(b, i)
-	if w == 0 {
-		return false
-	}
-	i += w
-	typ, w := cborat.Uint32At(b, i)
-	if w == 0 || codec.Stream(stream) != codec.StreamTree {
-		return false
-	}
-	i += w
-	fields := 0 // the u32 fields of the type
-	switch codec.EventType(typ) {
-	case codec.TypeWindowChanged:
-		fields = 2
-	case codec.TypeContentChanged:
-		fields = 3
-	}
-	if int(b[0]-0x80) != 4+fields {
-		return false // another type, or elements past the known ones
-	}
-	var v [3]uint32
-	for k := range fields {
-		if v[k], w = cborat.Uint32At(b, i); w == 0 {
+	for _, x := range v[4:n] {
+		if x > 0xffffffff {
 			return false
 		}
-		i += w
 	}
-	if i != len(b) {
-		return false
-	}
-	e.Stream, e.Seq, e.Type, e.Known = codec.Stream(stream), seq, codec.EventType(typ), true
-	if fields == 2 {
-		e.Window, e.Change = v[0], v[1]
-	} else {
-		e.Window, e.Node, e.Change = v[0], v[1], v[2]
+	e.Stream, e.Seq, e.Type, e.Known = codec.StreamTree, v[2], t, true
+	e.Window, e.Change = uint32(v[4]), uint32(v[n-1])
+	if t == codec.TypeContentChanged {
+		e.Node = uint32(v[5])
 	}
 	return true
 }

@@ -47,6 +47,36 @@ func Uint32At(b []byte, i int) (uint32, int) {
 	return uint32(v), n
 }
 
+// UintArray reads b when it is exactly one definite array whose head is
+// one byte (at most 23 elements) and whose elements are all unsigned
+// integers, at most len(dst) of them: it stores them in dst and returns
+// their count. For anything else it returns -1, dst's contents then
+// unspecified.
+func UintArray(b []byte, dst []uint64) int {
+	if len(b) == 0 || b[0] < 0x80 || b[0] > 0x97 || int(b[0]-0x80) > len(dst) {
+		return -1
+	}
+	n := int(b[0] - 0x80)
+	i := 1
+	for k := range dst[:n] {
+		if i < len(b) && b[i] < 24 { // most are: read in line
+			dst[k] = uint64(b[i])
+			i++
+			continue
+		}
+		v, w := UintAt(b, i)
+		if w == 0 {
+			return -1
+		}
+		dst[k] = v
+		i += w
+	}
+	if i != len(b) {
+		return -1
+	}
+	return n
+}
+
 // IntAt reads an integer of either sign (major type 0 or 1) that fits in
 // an int64 at b[i].
 func IntAt(b []byte, i int) (int64, int) {

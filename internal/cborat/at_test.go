@@ -2,6 +2,7 @@ package cborat
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -62,6 +63,43 @@ func TestAtReaders(t *testing.T) {
 	}
 	if _, n := UintAt([]byte{1}, -1); n != 0 {
 		t.Error("UintAt reads at a negative offset")
+	}
+}
+
+// TestUintArray: an array of unsigned integers of any width is read
+// whole; one that does not fit dst, holds anything else, is cut short or
+// followed by a byte, or has a longer head, is not.
+func TestUintArray(t *testing.T) {
+	vals := []uint64{0, 23, 24, 255, 256, 65535, 65536, math.MaxUint32, math.MaxUint32 + 1, math.MaxUint64}
+	b := cbor.AppendArrayHead(nil, len(vals))
+	for _, v := range vals {
+		b = cbor.AppendUint(b, v)
+	}
+	dst := make([]uint64, len(vals))
+	if n := UintArray(b, dst); n != len(vals) || !slices.Equal(dst, vals) {
+		t.Fatalf("UintArray(% x) = %d, %v", b, n, dst)
+	}
+	if n := UintArray([]byte{0x80}, nil); n != 0 {
+		t.Errorf("empty array: %d", n)
+	}
+	for _, c := range []struct {
+		name string
+		b    []byte
+		room int
+	}{
+		{"more than dst", b, len(vals) - 1},
+		{"cut short", b[:len(b)-1], len(vals)},
+		{"a byte after", append(b[:len(b):len(b)], 0), len(vals)},
+		{"a negative", []byte{0x82, 0x01, 0x20}, 2},
+		{"a text", []byte{0x82, 0x01, 0x61, 'a'}, 2},
+		{"a map", []byte{0xa1, 0x01, 0x02}, 2},
+		{"a two-byte head", []byte{0x98, 0x01, 0x05}, 2},
+		{"indefinite", []byte{0x9f, 0x05, 0xff}, 2},
+		{"nothing", nil, 2},
+	} {
+		if n := UintArray(c.b, make([]uint64, c.room)); n != -1 {
+			t.Errorf("%s: UintArray(% x) = %d, want -1", c.name, c.b, n)
+		}
 	}
 }
 
