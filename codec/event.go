@@ -1,9 +1,11 @@
 package codec
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/cborat"
 	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
@@ -179,11 +181,16 @@ func (e *Event) appendCBOR(dst []byte) ([]byte, error) {
 		}
 		fields = e.Body.fieldCount()
 	}
-	dst = cbor.AppendArrayHead(dst, 4+fields)
-	dst = append(dst, byte(KindEvent))
-	dst = cbor.AppendUint(dst, uint64(e.Stream))
-	dst = cbor.AppendUint(dst, e.Seq)
-	dst = cbor.AppendUint(dst, uint64(e.Type))
+	// The head is written into room reserved at once: an array head and
+	// the kind of a byte each, a u32 stream and type, a u64 seq.
+	const room = 1 + 1 + 5 + cbor.MaxHeadLen + putRoom
+	i := len(dst)
+	dst = slices.Grow(dst, room)[:i+room]
+	dst[i] = byte(cbor.MajorArray)<<5 | byte(4+fields) // at most 9 elements
+	dst[i+1] = byte(KindEvent)
+	j := putU32(dst, i+2, uint32(e.Stream))
+	j = cborat.PutUint(dst, j, e.Seq)
+	dst = dst[:putU32(dst, j, uint32(e.Type))]
 	if e.Body != nil {
 		return e.Body.appendCBOR(dst)
 	}
@@ -191,13 +198,15 @@ func (e *Event) appendCBOR(dst []byte) ([]byte, error) {
 }
 
 func (b *WindowChanged) appendCBOR(dst []byte) ([]byte, error) {
-	return cbor.AppendUint(cbor.AppendUint(dst, uint64(b.Window)), uint64(b.Change)), nil
+	i := len(dst)
+	dst = slices.Grow(dst, 5+putRoom)[:i+5+putRoom]
+	return dst[:putU32(dst, putU32(dst, i, b.Window), b.Change)], nil
 }
 
 func (b *ContentChanged) appendCBOR(dst []byte) ([]byte, error) {
-	dst = cbor.AppendUint(dst, uint64(b.Window))
-	dst = cbor.AppendUint(dst, uint64(b.Node))
-	return cbor.AppendUint(dst, uint64(b.Change)), nil
+	i := len(dst)
+	dst = slices.Grow(dst, 2*5+putRoom)[:i+2*5+putRoom]
+	return dst[:putU32(dst, putU32(dst, putU32(dst, i, b.Window), b.Node), b.Change)], nil
 }
 
 func (b *ScreenFrame) appendCBOR(dst []byte) ([]byte, error) {
