@@ -280,45 +280,70 @@ func TestReadDumpsThreads(t *testing.T) {
 	}
 }
 
-// fakeValgrind stands for valgrind in TestRunReseeds: each process writes
-// the dumps of three rounds, at b.N=1 and 11, of a codec row (unless
-// WIREBENCH_COUNT_ALSO narrows it to the seed-sensitive rows) and of a
-// fxamacker row whose per-op count is the next of $FX.
+// fakeValgrind stands for valgrind in TestRunTakesTopOfTrie: each process
+// writes the dumps, with instruction-level counts, of three rounds at
+// b.N=1 and 11 of a codec row (100 instructions an op) and of a fxamacker
+// row that costs as much plus two sync.Map lookups an op, each $DEPTH
+// levels down a trie: 3 instructions a call, 2 an iteration of the loop,
+// 1 a step down (5 at the top, 3 a level more).
 const fakeValgrind = `#!/bin/sh
 for a; do case $a in --callgrind-out-file=*) base=${a#*=};; esac; done
 k=$(cat "$COUNTER" 2>/dev/null || echo 0); echo $((k+1)) > "$COUNTER"
-per=$(echo "$FX" | cut -d' ' -f$((k+1)))
 seq=0
-write() { seq=$((seq+1)); printf 'desc: Trigger: Client Request: wirebench %s %s\ntotals: %s\n' "$1" "$2" "$3" > "$base.$seq-01"; }
+write() {
+	seq=$((seq+1)); n=$2; c=$((2*n)); x=$((c*(DEPTH-1)))
+	case $1 in *fxamacker*) load=$((3*c+2*(c+x)+x));; *) load=0;; esac
+	{
+		printf 'desc: Trigger: Client Request: wirebench %s %s\npositions: instr\nevents: Ir\n' "$1" "$n"
+		printf 'fn=(1) github.com/fxamacker/cbor/v2.encode\n0x1000 %s\n' $((100*n))
+		if [ $load -gt 0 ]; then
+			printf 'cfn=(2) internal/sync.(*HashTrieMap[go.shape.interface {},go.shape.interface {}]).Load\ncalls=%s 0x2000\n+4 %s\n' $c $load
+			printf 'fn=(2)\n0x2000 %s\n+1 %s\n*\n+1 %s\n+1 %s\n+1 %s\n' $c $c $c $((c+x)) $((c+x))
+			[ $x -eq 0 ] || printf -- '-5 %s\n' $x
+		fi
+		printf 'totals: %s\n' $((100*n+load))
+	} > "$base.$seq-01"
+}
 for r in 1 2 3; do
-	if [ -z "$WIREBENCH_COUNT_ALSO" ]; then write BenchmarkEncode/impl=codec/msg=x 1 100; write BenchmarkEncode/impl=codec/msg=x 11 1100; fi
-	write BenchmarkEncode/impl=fxamacker/msg=x 1 100; write BenchmarkEncode/impl=fxamacker/msg=x 11 $((100+10*per))
+	for impl in codec fxamacker; do write BenchmarkEncode/impl=$impl/msg=x 1; write BenchmarkEncode/impl=$impl/msg=x 11; done
 done
 `
 
-// TestRunReseeds: a class with Reseed counts the seed-sensitive rows in
-// that many processes and keeps the least; the other rows come from the
-// first process alone.
-func TestRunReseeds(t *testing.T) {
+// TestRunTakesTopOfTrie: a seed-sensitive row is counted with its
+// sync.Map lookups at the top of the trie whatever depth the process's
+// seed put them at, in one process; the other rows are counted as they
+// ran. A process whose dumps cannot tell the instructions of a level
+// (each lookup exactly one level down: as many levels as calls) fails.
+func TestRunTakesTopOfTrie(t *testing.T) {
 	dir := t.TempDir()
 	vg := filepath.Join(dir, "valgrind")
 	if err := os.WriteFile(vg, []byte(fakeValgrind), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("COUNTER", filepath.Join(dir, "counter"))
-	t.Setenv("FX", "50 30 10 20 40")
-	res, err := Run(context.Background(), Options{Binary: "bench.test", Bench: ".", Valgrind: vg, Dir: dir, Classes: []Class{{".", 11, 5}}})
-	if err != nil {
-		t.Fatal(err)
+	counter := filepath.Join(dir, "counter")
+	t.Setenv("COUNTER", counter)
+	want := map[string]float64{"BenchmarkEncode/impl=codec/msg=x": 100, "BenchmarkEncode/impl=fxamacker/msg=x": 110}
+	for _, depth := range []string{"1", "3", "4"} {
+		t.Setenv("DEPTH", depth)
+		os.Remove(counter)
+		res, err := Run(context.Background(), Options{Binary: "bench.test", Bench: ".", Valgrind: vg, Dir: t.TempDir(), Classes: []Class{{".", 11}}})
+		if err != nil {
+			t.Fatalf("depth %s: %v", depth, err)
+		}
+		got := map[string]float64{}
+		for _, r := range res.Rows {
+			got[r.Name] = r.Instructions
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("depth %s: rows %v, want %v", depth, got, want)
+		}
+		if n, _ := os.ReadFile(counter); strings.TrimSpace(string(n)) != "1" {
+			t.Errorf("depth %s: %s processes, want 1", depth, n)
+		}
 	}
-	got := map[string]float64{}
-	for _, r := range res.Rows {
-		got[r.Name] = r.Instructions
-	}
-	if want := map[string]float64{"BenchmarkEncode/impl=codec/msg=x": 100, "BenchmarkEncode/impl=fxamacker/msg=x": 10}; !reflect.DeepEqual(got, want) {
-		t.Errorf("rows %v, want %v", got, want)
-	}
-	if n, _ := os.ReadFile(filepath.Join(dir, "counter")); strings.TrimSpace(string(n)) != "5" {
-		t.Errorf("%s processes, want 5", n)
+	t.Setenv("DEPTH", "2")
+	_, err := Run(context.Background(), Options{Binary: "bench.test", Bench: ".", Valgrind: vg, Dir: t.TempDir(), Classes: []Class{{".", 11}}})
+	if err == nil || !strings.Contains(err.Error(), "no dump of the run tells") {
+		t.Errorf("lookups one level down each, no level measured: %v", err)
 	}
 }

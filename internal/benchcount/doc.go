@@ -43,12 +43,17 @@
 //     by the host's CPU, which would make a count depend on the host;
 //     valgrind 3.19 also lacks RDTSCP, which the runtime would otherwise use.
 //
-// What remains is per process: map hash seeds are random, and
-// fxamacker's type caches (sync.Maps) cost a different number of
-// instructions a lookup in each process, up to 1.6 % of its small rows.
-// Those rows (SeedSensitive) are counted in seven processes in the classes
-// of small loops (Class.Reseed) and the least is kept. A collector that
-// would run during the loop is not counted: the allocations and bytes per
-// op beside each count say what an allocating implementation leaves for
-// the collector.
+// What remains is per process: hash seeds are random. fxamacker's type
+// caches are sync.Maps, hash tries in which a type sits a level deeper or
+// shallower by the seed, each level 24 instructions a lookup: up to 1.6 %
+// of its small rows, 0.5 % of its snapshot encode. Its rows
+// (SeedSensitive) are therefore counted with every lookup at the top of
+// its trie, the least a seed can give: valgrind dumps how often each
+// instruction ran (--dump-instr=yes), which tells how many levels the
+// lookups went down, and their instructions are taken out (TrieWalk, Walk,
+// Levels). That takes no extra process, and every process gives the same.
+//
+// A collector that would run during the loop is not counted: the
+// allocations and bytes per op beside each count say what an allocating
+// implementation leaves for the collector.
 package benchcount

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,32 +46,32 @@ const Rounds = 3
 type Class struct {
 	Pattern string // regexp on the full benchmark name; the first class that matches wins
 	N       int
-	// Reseed is how many processes count the class's SeedSensitive rows
-	// (the least is the count); 0 or 1 for one.
-	Reseed int
 }
 
 // SeedSensitive matches the rows whose count depends on the process's
-// random map hash seed: fxamacker's type caches are sync.Maps keyed by
-// reflect.Type, a hash trie whose depth at a type (one more level costs 24
-// instructions a lookup) follows the seed. Measured in six processes, the
-// same binary gave 1485 or 1509 instructions/op for fxamacker's encode of
-// event_content_changed, 3351 or 3375 for request_tap (about as often),
-// and 6035 to 6108 for its decode of hello_full. The least of seven
-// processes is the shallowest placement the seeds gave, as PerOp takes the
-// least of its rounds; the median of five still differed by one step.
-// Only the small loops need it: on the snapshots the lookups are
-// hundredths of a percent.
+// random hash seeds: fxamacker's type caches are sync.Maps keyed by
+// reflect.Type, hash tries in which a type sits deeper or shallower by
+// the seed, one more level costing 24 instructions a lookup (see
+// TrieWalk). Measured in six processes, the same binary gave 1485 or 1509
+// instructions/op for fxamacker's encode of event_content_changed, 3351
+// or 3375 for request_tap, 6035 to 6108 for its decode of hello_full, and
+// its encode of response_snapshot_500 (hundreds of lookups an op) moved by
+// 0.5 %; the least of seven processes still missed the shallowest
+// placement now and then. The count of these rows takes every lookup at
+// the top of its trie instead, the least any seed gives, computed from
+// the levels each lookup went down (instruction-level dumps, Walk): the
+// same in every process, with no extra process. They must be loops of
+// OneThread (their busiest thread's walks are the ones taken out).
 var SeedSensitive = regexp.MustCompile(`/impl=fxamacker/`)
 
 // Classes are the workbench's classes, the last one taking the rest.
 var Classes = []Class{
-	{`msg=response_snapshot_5000$`, 4, 0},
-	{`msg=response_snapshot_500$`, 10, 0},
-	{`msg=response_screenshot_256k`, 50, 0},
-	{`msg=response_bounds_64$`, 100, 7},
-	{`^Benchmark(Gate|Session)/`, 10, 0},
-	{`.`, 2000, 7},
+	{`msg=response_snapshot_5000$`, 4},
+	{`msg=response_snapshot_500$`, 10},
+	{`msg=response_screenshot_256k`, 50},
+	{`msg=response_bounds_64$`, 100},
+	{`^Benchmark(Gate|Session)/`, 10},
+	{`.`, 2000},
 }
 
 // The environment variables support.Run reads in a count (support.CountEnv
@@ -81,7 +80,6 @@ const (
 	envCount = "WIREBENCH_COUNT"
 	envOnly  = "WIREBENCH_COUNT_ONLY"
 	envSkip  = "WIREBENCH_COUNT_SKIP"
-	envAlso  = "WIREBENCH_COUNT_ALSO"
 )
 
 // Options of Run.
@@ -102,20 +100,20 @@ type Result struct {
 }
 
 // Run counts the benchmarks of o.Binary matching o.Bench, one valgrind
-// process per class, and Class.Reseed processes in all for the rows of
-// SeedSensitive.
+// process per class.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	classes := o.Classes
 	if classes == nil {
 		classes = Classes
 	}
 	res := &Result{}
+	levels := Levels{}
 	var before []string
 	for i, c := range classes {
 		start := time.Now()
 		skip := strings.Join(before, "|")
 		before = append(before, "(?:"+c.Pattern+")")
-		p, err := runClass(ctx, o, c, filepath.Join(o.Dir, "cg"+strconv.Itoa(i)), skip, "")
+		p, err := runClass(ctx, o, c, levels, filepath.Join(o.Dir, "cg"+strconv.Itoa(i)), skip)
 		if err != nil {
 			return nil, err
 		}
@@ -125,9 +123,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		allocs, err := allocsPerOp(p.stderr)
 		if err != nil {
 			return nil, fmt.Errorf("class %s: %v", c.Pattern, err)
-		}
-		if err := reseed(ctx, o, c, i, skip, p); err != nil {
-			return nil, err
 		}
 		for _, name := range p.names {
 			l := p.perOp[name]
@@ -155,13 +150,14 @@ type process struct {
 }
 
 // runClass counts, in one valgrind process, the benchmarks of class c
-// (those matching c.Pattern and not skip) that match also, if not empty.
-func runClass(ctx context.Context, o Options, c Class, base, skip, also string) (*process, error) {
+// (those matching c.Pattern and not skip), learning into levels the
+// instructions of a trie level (see TrieWalk) from its dumps.
+func runClass(ctx context.Context, o Options, c Class, levels Levels, base, skip string) (*process, error) {
 	cmd := exec.CommandContext(ctx, o.Valgrind, "--tool=callgrind", "--instr-atstart=no", "--separate-threads=yes",
-		"--dump-instr=no", "--dump-line=no", "--callgrind-out-file="+base,
+		"--dump-instr=yes", "--dump-line=no", "--callgrind-out-file="+base,
 		o.Binary, "-test.run=^$", "-test.bench="+o.Bench, "-test.benchtime="+strconv.Itoa(c.N)+"x", "-test.count="+strconv.Itoa(Rounds))
 	cmd.Env = append(os.Environ(), Env...)
-	cmd.Env = append(cmd.Env, envCount+"=callgrind", envOnly+"="+c.Pattern, envSkip+"="+skip, envAlso+"="+also)
+	cmd.Env = append(cmd.Env, envCount+"=callgrind", envOnly+"="+c.Pattern, envSkip+"="+skip)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -171,50 +167,33 @@ func runClass(ctx context.Context, o Options, c Class, base, skip, also string) 
 	if err != nil {
 		return nil, err
 	}
-	for i := range dumps {
-		if OneThread.MatchString(dumps[i].Name) {
-			dumps[i].Ir = dumps[i].Busiest
+	if err := levels.learn(dumps); err != nil {
+		return nil, fmt.Errorf("class %s: %v", c.Pattern, err)
+	}
+	walked := map[string]bool{}
+	for i, d := range dumps {
+		switch {
+		case SeedSensitive.MatchString(d.Name) && OneThread.MatchString(d.Name):
+			if dumps[i].Ir, err = levels.topOfTrie(d); err != nil {
+				return nil, fmt.Errorf("class %s: %v", c.Pattern, err)
+			}
+			walked[d.Name] = walked[d.Name] || len(d.Walks) > 0
+		case OneThread.MatchString(d.Name):
+			dumps[i].Ir = d.Busiest
 		}
 	}
 	names, perOp, err := PerOp(dumps)
 	if err != nil {
 		return nil, fmt.Errorf("class %s: %v", c.Pattern, err)
 	}
+	for _, name := range names {
+		if w, ok := walked[name]; ok && !w && o.Log != nil {
+			// fxamacker looks its types up in every call: a Go that
+			// renamed the trie's lookup would leave its depth counted.
+			fmt.Fprintf(o.Log, "count: %s looked nothing up in a sync.Map trie (benchcount.TrieWalk): its count may move with the process's hash seed\n", name)
+		}
+	}
 	return &process{names, perOp, stdout.String(), stderr.String()}, nil
-}
-
-// reseed counts the rows of p that match SeedSensitive in c.Reseed-1 more
-// processes, each with its own map hash seed, and sets their count in p
-// to the least of all.
-func reseed(ctx context.Context, o Options, c Class, class int, skip string, p *process) error {
-	counts := map[string][]float64{}
-	for _, name := range p.names {
-		if SeedSensitive.MatchString(name) {
-			counts[name] = []float64{p.perOp[name].PerOp}
-		}
-	}
-	if len(counts) == 0 {
-		return nil
-	}
-	for k := 1; k < c.Reseed; k++ {
-		q, err := runClass(ctx, o, c, filepath.Join(o.Dir, fmt.Sprintf("cg%d-seed%d", class, k)), skip, SeedSensitive.String())
-		if err != nil {
-			return err
-		}
-		for name := range counts {
-			l, ok := q.perOp[name]
-			if !ok {
-				return fmt.Errorf("class %s: %s missing from reseeded process %d", c.Pattern, name, k)
-			}
-			counts[name] = append(counts[name], l.PerOp)
-		}
-	}
-	for name, v := range counts {
-		l := p.perOp[name]
-		l.PerOp = slices.Min(v)
-		p.perOp[name] = l
-	}
-	return nil
 }
 
 // allocsPrefix is support.CountAllocsPrefix.
