@@ -326,7 +326,7 @@ func TestRunTakesTopOfTrie(t *testing.T) {
 	for _, depth := range []string{"1", "3", "4"} {
 		t.Setenv("DEPTH", depth)
 		os.Remove(counter)
-		res, err := Run(context.Background(), Options{Binary: "bench.test", Bench: ".", Valgrind: vg, Dir: t.TempDir(), Classes: []Class{{".", 11}}})
+		res, err := Run(context.Background(), Options{Binary: "bench.test", Bench: ".", Valgrind: vg, Dir: t.TempDir(), Classes: []Class{{".", 11, 0}}})
 		if err != nil {
 			t.Fatalf("depth %s: %v", depth, err)
 		}
@@ -342,8 +342,68 @@ func TestRunTakesTopOfTrie(t *testing.T) {
 		}
 	}
 	t.Setenv("DEPTH", "2")
-	_, err := Run(context.Background(), Options{Binary: "bench.test", Bench: ".", Valgrind: vg, Dir: t.TempDir(), Classes: []Class{{".", 11}}})
+	_, err := Run(context.Background(), Options{Binary: "bench.test", Bench: ".", Valgrind: vg, Dir: t.TempDir(), Classes: []Class{{".", 11, 0}}})
 	if err == nil || !strings.Contains(err.Error(), "no dump of the run tells") {
 		t.Errorf("lookups one level down each, no level measured: %v", err)
+	}
+}
+
+// fakeHeapValgrind stands for valgrind in TestRunTakesMedian: each process
+// writes the dumps of three rounds, at b.N=1 and 11, of a codec row and a
+// fxamacker encode row (unless WIREBENCH_COUNT_ALSO narrows it to the
+// heap-sensitive rows) and of a fxamacker decode row whose per-op count is
+// the next of $HEAP.
+const fakeHeapValgrind = `#!/bin/sh
+for a; do case $a in --callgrind-out-file=*) base=${a#*=};; esac; done
+k=$(cat "$COUNTER" 2>/dev/null || echo 0); echo $((k+1)) > "$COUNTER"
+per=$(echo "$HEAP" | cut -d' ' -f$((k+1)))
+seq=0
+write() { seq=$((seq+1)); printf 'desc: Trigger: Client Request: wirebench %s %s\ntotals: %s\n' "$1" "$2" "$3" > "$base.$seq-01"; }
+for r in 1 2 3; do
+	if [ -z "$WIREBENCH_COUNT_ALSO" ]; then
+		write BenchmarkDecode/impl=codec/msg=x 1 100; write BenchmarkDecode/impl=codec/msg=x 11 1100
+		write BenchmarkEncode/impl=fxamacker/msg=x 1 100; write BenchmarkEncode/impl=fxamacker/msg=x 11 $((100+10*per))
+	fi
+	write BenchmarkDecode/impl=fxamacker/msg=x 1 100; write BenchmarkDecode/impl=fxamacker/msg=x 11 $((100+10*per))
+done
+`
+
+// TestRunTakesMedian: a class with Median counts the heap-sensitive rows
+// in that many processes of their own and keeps the median of those; the
+// other rows come from the class's process alone, and a class without
+// Median takes no more processes.
+func TestRunTakesMedian(t *testing.T) {
+	dir := t.TempDir()
+	vg := filepath.Join(dir, "valgrind")
+	if err := os.WriteFile(vg, []byte(fakeHeapValgrind), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	counter := filepath.Join(dir, "counter")
+	t.Setenv("COUNTER", counter)
+	t.Setenv("HEAP", "10 50 30 90 20 40 60 80")
+	for _, c := range []struct {
+		median    int
+		processes string
+		want      map[string]float64
+	}{
+		{7, "8", map[string]float64{"BenchmarkDecode/impl=codec/msg=x": 100, "BenchmarkEncode/impl=fxamacker/msg=x": 10, "BenchmarkDecode/impl=fxamacker/msg=x": 50}},
+		{4, "5", map[string]float64{"BenchmarkDecode/impl=codec/msg=x": 100, "BenchmarkEncode/impl=fxamacker/msg=x": 10, "BenchmarkDecode/impl=fxamacker/msg=x": 40}},
+		{0, "1", map[string]float64{"BenchmarkDecode/impl=codec/msg=x": 100, "BenchmarkEncode/impl=fxamacker/msg=x": 10, "BenchmarkDecode/impl=fxamacker/msg=x": 10}},
+	} {
+		os.Remove(counter)
+		res, err := Run(context.Background(), Options{Binary: "bench.test", Bench: ".", Valgrind: vg, Dir: t.TempDir(), Classes: []Class{{".", 11, c.median}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]float64{}
+		for _, r := range res.Rows {
+			got[r.Name] = r.Instructions
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("median of %d: rows %v, want %v", c.median, got, c.want)
+		}
+		if n, _ := os.ReadFile(counter); strings.TrimSpace(string(n)) != c.processes {
+			t.Errorf("median of %d: %s processes, want %s", c.median, n, c.processes)
+		}
 	}
 }

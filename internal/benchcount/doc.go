@@ -53,6 +53,14 @@
 // lookups went down, and their instructions are taken out (TrieWalk, Walk,
 // Levels). That takes no extra process, and every process gives the same.
 //
+// The heap's layout is per process too: an allocation of many pages
+// searches the page allocator from the lowest free page, past the holes
+// the setup left, and its cost moves with their layout. Only fxamacker's
+// decode of the 256 KB screenshot (two such allocations an op) moves
+// enough to matter, 0.4 % from process to process; its row
+// (HeapSensitive, Class.Median) is counted in seven processes of its own
+// and the median kept.
+//
 // A collector that would run during the loop is not counted: the
 // allocations and bytes per op beside each count say what an allocating
 // implementation leaves for the collector.
