@@ -309,41 +309,51 @@ for r in 1 2 3; do
 done
 `
 
+// fakeRun runs Run with the classes and the valgrind script, and returns
+// its rows' instructions/op by name and how many valgrind processes ran.
+func fakeRun(t *testing.T, script string, classes []Class) (map[string]float64, string, error) {
+	t.Helper()
+	dir := t.TempDir()
+	vg := filepath.Join(dir, "valgrind")
+	if err := os.WriteFile(vg, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	counter := filepath.Join(dir, "counter")
+	t.Setenv("COUNTER", counter)
+	res, err := Run(context.Background(), Options{Binary: "bench.test", Bench: ".", Valgrind: vg, Dir: dir, Classes: classes})
+	n, _ := os.ReadFile(counter)
+	if err != nil {
+		return nil, strings.TrimSpace(string(n)), err
+	}
+	got := map[string]float64{}
+	for _, r := range res.Rows {
+		got[r.Name] = r.Instructions
+	}
+	return got, strings.TrimSpace(string(n)), nil
+}
+
 // TestRunTakesTopOfTrie: a seed-sensitive row is counted with its
 // sync.Map lookups at the top of the trie whatever depth the process's
 // seed put them at, in one process; the other rows are counted as they
 // ran. A process whose dumps cannot tell the instructions of a level
 // (each lookup exactly one level down: as many levels as calls) fails.
 func TestRunTakesTopOfTrie(t *testing.T) {
-	dir := t.TempDir()
-	vg := filepath.Join(dir, "valgrind")
-	if err := os.WriteFile(vg, []byte(fakeValgrind), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	counter := filepath.Join(dir, "counter")
-	t.Setenv("COUNTER", counter)
 	want := map[string]float64{"BenchmarkEncode/impl=codec/msg=x": 100, "BenchmarkEncode/impl=fxamacker/msg=x": 110}
 	for _, depth := range []string{"1", "3", "4"} {
 		t.Setenv("DEPTH", depth)
-		os.Remove(counter)
-		res, err := Run(context.Background(), Options{Binary: "bench.test", Bench: ".", Valgrind: vg, Dir: t.TempDir(), Classes: []Class{{".", 11, 0}}})
+		got, processes, err := fakeRun(t, fakeValgrind, []Class{{".", 11, 0}})
 		if err != nil {
 			t.Fatalf("depth %s: %v", depth, err)
-		}
-		got := map[string]float64{}
-		for _, r := range res.Rows {
-			got[r.Name] = r.Instructions
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("depth %s: rows %v, want %v", depth, got, want)
 		}
-		if n, _ := os.ReadFile(counter); strings.TrimSpace(string(n)) != "1" {
-			t.Errorf("depth %s: %s processes, want 1", depth, n)
+		if processes != "1" {
+			t.Errorf("depth %s: %s processes, want 1", depth, processes)
 		}
 	}
 	t.Setenv("DEPTH", "2")
-	_, err := Run(context.Background(), Options{Binary: "bench.test", Bench: ".", Valgrind: vg, Dir: t.TempDir(), Classes: []Class{{".", 11, 0}}})
-	if err == nil || !strings.Contains(err.Error(), "no dump of the run tells") {
+	if _, _, err := fakeRun(t, fakeValgrind, []Class{{".", 11, 0}}); err == nil || !strings.Contains(err.Error(), "no dump of the run tells") {
 		t.Errorf("lookups one level down each, no level measured: %v", err)
 	}
 }
@@ -373,13 +383,6 @@ done
 // other rows come from the class's process alone, and a class without
 // Median takes no more processes.
 func TestRunTakesMedian(t *testing.T) {
-	dir := t.TempDir()
-	vg := filepath.Join(dir, "valgrind")
-	if err := os.WriteFile(vg, []byte(fakeHeapValgrind), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	counter := filepath.Join(dir, "counter")
-	t.Setenv("COUNTER", counter)
 	t.Setenv("HEAP", "10 50 30 90 20 40 60 80")
 	for _, c := range []struct {
 		median    int
@@ -390,20 +393,15 @@ func TestRunTakesMedian(t *testing.T) {
 		{4, "5", map[string]float64{"BenchmarkDecode/impl=codec/msg=x": 100, "BenchmarkEncode/impl=fxamacker/msg=x": 10, "BenchmarkDecode/impl=fxamacker/msg=x": 40}},
 		{0, "1", map[string]float64{"BenchmarkDecode/impl=codec/msg=x": 100, "BenchmarkEncode/impl=fxamacker/msg=x": 10, "BenchmarkDecode/impl=fxamacker/msg=x": 10}},
 	} {
-		os.Remove(counter)
-		res, err := Run(context.Background(), Options{Binary: "bench.test", Bench: ".", Valgrind: vg, Dir: t.TempDir(), Classes: []Class{{".", 11, c.median}}})
+		got, processes, err := fakeRun(t, fakeHeapValgrind, []Class{{".", 11, c.median}})
 		if err != nil {
 			t.Fatal(err)
-		}
-		got := map[string]float64{}
-		for _, r := range res.Rows {
-			got[r.Name] = r.Instructions
 		}
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("median of %d: rows %v, want %v", c.median, got, c.want)
 		}
-		if n, _ := os.ReadFile(counter); strings.TrimSpace(string(n)) != c.processes {
-			t.Errorf("median of %d: %s processes, want %s", c.median, n, c.processes)
+		if processes != c.processes {
+			t.Errorf("median of %d: %s processes, want %s", c.median, processes, c.processes)
 		}
 	}
 }
