@@ -299,7 +299,7 @@ write() {
 		if [ $load -gt 0 ]; then
 			printf 'cfn=(2) internal/sync.(*HashTrieMap[go.shape.interface {},go.shape.interface {}]).Load\ncalls=%s 0x2000\n+4 %s\n' $c $load
 			printf 'fn=(2)\n0x2000 %s\n+1 %s\n*\n+1 %s\n+1 %s\n+1 %s\n' $c $c $c $((c+x)) $((c+x))
-			[ $x -eq 0 ] || printf -- '-5 %s\n' $x
+			[ $x -eq 0 ] || printf -- '+2 %s\n' $x
 		fi
 		printf 'totals: %s\n' $((100*n+load))
 	} > "$base.$seq-01"
