@@ -341,7 +341,7 @@ func TestRunTakesTopOfTrie(t *testing.T) {
 	want := map[string]float64{"BenchmarkEncode/impl=codec/msg=x": 100, "BenchmarkEncode/impl=fxamacker/msg=x": 110}
 	for _, depth := range []string{"1", "3", "4"} {
 		t.Setenv("DEPTH", depth)
-		got, processes, err := fakeRun(t, fakeValgrind, []Class{{".", 11, 0}})
+		got, processes, err := fakeRun(t, fakeValgrind, []Class{{Pattern: ".", N: 11}})
 		if err != nil {
 			t.Fatalf("depth %s: %v", depth, err)
 		}
@@ -353,7 +353,7 @@ func TestRunTakesTopOfTrie(t *testing.T) {
 		}
 	}
 	t.Setenv("DEPTH", "2")
-	if _, _, err := fakeRun(t, fakeValgrind, []Class{{".", 11, 0}}); err == nil || !strings.Contains(err.Error(), "no dump of the run tells") {
+	if _, _, err := fakeRun(t, fakeValgrind, []Class{{Pattern: ".", N: 11}}); err == nil || !strings.Contains(err.Error(), "no dump of the run tells") {
 		t.Errorf("lookups one level down each, no level measured: %v", err)
 	}
 }
@@ -393,7 +393,7 @@ func TestRunTakesMedian(t *testing.T) {
 		{4, "5", map[string]float64{"BenchmarkDecode/impl=codec/msg=x": 100, "BenchmarkEncode/impl=fxamacker/msg=x": 10, "BenchmarkDecode/impl=fxamacker/msg=x": 40}},
 		{0, "1", map[string]float64{"BenchmarkDecode/impl=codec/msg=x": 100, "BenchmarkEncode/impl=fxamacker/msg=x": 10, "BenchmarkDecode/impl=fxamacker/msg=x": 10}},
 	} {
-		got, processes, err := fakeRun(t, fakeHeapValgrind, []Class{{".", 11, c.median}})
+		got, processes, err := fakeRun(t, fakeHeapValgrind, []Class{{Pattern: ".", N: 11, Median: c.median}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -402,6 +402,34 @@ func TestRunTakesMedian(t *testing.T) {
 		}
 		if processes != c.processes {
 			t.Errorf("median of %d: %s processes, want %s", c.median, processes, c.processes)
+		}
+	}
+}
+
+// fakeSlowValgrind stands for valgrind in TestRunRounds: each process
+// runs the rounds -test.count asks of a fxamacker row that costs 100
+// instructions an op, 79 more an op in the rounds up to $SLOW (a type
+// assertion's cache still empty).
+const fakeSlowValgrind = `#!/bin/sh
+for a; do case $a in --callgrind-out-file=*) base=${a#*=};; -test.count=*) rounds=${a#*=};; esac; done
+seq=0
+write() { seq=$((seq+1)); printf 'desc: Trigger: Client Request: wirebench %s %s\ntotals: %s\n' "$1" "$2" "$3" > "$base.$seq-01"; }
+r=1
+while [ $r -le $rounds ]; do
+	per=100; [ $r -gt $SLOW ] || per=179
+	write BenchmarkDecode/impl=fxamacker/msg=x 1 $per; write BenchmarkDecode/impl=fxamacker/msg=x 11 $((11*per))
+	r=$((r+1))
+done
+`
+
+// TestRunRounds: a class that asks for more rounds runs them, and the
+// count is the least of every round after the first.
+func TestRunRounds(t *testing.T) {
+	t.Setenv("SLOW", "3")
+	const row = "BenchmarkDecode/impl=fxamacker/msg=x"
+	for rounds, want := range map[int]float64{0: 179, 3: 179, 4: 100, 6: 100} {
+		if got, _, err := fakeRun(t, fakeSlowValgrind, []Class{{Pattern: ".", N: 11, Rounds: rounds}}); err != nil || got[row] != want {
+			t.Errorf("%d rounds: %v instructions/op (%v), want %v", rounds, got[row], err, want)
 		}
 	}
 }

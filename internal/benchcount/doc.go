@@ -7,9 +7,10 @@
 // `valgrind --tool=callgrind --instr-atstart=no` with support.CountEnv
 // set, so that each timed loop (support.CountAllocs to Stop) is counted
 // alone and dumped under its benchmark name and b.N. Every benchmark runs
-// Rounds rounds (-test.count) of testing's two runs, b.N=1 and b.N=n; the
-// first round warms pools, learned sizes and the heap, and the count is
-// (min I(n) - min I(1)) / (n - 1) over the other rounds (PerOp): what the
+// Rounds rounds (-test.count) of testing's two runs, b.N=1 and b.N=n, or
+// more where its Class asks (fxamacker's small rows, TypeCacheSensitive);
+// the first round warms pools, learned sizes and the heap, and the count
+// is (min I(n) - min I(1)) / (n - 1) over the other rounds (PerOp): what the
 // loop costs per iteration, with everything that runs once per loop (the
 // start and stop of the count, the loop's own set-up) cancelled out.
 //
