@@ -56,11 +56,11 @@
 //
 // The heap's layout is per process too: an allocation of many pages
 // searches the page allocator from the lowest free page, past the holes
-// the setup left, and its cost moves with their layout. Only fxamacker's
-// decode of the 256 KB screenshot (two such allocations an op) moves
-// enough to matter, 0.4 % from process to process; its row
-// (HeapSensitive, Class.Median) is counted in seven processes of its own
-// and the median kept.
+// the setup left, and its cost moves with their layout, up to 0.5 % from
+// process to process. The decodes that make such allocations
+// (Class.HeapSensitive: ours of response_snapshot_500 and of the
+// screenshot, fxamacker's of the screenshot) are counted in seven
+// processes of their own and the median kept.
 //
 // A collector that would run during the loop is not counted: the
 // allocations and bytes per op beside each count say what an allocating

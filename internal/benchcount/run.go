@@ -48,10 +48,11 @@ const Rounds = 3
 type Class struct {
 	Pattern string // regexp on the full benchmark name; the first class that matches wins
 	N       int
-	// Median, when above 1, is how many more processes count the class's
-	// HeapSensitive rows, each running those rows alone; their count is
-	// the median of those processes'.
-	Median int
+	// HeapSensitive matches the class's rows whose count depends on where
+	// the process's heap has its free pages (see Classes), counted in
+	// Median more processes of their own, the median of those kept.
+	HeapSensitive string
+	Median        int
 	// Rounds, when above the package's Rounds, is how many rounds the
 	// class runs: the least is taken of every round after the first.
 	Rounds int
@@ -76,20 +77,6 @@ func (c Class) rounds() int { return max(c.Rounds, Rounds) }
 // OneThread (their busiest thread's walks are the ones taken out).
 var SeedSensitive = regexp.MustCompile(`/impl=fxamacker/`)
 
-// HeapSensitive matches the rows whose count depends on where the
-// process's heap has its free pages: fxamacker's decode of the 256 KB
-// screenshot allocates two 256 KB slices an op, each a search of the page
-// allocator from the lowest free page, past the small holes that the
-// process's setup left (their layout follows the random map and hash
-// seeds of the setup code), and that search costs a few hundred
-// instructions more or less an op from process to process, whatever n:
-// 83547 to 83870 instructions/op in nine processes, 82934 to 83571 in
-// three of its whole class, 0.4 % apart in one make micro-count-repro.
-// Where Class.Median asks, these rows are counted in that many processes
-// of their own and the median is kept: the middle of the spread, where
-// the least would follow its tail.
-var HeapSensitive = regexp.MustCompile(`^BenchmarkDecode/impl=fxamacker/`)
-
 // TypeCacheSensitive matches the rows that run slower until a type
 // assertion's cache holds their type: the runtime fills the cache of a
 // call site (in the code the compiler generates for x.(T) and type
@@ -105,10 +92,23 @@ var HeapSensitive = regexp.MustCompile(`^BenchmarkDecode/impl=fxamacker/`)
 var TypeCacheSensitive = regexp.MustCompile(`/impl=fxamacker/`)
 
 // Classes are the workbench's classes, the last one taking the rest.
+//
+// Their HeapSensitive rows allocate many pages an op: each such
+// allocation searches the page allocator from the lowest free page, past
+// the small holes the process's setup left (their layout follows the
+// setup's random map order and hash seeds), and updates its summaries,
+// which costs a few hundred instructions more or less an op from process
+// to process, whatever n. Measured in processes of their own: our decode
+// of response_snapshot_500 gave 509054 to 512392 instructions/op
+// (0.28 % apart in one make micro-count-repro), fxamacker's decode of the
+// screenshot 83547 to 84020 (82934 to 83571 in processes of its whole
+// class, 0.4 % apart in one repro), our decode of the screenshot moved by
+// 0.16 %. The median of seven processes is the middle of that spread,
+// where the least would follow its tail.
 var Classes = []Class{
 	{Pattern: `msg=response_snapshot_5000$`, N: 4},
-	{Pattern: `msg=response_snapshot_500$`, N: 10},
-	{Pattern: `msg=response_screenshot_256k`, N: 50, Median: 7},
+	{Pattern: `msg=response_snapshot_500$`, N: 10, HeapSensitive: `^BenchmarkDecode/impl=codec/`, Median: 7},
+	{Pattern: `msg=response_screenshot_256k`, N: 50, HeapSensitive: `^BenchmarkDecode/impl=(codec|fxamacker)/`, Median: 7},
 	{Pattern: `msg=response_bounds_64$`, N: 100},
 	{Pattern: `^Benchmark(Gate|Session)/`, N: 10},
 	{Pattern: TypeCacheSensitive.String(), N: 2000, Rounds: 6},
@@ -144,7 +144,7 @@ type Result struct {
 
 // Run counts the benchmarks of o.Binary matching o.Bench, one valgrind
 // process per class, and Class.Median more for the HeapSensitive rows of
-// a class that asks.
+// a class that has them.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	classes := o.Classes
 	if classes == nil {
@@ -244,17 +244,21 @@ func runClass(ctx context.Context, o Options, c Class, levels Levels, base, skip
 	return &process{names, perOp, stdout.String(), stderr.String()}, nil
 }
 
-// median counts the rows of p that match HeapSensitive in c.Median more
+// median counts the rows of p that match c.HeapSensitive in c.Median more
 // processes, each running those rows alone, and sets their count in p to
 // the median of those processes'. The allocations per op stay p's: they
 // do not depend on the heap's layout.
 func median(ctx context.Context, o Options, c Class, levels Levels, class int, skip string, p *process) error {
-	if c.Median < 2 {
+	if c.Median < 2 || c.HeapSensitive == "" {
 		return nil
+	}
+	heap, err := regexp.Compile(c.HeapSensitive)
+	if err != nil {
+		return fmt.Errorf("class %s: %v", c.Pattern, err)
 	}
 	counts := map[string][]float64{}
 	for _, name := range p.names {
-		if HeapSensitive.MatchString(name) {
+		if heap.MatchString(name) {
 			counts[name] = nil
 		}
 	}
@@ -262,7 +266,7 @@ func median(ctx context.Context, o Options, c Class, levels Levels, class int, s
 		return nil
 	}
 	for k := range c.Median {
-		q, err := runClass(ctx, o, c, levels, filepath.Join(o.Dir, fmt.Sprintf("cg%d-heap%d", class, k)), skip, HeapSensitive.String())
+		q, err := runClass(ctx, o, c, levels, filepath.Join(o.Dir, fmt.Sprintf("cg%d-heap%d", class, k)), skip, c.HeapSensitive)
 		if err != nil {
 			return err
 		}
