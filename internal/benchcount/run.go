@@ -117,7 +117,7 @@ var Classes = []Class{
 
 // The environment variables support.Run reads in a count (support.CountEnv
 // and the three selecting a class's benchmarks, the last one narrowing a
-// process to the rows of Class.Median).
+// process to a class's HeapSensitive rows).
 const (
 	envCount = "WIREBENCH_COUNT"
 	envOnly  = "WIREBENCH_COUNT_ONLY"
