@@ -6,7 +6,7 @@
 #                         benchmark (BENCH=regex narrows, as in make micro)
 #                         into reports/micro/counts.txt: instructions/op,
 #                         allocs/op and B/op per benchmark and implementation.
-#                         About 2.5-3 minutes on a 2-core host; no quiet host needed.
+#                         About 3 minutes on a 2-core host; no quiet host needed.
 #   make micro-check      make micro-count, then compare with
 #                         reports/micro/baseline-counts.txt: exit 1, with a
 #                         table, on a row whose instructions/op grew > 2 % or
@@ -16,7 +16,7 @@
 #                         with the change it measures)
 #   make micro-count-repro  two counts, the second while two `yes > /dev/null`
 #                         load both cores; exit 1 unless every row agrees
-#                         within 0.5 % (about 10-11 minutes: the loaded count is slow)
+#                         within 0.5 % (about 8-11 minutes: the loaded count is slow)
 #
 # valgrind is installed with apt-get when missing.
 

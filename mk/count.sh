@@ -56,7 +56,7 @@ count() {
 	need_valgrind
 	build
 	mkdir -p "$OUT"
-	say "counting -bench '$BENCH' under valgrind (callgrind): about 2.5-3 minutes for every benchmark on a 2-core host"
+	say "counting -bench '$BENCH' under valgrind (callgrind): about 3 minutes for every benchmark on a 2-core host"
 	count_into "$COUNTS"
 }
 
@@ -77,7 +77,7 @@ repro() {
 	need_valgrind
 	build
 	mkdir -p "$OUT"
-	say "two counts of -bench '$BENCH', the second under load: about 10-11 minutes"
+	say "two counts of -bench '$BENCH', the second under load: about 8-11 minutes"
 	count_into "$TMP/quiet.txt"
 	say "second count while two 'yes > /dev/null' load both cores"
 	yes >/dev/null &
