@@ -16,7 +16,7 @@
 #                         with the change it measures)
 #   make micro-count-repro  two counts, the second while two `yes > /dev/null`
 #                         load both cores; exit 1 unless every row agrees
-#                         within 0.5 % (about 10 minutes: the loaded count is slow)
+#                         within 0.5 % (about 8-11 minutes: the loaded count is slow)
 #
 # valgrind is installed with apt-get when missing.
 

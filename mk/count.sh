@@ -77,7 +77,7 @@ repro() {
 	need_valgrind
 	build
 	mkdir -p "$OUT"
-	say "two counts of -bench '$BENCH', the second under load: about 10 minutes"
+	say "two counts of -bench '$BENCH', the second under load: about 8-11 minutes"
 	count_into "$TMP/quiet.txt"
 	say "second count while two 'yes > /dev/null' load both cores"
 	yes >/dev/null &

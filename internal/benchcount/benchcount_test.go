@@ -280,45 +280,156 @@ func TestReadDumpsThreads(t *testing.T) {
 	}
 }
 
-// fakeValgrind stands for valgrind in TestRunReseeds: each process writes
-// the dumps of three rounds, at b.N=1 and 11, of a codec row (unless
-// WIREBENCH_COUNT_ALSO narrows it to the seed-sensitive rows) and of a
-// fxamacker row whose per-op count is the next of $FX.
+// fakeValgrind stands for valgrind in TestRunTakesTopOfTrie: each process
+// writes the dumps, with instruction-level counts, of three rounds at
+// b.N=1 and 11 of a codec row (100 instructions an op) and of a fxamacker
+// row that costs as much plus two sync.Map lookups an op, each $DEPTH
+// levels down a trie: 3 instructions a call, 2 an iteration of the loop,
+// 1 a step down (5 at the top, 3 a level more).
 const fakeValgrind = `#!/bin/sh
 for a; do case $a in --callgrind-out-file=*) base=${a#*=};; esac; done
 k=$(cat "$COUNTER" 2>/dev/null || echo 0); echo $((k+1)) > "$COUNTER"
-per=$(echo "$FX" | cut -d' ' -f$((k+1)))
 seq=0
-write() { seq=$((seq+1)); printf 'desc: Trigger: Client Request: wirebench %s %s\ntotals: %s\n' "$1" "$2" "$3" > "$base.$seq-01"; }
+write() {
+	seq=$((seq+1)); n=$2; c=$((2*n)); x=$((c*(DEPTH-1)))
+	case $1 in *fxamacker*) load=$((3*c+2*(c+x)+x));; *) load=0;; esac
+	{
+		printf 'desc: Trigger: Client Request: wirebench %s %s\npositions: instr\nevents: Ir\n' "$1" "$n"
+		printf 'fn=(1) github.com/fxamacker/cbor/v2.encode\n0x1000 %s\n' $((100*n))
+		if [ $load -gt 0 ]; then
+			printf 'cfn=(2) internal/sync.(*HashTrieMap[go.shape.interface {},go.shape.interface {}]).Load\ncalls=%s 0x2000\n+4 %s\n' $c $load
+			printf 'fn=(2)\n0x2000 %s\n+1 %s\n*\n+1 %s\n+1 %s\n+1 %s\n' $c $c $c $((c+x)) $((c+x))
+			[ $x -eq 0 ] || printf -- '+2 %s\n' $x
+		fi
+		printf 'totals: %s\n' $((100*n+load))
+	} > "$base.$seq-01"
+}
 for r in 1 2 3; do
-	if [ -z "$WIREBENCH_COUNT_ALSO" ]; then write BenchmarkEncode/impl=codec/msg=x 1 100; write BenchmarkEncode/impl=codec/msg=x 11 1100; fi
-	write BenchmarkEncode/impl=fxamacker/msg=x 1 100; write BenchmarkEncode/impl=fxamacker/msg=x 11 $((100+10*per))
+	for impl in codec fxamacker; do write BenchmarkEncode/impl=$impl/msg=x 1; write BenchmarkEncode/impl=$impl/msg=x 11; done
 done
 `
 
-// TestRunReseeds: a class with Reseed counts the seed-sensitive rows in
-// that many processes and keeps the least; the other rows come from the
-// first process alone.
-func TestRunReseeds(t *testing.T) {
+// fakeRun runs Run with the classes and the valgrind script, and returns
+// its rows' instructions/op by name and how many valgrind processes ran.
+func fakeRun(t *testing.T, script string, classes []Class) (map[string]float64, string, error) {
+	t.Helper()
 	dir := t.TempDir()
 	vg := filepath.Join(dir, "valgrind")
-	if err := os.WriteFile(vg, []byte(fakeValgrind), 0o755); err != nil {
+	if err := os.WriteFile(vg, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("COUNTER", filepath.Join(dir, "counter"))
-	t.Setenv("FX", "50 30 10 20 40")
-	res, err := Run(context.Background(), Options{Binary: "bench.test", Bench: ".", Valgrind: vg, Dir: dir, Classes: []Class{{".", 11, 5}}})
+	counter := filepath.Join(dir, "counter")
+	t.Setenv("COUNTER", counter)
+	res, err := Run(context.Background(), Options{Binary: "bench.test", Bench: ".", Valgrind: vg, Dir: dir, Classes: classes})
+	n, _ := os.ReadFile(counter)
 	if err != nil {
-		t.Fatal(err)
+		return nil, strings.TrimSpace(string(n)), err
 	}
 	got := map[string]float64{}
 	for _, r := range res.Rows {
 		got[r.Name] = r.Instructions
 	}
-	if want := map[string]float64{"BenchmarkEncode/impl=codec/msg=x": 100, "BenchmarkEncode/impl=fxamacker/msg=x": 10}; !reflect.DeepEqual(got, want) {
-		t.Errorf("rows %v, want %v", got, want)
+	return got, strings.TrimSpace(string(n)), nil
+}
+
+// TestRunTakesTopOfTrie: a seed-sensitive row is counted with its
+// sync.Map lookups at the top of the trie whatever depth the process's
+// seed put them at, in one process; the other rows are counted as they
+// ran. A process whose dumps cannot tell the instructions of a level
+// (each lookup exactly one level down: as many levels as calls) fails.
+func TestRunTakesTopOfTrie(t *testing.T) {
+	want := map[string]float64{"BenchmarkEncode/impl=codec/msg=x": 100, "BenchmarkEncode/impl=fxamacker/msg=x": 110}
+	for _, depth := range []string{"1", "3", "4"} {
+		t.Setenv("DEPTH", depth)
+		got, processes, err := fakeRun(t, fakeValgrind, []Class{{Pattern: ".", N: 11}})
+		if err != nil {
+			t.Fatalf("depth %s: %v", depth, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("depth %s: rows %v, want %v", depth, got, want)
+		}
+		if processes != "1" {
+			t.Errorf("depth %s: %s processes, want 1", depth, processes)
+		}
 	}
-	if n, _ := os.ReadFile(filepath.Join(dir, "counter")); strings.TrimSpace(string(n)) != "5" {
-		t.Errorf("%s processes, want 5", n)
+	t.Setenv("DEPTH", "2")
+	if _, _, err := fakeRun(t, fakeValgrind, []Class{{Pattern: ".", N: 11}}); err == nil || !strings.Contains(err.Error(), "no dump of the run tells") {
+		t.Errorf("lookups one level down each, no level measured: %v", err)
+	}
+}
+
+// fakeHeapValgrind stands for valgrind in TestRunTakesMedian: each process
+// writes the dumps of three rounds, at b.N=1 and 11, of a codec row and a
+// fxamacker encode row (unless WIREBENCH_COUNT_ALSO narrows it to the
+// heap-sensitive rows) and of a fxamacker decode row whose per-op count is
+// the next of $HEAP.
+const fakeHeapValgrind = `#!/bin/sh
+for a; do case $a in --callgrind-out-file=*) base=${a#*=};; esac; done
+k=$(cat "$COUNTER" 2>/dev/null || echo 0); echo $((k+1)) > "$COUNTER"
+per=$(echo "$HEAP" | cut -d' ' -f$((k+1)))
+seq=0
+write() { seq=$((seq+1)); printf 'desc: Trigger: Client Request: wirebench %s %s\ntotals: %s\n' "$1" "$2" "$3" > "$base.$seq-01"; }
+for r in 1 2 3; do
+	if [ -z "$WIREBENCH_COUNT_ALSO" ]; then
+		write BenchmarkDecode/impl=codec/msg=x 1 100; write BenchmarkDecode/impl=codec/msg=x 11 1100
+		write BenchmarkEncode/impl=fxamacker/msg=x 1 100; write BenchmarkEncode/impl=fxamacker/msg=x 11 $((100+10*per))
+	fi
+	write BenchmarkDecode/impl=fxamacker/msg=x 1 100; write BenchmarkDecode/impl=fxamacker/msg=x 11 $((100+10*per))
+done
+`
+
+// TestRunTakesMedian: a class with Median counts the heap-sensitive rows
+// in that many processes of their own and keeps the median of those; the
+// other rows come from the class's process alone, and a class without
+// Median takes no more processes.
+func TestRunTakesMedian(t *testing.T) {
+	t.Setenv("HEAP", "10 50 30 90 20 40 60 80")
+	for _, c := range []struct {
+		median    int
+		processes string
+		want      map[string]float64
+	}{
+		{7, "8", map[string]float64{"BenchmarkDecode/impl=codec/msg=x": 100, "BenchmarkEncode/impl=fxamacker/msg=x": 10, "BenchmarkDecode/impl=fxamacker/msg=x": 50}},
+		{4, "5", map[string]float64{"BenchmarkDecode/impl=codec/msg=x": 100, "BenchmarkEncode/impl=fxamacker/msg=x": 10, "BenchmarkDecode/impl=fxamacker/msg=x": 40}},
+		{0, "1", map[string]float64{"BenchmarkDecode/impl=codec/msg=x": 100, "BenchmarkEncode/impl=fxamacker/msg=x": 10, "BenchmarkDecode/impl=fxamacker/msg=x": 10}},
+	} {
+		got, processes, err := fakeRun(t, fakeHeapValgrind, []Class{{Pattern: ".", N: 11, HeapSensitive: `^BenchmarkDecode/impl=fxamacker/`, Median: c.median}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("median of %d: rows %v, want %v", c.median, got, c.want)
+		}
+		if processes != c.processes {
+			t.Errorf("median of %d: %s processes, want %s", c.median, processes, c.processes)
+		}
+	}
+}
+
+// fakeSlowValgrind stands for valgrind in TestRunRounds: each process
+// runs the rounds -test.count asks of a fxamacker row that costs 100
+// instructions an op, 79 more an op in the rounds up to $SLOW (a type
+// assertion's cache still empty).
+const fakeSlowValgrind = `#!/bin/sh
+for a; do case $a in --callgrind-out-file=*) base=${a#*=};; -test.count=*) rounds=${a#*=};; esac; done
+seq=0
+write() { seq=$((seq+1)); printf 'desc: Trigger: Client Request: wirebench %s %s\ntotals: %s\n' "$1" "$2" "$3" > "$base.$seq-01"; }
+r=1
+while [ $r -le $rounds ]; do
+	per=100; [ $r -gt $SLOW ] || per=179
+	write BenchmarkDecode/impl=fxamacker/msg=x 1 $per; write BenchmarkDecode/impl=fxamacker/msg=x 11 $((11*per))
+	r=$((r+1))
+done
+`
+
+// TestRunRounds: a class that asks for more rounds runs them, and the
+// count is the least of every round after the first.
+func TestRunRounds(t *testing.T) {
+	t.Setenv("SLOW", "3")
+	const row = "BenchmarkDecode/impl=fxamacker/msg=x"
+	for rounds, want := range map[int]float64{0: 179, 3: 179, 4: 100, 6: 100} {
+		if got, _, err := fakeRun(t, fakeSlowValgrind, []Class{{Pattern: ".", N: 11, Rounds: rounds}}); err != nil || got[row] != want {
+			t.Errorf("%d rounds: %v instructions/op (%v), want %v", rounds, got[row], err, want)
+		}
 	}
 }

@@ -7,9 +7,10 @@
 // `valgrind --tool=callgrind --instr-atstart=no` with support.CountEnv
 // set, so that each timed loop (support.CountAllocs to Stop) is counted
 // alone and dumped under its benchmark name and b.N. Every benchmark runs
-// Rounds rounds (-test.count) of testing's two runs, b.N=1 and b.N=n; the
-// first round warms pools, learned sizes and the heap, and the count is
-// (min I(n) - min I(1)) / (n - 1) over the other rounds (PerOp): what the
+// Rounds rounds (-test.count) of testing's two runs, b.N=1 and b.N=n, or
+// more where its Class asks (fxamacker's small rows, TypeCacheSensitive);
+// the first round warms pools, learned sizes and the heap, and the count
+// is (min I(n) - min I(1)) / (n - 1) over the other rounds (PerOp): what the
 // loop costs per iteration, with everything that runs once per loop (the
 // start and stop of the count, the loop's own set-up) cancelled out.
 //
@@ -43,12 +44,25 @@
 //     by the host's CPU, which would make a count depend on the host;
 //     valgrind 3.19 also lacks RDTSCP, which the runtime would otherwise use.
 //
-// What remains is per process: map hash seeds are random, and
-// fxamacker's type caches (sync.Maps) cost a different number of
-// instructions a lookup in each process, up to 1.6 % of its small rows.
-// Those rows (SeedSensitive) are counted in seven processes in the classes
-// of small loops (Class.Reseed) and the least is kept. A collector that
-// would run during the loop is not counted: the allocations and bytes per
-// op beside each count say what an allocating implementation leaves for
-// the collector.
+// What remains is per process: hash seeds are random. fxamacker's type
+// caches are sync.Maps, hash tries in which a type sits a level deeper or
+// shallower by the seed, each level 24 instructions a lookup: up to 1.6 %
+// of its small rows, 0.5 % of its snapshot encode. Its rows
+// (SeedSensitive) are therefore counted with every lookup at the top of
+// its trie, the least a seed can give: valgrind dumps how often each
+// instruction ran (--dump-instr=yes), which tells how many levels the
+// lookups went down, and their instructions are taken out (TrieWalk, Walk,
+// Levels). That takes no extra process, and every process gives the same.
+//
+// The heap's layout is per process too: an allocation of many pages
+// searches the page allocator from the lowest free page, past the holes
+// the setup left, and its cost moves with their layout, up to 0.5 % from
+// process to process. The decodes that make such allocations
+// (Class.HeapSensitive: ours of response_snapshot_500 and of the
+// screenshot, fxamacker's of the screenshot) are counted in seven
+// processes of their own and the median kept.
+//
+// A collector that would run during the loop is not counted: the
+// allocations and bytes per op beside each count say what an allocating
+// implementation leaves for the collector.
 package benchcount

@@ -23,6 +23,10 @@ type Dump struct {
 	// Busiest is the count of the thread that executed the most
 	// instructions: a pinned loop's (see OneThread).
 	Busiest uint64
+	// Walks are the busiest thread's lookups in seed-dependent tries (see
+	// TrieWalk), by function; nil when it made none or the dump has no
+	// instruction-level counts.
+	Walks map[string]Walk
 }
 
 // ReadDumps reads the loop dumps callgrind wrote as base.<seq> (the
@@ -61,14 +65,16 @@ func ReadDumps(base string) ([]Dump, error) {
 			return nil, fmt.Errorf("%s: dump %d of %s %d in one thread and of %s %d in another", f, seq, out[i].Name, out[i].N, d.Name, d.N)
 		}
 		out[i].Ir += d.Ir
-		out[i].Busiest = max(out[i].Busiest, d.Ir)
+		if d.Ir > out[i].Busiest {
+			out[i].Busiest, out[i].Walks = d.Ir, d.Walks
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
 	return out, nil
 }
 
-// readDump reads one dump file's trigger and totals; ok is false for a
-// dump that is not a loop's.
+// readDump reads one dump file's trigger, totals and Walks; ok is false
+// for a dump that is not a loop's.
 func readDump(path string) (d Dump, ok bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -78,8 +84,12 @@ func readDump(path string) (d Dump, ok bool, err error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	var named, total bool
+	walks := newWalkReader()
 	for sc.Scan() {
 		line := sc.Text()
+		if err := walks.line(line); err != nil {
+			return d, false, fmt.Errorf("%s: %v", path, err)
+		}
 		switch {
 		case strings.HasPrefix(line, dumpPrefix):
 			rest := line[len(dumpPrefix):]
@@ -104,6 +114,7 @@ func readDump(path string) (d Dump, ok bool, err error) {
 	if named && !total {
 		return d, false, fmt.Errorf("%s: a loop dump without totals", path)
 	}
+	d.Walks = walks.walks()
 	return d, named, nil
 }
 
