@@ -4,8 +4,8 @@
 // loop's allocs/op and B/op, and compared with a stored baseline.
 //
 // How a count is taken (see Run): the bench test binary runs under
-// `valgrind --tool=callgrind --instr-atstart=no` with support.CountEnv
-// set, so that each timed loop (support.CountAllocs to Stop) is counted
+// `valgrind --tool=callgrind --instr-atstart=no` with benchsupport.CountEnv
+// set, so that each timed loop (benchsupport.CountAllocs to Stop) is counted
 // alone and dumped under its benchmark name and b.N. Every benchmark runs
 // Rounds rounds (-test.count) of testing's two runs, b.N=1 and b.N=n, or
 // more where its Class asks (fxamacker's small rows, TypeCacheSensitive);
@@ -15,7 +15,7 @@
 // start and stop of the count, the loop's own set-up) cancelled out.
 //
 // The runtime settings that make the count repeat are fixed in Env and in
-// support's count mode:
+// benchsupport's count mode:
 //   - the loops that never block (OneThread: Encode, Decode, Frame) run
 //     pinned to their P, so that the scheduler cannot preempt them, and
 //     are counted in their own thread alone (valgrind runs with

@@ -11,7 +11,7 @@ import (
 )
 
 // dumpPrefix starts the description of a dump written by
-// support.CountAllocs (support.CountDumpName).
+// benchsupport.CountAllocs (benchsupport.CountDumpName).
 const dumpPrefix = "desc: Trigger: Client Request: wirebench "
 
 // Dump is one callgrind dump of a timed loop.

@@ -115,7 +115,7 @@ var Classes = []Class{
 	{Pattern: `.`, N: 2000},
 }
 
-// The environment variables support.Run reads in a count (support.CountEnv
+// The environment variables benchsupport.Run reads in a count (benchsupport.CountEnv
 // and the three selecting a class's benchmarks, the last one narrowing a
 // process to a class's HeapSensitive rows).
 const (
@@ -184,7 +184,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	if len(res.Rows) == 0 {
-		return nil, fmt.Errorf("no benchmark matched -bench %q (only those timed through support.CountAllocs are counted)", o.Bench)
+		return nil, fmt.Errorf("no benchmark matched -bench %q (only those timed through benchsupport.CountAllocs are counted)", o.Bench)
 	}
 	return res, nil
 }
@@ -287,7 +287,7 @@ func median(ctx context.Context, o Options, c Class, levels Levels, class int, s
 	return nil
 }
 
-// allocsPrefix is support.CountAllocsPrefix.
+// allocsPrefix is benchsupport.CountAllocsPrefix.
 const allocsPrefix = "wirebench-allocs "
 
 // allocsPerOp reads the allocation lines the binary wrote to stderr for

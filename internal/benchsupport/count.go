@@ -59,7 +59,7 @@ func CountDumpName(name string, n int) string {
 var (
 	countOnly = countPattern("WIREBENCH_COUNT_ONLY")
 	countSkip = countPattern("WIREBENCH_COUNT_SKIP")
-	countAlso = countPattern("WIREBENCH_COUNT_ALSO") // a second pattern to match (a reseeded process's rows)
+	countAlso = countPattern("WIREBENCH_COUNT_ALSO") // a second pattern to match (the rows an extra process counts)
 )
 
 func countPattern(env string) *regexp.Regexp {
