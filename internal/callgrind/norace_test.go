@@ -1,5 +1,0 @@
-//go:build !race
-
-package callgrind
-
-const raceBuild = false
