@@ -182,8 +182,10 @@ func (e *Event) appendCBOR(dst []byte) ([]byte, error) {
 		fields = e.Body.fieldCount()
 	}
 	// The head is written into room reserved at once: an array head and
-	// the kind of a byte each, a u32 stream and type, a u64 seq.
-	const room = 1 + 1 + 5 + cbor.MaxHeadLen + putRoom
+	// the kind of a byte each, a u32 stream and type, a u64 seq; the room
+	// covers a tree body's three u32s too, so that its own reservation
+	// finds it there and the buffer grows once.
+	const room = 1 + 1 + 5 + cbor.MaxHeadLen + 5 + 2*5 + putRoom
 	i := len(dst)
 	dst = slices.Grow(dst, room)[:i+room]
 	dst[i] = byte(cbor.MajorArray)<<5 | byte(4+fields) // at most 9 elements
