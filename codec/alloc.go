@@ -90,8 +90,13 @@ func newResponse(m Method, d *decoder) (*Response, Result) {
 	return r, res
 }
 
-func eventOf[B any, BT eventBodyPtr[B]]() *Event {
+func eventOf[B any, BT eventBodyPtr[B]]() *Event { return eventFor[B, BT](*new(B)) }
+
+// eventFor returns an event whose Body points at a copy of b, allocated
+// with it; the caller sets its stream and type.
+func eventFor[B any, BT eventBodyPtr[B]](b B) *Event {
 	x := new(with[Event, B])
+	x.body = b
 	x.head.Body = BT(&x.body)
 	return &x.head
 }

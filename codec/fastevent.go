@@ -46,13 +46,12 @@ func decodeEventFast(b []byte) (*Event, bool) {
 	if !ok {
 		return nil, false
 	}
-	e := newEvent(StreamTree, t)
-	e.Seq = seq
-	switch body := e.Body.(type) {
-	case *WindowChanged:
-		body.Window, body.Change = f[0], f[1]
-	case *ContentChanged:
-		body.Window, body.Node, body.Change = f[0], f[1], f[2]
+	var e *Event
+	if t == TypeWindowChanged {
+		e = eventFor(WindowChanged{Window: f[0], Change: f[1]})
+	} else {
+		e = eventFor(ContentChanged{Window: f[0], Node: f[1], Change: f[2]})
 	}
+	e.Stream, e.Seq, e.Type = StreamTree, seq, t
 	return e, true
 }
