@@ -48,7 +48,7 @@ func TestControlAPIGuards(t *testing.T) {
 	defer r.Close()
 	srv := httptest.NewServer(NewHandler(r, HandlerOptions{NoVNCDir: noVNCDir(t)}))
 	defer srv.Close()
-	own := srv.URL // http://127.0.0.1:PORT
+	own := srv.URL                               // http://127.0.0.1:PORT
 	viewerAt(t, r, srv.URL, "agent1", "mallory") // a take-over needs an open viewer
 	body := `{"agent":"agent1","surface":"mallory"}`
 	jsonCT := map[string]string{"Content-Type": "application/json"}

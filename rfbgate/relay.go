@@ -24,9 +24,9 @@ type Computer struct {
 
 // Config configures a Relay. Zero values take the defaults named.
 type Config struct {
-	Computers    []Computer
-	TicketTTL    time.Duration // DefaultTicketTTL
-	LeaseTTL     time.Duration // DefaultLeaseTTL
+	Computers []Computer
+	TicketTTL time.Duration // DefaultTicketTTL
+	LeaseTTL  time.Duration // DefaultLeaseTTL
 	// LeaseGrace is how long a keyboard outlives the closing of its
 	// holder's viewer, so that a reload keeps it: DefaultLeaseGrace, at most
 	// MaxLeaseGrace.
@@ -242,7 +242,7 @@ type viewer struct {
 	r       *Relay
 	agent   string
 	surface string
-	stream  string // public id of this stream (streamID of its ticket)
+	stream  string       // public id of this stream (streamID of its ticket)
 	rtt     atomic.Int64 // nanoseconds; -1 before the first pong
 
 	mu     sync.Mutex // serialises Feed, Release and writes to the server
