@@ -45,6 +45,12 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-dial-in-flight", "0"}, "-dial-in-flight, -dial-queue and -dial-wait must be positive"},
 		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-dial-queue", "-1"}, "must be positive"},
 		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-dial-wait", "0s"}, "must be positive"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-tls-cert", pw}, "-tls-cert and -tls-key go together"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-tls-cert", pw, "-tls-key", pw}, "-tls-cert " + pw},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-listen", "0.0.0.0:7900"}, "0.0.0.0 is not a loopback address"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-listen", "[::]:7900"}, ":: is not a loopback address"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-listen", ":7900"}, "every interface would be served without TLS"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-listen", "192.0.2.7:7900"}, "-insecure-listen"},
 	} {
 		_, err := parseFlags(c.args, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -54,6 +60,12 @@ func TestFlagErrors(t *testing.T) {
 	o, err := parseFlags([]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-ticket-ttl", "5s"}, io.Discard)
 	if err != nil || o.listen != "127.0.0.1:7900" || o.ticketTTL != 5*time.Second || o.leaseTTL != 90*time.Second {
 		t.Fatalf("defaults: %+v %v", o, err)
+	}
+	// Loopback needs no TLS; beyond it, -insecure-listen says so.
+	for _, l := range [][]string{{"-listen", "127.0.0.2:0"}, {"-listen", "[::1]:0"}, {"-listen", "localhost:0"}, {"-listen", "0.0.0.0:7900", "-insecure-listen"}} {
+		if _, err := parseFlags(append([]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw}, l...), io.Discard); err != nil {
+			t.Errorf("%q: %v", l, err)
+		}
 	}
 	if o.dial != (rfbgate.DialPolicy{InFlight: 3, Queue: 512, Wait: 30 * time.Second}) {
 		t.Fatalf("dial defaults: %+v", o.dial)
@@ -175,9 +187,6 @@ func TestGlassServes(t *testing.T) {
 	if _, err := io.ReadFull(nc, init); err != nil || string(init[24:]) != "fake" || init[1] != 100 {
 		t.Fatalf("ServerInit through glass: %q %v", init, err)
 	}
-	if code, _ := post("takeover"); code != 200 {
-		t.Fatalf("takeover %d", code)
-	}
 	var st struct {
 		Keyboard *string `json:"keyboard"`
 		Viewers  []struct {
@@ -204,7 +213,18 @@ func TestGlassServes(t *testing.T) {
 			break
 		}
 	}
-	if st.Keyboard == nil || *st.Keyboard != "s1" || len(st.Viewers) != 1 || st.Viewers[0].Surface != "s1" {
+	if code, _ := post("takeover"); code != 200 {
+		t.Fatalf("takeover %d", code)
+	}
+	req, _ := http.NewRequest("GET", base+"/v1/computers/agent1", nil)
+	req.Header.Set("Authorization", "Bearer admintok")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = json.NewDecoder(resp.Body).Decode(&st)
+	resp.Body.Close()
+	if err != nil || st.Keyboard == nil || *st.Keyboard != "s1" || len(st.Viewers) != 1 || st.Viewers[0].Surface != "s1" {
 		t.Fatalf("status %+v", st)
 	}
 	// Shutdown (SIGTERM) with the viewer open: it gets a close frame (the
