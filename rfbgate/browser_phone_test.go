@@ -153,7 +153,9 @@ func TestBrowserPhone(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"h", "e", "l", "l", "p", "BackSpace", "o", "Return"}
-	ev := xe.waitFor(5*time.Second, func(e []xEvent) bool { return len(pressed(e, keymap)) >= len(want) && count(e, "KeyRelease") >= len(want) })
+	ev := xe.waitFor(5*time.Second, func(e []xEvent) bool {
+		return len(pressed(e, keymap)) >= len(want) && count(e, "KeyRelease") >= len(want)
+	})
 	if got := pressed(ev, keymap); strings.Join(got, " ") != strings.Join(want, " ") || count(ev, "KeyRelease") != len(want) {
 		t.Fatalf("the phone typed %q into X (%d releases), want %q", got, count(ev, "KeyRelease"), want)
 	}

@@ -15,7 +15,7 @@ import (
 // DefaultLeaseGrace is how long a keyboard outlives its holder's viewer
 // stream, so that a reload keeps it; MaxLeaseGrace bounds Config.LeaseGrace.
 const (
-	DefaultLeaseGrace = 3 * time.Second
+	DefaultLeaseGrace = 4 * time.Second
 	MaxLeaseGrace     = 5 * time.Second
 )
 
@@ -86,8 +86,10 @@ func (r *Relay) viewerClosed(v *viewer) {
 		return
 	}
 	time.AfterFunc(r.cfg.LeaseGrace, func() {
+		// Only the lease v held: one a reload passed to a new stream has
+		// that stream's own grace period when it closes.
 		if r.leases.endIf(v.agent, reasonViewerClosed, func(surface, stream string) bool {
-			return !r.streamOpen(v.agent, surface, stream)
+			return surface == v.surface && (stream == "" || stream == v.stream) && !r.streamOpen(v.agent, surface, stream)
 		}) {
 			r.log.Info("rfbgate: keyboard handed back: its viewer closed and did not reopen", "agent", v.agent, "surface", v.surface, "grace", r.cfg.LeaseGrace)
 		}

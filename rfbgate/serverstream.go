@@ -196,10 +196,10 @@ func (f *serverFilter) Filter(buf []byte) (out, rest []byte, err error) {
 			if int64(k) > f.skip {
 				k = int(f.skip)
 			}
-			w, r = f.pass(buf, w, r, k)
 			if f.tapping {
 				f.tap.cutData(buf[r : r+k]) // before pass moves the bytes
 			}
+			w, r = f.pass(buf, w, r, k)
 			if f.skip -= int64(k); f.skip > 0 {
 				break
 			}
