@@ -132,3 +132,24 @@ func TestKeyboardLivesWithViewer(t *testing.T) {
 		t.Fatalf("events %q, want %q", got, want)
 	}
 }
+
+// TestLeaseGraceLimit: Config.LeaseGrace at MaxLeaseGrace is taken, past it
+// refused; zero takes the default.
+func TestLeaseGraceLimit(t *testing.T) {
+	comps := []Computer{{Name: "a", Addr: "127.0.0.1:1", Password: NewSecret(testPassword)}}
+	for _, c := range []struct {
+		grace, want time.Duration
+		ok          bool
+	}{{0, DefaultLeaseGrace, true}, {MaxLeaseGrace, MaxLeaseGrace, true}, {MaxLeaseGrace + 1, 0, false}, {-1, 0, false}} {
+		r, err := NewRelay(Config{Computers: comps, LeaseGrace: c.grace})
+		if (err == nil) != c.ok {
+			t.Fatalf("grace %v: %v", c.grace, err)
+		}
+		if err == nil {
+			if r.cfg.LeaseGrace != c.want {
+				t.Fatalf("grace %v became %v", c.grace, r.cfg.LeaseGrace)
+			}
+			r.Close()
+		}
+	}
+}

@@ -41,6 +41,7 @@ type options struct {
 	passwords  map[string]string
 	ticketTTL  time.Duration
 	leaseTTL   time.Duration
+	leaseGrace time.Duration
 	adminToken string
 	novnc      string
 	origins    []string
@@ -77,6 +78,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.Func("password-file", "NAME=PATH of a file whose first line is that computer's VNC password (repeatable)", pairFlag(o.passwords, "PATH"))
 	fs.DurationVar(&o.ticketTTL, "ticket-ttl", rfbgate.DefaultTicketTTL, "how long a watch ticket lives")
 	fs.DurationVar(&o.leaseTTL, "lease-ttl", rfbgate.DefaultLeaseTTL, "how long a take-over lasts after its last renewal")
+	fs.DurationVar(&o.leaseGrace, "lease-grace", rfbgate.DefaultLeaseGrace, fmt.Sprintf("how long the keyboard outlives its holder's closed viewer, so that a reload keeps it (at most %v)", rfbgate.MaxLeaseGrace))
 	tokenFile := fs.String("admin-token-file", "", "file holding a bearer token the control API requires (optional)")
 	fs.StringVar(&o.novnc, "novnc", "", "noVNC 1.7 package directory; serves the viewer at /glass/")
 	origins := fs.String("origins", "", "comma-separated browser origins (host patterns, path.Match syntax) allowed to use the control API and open streams besides glass's own")
@@ -130,6 +132,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.ticketTTL <= 0 || o.leaseTTL <= 0 {
 		return nil, errors.New("-ticket-ttl and -lease-ttl must be positive")
+	}
+	if o.leaseGrace <= 0 || o.leaseGrace > rfbgate.MaxLeaseGrace {
+		return nil, fmt.Errorf("-lease-grace %v: want more than 0 and at most %v", o.leaseGrace, rfbgate.MaxLeaseGrace)
 	}
 	if o.dial.InFlight <= 0 || o.dial.Queue <= 0 || o.dial.Wait <= 0 {
 		return nil, errors.New("-dial-in-flight, -dial-queue and -dial-wait must be positive")
@@ -199,6 +204,7 @@ func newServer(o *options, log *slog.Logger) (*rfbgate.Relay, http.Handler, erro
 		Computers:      comps,
 		TicketTTL:      o.ticketTTL,
 		LeaseTTL:       o.leaseTTL,
+		LeaseGrace:     o.leaseGrace,
 		OriginPatterns: o.origins,
 		Limits:         rfbgate.Limits{MaxCutText: o.maxCutText},
 		Dial:           o.dial,

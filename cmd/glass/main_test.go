@@ -45,6 +45,8 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-dial-in-flight", "0"}, "-dial-in-flight, -dial-queue and -dial-wait must be positive"},
 		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-dial-queue", "-1"}, "must be positive"},
 		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-dial-wait", "0s"}, "must be positive"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-lease-grace", "6s"}, "-lease-grace 6s: want more than 0 and at most 5s"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-lease-grace", "0s"}, "-lease-grace 0s"},
 		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-tls-cert", pw}, "-tls-cert and -tls-key go together"},
 		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-tls-cert", pw, "-tls-key", pw}, "-tls-cert " + pw},
 		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-listen", "0.0.0.0:7900"}, "0.0.0.0 is not a loopback address"},
@@ -69,6 +71,9 @@ func TestFlagErrors(t *testing.T) {
 	}
 	if o.dial != (rfbgate.DialPolicy{InFlight: 3, Queue: 512, Wait: 30 * time.Second}) {
 		t.Fatalf("dial defaults: %+v", o.dial)
+	}
+	if o, err := parseFlags([]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-lease-grace", "5s"}, io.Discard); err != nil || o.leaseGrace != 5*time.Second {
+		t.Fatalf("-lease-grace at its limit: %v", err)
 	}
 	o, err = parseFlags([]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-dial-in-flight", "1", "-dial-queue", "8", "-dial-wait", "2s"}, io.Discard)
 	if err != nil || o.dial != (rfbgate.DialPolicy{InFlight: 1, Queue: 8, Wait: 2 * time.Second}) {
