@@ -13,34 +13,51 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
+// pageRig is what a /glass/ page test runs on: a real Xvnc (computer
+// "agent1"), a relay with the default lease and a 1 s ping serving the page
+// with noVNC, a started headless Chromium and a console log for its tabs.
+type pageRig struct {
+	xv      *xvnc
+	tr      *testRelay
+	srv     *httptest.Server
+	browser context.Context
+	con     *consoleLog
+}
+
+func newPageRig(t *testing.T) *pageRig {
+	t.Helper()
+	novnc := noVNCDir(t)
+	rig := &pageRig{xv: startXvnc(t, testPassword), con: &consoleLog{}}
+	rig.tr = newTestRelay(t, Config{
+		Computers:    []Computer{{Name: "agent1", Addr: rig.xv.Addr, Password: NewSecret(testPassword)}},
+		PingInterval: time.Second,
+	})
+	rig.srv = httptest.NewServer(NewHandler(rig.tr.Relay, HandlerOptions{NoVNCDir: novnc}))
+	t.Cleanup(rig.srv.Close)
+	rig.browser = newBrowser(t)
+	if err := chromedp.Do(rig.browser); err != nil { // start the browser
+		t.Fatal(err)
+	}
+	return rig
+}
+
 // TestBrowserPageComesBack: a /glass/ page holding the keyboard on a real
 // Xvnc; Xvnc is killed and started again on its port. The page shows the
 // reason glass sent and counts down; it is back on its own (no reload)
 // within 5 s of the new Xvnc listening, showing the keyboard as glass has
 // it. "Retry now" reconnects at once. Nothing lands in the console.
 func TestBrowserPageComesBack(t *testing.T) {
-	novnc := noVNCDir(t)
-	xv := startXvnc(t, testPassword)
-	_, portStr, _ := strings.Cut(xv.Addr, ":")
+	rig := newPageRig(t)
+	tr, srv, con := rig.tr, rig.srv, rig.con
+	_, portStr, _ := strings.Cut(rig.xv.Addr, ":")
 	port, _ := strconv.Atoi(portStr)
-	tr := newTestRelay(t, Config{
-		Computers:    []Computer{{Name: "agent1", Addr: xv.Addr, Password: NewSecret(testPassword)}},
-		PingInterval: time.Second,
-	})
-	srv := httptest.NewServer(NewHandler(tr.Relay, HandlerOptions{NoVNCDir: novnc}))
-	t.Cleanup(srv.Close)
-	browser := newBrowser(t)
-	if err := chromedp.Do(browser); err != nil {
-		t.Fatal(err)
-	}
-	con := &consoleLog{}
-	a := openPage(t, browser, con, srv.URL, "pageA")
+	a := openPage(t, rig.browser, con, srv.URL, "pageA")
 	if err := chromedp.Do(a, chromedp.Click(chromedp.CSS("#take"))); err != nil {
 		t.Fatal(err)
 	}
 	waitPage(t, a, "pageA", `document.body.dataset.state === "typing"`, 5*time.Second)
 
-	xv.Kill()
+	rig.xv.Kill()
 	waitPage(t, a, "pageA", `document.body.dataset.state === "closed" && !document.getElementById("reconnect").hidden && /Reconnecting in \d+ s\.$/.test(document.getElementById("why").textContent)`, 5*time.Second)
 	why := pageEval[string](t, a, `document.getElementById("why").textContent`)
 	if !strings.Contains(why, reasonServerEnded) && !strings.Contains(why, reasonUnreachable) {
@@ -89,21 +106,10 @@ func screenshotCanvas(t *testing.T, ctx context.Context) []byte {
 // renewals are refused and the keyboard is free within 5 s, as the other
 // tab shows. Nothing lands in the console.
 func TestBrowserKilledHolder(t *testing.T) {
-	novnc := noVNCDir(t)
-	xv := startXvnc(t, testPassword)
-	tr := newTestRelay(t, Config{
-		Computers:    []Computer{{Name: "agent1", Addr: xv.Addr, Password: NewSecret(testPassword)}},
-		PingInterval: time.Second,
-	})
-	srv := httptest.NewServer(NewHandler(tr.Relay, HandlerOptions{NoVNCDir: novnc}))
-	t.Cleanup(srv.Close)
-	browser := newBrowser(t)
-	if err := chromedp.Do(browser); err != nil {
-		t.Fatal(err)
-	}
-	con := &consoleLog{}
-	a := openPage(t, browser, con, srv.URL, "desk")
-	b := openPage(t, browser, con, srv.URL, "desk")
+	rig := newPageRig(t)
+	tr, srv, con := rig.tr, rig.srv, rig.con
+	a := openPage(t, rig.browser, con, srv.URL, "desk")
+	b := openPage(t, rig.browser, con, srv.URL, "desk")
 	if err := chromedp.Do(a, chromedp.Click(chromedp.CSS("#take"))); err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package rfbgate
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -79,19 +78,11 @@ func tap(t *testing.T, ctx context.Context, sel string) {
 // correction with Backspace and Enter reach the X display as those keys.
 // A tap on the screen is a click. Nothing lands in the console.
 func TestBrowserPhone(t *testing.T) {
-	novnc := noVNCDir(t)
-	xv := startXvnc(t, testPassword)
-	xe := watchX(t, xv.Display)
-	keymap := xKeymap(t, xv.Display)
-	tr := newTestRelay(t, Config{
-		Computers:    []Computer{{Name: "agent1", Addr: xv.Addr, Password: NewSecret(testPassword)}},
-		PingInterval: time.Second,
-	})
-	srv := httptest.NewServer(NewHandler(tr.Relay, HandlerOptions{NoVNCDir: novnc}))
-	t.Cleanup(srv.Close)
-	browser := newBrowser(t)
-	con := &consoleLog{}
-	phone, cancel := chromedp.NewContext(browser, chromedp.WithListener(con.listen("phone")))
+	rig := newPageRig(t)
+	srv, con := rig.srv, rig.con
+	xe := watchX(t, rig.xv.Display)
+	keymap := xKeymap(t, rig.xv.Display)
+	phone, cancel := chromedp.NewContext(rig.browser, chromedp.WithListener(con.listen("phone")))
 	t.Cleanup(cancel)
 	if err := chromedp.Do(phone, chromedp.Emulate(device.GalaxyS5), chromedp.Navigate(srv.URL+"/glass/")); err != nil {
 		t.Fatal(err)

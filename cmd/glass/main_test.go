@@ -18,7 +18,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/wirebench/wirebench/internal/testio"
 	"github.com/wirebench/wirebench/rfbgate"
 )
 
@@ -139,24 +138,9 @@ func TestGlassServes(t *testing.T) {
 	tokFile := filepath.Join(dir, "tok")
 	os.WriteFile(tokFile, []byte("admintok\n"), 0o600)
 	addr := fakeVNC(t, password)
-
-	ctx, cancel := context.WithCancel(context.Background())
-	logs := &testio.SyncBuffer{}
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-listen", "127.0.0.1:0", "-computer", "agent1=" + addr,
-			"-password-file", "agent1=" + pwFile, "-admin-token-file", tokFile}, logs, func(a string) { ready <- a })
-	}()
-	var base string
-	select {
-	case a := <-ready:
-		base = "http://" + a
-	case err := <-done:
-		t.Fatalf("glass exited: %v", err)
-	case <-time.After(5 * time.Second):
-		t.Fatal("glass did not start")
-	}
+	g := startGlass(t, "-listen", "127.0.0.1:0", "-computer", "agent1="+addr,
+		"-password-file", "agent1="+pwFile, "-admin-token-file", tokFile)
+	base := "http://" + g.addr
 	post := func(tool string) (int, map[string]any) {
 		req, _ := http.NewRequest("POST", base+"/v1/tools/computers."+tool, strings.NewReader(`{"agent":"agent1","surface":"s1"}`))
 		req.Header.Set("Authorization", "Bearer admintok")
@@ -234,21 +218,16 @@ func TestGlassServes(t *testing.T) {
 	}
 	// Shutdown (SIGTERM) with the viewer open: it gets a close frame (the
 	// NetConn reads a 1000 or 1001 close as EOF; an abrupt end is an error).
-	cancel()
+	g.cancel()
 	nc.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if rest, err := io.ReadAll(nc); err != nil {
 		t.Fatalf("at shutdown the viewer's stream ended without a close frame: %v (after %d bytes)", err, len(rest))
 	}
 	nc.Close()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("shutdown: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("glass did not stop")
+	if err := g.stop(); err != nil {
+		t.Fatalf("shutdown: %v", err)
 	}
-	if l := logs.String(); strings.Contains(l, password) || !strings.Contains(l, "viewer open") || !strings.Contains(l, `status=1001 reason="relay shutting down"`) {
+	if l := g.logs.String(); strings.Contains(l, password) || !strings.Contains(l, "viewer open") || !strings.Contains(l, `status=1001 reason="relay shutting down"`) {
 		t.Fatalf("log (must say viewer open and closed going away at shutdown, must not hold the password):\n%s", l)
 	}
 }

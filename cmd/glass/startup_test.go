@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -79,24 +80,8 @@ func TestStartupCheck(t *testing.T) {
 	// -allow-down: glass starts and says the computer is down; a 0644
 	// password file is warned about.
 	os.Chmod(pw, 0o644)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	logs := &testio.SyncBuffer{}
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-listen", "127.0.0.1:0", "-computer", "agent1=" + addr, "-password-file", "agent1=" + pw, "-allow-down"}, logs, func(a string) { ready <- a })
-	}()
-	var base string
-	select {
-	case a := <-ready:
-		base = "http://" + a
-	case err := <-done:
-		t.Fatalf("glass -allow-down exited: %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("glass did not start")
-	}
-	resp, err := http.Get(base + "/v1/computers")
+	g := startGlass(t, "-listen", "127.0.0.1:0", "-computer", "agent1="+addr, "-password-file", "agent1="+pw, "-allow-down")
+	resp, err := http.Get("http://" + g.addr + "/v1/computers")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,12 +93,55 @@ func TestStartupCheck(t *testing.T) {
 	if len(list.Computers) != 1 || list.Computers[0].Name != "agent1" || list.Computers[0].Computer != "down" || !strings.Contains(list.Computers[0].Computer_reason, "refused glass's VNC password") {
 		t.Fatalf("computers: %+v", list)
 	}
-	l := logs.String()
+	l := g.logs.String()
 	if !strings.Contains(l, "can be read by group or others (mode 0644): chmod 600 it") || !strings.Contains(l, "starting anyway (-allow-down)") {
 		t.Fatalf("log:\n%s", l)
 	}
-	cancel()
-	<-done
+	if err := g.stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// glassRun is glass's run in this process.
+type glassRun struct {
+	addr    string // where it listens
+	logs    *testio.SyncBuffer
+	cancel  context.CancelFunc
+	done    chan error
+	once    sync.Once
+	stopErr error
+}
+
+// startGlass runs glass with args until the test ends (or stop) and
+// waits until it listens.
+func startGlass(t *testing.T, args ...string) *glassRun {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	g := &glassRun{logs: &testio.SyncBuffer{}, cancel: cancel, done: make(chan error, 1)}
+	ready := make(chan string, 1)
+	go func() { g.done <- run(ctx, args, g.logs, func(a string) { ready <- a }) }()
+	t.Cleanup(func() { g.stop() })
+	select {
+	case g.addr = <-ready:
+	case err := <-g.done:
+		t.Fatalf("glass exited: %v\n%s", err, g.logs.String())
+	case <-time.After(10 * time.Second):
+		t.Fatal("glass did not start")
+	}
+	return g
+}
+
+// stop ends glass as SIGTERM does and returns what run returned.
+func (g *glassRun) stop() error {
+	g.once.Do(func() {
+		g.cancel()
+		select {
+		case g.stopErr = <-g.done:
+		case <-time.After(10 * time.Second):
+			g.stopErr = errors.New("glass did not stop within 10 s")
+		}
+	})
+	return g.stopErr
 }
 
 // selfSigned writes a certificate for 127.0.0.1 and its key to dir.
@@ -152,23 +180,9 @@ func TestTLS(t *testing.T) {
 	os.WriteFile(pw, []byte(password+"\n"), 0o600)
 	certFile, keyFile, pool := selfSigned(t, dir)
 	addr := fakeVNC(t, password)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	logs := &testio.SyncBuffer{}
-	go func() {
-		done <- run(ctx, []string{"-listen", "127.0.0.1:0", "-computer", "agent1=" + addr, "-password-file", "agent1=" + pw,
-			"-tls-cert", certFile, "-tls-key", keyFile}, logs, func(a string) { ready <- a })
-	}()
-	var hostport string
-	select {
-	case hostport = <-ready:
-	case err := <-done:
-		t.Fatalf("glass exited: %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("glass did not start")
-	}
+	g := startGlass(t, "-listen", "127.0.0.1:0", "-computer", "agent1="+addr, "-password-file", "agent1="+pw,
+		"-tls-cert", certFile, "-tls-key", keyFile)
+	hostport := g.addr
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}, Timeout: 10 * time.Second}
 	resp, err := client.Post("https://"+hostport+"/v1/tools/computers.watch", "application/json", strings.NewReader(`{"agent":"agent1","surface":"s"}`))
 	if err != nil {
@@ -206,9 +220,7 @@ func TestTLS(t *testing.T) {
 			t.Fatalf("plain HTTP to the TLS port: %d", resp.StatusCode)
 		}
 	}
-	if !strings.Contains(logs.String(), "scheme=https") {
-		t.Fatalf("log:\n%s", logs.String())
+	if !strings.Contains(g.logs.String(), "scheme=https") {
+		t.Fatalf("log:\n%s", g.logs.String())
 	}
-	cancel()
-	<-done
 }
