@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -41,6 +42,7 @@ func TestControlAPIGuards(t *testing.T) {
 	r, err := NewRelay(Config{
 		Computers:      []Computer{{Name: "agent1", Addr: addr, Password: NewSecret(testPassword)}},
 		OriginPatterns: []string{"deck.example"},
+		Logger:         slog.New(slog.DiscardHandler),
 	})
 	if err != nil {
 		t.Fatal(err)

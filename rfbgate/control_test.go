@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -335,7 +336,7 @@ func TestPasswordFile(t *testing.T) {
 // token, lease events over SSE, and ticket refusals as 403 with no RFB byte.
 func TestHTTPAPI(t *testing.T) {
 	addr, _ := syntheticVNC(t, testPassword, 1024, 50*time.Millisecond)
-	r, err := NewRelay(Config{Computers: []Computer{{Name: "agent1", Addr: addr, Password: NewSecret(testPassword)}}})
+	r, err := NewRelay(Config{Computers: []Computer{{Name: "agent1", Addr: addr, Password: NewSecret(testPassword)}}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,11 +81,15 @@ func (r *Relay) viewerOpened(v *viewer) {
 
 // viewerClosed hands the keyboard back LeaseGrace after v closed, if by
 // then the lease is still held by a stream (or surface) with no open viewer.
+// A closing relay hands nothing back: the lease table goes with it.
 func (r *Relay) viewerClosed(v *viewer) {
-	if !r.leases.holds(v.agent, v.surface, v.stream) {
+	if r.ctx.Err() != nil || !r.leases.holds(v.agent, v.surface, v.stream) {
 		return
 	}
 	time.AfterFunc(r.cfg.LeaseGrace, func() {
+		if r.ctx.Err() != nil {
+			return
+		}
 		// Only the lease v held: one a reload passed to a new stream has
 		// that stream's own grace period when it closes.
 		if r.leases.endIf(v.agent, reasonViewerClosed, func(surface, stream string) bool {

@@ -19,7 +19,14 @@ func viewerAt(t testing.TB, r *Relay, baseURL, agent, surface string) (*rfbClien
 	if err != nil {
 		t.Fatalf("viewer %s: %v", surface, err)
 	}
-	return c, streamID(tk.Token)
+	// The relay counts a viewer a moment after the ServerInit it relays.
+	stream := streamID(tk.Token)
+	for deadline := time.Now().Add(5 * time.Second); !r.streamOpen(agent, surface, stream); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("viewer %s not counted 5 s after its ServerInit", surface)
+		}
+	}
+	return c, stream
 }
 
 // TestKeyboardLivesWithViewer, on a real Xvnc with input observed by
