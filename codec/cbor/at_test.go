@@ -1,4 +1,4 @@
-package cborat
+package cbor
 
 import (
 	"math"
@@ -6,11 +6,9 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/wirebench/wirebench/codec/cbor"
 )
 
-// TestAtReaders: the offset readers agree with cbor.Decoder on every head
+// TestAtReaders: the offset readers agree with Decoder on every head
 // length and sign, at each type's limits and one past them, and read
 // nothing from a cut-short head or an item of another type.
 func TestAtReaders(t *testing.T) {
@@ -19,8 +17,8 @@ func TestAtReaders(t *testing.T) {
 		ints = append(ints, v, -v, -v-1)
 	}
 	for _, v := range ints {
-		b := cbor.AppendInt([]byte{0xee}, v) // a byte before, so offsets are tested too
-		d := cbor.NewDecoder(b[1:])
+		b := AppendInt([]byte{0xee}, v) // a byte before, so offsets are tested too
+		d := NewDecoder(b[1:])
 		want, _ := d.Int()
 		got, n := IntAt(b, 1)
 		if n != len(b)-1 || got != want {
@@ -71,9 +69,9 @@ func TestAtReaders(t *testing.T) {
 // followed by a byte, or has a longer head, is not.
 func TestUintArray(t *testing.T) {
 	vals := []uint64{0, 23, 24, 255, 256, 65535, 65536, math.MaxUint32, math.MaxUint32 + 1, math.MaxUint64}
-	b := cbor.AppendArrayHead(nil, len(vals))
+	b := AppendArrayHead(nil, len(vals))
 	for _, v := range vals {
-		b = cbor.AppendUint(b, v)
+		b = AppendUint(b, v)
 	}
 	dst := make([]uint64, len(vals))
 	if n := UintArray(b, dst); n != len(vals) || !slices.Equal(dst, vals) {
@@ -103,13 +101,13 @@ func TestUintArray(t *testing.T) {
 	}
 }
 
-// TestSpanReaders: TextAt and ArrayAt locate what cbor.Decoder reads, at each
-// head length, refuse a fourth head length (left to cbor.Decoder), a cut-short
+// TestSpanReaders: TextAt and ArrayAt locate what Decoder reads, at each
+// head length, refuse a fourth head length (left to Decoder), a cut-short
 // item and another type; ValidUTF8In agrees with utf8.Valid on every span
 // of a buffer of mixed text, whatever lies before and after it.
 func TestSpanReaders(t *testing.T) {
 	for _, n := range []int{0, 23, 24, 255, 256, 65535, 65536} {
-		txt := cbor.AppendText([]byte{0xee}, strings.Repeat("a", n))
+		txt := AppendText([]byte{0xee}, strings.Repeat("a", n))
 		s, e := TextAt(txt, 1)
 		if n < 65536 && (e != len(txt) || s != len(txt)-n) {
 			t.Errorf("TextAt of %d bytes = [%d:%d] of %d", n, s, e, len(txt))
@@ -120,7 +118,7 @@ func TestSpanReaders(t *testing.T) {
 		if _, e := TextAt(txt[:len(txt)-1], 1); e != 0 {
 			t.Errorf("TextAt of %d bytes reads a cut-short text", n)
 		}
-		arr := cbor.AppendArrayHead([]byte{0xee}, n)
+		arr := AppendArrayHead([]byte{0xee}, n)
 		k, h := ArrayAt(arr, 1)
 		if n < 65536 && (k != n || h != len(arr)-1) {
 			t.Errorf("ArrayAt of %d = %d, %d", n, k, h)
@@ -151,7 +149,7 @@ func TestSpanReaders(t *testing.T) {
 			text string
 			ok   bool
 		}{{good, true}, {good[:len(good)-1], false}, {"\xff" + good, false}} {
-			item := cbor.AppendText([]byte{0xee}, c.text)
+			item := AppendText([]byte{0xee}, c.text)
 			s, e := ValidTextAt(item, 1)
 			ws, we := TextAt(item, 1)
 			if c.ok && (s != ws || e != we || e == 0) || !c.ok && e != 0 {

@@ -1,18 +1,16 @@
-package cborat
+package cbor
 
 import (
 	"encoding/binary"
-
-	"github.com/wirebench/wirebench/codec/cbor"
 )
 
 // Writers at an offset, for encoders that reserve room once for a run of
 // items (slices.Grow) and then write them by index, instead of growing
 // the slice item by item: each writes at b[i:], which must have room for
-// the item (cbor.MaxHeadLen bytes for a head), and returns the offset past it.
+// the item (MaxHeadLen bytes for a head), and returns the offset past it.
 
 // PutHead writes the shortest head of major type m with argument v.
-func PutHead(b []byte, i int, m cbor.Major, v uint64) int {
+func PutHead(b []byte, i int, m Major, v uint64) int {
 	mt := byte(m) << 5
 	switch {
 	case v < 24:
@@ -42,7 +40,7 @@ func PutUint(b []byte, i int, v uint64) int {
 		b[i] = byte(v)
 		return i + 1
 	}
-	return PutHead(b, i, cbor.MajorUint, v)
+	return PutHead(b, i, MajorUint, v)
 }
 
 // PutInt writes v as major type 0 when v >= 0 and major type 1 otherwise.
@@ -50,13 +48,13 @@ func PutInt(b []byte, i int, v int64) int {
 	if v >= 0 {
 		return PutUint(b, i, uint64(v))
 	}
-	return PutHead(b, i, cbor.MajorNegInt, uint64(-1-v))
+	return PutHead(b, i, MajorNegInt, uint64(-1-v))
 }
 
 // PutText writes s as a definite-length text string; b must have room
-// for cbor.MaxHeadLen+len(s) bytes. The caller is responsible for s being
+// for MaxHeadLen+len(s) bytes. The caller is responsible for s being
 // valid UTF-8.
 func PutText(b []byte, i int, s string) int {
-	i = PutHead(b, i, cbor.MajorText, uint64(len(s)))
+	i = PutHead(b, i, MajorText, uint64(len(s)))
 	return i + copy(b[i:], s)
 }

@@ -1,21 +1,16 @@
-// Package cborat reads and writes CBOR items at an offset of a byte
-// slice, with no decoder or encoder state: the straight-line fast paths
-// of package codec and package zerocopy are made of them. The readers
-// report what they cannot read as 0 bytes and leave the error to
-// cbor.Decoder; the writers write into room reserved beforehand.
-package cborat
+package cbor
 
-import (
-	"encoding/binary"
+import "encoding/binary"
 
-	"github.com/wirebench/wirebench/codec/cbor"
-)
+// Readers of CBOR items at an offset of a byte slice, with no decoder
+// state: the straight-line fast paths of package codec and package
+// zerocopy are made of them (the writers at an offset are in put.go).
 
 // Readers at an offset, for the fast paths of the codec and the views:
 // each reads the item whose head starts at b[i] and returns it with the
 // bytes it takes, or 0 bytes when the item there is not of the kind asked
 // for, does not fit the type, or is cut short. They never fail loudly: a
-// caller that gets 0 hands the item to cbor.Decoder, which reports why.
+// caller that gets 0 hands the item to Decoder, which reports why.
 
 // UintAt reads an unsigned integer (major type 0) at b[i].
 func UintAt(b []byte, i int) (uint64, int) {
@@ -183,7 +178,7 @@ func ValidTextAt(b []byte, i int) (start, end int) {
 			return 0, 0
 		}
 	}
-	if end > len(b) || !ShortASCII(b, start, end) && !cbor.ValidUTF8(b[start:end]) {
+	if end > len(b) || !ShortASCII(b, start, end) && !ValidUTF8(b[start:end]) {
 		return 0, 0
 	}
 	return start, end
@@ -191,10 +186,10 @@ func ValidTextAt(b []byte, i int) (start, end int) {
 
 // ValidUTF8In reports whether b[s:e] is valid UTF-8. Texts read in place
 // are short: ShortASCII tests one of at most 16 bytes in line before
-// cbor.ValidUTF8 is called at all. It is not inlined itself: a hot loop
+// ValidUTF8 is called at all. It is not inlined itself: a hot loop
 // that wants the test in line writes the two calls (ValidTextAt does).
 func ValidUTF8In(b []byte, s, e int) bool {
-	return ShortASCII(b, s, e) || cbor.ValidUTF8(b[s:e])
+	return ShortASCII(b, s, e) || ValidUTF8(b[s:e])
 }
 
 // ShortASCII reports whether b[s:e] is ASCII, for a text of at most 16

@@ -1,4 +1,4 @@
-package cborerr
+package cbor
 
 import (
 	"errors"
@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// TestPath: In and At build the path innermost first and Path prints it
+// TestPath: WithField and WithIndex build the path innermost first and Path prints it
 // outermost first; other errors pass through untouched.
 func TestPath(t *testing.T) {
-	err := At(In(Errorf(ErrType, 7, "a text where a u32 was expected"), "id"), 2)
-	err = In(In(err, "windows"), "result")
+	err := WithIndex(WithField(Errorf(ErrType, 7, "a text where a u32 was expected"), "id"), 2)
+	err = WithField(WithField(err, "windows"), "result")
 	var e *Error
 	if !errors.As(err, &e) || e.Path() != "result.windows[2].id" || !errors.Is(err, ErrType) || e.Offset != 7 {
 		t.Fatalf("%v: path %q", err, e.Path())
@@ -18,8 +18,8 @@ func TestPath(t *testing.T) {
 	if want := "wrong type in result.windows[2].id: a text where a u32 was expected at byte 7"; err.Error() != want {
 		t.Errorf("Error() = %q, want %q", err, want)
 	}
-	if In(io.EOF, "x") != io.EOF || At(nil, 1) != nil {
-		t.Error("In or At changed an error that is not an *Error")
+	if WithField(io.EOF, "x") != io.EOF || WithIndex(nil, 1) != nil {
+		t.Error("WithField or WithIndex changed an error that is not an *Error")
 	}
 	if got := Errorf(ErrMissing, 0, "").Error(); got != "missing required field at byte 0" {
 		t.Errorf("no path, no detail: %q", got)
