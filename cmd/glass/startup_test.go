@@ -25,6 +25,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/wirebench/wirebench/internal/peertest"
 	"github.com/wirebench/wirebench/internal/testio"
 )
 
@@ -222,5 +223,27 @@ func TestTLS(t *testing.T) {
 	}
 	if !strings.Contains(g.logs.String(), "scheme=https") {
 		t.Fatalf("log:\n%s", g.logs.String())
+	}
+}
+
+// TestStartupCheckXvnc: against a real Xvnc, glass with the wrong password
+// exits with status 2 and one line; with the right one, read from the
+// rfbauth file vncpasswd wrote, it starts.
+func TestStartupCheckXvnc(t *testing.T) {
+	const password = "xvnc-pw-1"
+	addr := peertest.Xvnc(t, password)
+	dir := t.TempDir()
+	wrong := filepath.Join(dir, "wrong")
+	os.WriteFile(wrong, []byte("not-"+password+"\n"), 0o600)
+	code, out := runGlass(t, "-listen", "127.0.0.1:0", "-computer", "x="+addr, "-password-file", "x="+wrong)
+	want := "glass: start-up check: computer x (" + addr + "): the computer refused glass's VNC password (-allow-down starts anyway)\n"
+	if code != 2 || out != want {
+		t.Fatalf("wrong password: exit %d, output %q; want 2 and %q", code, out, want)
+	}
+	right := filepath.Join(dir, "right")
+	os.WriteFile(right, []byte(password+"\n"), 0o600)
+	g := startGlass(t, "-listen", "127.0.0.1:0", "-computer", "x="+addr, "-password-file", "x="+right)
+	if l := g.logs.String(); !strings.Contains(l, "start-up check passed") {
+		t.Fatalf("log:\n%s", l)
 	}
 }
