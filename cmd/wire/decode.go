@@ -108,7 +108,9 @@ func scanInputs(verb string, names []string, stdin io.Reader, stderr io.Writer, 
 // scanFrames reads the frames of one stream. It returns only errors that
 // end the run (I/O, a failed write); bad frames are reported through rep.
 func scanFrames(rep *reporter, src string, in io.Reader, limit uint32, each func(payload []byte) error) error {
-	fr := codec.NewReader(retryEmpty{in}, limit)
+	// codec.Reader retries empty reads itself, and gives up with
+	// io.ErrNoProgress when a stream is stuck.
+	fr := codec.NewReader(in, limit)
 	var (
 		index    int   // of the frame being read
 		start    int64 // its stream offset
@@ -152,25 +154,12 @@ func scanFrames(rep *reporter, src string, in io.Reader, limit uint32, each func
 			return nil
 		case err == io.EOF:
 			return nil
+		case errors.Is(err, io.ErrNoProgress):
+			return fmt.Errorf("%s: the input is stuck at stream offset %d: it gave only empty reads (no bytes, no error) until the frame reader gave up (%w)", src, fr.Offset(), err)
 		default:
 			return fmt.Errorf("%s: %w", src, err)
 		}
 	}
-}
-
-// retryEmpty retries a Read that returns no bytes and no error, which
-// io.Reader allows now and then but codec.Reader takes for a stuck stream
-// (io.ErrNoProgress) on the first one.
-type retryEmpty struct{ r io.Reader }
-
-func (r retryEmpty) Read(p []byte) (int, error) {
-	for range 100 {
-		n, err := r.r.Read(p)
-		if n > 0 || err != nil || len(p) == 0 {
-			return n, err
-		}
-	}
-	return 0, io.ErrNoProgress
 }
 
 // safeCall runs each, turning a panic into an error so that a codec bug
