@@ -42,7 +42,7 @@ func (b *b64Reader) fill(dst []byte) ([]byte, error) {
 		c, err := b.t.next()
 		if err == io.EOF {
 			if b.pads > 0 {
-				return dst, b.t.errorf(b64What, "the input ends inside the padding (want %d '=' in all)", 4-b.n+b.pads)
+				return dst, b.t.errorf(b64What, "the input ends inside the padding (want %d '=' in all)", 4-b.n)
 			}
 			switch b.n {
 			case 0:
