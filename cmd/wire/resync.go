@@ -36,12 +36,16 @@ func newResyncReader(r io.Reader, limit uint32) *resyncReader {
 const resyncChunk = 32 << 10
 
 // Read syncs first, then passes the stream on. While it looks for the
-// sync point it reads at most once per call: an empty read of r is
-// returned as one, for codec.Reader to count.
+// sync point, an empty read of r is returned as one, for codec.Reader to
+// count (it holds the one retry of empty reads).
 func (s *resyncReader) Read(p []byte) (int, error) {
-	if !s.synced {
-		if err := s.seek(); err != nil || !s.synced {
+	for !s.synced {
+		got, err := s.seek()
+		if err != nil {
 			return 0, err
+		}
+		if !s.synced && got == 0 {
+			return 0, nil
 		}
 	}
 	if s.start < len(s.buf) {
@@ -58,10 +62,10 @@ func (s *resyncReader) Read(p []byte) (int, error) {
 	return s.r.Read(p)
 }
 
-// seek drops bytes until buf starts with a sync point, reading once when
-// it needs more. It returns io.EOF (or r's error) when the stream ends
-// before one.
-func (s *resyncReader) seek() error {
+// seek drops bytes until buf starts with a sync point, or reads once when
+// it needs more, and says how many bytes that read got. It returns io.EOF
+// (or r's error) when the stream ends before a sync point.
+func (s *resyncReader) seek() (int, error) {
 	for {
 		b := s.buf[s.start:]
 		need := codec.HeaderLen + 1
@@ -77,7 +81,7 @@ func (s *resyncReader) seek() error {
 			if len(b) >= need {
 				if decodes(b[codec.HeaderLen:need]) {
 					s.synced = true
-					return nil
+					return 0, nil
 				}
 				s.drop()
 				continue
@@ -85,17 +89,18 @@ func (s *resyncReader) seek() error {
 		}
 		if s.eof != nil {
 			if len(b) == 0 {
-				return s.eof
+				return 0, s.eof
 			}
 			s.drop() // the candidate cannot be checked: the stream ends inside it
 			continue
 		}
-		return s.read(need)
+		return s.read(need), nil
 	}
 }
 
-// read reads once, with room for at least need bytes from buf[start].
-func (s *resyncReader) read(need int) error {
+// read reads once, with room for at least need bytes from buf[start],
+// and returns the count.
+func (s *resyncReader) read(need int) int {
 	if s.start > 0 {
 		s.buf = s.buf[:copy(s.buf, s.buf[s.start:])]
 		s.start = 0
@@ -112,7 +117,7 @@ func (s *resyncReader) read(need int) error {
 	if err != nil {
 		s.eof = err
 	}
-	return nil
+	return n
 }
 
 func (s *resyncReader) drop() {
