@@ -94,7 +94,7 @@ func scanCapture(rep *reporter, src string, in io.Reader, opts inputOpts, each e
 		unsupported      = map[linkType]bool{}
 	)
 	for c.err == nil {
-		data, ci, err := ps.ZeroCopyReadPacketData()
+		data, ci, err := readPacket(ps)
 		if err == io.EOF {
 			break
 		}
@@ -139,6 +139,19 @@ func scanCapture(rep *reporter, src string, in io.Reader, opts inputOpts, each e
 	return c.err
 }
 
+// readPacket reads the next packet record. pcapgo v1.1.19 panics on some
+// malformed pcapng blocks (an interface's timestamp resolution of 2^-64
+// divides by zero, a short option is sliced past its end): that is an
+// error here, which ends the reading of the capture.
+func readPacket(ps packetSource) (data []byte, ci gopacket.CaptureInfo, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("malformed, the pcap reader failed on it (%v)", p)
+		}
+	}()
+	return ps.ZeroCopyReadPacketData()
+}
+
 // openCapture reads a pcap or pcapng file header; linkOf tells a packet's
 // link type.
 func openCapture(br *bufio.Reader) (packetSource, func(gopacket.CaptureInfo) linkType, error) {
@@ -148,7 +161,7 @@ func openCapture(br *bufio.Reader) (packetSource, func(gopacket.CaptureInfo) lin
 	}
 	if string(head[:4]) == "\x0a\x0d\x0d\x0a" {
 		g := &ngGuard{r: br}
-		ng, err := pcapgo.NewNgReader(g, pcapgo.NgReaderOptions{WantMixedLinkType: true})
+		ng, err := newNgReader(g)
 		if err != nil {
 			return nil, nil, fmt.Errorf("pcapng: %v", err)
 		}
@@ -174,6 +187,17 @@ func openCapture(br *bufio.Reader) (packetSource, func(gopacket.CaptureInfo) lin
 		lt = linkType(order.Uint32(head[20:]) & 0x0fffffff) // the top bits tell of an FCS
 	}
 	return r, func(gopacket.CaptureInfo) linkType { return lt }, nil
+}
+
+// newNgReader is pcapgo.NewNgReader, with its panics on malformed
+// blocks (see readPacket) made errors.
+func newNgReader(r io.Reader) (ng *pcapgo.NgReader, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("malformed, the pcapng reader failed on it (%v)", p)
+		}
+	}()
+	return pcapgo.NewNgReader(r, pcapgo.NgReaderOptions{WantMixedLinkType: true})
 }
 
 // linkSupported reports the link types tcpOf reads.
