@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -381,4 +382,112 @@ func FuzzCaptureInput(f *testing.F) {
 			t.Fatalf("%d bytes allocated for a file of %d, over %d", alloc, len(data), bound)
 		}
 	})
+}
+
+// TestDecodeRealCapture: captures made once by tcpdump of a real session
+// over loopback, `wire host` against `wire agent-sim`, on lo (Ethernet)
+// and on any (Linux cooked v2):
+//
+//	tcpdump -i lo --immediate-mode -U -w agent-sim-lo.pcap 'tcp port 7126' &
+//	tcpdump -i any --immediate-mode -U -w agent-sim-any.pcap 'tcp port 7126' &
+//	wire agent-sim -listen 127.0.0.1:7126 -once -size 108x192 -tick 50ms -token tok-26 &
+//	printf 'snapshot\ntap 10 20\nkey 4\ndevice_info\nscreenshot format=jpeg quality=30 scale=10\nbounds 1\ntype_text hi\n' |
+//		wire host -connect 127.0.0.1:7126 -token tok-26 -watch -for 300ms > agent-sim-host.jsonl
+//
+// Both decode alike, without an error; every result and event the host
+// printed is in the agent's direction, each response with the id and
+// method of the host's request for it.
+func TestDecodeRealCapture(t *testing.T) {
+	code, out, errs := vtRun(t, nil, "decode", "-in", "pcap", captureFile(t, "agent-sim-lo.pcap"))
+	if code != 0 || errs != "" {
+		t.Fatalf("lo: exit %d, %q", code, errs)
+	}
+	if code, any, errs := vtRun(t, nil, "decode", "-in", "pcap", captureFile(t, "agent-sim-any.pcap")); code != 0 || !bytes.Equal(any, out) {
+		t.Errorf("any (SLL2): exit %d, %q, same output %v", code, errs, bytes.Equal(any, out))
+	}
+	type msg struct {
+		Kind   string          `json:"kind"`
+		ID     uint64          `json:"id"`
+		Method string          `json:"method"`
+		Result json.RawMessage `json:"result"`
+	}
+	var requests, responses []msg
+	var events []string
+	var agentPort string
+	for _, line := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
+		var l captureLine
+		var m msg
+		if err := json.Unmarshal(line, &l); err != nil || json.Unmarshal(l.Message, &m) != nil {
+			t.Fatalf("%s", line)
+		}
+		if l.Conn != 1 {
+			t.Fatalf("connection %d", l.Conn)
+		}
+		switch m.Kind {
+		case "request":
+			requests = append(requests, m)
+		case "response":
+			responses = append(responses, m)
+			agentPort = l.From
+		case "event":
+			events = append(events, string(l.Message))
+		}
+	}
+	if agentPort != "127.0.0.1:7126" {
+		t.Errorf("responses from %s", agentPort)
+	}
+	host, err := os.ReadFile(captureFile(t, "agent-sim-host.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls int
+	var hostEvents []string
+	for _, line := range bytes.Split(bytes.TrimSpace(host), []byte("\n")) {
+		var h struct {
+			Call   string          `json:"call"`
+			ID     uint64          `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Kind   string          `json:"kind"`
+		}
+		if err := json.Unmarshal(line, &h); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case h.Call != "":
+			if calls >= len(responses) || calls >= len(requests) {
+				t.Fatalf("call %d (%s) has no response in the capture", calls, h.Call)
+			}
+			req, resp := requests[calls], responses[calls]
+			if req.ID != h.ID || resp.ID != h.ID || req.Method != h.Call || resp.Method != h.Call || !jsonEqual(t, resp.Result, h.Result) {
+				t.Errorf("call %s id %d: request %s %d, response %s %d %s", h.Call, h.ID, req.Method, req.ID, resp.Method, resp.ID, resp.Result)
+			}
+			calls++
+		case h.Kind == "event":
+			hostEvents = append(hostEvents, string(line))
+		}
+	}
+	if calls != 7 || len(responses) != 7 {
+		t.Errorf("%d calls, %d responses", calls, len(responses))
+	}
+	if len(hostEvents) == 0 || len(events) < len(hostEvents) {
+		t.Fatalf("%d events decoded, the host printed %d", len(events), len(hostEvents))
+	}
+	for i, e := range hostEvents {
+		if !jsonEqual(t, []byte(events[i]), []byte(e)) {
+			t.Errorf("event %d: %s, the host printed %s", i, events[i], e)
+		}
+	}
+}
+
+// jsonEqual compares two JSON texts as values.
+func jsonEqual(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var va, vb any
+	if err := json.Unmarshal(a, &va); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &vb); err != nil {
+		t.Fatal(err)
+	}
+	return reflect.DeepEqual(va, vb)
 }
