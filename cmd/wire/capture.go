@@ -313,14 +313,16 @@ type capStream struct {
 	label   *streamLabel
 	dropped bool
 
-	next func() (struct{}, bool)
-	stop func()
-	done bool // the coroutine returned
+	next    func() (struct{}, bool)
+	stop    func()
+	done    bool // the coroutine returned
+	started bool // the coroutine has run
 
 	queue []segment // reassembled, not yet decoded
 	cur   []byte    // the segment being read
 	gap   int64     // before the next bytes: -1 unknown, or how many bytes were lost; 0 none
 	ended bool      // the direction is complete
+	noSYN bool      // its first bytes came without a SYN: the capture started inside it
 	off   int64     // stream offset of cur[0]
 }
 
@@ -370,12 +372,15 @@ func (s *capStream) decode() {
 		case g.end:
 			s.ended = true
 			s.c.live--
+		case g.skip < 0 && s.off == 0 && s.next != nil && !s.started:
+			s.noSYN = true
 		case g.skip != 0 && (g.skip > 0 || s.off > 0):
 			// Bytes lost mid-stream (a first segment without the SYN,
 			// skip -1, is where the capture starts, not a gap).
 			s.gap = int64(g.skip)
 		}
 		s.cur = g.bytes
+		s.started = true
 		if _, ok := s.next(); !ok {
 			s.done = true
 		}
@@ -390,10 +395,13 @@ func (s *capStream) decode() {
 func (s *capStream) consume(yield func(struct{}) bool) {
 	in := &segmentReader{s: s, yield: yield}
 	opts := s.c.opts
-	base := int64(0)
+	at := &streamAt{label: s.label}
 	src := s.c.src + ": " + s.label.String()
+	if s.noSYN && !opts.resync {
+		note(s.c.rep, "%s: the capture starts inside this connection (its SYN is not in it): its frames are read from the first byte captured; -resync finds the first frame head instead", src)
+	}
 	for {
-		err := scanStream(s.c.rep, src, in, opts, base, s.label, s.c.each)
+		err := scanStream(s.c.rep, src, in, opts, at, s.c.each)
 		if err != nil {
 			if !errors.Is(err, errStopped) && s.c.err == nil {
 				s.c.err = err
@@ -408,7 +416,7 @@ func (s *capStream) consume(yield func(struct{}) bool) {
 			s.off += s.gap
 		}
 		s.gap = 0
-		opts.resync, base = true, s.off
+		opts.resync, at.base = true, s.off
 	}
 }
 

@@ -141,7 +141,7 @@ func scanInputs(verb string, names []string, stdin io.Reader, stderr io.Writer, 
 		case "base64":
 			in = newBase64Reader(in)
 		}
-		return scanStream(rep, src, in, opts, 0, nil, flushed)
+		return scanStream(rep, src, in, opts, &streamAt{}, flushed)
 	})
 	if ferr := out.Flush(); err == nil && ferr != nil {
 		err = ferr
@@ -152,17 +152,26 @@ func scanInputs(verb string, names []string, stdin io.Reader, stderr io.Writer, 
 	return rep.status()
 }
 
-// scanStream reads the frames of one stream whose first byte is at
-// stream offset base, from its first sync point when resync is asked
-// for. label is the stream's in a capture, or nil.
-func scanStream(rep *reporter, src string, in io.Reader, opts inputOpts, base int64, label *streamLabel, each eachFunc) error {
+// streamAt is where the part of a stream being read starts (all of it,
+// or in a capture the part after a gap): its stream offset and the index
+// of its first frame, and the stream's label in a capture (nil
+// otherwise). scanFrames moves index on.
+type streamAt struct {
+	base  int64
+	index int
+	label *streamLabel
+}
+
+// scanStream reads the frames of (a part of) a stream, from its first
+// sync point when resync is asked for.
+func scanStream(rep *reporter, src string, in io.Reader, opts inputOpts, at *streamAt, each eachFunc) error {
 	if !opts.resync {
-		return scanFrames(rep, src, in, opts.limit, func() int64 { return base }, label, each)
+		return scanFrames(rep, src, in, opts.limit, func() int64 { return at.base }, at, each)
 	}
 	rs := newResyncReader(in, opts.limit)
-	err := scanFrames(rep, src, rs, opts.limit, func() int64 { return base + rs.skipped }, label, each)
+	err := scanFrames(rep, src, rs, opts.limit, func() int64 { return at.base + rs.skipped }, at, each)
 	if !rs.synced && err == nil {
-		rep.reportf("%s: resync: no frame head followed by a decodable message in the %d bytes from stream offset %d", src, rs.skipped, base)
+		rep.reportf("%s: resync: no frame head followed by a decodable message in the %d bytes from stream offset %d", src, rs.skipped, at.base)
 	}
 	return err
 }
@@ -171,12 +180,13 @@ func scanStream(rep *reporter, src string, in io.Reader, opts inputOpts, base in
 // end the run (I/O, a failed write); bad frames are reported through rep.
 // origin is the stream offset of in's first byte (it moves while a
 // resyncReader skips).
-func scanFrames(rep *reporter, src string, in io.Reader, limit uint32, origin func() int64, label *streamLabel, each eachFunc) error {
+func scanFrames(rep *reporter, src string, in io.Reader, limit uint32, origin func() int64, at *streamAt, each eachFunc) error {
 	// codec.Reader retries empty reads itself, and gives up with
 	// io.ErrNoProgress when a stream is stuck.
 	fr := codec.NewReader(in, limit)
+	label := at.label
+	index := &at.index // of the frame being read
 	var (
-		index    int   // of the frame being read
 		start    int64 // its offset in in
 		skipping bool  // the previous frame was oversized and its payload is being skipped
 		overAt   int64 // offset of that frame in in
@@ -201,26 +211,27 @@ func scanFrames(rep *reporter, src string, in io.Reader, limit uint32, origin fu
 				if errors.As(err, &we) {
 					return we.err
 				}
-				rep.reportf("%s: %s", src, describeFrameError(index, base+start, len(payload), err))
+				rep.reportf("%s: %s", src, describeFrameError(*index, base+start, len(payload), err))
 			}
-			index++
+			*index++
 			start = fr.Offset()
 		case errors.As(err, &oe):
 			rep.reportf("%s: frame %d at stream offset %d: field length header: claims a payload of %d bytes, over -max-frame %d%s; payload skipped",
-				src, index, base+oe.Offset, oe.Size, oe.Limit, peekNote(oe.Envelope))
+				src, *index, base+oe.Offset, oe.Size, oe.Limit, peekNote(oe.Envelope))
 			skipping, overAt = true, oe.Offset
-			index++
+			*index++
 			start = oe.Offset + codec.HeaderLen + int64(oe.Size)
 		case errors.As(err, &te):
 			if skipping {
-				rep.reportf("%s: frame %d at stream offset %d: field payload: truncated: the stream ends at offset %d inside the oversized frame's payload", src, index-1, base+overAt, base+te.Offset)
+				rep.reportf("%s: frame %d at stream offset %d: field payload: truncated: the stream ends at offset %d inside the oversized frame's payload", src, *index-1, base+overAt, base+te.Offset)
 			} else {
 				what := "payload"
 				if te.What == "a frame header" {
 					what = "length header"
 				}
-				rep.reportf("%s: frame %d at stream offset %d: field %s: truncated: the stream ends at offset %d inside %s; the frames before it are kept", src, index, base+start, what, base+te.Offset, te.What)
+				rep.reportf("%s: frame %d at stream offset %d: field %s: truncated: the stream ends at offset %d inside %s; the frames before it are kept", src, *index, base+start, what, base+te.Offset, te.What)
 			}
+			*index++ // the cut frame counts, for the frames after a gap in a capture
 			return nil
 		case err == io.EOF:
 			return nil
