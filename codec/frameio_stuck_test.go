@@ -7,22 +7,8 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/internal/testio"
 )
-
-// stuckAfter reads r, then answers every Read with no bytes and no error
-// for ever, counting those empty reads.
-type stuckAfter struct {
-	r     io.Reader
-	empty int
-}
-
-func (s *stuckAfter) Read(p []byte) (int, error) {
-	if n, err := s.r.Read(p); n > 0 || (err != nil && err != io.EOF) {
-		return n, err
-	}
-	s.empty++
-	return 0, nil
-}
 
 // TestReaderStuckStream: a stream that gives nothing but empty reads,
 // wherever it sticks (between frames, inside a header, inside a small
@@ -37,14 +23,14 @@ func TestReaderStuckStream(t *testing.T) {
 		"inside a small frame": frameOf(t, &codec.Ping{Nonce: 1})[:6],
 		"inside a large frame": big[:len(big)/2],
 	} {
-		s := &stuckAfter{r: bytes.NewReader(prefix)}
+		s := &testio.Stuck{R: bytes.NewReader(prefix)}
 		r := codec.NewReader(s, codec.DefaultMaxFrame)
 		_, err := r.Next()
 		if !errors.Is(err, io.ErrNoProgress) {
 			t.Errorf("%s: %v, want io.ErrNoProgress", name, err)
 		}
-		if s.empty != 100 {
-			t.Errorf("%s: gave up after %d empty reads, want 100", name, s.empty)
+		if s.Empty != 100 {
+			t.Errorf("%s: gave up after %d empty reads, want 100", name, s.Empty)
 		}
 	}
 }

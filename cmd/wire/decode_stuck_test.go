@@ -2,26 +2,12 @@ package main
 
 import (
 	"bytes"
-	"io"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wirebench/wirebench/internal/testio"
 )
-
-// stuckReader reads r, then gives empty reads (no bytes, no error) for
-// ever, counting them.
-type stuckReader struct {
-	r     io.Reader
-	empty int
-}
-
-func (s *stuckReader) Read(p []byte) (int, error) {
-	if n, err := s.r.Read(p); n > 0 || (err != nil && err != io.EOF) {
-		return n, err
-	}
-	s.empty++
-	return 0, nil
-}
 
 // TestDecodeStuckInput: an input of endless empty reads ends the run with
 // an error naming the input and the offset where it stuck, after the one
@@ -40,15 +26,15 @@ func TestDecodeStuckInput(t *testing.T) {
 		"inside a header":      {ping[:2], 2, ""},
 		"inside a large frame": {big[:40<<10], 40 << 10, ""},
 	} {
-		s := &stuckReader{r: bytes.NewReader(c.in)}
+		s := &testio.Stuck{R: bytes.NewReader(c.in)}
 		var out, errb bytes.Buffer
 		code := run([]string{"decode"}, s, &out, &errb)
 		want := "wire decode: stdin: the input is stuck at stream offset " + strconv.Itoa(c.offset) + ": it gave only empty reads"
 		if code != 1 || !strings.Contains(errb.String(), want) || out.String() != c.out {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q (want %q)", name, code, out.String(), errb.String(), want)
 		}
-		if s.empty != 100 {
-			t.Errorf("%s: %d empty reads before giving up, want 100 (one retry loop)", name, s.empty)
+		if s.Empty != 100 {
+			t.Errorf("%s: %d empty reads before giving up, want 100 (one retry loop)", name, s.Empty)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing/iotest"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/internal/testio"
 )
 
 // screenshotFrame is the frame of a screenshot response whose payload is
@@ -127,11 +128,11 @@ func TestResyncMemory(t *testing.T) {
 // TestDecodeResyncStuck: empty reads while looking for the sync point
 // are counted by codec.Reader, the one retry: 100, then a clear error.
 func TestDecodeResyncStuck(t *testing.T) {
-	s := &stuckReader{r: bytes.NewReader([]byte{1, 2, 3})}
+	s := &testio.Stuck{R: bytes.NewReader([]byte{1, 2, 3})}
 	var out, errb bytes.Buffer
 	code := run([]string{"decode", "-resync"}, s, &out, &errb)
-	if code != 1 || !strings.Contains(errb.String(), "the input is stuck at stream offset") || s.empty != 100 {
-		t.Errorf("exit %d, %d empty reads, %q", code, s.empty, errb.String())
+	if code != 1 || !strings.Contains(errb.String(), "the input is stuck at stream offset") || s.Empty != 100 {
+		t.Errorf("exit %d, %d empty reads, %q", code, s.Empty, errb.String())
 	}
 }
 
