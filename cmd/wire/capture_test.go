@@ -15,7 +15,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
+	"github.com/google/gopacket/pcapgo"
 )
 
 // captureLine is a line of `wire decode -in pcap`.
@@ -493,4 +495,40 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 		t.Fatal(err)
 	}
 	return reflect.DeepEqual(va, vb)
+}
+
+// TestDecodeCapturePacketLimit: a packet of maxPacket bytes is read, one
+// byte more is refused, in pcap (whatever the snap length claims) and in
+// pcapng.
+func TestDecodeCapturePacketLimit(t *testing.T) {
+	for _, size := range []int{maxPacket, maxPacket + 1} {
+		// pcap, the snap length claiming 4 GiB: Ethernet frames of
+		// zeros, which are no IP.
+		var pc bytes.Buffer
+		w := pcapWriter(t, &pc, uint32(layers.LinkTypeEthernet))
+		binary.LittleEndian.PutUint32(pc.Bytes()[16:], 0xffffffff)
+		w(make([]byte, size))
+		code, _, errs := vtRun(t, pc.Bytes(), "decode", "-in", "pcap")
+		refused := strings.Contains(errs, fmt.Sprintf("packet record 0: capture length exceeds snap length: %d > %d", size, maxPacket))
+		if code != 1 || refused != (size > maxPacket) || !strings.Contains(errs, "no TCP payload") {
+			t.Errorf("pcap, %d bytes: exit %d, %q", size, code, errs)
+		}
+		// pcapng.
+		var ng bytes.Buffer
+		nw, err := pcapgo.NewNgWriter(&ng, layers.LinkTypeEthernet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := nw.WritePacket(gopacket.CaptureInfo{CaptureLength: size, Length: size}, make([]byte, size)); err != nil {
+			t.Fatal(err)
+		}
+		if err := nw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errs = vtRun(t, ng.Bytes(), "decode", "-in", "pcap")
+		refused = strings.Contains(errs, fmt.Sprintf("packet block claims a packet of %d bytes", size))
+		if code != 1 || refused != (size > maxPacket) {
+			t.Errorf("pcapng, %d bytes: exit %d, %q", size, code, errs)
+		}
+	}
 }

@@ -174,7 +174,7 @@ func TestDecodeTextInputErrors(t *testing.T) {
 		{"hexdump star first", "hex", "*\n" + hexdumpOf(ping), ""},
 		{"hexdump star at the end", "hex", strings.TrimSuffix(hexdumpOf(ping), "00000009\n") + "*\n", `hex input (hexdump -C): line 2, column 1: "*" (repeated lines) at the end`},
 		{"hexdump star uneven", "hex", hexdumpOf(bytes.Repeat(ping[:8], 4))[:62] + "\n*\n00000019\n", `offset 0x19 after "*": want 0x10 plus a whole number of 16-byte lines`},
-		{"dump line too long", "hex", pingXxd + "00000009: " + strings.Repeat("00", 3000) + "\n", "line 2, column 1: a line longer than 4096 bytes is not an xxd line"},
+		{"dump line too long", "hex", pingXxd + "00000009: " + fmt.Sprintf("%-*s", maxDumpLine-10, "0000 0009") + "\n", "line 2, column 1: a line longer than 4096 bytes is not an xxd line"},
 		{"base64 bad char", "base64", pingB64 + "\nAA*A", "base64 input: line 2, column 3: '*' is not a base64 character"},
 		{"base64 lone char", "base64", pingB64 + "A", "base64 input: line 1, column " + col(1) + ": the input ends with one character of a 4-character group"},
 		{"base64 early pad", "base64", pingB64 + "A=", "base64 input: line 1, column " + col(2) + ": '=' where a group of 4 has only 1 characters"},
@@ -196,6 +196,13 @@ func TestDecodeTextInputErrors(t *testing.T) {
 		if c.name != "hexdump star uneven" && string(out) != `{"kind":"ping","nonce":1}`+"\n" {
 			t.Errorf("%s: the frame before the error: %q", c.name, out)
 		}
+	}
+	// A dump line of maxDumpLine bytes, its newline included, is read:
+	// here the header of a frame the input then cuts short.
+	atLimit := pingXxd + "00000009: " + fmt.Sprintf("%-*s", maxDumpLine-11, "0000 0009") + "\n"
+	if code, out, errs := vtRun(t, []byte(atLimit), "decode", "-in", "hex"); code != 1 ||
+		string(out) != `{"kind":"ping","nonce":1}`+"\n" || !strings.Contains(errs, "truncated: the stream ends at offset 13 inside a frame's payload") {
+		t.Errorf("a dump line at the limit: exit %d, %q, %q", code, out, errs)
 	}
 	if code, _, errs := vtRun(t, nil, "decode", "-in", "ebcdic"); code != 2 || !strings.Contains(errs, `-in "ebcdic": want one of raw, hex, base64, pcap`) {
 		t.Errorf("-in ebcdic: exit %d, %q", code, errs)
