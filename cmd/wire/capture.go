@@ -74,11 +74,15 @@ type packetSource interface {
 // that ends inside a packet record is reported, and what came before is
 // decoded.
 func scanCapture(rep *reporter, src string, in io.Reader, opts inputOpts, each eachFunc) error {
-	// This reader's fill is the one retry of the file's empty reads:
-	// pcapgo reads through it in pieces smaller than it.
-	br := bufio.NewReaderSize(in, captureReadAhead)
+	// The file's empty reads are retried once, by progressReader: the
+	// frames of its streams come from segmentReaders, which never read
+	// empty.
+	br := bufio.NewReaderSize(&progressReader{r: in}, captureReadAhead)
 	ps, linkOf, err := openCapture(br)
 	if err != nil {
+		if errors.Is(err, io.ErrNoProgress) {
+			return fmt.Errorf("%s: the input is stuck before the capture's header: it gave only empty reads (%w)", src, err)
+		}
 		rep.reportf("%s: %v", src, err)
 		return nil
 	}
@@ -99,6 +103,10 @@ func scanCapture(rep *reporter, src string, in io.Reader, opts inputOpts, each e
 			break
 		}
 		if err != nil {
+			if errors.Is(err, io.ErrNoProgress) {
+				c.err = fmt.Errorf("%s: the input is stuck in packet record %d: it gave only empty reads (%w)", src, packets, err)
+				break
+			}
 			if errors.Is(err, io.ErrUnexpectedEOF) {
 				rep.reportf("%s: packet record %d: truncated: the capture ends inside it; the packets before it are decoded", src, packets)
 			} else {
@@ -156,6 +164,9 @@ func readPacket(ps packetSource) (data []byte, ci gopacket.CaptureInfo, err erro
 // link type.
 func openCapture(br *bufio.Reader) (packetSource, func(gopacket.CaptureInfo) linkType, error) {
 	head, err := br.Peek(24)
+	if errors.Is(err, io.ErrNoProgress) {
+		return nil, nil, err
+	}
 	if len(head) < 4 {
 		return nil, nil, fmt.Errorf("not a pcap or pcapng capture: %d bytes", len(head))
 	}
@@ -163,7 +174,7 @@ func openCapture(br *bufio.Reader) (packetSource, func(gopacket.CaptureInfo) lin
 		g := &ngGuard{r: br}
 		ng, err := newNgReader(g)
 		if err != nil {
-			return nil, nil, fmt.Errorf("pcapng: %v", err)
+			return nil, nil, fmt.Errorf("pcapng: %w", err)
 		}
 		return ng, func(ci gopacket.CaptureInfo) linkType {
 			return g.linkType(ci.InterfaceIndex)
@@ -171,7 +182,7 @@ func openCapture(br *bufio.Reader) (packetSource, func(gopacket.CaptureInfo) lin
 	}
 	r, err := pcapgo.NewReader(br)
 	if err != nil {
-		return nil, nil, fmt.Errorf("not a pcap or pcapng capture (it starts % x): %v", head[:4], err)
+		return nil, nil, fmt.Errorf("not a pcap or pcapng capture (it starts % x): %w", head[:4], err)
 	}
 	if r.Snaplen() > maxPacket || r.Snaplen() == 0 {
 		r.SetSnaplen(maxPacket) // a record claiming more is an error, not an allocation

@@ -137,9 +137,9 @@ func scanInputs(verb string, names []string, stdin io.Reader, stderr io.Writer, 
 		case "pcap":
 			return scanCapture(rep, src, in, opts, flushed)
 		case "hex":
-			in = newHexReader(in)
+			in = newHexReader(&progressReader{r: in})
 		case "base64":
-			in = newBase64Reader(in)
+			in = newBase64Reader(&progressReader{r: in})
 		}
 		return scanStream(rep, src, in, opts, &streamAt{}, flushed)
 	})
@@ -150,6 +150,32 @@ func scanInputs(verb string, names []string, stdin io.Reader, stderr io.Writer, 
 		rep.reportf("%v", err)
 	}
 	return rep.status()
+}
+
+// progressReader is the one retry of the empty reads of an input that is
+// not read as frames directly (-in hex, base64, pcap): it retries up to
+// maxEmptyReads in a row, then gives up with io.ErrNoProgress for good.
+// Raw frames have codec.Reader's retry instead; what the text and capture
+// readers make of their input never reads empty.
+type progressReader struct {
+	r     io.Reader
+	stuck bool
+}
+
+// maxEmptyReads is as codec.Reader's.
+const maxEmptyReads = 100
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	if p.stuck {
+		return 0, io.ErrNoProgress
+	}
+	for range maxEmptyReads {
+		if n, err := p.r.Read(b); n > 0 || err != nil || len(b) == 0 {
+			return n, err
+		}
+	}
+	p.stuck = true
+	return 0, io.ErrNoProgress
 }
 
 // streamAt is where the part of a stream being read starts (all of it,
@@ -236,7 +262,7 @@ func scanFrames(rep *reporter, src string, in io.Reader, limit uint32, origin fu
 		case err == io.EOF:
 			return nil
 		case errors.Is(err, io.ErrNoProgress):
-			return fmt.Errorf("%s: the input is stuck at stream offset %d: it gave only empty reads (no bytes, no error) until the frame reader gave up (%w)", src, base+fr.Offset(), err)
+			return fmt.Errorf("%s: the input is stuck at stream offset %d: it gave only empty reads (no bytes, no error) until the reader gave up (%w)", src, base+fr.Offset(), err)
 		default:
 			return fmt.Errorf("%s: %w", src, err)
 		}
