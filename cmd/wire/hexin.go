@@ -21,6 +21,10 @@ const maxDumpLine = 4096
 
 const hexWhat = "hex input"
 
+// maxRepeat is the most bytes one "*" of a dump may stand for: a frame is
+// at most 4 GiB, and a dump's offsets could claim 2^64.
+const maxRepeat = 4 << 30
+
 var (
 	// xxdLine starts an xxd line: an offset and a colon.
 	xxdLine = regexp.MustCompile(`^\s*[0-9a-fA-F]+:\s`)
@@ -212,6 +216,8 @@ func (d *dumpReader) place(off int64) error {
 			d.expect = off // xxd -s starts past 0
 		}
 		return nil
+	case star && off > d.expect && off-d.expect > maxRepeat:
+		return d.errorf(1, `offset 0x%x after "*": %d bytes of repeated lines, over the %d a dump of frames may squeeze`, off, off-d.expect, maxRepeat)
 	case star && off > d.expect && (off-d.expect)%int64(len(d.prev)) == 0:
 		d.repeat = off - d.expect
 		d.expect = off

@@ -204,6 +204,16 @@ func TestDecodeTextInputErrors(t *testing.T) {
 		string(out) != `{"kind":"ping","nonce":1}`+"\n" || !strings.Contains(errs, "truncated: the stream ends at offset 13 inside a frame's payload") {
 		t.Errorf("a dump line at the limit: exit %d, %q, %q", code, out, errs)
 	}
+	// A "*" may stand for maxRepeat bytes, not one line more.
+	line := "00000000  00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|\n*\n"
+	for _, extra := range []int64{0, 16} {
+		r := newHexReader(strings.NewReader(fmt.Sprintf("%s%08x\n", line, 16+maxRepeat+extra)))
+		n, err := io.ReadFull(r, make([]byte, 4096))
+		past := err != nil && strings.Contains(err.Error(), fmt.Sprintf(`line 3, column 1: offset 0x%x after "*": %d bytes of repeated lines, over the %d`, 16+maxRepeat+extra, maxRepeat+extra, maxRepeat))
+		if past != (extra > 0) || (extra == 0 && n != 4096) {
+			t.Errorf("a \"*\" of %d bytes: %d bytes read, %v", maxRepeat+extra, n, err)
+		}
+	}
 	if code, _, errs := vtRun(t, nil, "decode", "-in", "ebcdic"); code != 2 || !strings.Contains(errs, `-in "ebcdic": want one of raw, hex, base64, pcap`) {
 		t.Errorf("-in ebcdic: exit %d, %q", code, errs)
 	}
