@@ -105,7 +105,7 @@ func encodeLine(dst, line []byte, limit uint32) (out []byte, err error) {
 	var fe *codec.FrameTooLargeError
 	switch {
 	case errors.As(err, &ee):
-		return dst, &wirejson.FieldError{Path: ee.Field, Msg: ee.Detail}
+		return dst, wirejson.EncodeFieldError(ee)
 	case errors.As(err, &fe):
 		return dst, fmt.Errorf("the payload of %d bytes is over -max-frame %d", fe.Size, fe.Limit)
 	}

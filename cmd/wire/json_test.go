@@ -92,7 +92,7 @@ func TestEncodeReportsEveryLine(t *testing.T) {
 	if code != 1 || !bytes.Equal(out, want) {
 		t.Errorf("exit %d, out %x", code, out)
 	}
-	if !strings.Contains(errs, "line 2: field kind") || !strings.Contains(errs, "line 6: field ping.nonce: required field is missing") {
+	if !strings.Contains(errs, "line 2: field /kind") || !strings.Contains(errs, "line 6: field /nonce: required field is missing") {
 		t.Errorf("stderr %q", errs)
 	}
 }

@@ -43,7 +43,7 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{`{"kind":"ping",`, true, "column 16: the line ends inside a JSON value"},
 		{`{"kind":"ping","nonce":1} {}`, true, "more than one JSON value"},
-		{`{"kind":"ping","nonce":1,"nonce":2}`, true, "field nonce: duplicate field"},
+		{`{"kind":"ping","nonce":1,"nonce":2}`, true, "field /nonce: duplicate field"},
 		{strings.Repeat("[", maxJSONDepth+1) + strings.Repeat("]", maxJSONDepth+1), true, "nested deeper"},
 		{strings.Repeat("[", maxJSONDepth) + strings.Repeat("]", maxJSONDepth), false, "want an object, got an array"},
 		{`{"kind":"ping","nonce":"1"}`, false, `want an unsigned integer (u64), got the string "1"`},
