@@ -173,7 +173,7 @@ func TestBadJSON(t *testing.T) {
 		{"exponent", nil, `{"kind":"ping","nonce":1e3}`, []string{"line 2", "field /nonce", "want an unsigned integer"}},
 		{"string for a number", nil, `{"kind":"ping","nonce":"1"}`, []string{"line 2", "field /nonce", `the string "1"`}},
 		{"bad base64", nil, `{"kind":"event","stream":"frames","seq":1,"type":"frame","width":1,"height":1,"format":0,"uptime_ms":0,"image":"***"}`, []string{"line 2", "field /image", "base64"}},
-		{"bad UTF-8", nil, "{\"kind\":\"request\",\"id\":6,\"method\":\"type_text\",\"params\":{\"text\":\"\xc3\x28\"}}", []string{"line 2", "column 65", "invalid UTF-8"}},
+		{"bad UTF-8", nil, "{\"kind\":\"request\",\"id\":6,\"method\":\"type_text\",\"params\":{\"text\":\"\xc3\x28\"}}", []string{"line 2", "column 65", "field /params/text", "invalid UTF-8", "want text in UTF-8"}},
 		{"lone surrogate", nil, `{"kind":"request","id":6,"method":"type_text","params":{"text":"a\udc00"}}`, []string{"line 2", "unpaired", `\udc00`}},
 		{"params of unknown method", nil, `{"kind":"request","id":6,"method":99,"params":{"x":1}}`, []string{"line 2", "field /params", "unknown method 99"}},
 		{"result and error", nil, `{"kind":"response","id":6,"method":"tap","result":{},"error":{"code":"busy","message":"","retryable":true}}`, []string{"line 2: a response", "not both"}},
@@ -189,7 +189,7 @@ func TestBadJSON(t *testing.T) {
 		{"event field of another type", nil, `{"kind":"event","stream":"tree","seq":1,"type":"window_changed","window":1,"change":1,"node":3}`, []string{"line 2", "field /node", "unknown field: want one of kind, stream, seq, type, window, change"}},
 		{"over -max-frame", []string{"-max-frame", "64"}, `{"kind":"request","id":6,"method":"type_text","params":{"text":"` + strings.Repeat("x", 100) + `"}}`, []string{"line 2", "over -max-frame 64"}},
 		{"line too long", []string{"-max-frame", "64"}, `{"kind":"request","id":6,"method":"type_text","params":{"text":"` + strings.Repeat("x", 1<<20+1000) + `"}}`, []string{"line 2", "longer than"}},
-		{"JSON too deep", nil, strings.Repeat("[", 1000) + strings.Repeat("]", 1000), []string{"line 2", "nested deeper"}},
+		{"JSON too deep", nil, strings.Repeat("[", 1000) + strings.Repeat("]", 1000), []string{"line 2", "field /0/0/0/", "nested deeper", "want at most 528"}},
 		{"node tree too deep", nil, vtDeepJSON(257), []string{"line 2", "deeper than 256 levels"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
