@@ -97,6 +97,16 @@ func TestEncodeReportsEveryLine(t *testing.T) {
 	}
 }
 
+// encodeLine is wire encode's path for one line: the frame of its
+// message appended to dst.
+func encodeLine(dst, line []byte, limit uint32) ([]byte, error) {
+	m, err := safely(func() (codec.Message, error) { return parseLine(line, limit) })
+	if err != nil {
+		return dst, err
+	}
+	return safely(func() ([]byte, error) { return appendFrame(dst, m, limit) })
+}
+
 // FuzzEncodeJSON feeds the JSON → frame path arbitrary lines, seeded with
 // the JSON of every golden sample. It must never panic; a line it accepts
 // must give a frame the codec decodes, whose JSON encodes to the same
@@ -148,6 +158,9 @@ func FuzzDecodeJSON(f *testing.F) {
 		want, err := codec.AppendFrame(nil, m, 1<<32-1)
 		if err != nil {
 			t.Fatalf("%x decodes to %#v, which does not encode: %v", payload, m, err)
+		}
+		if n, err := wirejson.PayloadLen(m); err != nil || n != len(want)-codec.HeaderLen {
+			t.Fatalf("%x: PayloadLen %d (%v), encoded %d bytes", payload, n, err, len(want)-codec.HeaderLen)
 		}
 		line := vtJSONLine(t, m)
 		got, err := encodeLine(nil, line, 1<<32-1)

@@ -59,11 +59,23 @@ func ErrorValue(e *codec.Error) json.RawMessage {
 // message. A line that is not one JSON value is a *SyntaxError; one that
 // does not follow the schema, a *FieldError naming the field.
 func Parse(line []byte) (codec.Message, error) {
+	return parse(line, &conv{})
+}
+
+// ParseLimited is Parse for a message that may take at most mem bytes of
+// memory once read (its structs, lists, strings and byte strings, as Go
+// lays them out); each value is charged before it is made, and one past
+// the budget is refused with a *FieldError naming it. Whatever the line,
+// reading it takes at most mem plus a small fraction of the line.
+func ParseLimited(line []byte, mem int64) (codec.Message, error) {
+	return parse(line, &conv{mem: mem, limited: true})
+}
+
+func parse(line []byte, c *conv) (codec.Message, error) {
 	v, err := parseJSON(line)
 	if err != nil {
 		return nil, err
 	}
-	c := &conv{}
 	m := c.message(v)
 	if c.err != nil {
 		return nil, c.err

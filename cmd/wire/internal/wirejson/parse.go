@@ -144,38 +144,58 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// elems calls fn for each element of an array, in order, until it
-// returns false.
-func (v *jval) elems(fn func(i int, it *jval) bool) {
-	b := v.doc.line
-	j := skipSpace(b, v.off+1)
-	for i := 0; b[j] != ']'; i++ {
-		it := v.doc.at(j)
-		if !fn(i, &it) {
-			return
-		}
-		j = skipSpace(b, it.end)
-		if b[j] == ',' {
-			j++
-		}
-		j = skipSpace(b, j)
+// elemIter walks the elements of an array in place, allocating nothing.
+type elemIter struct {
+	doc *jdoc
+	j   int // the offset of the next element, or of the closing ]
+}
+
+// iter starts a walk over the elements of an array.
+func (v *jval) iter() elemIter {
+	return elemIter{doc: v.doc, j: skipSpace(v.doc.line, v.off+1)}
+}
+
+// next sets e to the next element and reports whether there was one.
+func (it *elemIter) next(e *jval) bool {
+	b := it.doc.line
+	if b[it.j] == ']' {
+		return false
 	}
+	*e = it.doc.at(it.j)
+	j := skipSpace(b, e.end)
+	if b[j] == ',' {
+		j++
+	}
+	it.j = skipSpace(b, j)
+	return true
 }
 
 // count is the number of elements of an array.
 func (v *jval) count() int {
 	n := 0
-	v.elems(func(int, *jval) bool { n++; return true })
+	var e jval
+	for it := v.iter(); it.next(&e); {
+		n++
+	}
 	return n
 }
 
-// members indexes an object's members, rejecting a duplicate key.
+// maxMembers bounds the members of an object, so that indexing one takes
+// little memory whatever the line: no object of the protocol has half
+// as many.
+const maxMembers = 64
+
+// members indexes an object's members, rejecting a duplicate key and
+// more than maxMembers.
 func (v *jval) members(path *jpath) ([]jmember, error) {
 	b := v.doc.line
 	var out []jmember
 	var keys map[string]bool // for large objects only
 	j := skipSpace(b, v.off+1)
 	for b[j] != '}' {
+		if len(out) == maxMembers {
+			return nil, &FieldError{Path: path.String(), Msg: "more than " + strconv.Itoa(maxMembers) + " fields: want an object of the protocol, none of which has as many"}
+		}
 		kv := v.doc.at(j)
 		key := kv.text()
 		dup := false

@@ -1,6 +1,7 @@
 package wirejson
 
 import (
+	"bytes"
 	"encoding/base64"
 	"fmt"
 	"reflect"
@@ -34,6 +35,23 @@ func (e *FieldError) Error() string {
 // straight through without checking each step.
 type conv struct {
 	err error // a *FieldError, or the *SyntaxError of a duplicate key
+	// mem is the memory the message may still take, in bytes, when
+	// limited is set: each value is charged before it is made.
+	mem     int64
+	limited bool
+}
+
+// charge takes n bytes of the message's memory budget for the value at
+// path, and fails there when the budget is spent.
+func (c *conv) charge(n int64, path *jpath) bool {
+	if !c.limited || c.err != nil {
+		return c.err == nil
+	}
+	if c.mem -= n; c.mem < 0 {
+		c.failf(path, "the message takes more memory than wire encode may hold with its line: want a smaller message, or a larger -max-frame (the bound is 1.5 × -max-frame + 32 MiB)")
+		return false
+	}
+	return true
 }
 
 func (c *conv) failf(path *jpath, format string, a ...any) {
@@ -160,9 +178,12 @@ func (c *conv) message(v *jval) codec.Message {
 	}
 	var m codec.Message
 	for _, t := range messageTypes {
-		if t.Kind() == kind {
+		if t.Kind() == kind && c.charge(int64(reflect.TypeOf(t).Elem().Size()), nil) {
 			m = reflect.New(reflect.TypeOf(t).Elem()).Interface().(codec.Message)
 		}
+	}
+	if c.err != nil {
+		return nil
 	}
 	switch e := m.(type) {
 	case nil:
@@ -253,6 +274,9 @@ func (c *conv) methodMap(f *field, v *jval, path *jpath, p *plan, dst reflect.Va
 		return
 	}
 	iv := reflect.ValueOf(into)
+	if !c.charge(int64(iv.Type().Elem().Size()), path) {
+		return
+	}
 	ip, err := planOf(iv.Type().Elem())
 	if err != nil {
 		c.failf(path, "no JSON form for %s: %v", iv.Type(), err)
@@ -276,21 +300,22 @@ func (c *conv) value(p *plan, v *jval, path *jpath, dst reflect.Value, level int
 	case pBool:
 		dst.SetBool(c.boolean(v, path))
 	case pString:
-		dst.SetString(c.str(v, path))
-	case pBytes:
-		b, err := base64.StdEncoding.Strict().DecodeString(c.str(v, path))
-		if err != nil {
-			c.failf(path, "want standard base64: %v", err)
+		if v != nil && c.charge(int64(v.end-v.off), path) {
+			dst.SetString(c.str(v, path))
 		}
-		dst.SetBytes(nonNil(b))
+	case pBytes:
+		dst.SetBytes(c.bytes(v, path))
 	case pSlice:
 		n := c.count(v, path)
+		if !c.charge(int64(n)*int64(p.elem.typ.Size()), path) {
+			return
+		}
 		s := reflect.MakeSlice(p.typ, n, n)
 		ip := index(path, 0) // one path for every element: an error turns it into text at once
-		c.elems(v, path, func(i int, it *jval) {
-			ip.i = i
-			c.value(p.elem, it, ip, s.Index(i), level)
-		})
+		var e jval
+		for it := c.elems(v, path); c.next(&it, &e); ip.i++ {
+			c.value(p.elem, &e, ip, s.Index(ip.i), level)
+		}
 		dst.Set(s)
 	case pArray:
 		if n := c.count(v, path); n != len(p.fields) {
@@ -301,13 +326,17 @@ func (c *conv) value(p *plan, v *jval, path *jpath, dst reflect.Value, level int
 			}
 			return
 		}
-		c.elems(v, path, func(i int, it *jval) {
-			c.value(p.fields[i].p, it, index(path, i), dst.Field(p.fields[i].index), level)
-		})
+		var e jval
+		for i, it := 0, c.elems(v, path); c.next(&it, &e); i++ {
+			c.value(p.fields[i].p, &e, index(path, i), dst.Field(p.fields[i].index), level)
+		}
 	case pOpt:
 		c.value(p.elem, v, path, dst.Field(0), level)
 		dst.Field(1).SetBool(true)
 	case pPtr:
+		if !c.charge(int64(p.elem.typ.Size()), path) {
+			return
+		}
 		n := reflect.New(p.elem.typ)
 		c.value(p.elem, v, path, n.Elem(), level)
 		dst.Set(n)
@@ -351,15 +380,15 @@ func (c *conv) caps(o *jobj, f *field, dst reflect.Value) {
 	if nv != nil {
 		var named codec.Capabilities
 		ip := index(np, 0)
-		c.elems(nv, np, func(i int, it *jval) {
-			ip.i = i
-			s := c.str(it, ip)
+		var e jval
+		for it := c.elems(nv, np); c.next(&it, &e); ip.i++ {
+			s := c.str(&e, ip)
 			bit, ok := codec.ParseCapability(s)
 			if !ok && c.err == nil {
 				c.failf(ip, "unknown capability %q: want one of %s, or \"bit N\"", s, strings.Join(codec.CapAll.Names(), ", "))
 			}
 			named |= bit
-		})
+		}
 		if cv == nil {
 			caps = named
 		} else if named != caps {
@@ -393,6 +422,9 @@ func (c *conv) event(o *jobj, e *codec.Event) {
 	}
 	if body := codec.BodyFor(e.Stream, e.Type); body != nil {
 		v := reflect.ValueOf(body)
+		if !c.charge(int64(v.Type().Elem().Size()), o.path) {
+			return
+		}
 		p, err := planOf(v.Type().Elem())
 		if err != nil {
 			c.failf(o.path, "no JSON form for event body %T: %v", body, err)
@@ -462,6 +494,32 @@ func (c *conv) str(v *jval, path *jpath) string {
 	return v.text()
 }
 
+// bytes reads a byte string in standard base64, decoding it from the
+// line with no copy of its text, its memory charged before it is made.
+func (c *conv) bytes(v *jval, path *jpath) []byte {
+	if v == nil || c.err != nil {
+		return nil
+	}
+	if v.kind != jString {
+		c.failf(path, "want a string of standard base64, got %s", v.describe())
+		return nil
+	}
+	raw := v.raw()
+	raw = raw[1 : len(raw)-1]
+	if bytes.IndexByte(raw, '\\') >= 0 {
+		raw = []byte(v.text()) // escapes, such as \/: rare and short
+	}
+	if !c.charge(int64(base64.StdEncoding.DecodedLen(len(raw))), path) {
+		return nil
+	}
+	b := make([]byte, base64.StdEncoding.DecodedLen(len(raw)))
+	n, err := base64.StdEncoding.Strict().Decode(b, raw)
+	if err != nil {
+		c.failf(path, "want standard base64: %v", err)
+	}
+	return b[:n]
+}
+
 func (c *conv) boolean(v *jval, path *jpath) bool {
 	if v == nil || c.err != nil {
 		return false
@@ -473,19 +531,22 @@ func (c *conv) boolean(v *jval, path *jpath) bool {
 	return v.boolean()
 }
 
-// elems calls fn for each element of the array v, until an error.
-func (c *conv) elems(v *jval, path *jpath, fn func(i int, it *jval)) {
+// elems starts a walk over the elements of the array v; it has none
+// when v is not an array (an error) or after an error.
+func (c *conv) elems(v *jval, path *jpath) elemIter {
 	if v == nil || c.err != nil {
-		return
+		return elemIter{}
 	}
 	if v.kind != jArray {
 		c.failf(path, "want an array, got %s", v.describe())
-		return
+		return elemIter{}
 	}
-	v.elems(func(i int, it *jval) bool {
-		fn(i, it)
-		return c.err == nil
-	})
+	return v.iter()
+}
+
+// next is it.next until an error.
+func (c *conv) next(it *elemIter, e *jval) bool {
+	return it.doc != nil && c.err == nil && it.next(e)
 }
 
 // count is the number of elements of the array v (0 for anything else).
@@ -550,12 +611,4 @@ func (c *conv) stream(v *jval, path *jpath) codec.Stream {
 		st, ok := codec.ParseStream(s)
 		return uint64(st), ok
 	}, []string{codec.StreamTree.String(), codec.StreamFrames.String()}))
-}
-
-// nonNil keeps present byte strings from reading as absent.
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }

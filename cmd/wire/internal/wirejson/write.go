@@ -108,20 +108,32 @@ func (w *writer) member(name string) {
 	w.b = append(w.b, ':')
 }
 
-// fields writes the members of struct v. Absent fields are left out: an
-// Opt that is not Ok, a nil pointer, and a field the schema does not
-// require at its zero value (a window's modal when false, a node's empty
+// present reports whether field f of struct v, whose value is fv, is
+// written, in JSON as on the wire. Absent fields are left out: an Opt
+// that is not Ok, a nil pointer, and a field the schema does not require
+// at its zero value (a window's modal when false, a node's empty
 // children); a response's result is left out when it carries an error.
-// after tells whether members precede them.
+func present(f *field, fv, v reflect.Value) bool {
+	switch {
+	case f.p.kind == pOpt:
+		return fv.Field(1).Bool()
+	case f.p.kind == pPtr:
+		return !fv.IsNil()
+	case f.p.kind == pResult:
+		return v.Type() != reflect.TypeFor[codec.Response]() || v.FieldByName("Error").IsNil()
+	case !f.required:
+		return !fv.IsZero() && (f.p.kind != pSlice || fv.Len() > 0)
+	}
+	return true
+}
+
+// fields writes the members of struct v that are present. after tells
+// whether members precede them.
 func (w *writer) fields(p *plan, v reflect.Value, after bool) {
 	for i := range p.fields {
 		f := &p.fields[i]
 		fv := v.Field(f.index)
-		switch {
-		case f.p.kind == pOpt && !fv.Field(1).Bool(),
-			f.p.kind == pPtr && fv.IsNil(),
-			!f.required && f.p.kind != pResult && (fv.IsZero() || f.p.kind == pSlice && fv.Len() == 0),
-			f.p.kind == pResult && v.Type() == reflect.TypeFor[codec.Response]() && !v.FieldByName("Error").IsNil():
+		if !present(f, fv, v) {
 			continue
 		}
 		if after {
