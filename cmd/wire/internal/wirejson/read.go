@@ -401,12 +401,12 @@ func (c *conv) caps(o *jobj, f *field, dst reflect.Value) {
 // event reads an event: its stream, seq and type, then its body's fields
 // beside them (none for a type this version does not know).
 func (c *conv) event(o *jobj, e *codec.Event) {
-	n := eventHead.fields
-	sv, sp := o.need(n[0].name)
+	n := eventNames
+	sv, sp := o.need(n[0])
 	e.Stream = c.stream(sv, sp)
-	qv, qp := o.need(n[1].name)
+	qv, qp := o.need(n[1])
 	e.Seq = c.uint(qv, qp, 64)
-	tv, tp := o.need(n[2].name)
+	tv, tp := o.need(n[2])
 	var names []string
 	for t := codec.EventType(0); t < 2; t++ {
 		if codec.BodyFor(e.Stream, t) != nil {

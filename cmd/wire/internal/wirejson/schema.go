@@ -46,7 +46,7 @@ type plan struct {
 	bits   int     // pUint, pInt
 	elem   *plan   // pSlice, pOpt, pPtr
 	fields []field // pStruct, pArray, in key order
-	// depth is set on a struct type that contains itself (codec.Node):
+	// recursive is set on a struct type that contains itself (codec.Node):
 	// the reader bounds its nesting by codec.MaxNodeDepth.
 	recursive bool
 }

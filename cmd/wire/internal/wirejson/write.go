@@ -55,28 +55,29 @@ func (w *writer) message(m codec.Message) {
 	w.b = append(w.b, '}')
 }
 
-// eventHead names an event's fields before its body.
-var eventHead = mustPlan(reflect.TypeFor[eventHeadFields]())
-
-// eventHeadFields are codec.Event's fields before its body, for their
-// names.
-type eventHeadFields struct {
-	Stream codec.Stream
-	Seq    uint64
-	Type   codec.EventType
-}
+// eventNames are the names of codec.Event's fields before its body:
+// stream, seq, type, in order.
+var eventNames = func() (names []string) {
+	t := reflect.TypeFor[codec.Event]()
+	for i := range t.NumField() {
+		if f := t.Field(i); f.Type != reflect.TypeFor[codec.EventBody]() {
+			names = append(names, snake(f.Name))
+		}
+	}
+	return names
+}()
 
 // event writes an event: its stream, seq and type, then the fields of its
 // body (none for an unknown type).
 func (w *writer) event(e *codec.Event) {
-	n := eventHead.fields
+	n := eventNames
 	w.b = append(w.b, `{"kind":`...)
 	w.b = appendString(w.b, codec.KindEvent.String())
-	w.member(n[0].name)
+	w.member(n[0])
 	enum(w, codec.Stream.String, e.Stream, streamKnown(e.Stream))
-	w.member(n[1].name)
+	w.member(n[1])
 	w.b = strconv.AppendUint(w.b, e.Seq, 10)
-	w.member(n[2].name)
+	w.member(n[2])
 	enum(w, func(t codec.EventType) string { return codec.EventTypeName(e.Stream, t) }, e.Type, codec.BodyFor(e.Stream, e.Type) != nil)
 	if e.Body != nil {
 		v := reflect.ValueOf(e.Body)
