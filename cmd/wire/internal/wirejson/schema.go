@@ -82,19 +82,15 @@ var messageTypes = []codec.Message{&codec.Hello{}, &codec.Welcome{}, &codec.Requ
 // event, its body, a node's bounds, a scroll range): its fields are named
 // by their Go names in snake_case.
 var tables = map[reflect.Type]*codec.Fields{
-	reflect.TypeFor[codec.Hello]():    codec.HelloFields,
-	reflect.TypeFor[codec.Welcome]():  codec.WelcomeFields,
-	reflect.TypeFor[codec.Request]():  codec.RequestFields,
-	reflect.TypeFor[codec.Response](): codec.ResponseFields,
-	reflect.TypeFor[codec.Ping]():     codec.PingFields,
-	reflect.TypeFor[codec.Pong]():     codec.PingFields,
-	reflect.TypeFor[codec.Device]():   codec.DeviceFields,
-	reflect.TypeFor[codec.Display]():  codec.DisplayFields,
-	reflect.TypeFor[codec.Error]():    codec.ErrorFields,
-	reflect.TypeFor[codec.Snapshot](): codec.SnapshotFields,
-	reflect.TypeFor[codec.Window]():   codec.WindowFields,
-	reflect.TypeFor[codec.Node]():     codec.NodeFields,
-	reflect.TypeFor[codec.Scroll]():   codec.ScrollFields,
+	// the messages (a Pong's map is a Ping's)
+	reflect.TypeFor[codec.Hello](): codec.HelloFields, reflect.TypeFor[codec.Welcome](): codec.WelcomeFields,
+	reflect.TypeFor[codec.Request](): codec.RequestFields, reflect.TypeFor[codec.Response](): codec.ResponseFields,
+	reflect.TypeFor[codec.Ping](): codec.PingFields, reflect.TypeFor[codec.Pong](): codec.PingFields,
+	// the maps inside them
+	reflect.TypeFor[codec.Device](): codec.DeviceFields, reflect.TypeFor[codec.Display](): codec.DisplayFields,
+	reflect.TypeFor[codec.Error](): codec.ErrorFields, reflect.TypeFor[codec.Snapshot](): codec.SnapshotFields,
+	reflect.TypeFor[codec.Window](): codec.WindowFields, reflect.TypeFor[codec.Node](): codec.NodeFields,
+	reflect.TypeFor[codec.Scroll](): codec.ScrollFields,
 }
 
 func init() {

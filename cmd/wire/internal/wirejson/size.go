@@ -5,6 +5,7 @@ import (
 	"reflect"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/cbor"
 )
 
 // PayloadLen is the length of the CBOR payload codec.Append writes for m,
@@ -17,7 +18,7 @@ import (
 func PayloadLen(m codec.Message) (int, error) {
 	switch m := m.(type) {
 	case *codec.Event:
-		n := headLen(uint64(4)) + headLen(uint64(codec.KindEvent)) + headLen(uint64(m.Stream)) + headLen(m.Seq) + headLen(uint64(m.Type))
+		n := cbor.HeadLen(uint64(4)) + cbor.HeadLen(uint64(codec.KindEvent)) + cbor.HeadLen(uint64(m.Stream)) + cbor.HeadLen(m.Seq) + cbor.HeadLen(uint64(m.Type))
 		if m.Body == nil {
 			return n, nil
 		}
@@ -38,40 +39,25 @@ func PayloadLen(m codec.Message) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return cborLen(p, v) + 1 + headLen(uint64(m.Kind())), nil // key 0, the kind (the map head counts it)
-}
-
-// headLen is the length of a CBOR head carrying v.
-func headLen(v uint64) int {
-	switch {
-	case v < 24:
-		return 1
-	case v <= 0xff:
-		return 2
-	case v <= 0xffff:
-		return 3
-	case v <= 0xffffffff:
-		return 5
-	}
-	return 9
+	return cborLen(p, v) + 1 + cbor.HeadLen(uint64(m.Kind())), nil // key 0, the kind (the map head counts it)
 }
 
 // cborLen is the length of v's CBOR encoding by p.
 func cborLen(p *plan, v reflect.Value) int {
 	switch p.kind {
 	case pUint, pCaps, pMethod, pStream:
-		return headLen(v.Uint())
+		return cbor.HeadLen(v.Uint())
 	case pInt:
 		if i := v.Int(); i < 0 {
-			return headLen(uint64(-1 - i))
+			return cbor.HeadLen(uint64(-1 - i))
 		}
-		return headLen(uint64(v.Int()))
+		return cbor.HeadLen(uint64(v.Int()))
 	case pBool:
 		return 1
 	case pString, pBytes:
-		return headLen(uint64(v.Len())) + v.Len()
+		return cbor.HeadLen(uint64(v.Len())) + v.Len()
 	case pSlice:
-		n := headLen(uint64(v.Len()))
+		n := cbor.HeadLen(uint64(v.Len()))
 		for i := range v.Len() {
 			n += cborLen(p.elem, v.Index(i))
 		}
@@ -109,5 +95,5 @@ func cborLen(p *plan, v reflect.Value) int {
 			n++ // the key, below 24
 		}
 	}
-	return headLen(uint64(count)) + n
+	return cbor.HeadLen(uint64(count)) + n
 }
