@@ -58,6 +58,10 @@ func TestGoldenJSON(t *testing.T) {
 	for _, s := range samples {
 		v, err := Value(s.Msg)
 		put(s.Name, v, err)
+		line := got.Bytes()[bytes.LastIndexByte(got.Bytes()[:got.Len()-1], '\n')+1+len(s.Name)+1 : got.Len()-1]
+		if b, err := AppendJSON(nil, s.Msg); err != nil || !bytes.Equal(b, line) {
+			t.Errorf("%s: AppendJSON gives %s (%v), the encoder %s", s.Name, b, err, line)
+		}
 		if frame, err := codec.Append(nil, s.Msg); err == nil {
 			m, err := codec.Decode(frame)
 			if err != nil {

@@ -26,12 +26,23 @@ import (
 // Value is m in its JSON form, a json.RawMessage for encoding/json to
 // print.
 func Value(m codec.Message) (any, error) {
-	w := &writer{}
+	b, err := AppendJSON(nil, m)
+	if err != nil {
+		return nil, err
+	}
+	return json.RawMessage(b), nil
+}
+
+// AppendJSON appends m's JSON form to dst: compact, and byte for byte
+// what a json.Encoder with SetEscapeHTML(false) prints for Value(m),
+// without the encoder's second pass over it.
+func AppendJSON(dst []byte, m codec.Message) ([]byte, error) {
+	w := &writer{b: dst}
 	w.message(m)
 	if w.err != nil {
-		return nil, w.err
+		return dst, w.err
 	}
-	return json.RawMessage(w.b), nil
+	return w.b, nil
 }
 
 // ResultValue is a result in its JSON form, as Value writes it in a

@@ -57,6 +57,10 @@ type field struct {
 	index    int    // the Go field's index
 	required bool   // the schema requires the key (every field of a positional struct)
 	p        *plan
+	// unless is, for a result, the Go index of the error beside it,
+	// which leaves the result out when set (a response carries one of
+	// them); -1 otherwise.
+	unless int
 }
 
 // capabilityNames is the informational field the JSON form adds beside
@@ -213,7 +217,10 @@ func (p *plan) makeFields(making map[reflect.Type]bool) error {
 			continue
 		}
 		name := snake(sf.Name)
-		f := field{name: name, index: i, required: true}
+		f := field{name: name, index: i, required: true, unless: -1}
+		if ef, ok := t.FieldByName("Error"); ok && sf.Type == tResult && ef.Type == reflect.TypeFor[*codec.Error]() {
+			f.unless = ef.Index[0]
+		}
 		if table != nil {
 			k, ok := table.Key(name)
 			if !ok {

@@ -121,7 +121,7 @@ func present(f *field, fv, v reflect.Value) bool {
 	case f.p.kind == pPtr:
 		return !fv.IsNil()
 	case f.p.kind == pResult:
-		return v.Type() != reflect.TypeFor[codec.Response]() || v.FieldByName("Error").IsNil()
+		return f.unless < 0 || v.Field(f.unless).IsNil()
 	case !f.required:
 		return !fv.IsZero() && (f.p.kind != pSlice || fv.Len() > 0)
 	}
