@@ -3,6 +3,7 @@ package wirejson
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -89,5 +90,53 @@ func TestErrorsNameFieldAndWant(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v\nwant %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestParseLimitedAtTheLimit: a message is read with exactly the memory
+// it is charged, and refused one byte short of it, naming a field.
+func TestParseLimitedAtTheLimit(t *testing.T) {
+	for _, name := range []string{"hello_full", "response_snapshot", "response_snapshot_deep", "event_frame", "array25", "request_unknown_method"} {
+		s, _ := golden.Lookup(name)
+		line, err := AppendJSON(nil, s.Msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const plenty = 1 << 30
+		c := &conv{mem: plenty, limited: true}
+		if _, err := parse(line, c); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		need := plenty - c.mem
+		if need <= 0 {
+			t.Fatalf("%s: charged %d bytes", name, need)
+		}
+		if _, err := ParseLimited(line, need); err != nil {
+			t.Errorf("%s: with %d bytes: %v", name, need, err)
+		}
+		_, err = ParseLimited(line, need-1)
+		var fe *FieldError
+		if !errors.As(err, &fe) || !strings.Contains(fe.Msg, "takes more memory") {
+			t.Errorf("%s: with %d bytes: %v", name, need-1, err)
+		}
+	}
+}
+
+// TestMaxMembers: an object of maxMembers members is indexed (and its
+// unknown fields refused as such), one of more is refused at once.
+func TestMaxMembers(t *testing.T) {
+	obj := func(n int) string {
+		var b strings.Builder
+		b.WriteString(`{"kind":"ping","nonce":1`)
+		for i := 2; i < n; i++ {
+			fmt.Fprintf(&b, `,"f%d":0`, i)
+		}
+		return b.String() + "}"
+	}
+	if _, err := Parse([]byte(obj(maxMembers))); err == nil || !strings.Contains(err.Error(), "field /f2: unknown field") {
+		t.Errorf("%d members: %v", maxMembers, err)
+	}
+	if _, err := Parse([]byte(obj(maxMembers + 1))); err == nil || err.Error() != "more than 64 fields: want an object of the protocol, none of which has as many" {
+		t.Errorf("%d members: %v", maxMembers+1, err)
 	}
 }
