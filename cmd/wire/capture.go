@@ -5,6 +5,9 @@ package main
 // connection is reassembled by gopacket's tcpassembly and decoded as a
 // stream of its own; the messages carry their connection and direction.
 // gopacket's pcapgo, layers and tcpassembly are pure Go: no libpcap.
+// Linking them costs every wire process about 8 MiB of resident memory
+// from the start (gopacket/layers fills enum tables of 65,536 entries in
+// its init): 3.8 MiB for `wire help` without them, 11.8 with layers alone.
 
 import (
 	"bufio"
