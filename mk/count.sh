@@ -17,19 +17,12 @@ ALL='^Benchmark(Encode|Decode|Frame|Gate|Session)$'
 say() { printf 'micro-count: %s\n' "$*" >&2; }
 die() { say "$*"; exit 2; }
 
+# shellcheck source=mk/lib.sh
+. mk/lib.sh
+
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/count.XXXXXX")
 HOGS=() # the load of make micro-count-repro, stopped on any exit
 trap 'if [ ${#HOGS[@]} -gt 0 ]; then kill "${HOGS[@]}" 2>/dev/null || true; fi; rm -rf "$TMP"' EXIT
-
-# need_valgrind installs valgrind (Debian's package) when it is missing.
-need_valgrind() {
-	command -v valgrind >/dev/null && return
-	say "valgrind is missing: installing it (apt-get install valgrind)"
-	local sudo=
-	[ "$(id -u)" = 0 ] || sudo=sudo
-	$sudo apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq valgrind >/dev/null ||
-		die "could not install valgrind; install it (apt-get install valgrind) and run again"
-}
 
 # build builds cmd/benchcount and the bench test binary into $TMP.
 build() {
