@@ -14,7 +14,7 @@
 #       reports/micro/diff.{txt,md,svg}. Exit 1 when a row of ours grew more
 #       than THRESHOLD percent in instructions/op or at all in allocs/op.
 #       BENCH defaults to every counted benchmark (Encode, Decode, Frame,
-#       Gate, Session): about 25 min with the 10 rounds; narrowed to our
+#       Gate, Session): about 30 min with the 10 rounds; narrowed to our
 #       codec's decodes (BENCH='^BenchmarkDecode$/^impl=codec$': make passes BENCH unexpanded) about 4-6.
 #   make test-micro-diff  the end-to-end tests of micro-diff alone (a few
 #       minutes; make test runs them too)
