@@ -206,7 +206,7 @@ main() {
 	base_rows=$(grep -c '^Benchmark' "$TMP/list-base.txt" || true)
 	rows=$(grep -c '^Benchmark' "$TMP/list-head.txt" || true)
 	[ "$rows" -gt 0 ] || die "no benchmark of the head matches BENCH='$BENCH'"
-	heavy=$(grep -cE '^BenchmarkDecode/impl=(codec|fxamacker)/msg=response_(snapshot_500|screenshot_256k)' "$TMP/list-head.txt" || true)
+	heavy=$(grep -cE '^BenchmarkDecode/impl=(codec|fxamacker)/msg=response_(snapshot_500|screenshot_256k)(-[0-9]+)?[[:space:]]' "$TMP/list-head.txt" || true)
 	# Estimates from the 2-core host: a valgrind process per count class
 	# (about 10 s each) and 7 more for each heap-sensitive decode (about
 	# 60 s), a few seconds per other row; a timed row takes about twice
