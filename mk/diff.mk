@@ -12,7 +12,7 @@
 #       stamps), times them interleaved base, head, base, head … COUNT
 #       rounds (default 10) of BENCHTIME a benchmark, and writes
 #       reports/micro/diff.{txt,md,svg}. Exit 1 when a row of ours grew more
-#       than THRESHOLD percent in instructions/op or at all in allocs/op.
+#       than THRESHOLD percent in instructions/op or at all in allocs/op or B/op.
 #       BENCH defaults to every counted benchmark (Encode, Decode, Frame,
 #       Gate, Session): about 30 min with the 10 rounds; narrowed to our
 #       codec's decodes (BENCH='^BenchmarkDecode$/^impl=codec$': make passes BENCH unexpanded) about 4-6.

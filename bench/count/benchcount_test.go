@@ -157,6 +157,16 @@ func TestCheck(t *testing.T) {
 	if c := Check(rows[:1], []Row{with(rows[0], rows[0].Instructions, 2)}, MaxGrowth); !Failed(c) || !strings.Contains(c[0].Reasons[0], "allocs 1 -> 2") {
 		t.Errorf("an added allocation: %+v", c)
 	}
+	// More bytes fail too, at the same instructions and allocations.
+	more := with(rows[0], rows[0].Instructions, 1)
+	more.Bytes = 96
+	if c := Check(rows[:1], []Row{more}, MaxGrowth); !Failed(c) || !strings.Contains(c[0].Reasons[0], "B/op 48 -> 96") {
+		t.Errorf("bytes doubled: %+v", c)
+	}
+	more.Bytes = 32
+	if c := Check(rows[:1], []Row{more}, MaxGrowth); Failed(c) {
+		t.Errorf("fewer bytes: %+v", c)
+	}
 	// A row missing from the run is listed, not failed.
 	c := Check(rows, rows[:1], MaxGrowth)
 	if Failed(c) || len(c) != 3 || !c[1].MissingLatest {

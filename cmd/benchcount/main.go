@@ -8,7 +8,7 @@
 //	    none of the listed benchmarks fall in are not run
 //	benchcount check -baseline baseline-counts.txt [-recount bench.test] counts.txt
 //	    exit 1, with a table, when a row of ours grew more than 2 % in
-//	    instructions/op or at all in allocs/op (the peers' rows are listed,
+//	    instructions/op or at all in allocs/op or B/op (the peers' rows are listed,
 //	    not gated); with -recount, such rows are counted once more in a
 //	    new process first and the lesser count stands
 //	benchcount same counts-a.txt counts-b.txt
@@ -165,7 +165,7 @@ func check(args []string, stdout io.Writer) error {
 	}
 	count.WriteTable(stdout, changes, *all)
 	if failed {
-		fmt.Fprintf(stdout, "micro-check: FAILED against %s: instructions/op may grow at most %.0f%%, allocs/op not at all; a deliberate change re-records with make baseline-counts\n", *baseline, 100*count.MaxGrowth)
+		fmt.Fprintf(stdout, "micro-check: FAILED against %s: instructions/op may grow at most %.0f%%, allocs/op and B/op not at all; a deliberate change re-records with make baseline-counts\n", *baseline, 100*count.MaxGrowth)
 		return errFailed
 	}
 	fmt.Fprintf(stdout, "micro-check: %d rows within %.0f%% of %s, no allocation added\n", len(latest), 100*count.MaxGrowth, *baseline)

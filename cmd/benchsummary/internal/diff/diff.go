@@ -4,7 +4,7 @@
 // compares), row by row, and gives the verdict that gates a pull request.
 //
 // A row of ours fails when its instructions/op grew by more than the
-// threshold or its allocs/op grew at all: the rule of make micro-check
+// threshold or its allocs/op or B/op grew at all: the rule of make micro-check
 // (count.Check), here between base and head rather than against a stored
 // baseline. The peers' rows are listed, never gated. A row only the head
 // has is new, one only the base has is gone; neither fails.
@@ -239,10 +239,10 @@ func (r *Result) Verdict() string {
 		if failed > len(worst) {
 			more = fmt.Sprintf(" and %d more", failed-len(worst))
 		}
-		return fmt.Sprintf("FAIL: %d row(s) of ours grew more than %s in instructions/op or added allocations: %s%s%s",
+		return fmt.Sprintf("FAIL: %d row(s) of ours grew more than %s in instructions/op or allocated more: %s%s%s",
 			failed, pct(r.Options.Threshold), strings.Join(worst, "; "), more, tail)
 	}
-	return fmt.Sprintf("OK: %d counted rows compared, none of ours grew more than %s in instructions/op or at all in allocs/op (largest change of ours %+.2f%%)%s",
+	return fmt.Sprintf("OK: %d counted rows compared, none of ours grew more than %s in instructions/op or at all in allocs/op or B/op (largest change of ours %+.2f%%)%s",
 		compared, pct(r.Options.Threshold), 100*largest, tail)
 }
 

@@ -76,7 +76,7 @@ func (r *Result) header() []string {
 		timing += "; quiet: " + q
 	}
 	lines = append(lines, timing,
-		fmt.Sprintf("instructions/op: the count tier (valgrind's callgrind, the same settings and classes on both sides; exact); the gate: a row of ours fails when it grew more than %s or its allocs/op grew at all; peers are listed, not gated", pct(r.Options.Threshold)))
+		fmt.Sprintf("instructions/op: the count tier (valgrind's callgrind, the same settings and classes on both sides; exact); the gate: a row of ours fails when it grew more than %s or its allocs/op or B/op grew at all; peers are listed, not gated", pct(r.Options.Threshold)))
 	return lines
 }
 
