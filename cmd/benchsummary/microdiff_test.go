@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/wirebench/wirebench/internal/peertest"
 )
 
 // The end-to-end tests of make micro-diff: mk/diff.sh of this tree run on
@@ -27,9 +29,10 @@ type scratch struct {
 
 func newScratch(t *testing.T) *scratch {
 	t.Helper()
-	for _, tool := range []string{"git", "bash", "valgrind"} {
+	peertest.Program(t, "valgrind") // the count tier's peer: PEERS=off skips
+	for _, tool := range []string{"git", "bash"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is needed by make micro-diff and its tests (mk/peers.sh installs valgrind): %v", tool, err)
+			t.Fatalf("%s is needed by make micro-diff and its tests: %v", tool, err)
 		}
 	}
 	root, err := filepath.Abs(filepath.Join("..", ".."))
@@ -91,6 +94,7 @@ func (s *scratch) diff(base, head string) (int, string, string) {
 	}
 	txt, _ := os.ReadFile(filepath.Join(s.dir, "reports", "micro", "diff.txt"))
 	os.Remove(filepath.Join(s.dir, "reports", "micro", "diff.txt"))
+	s.t.Logf("BASE=%s HEAD=%s: exit %d\n%s", base, head, code, out)
 	return code, string(out), string(txt)
 }
 
