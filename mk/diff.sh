@@ -268,7 +268,7 @@ main() {
 	"$TMP/benchsummary" diff "${base_counts[@]}" -head-counts "$TMP/head-counts.txt" \
 		-base-times "$TMP/base-times.txt" -head-times "$TMP/head-times.txt" \
 		-base-rev "$base_name" -head-rev "$head_name" -threshold "$THRESHOLD" -rounds "$COUNT" \
-		"${unverified[@]}" -benchstat "$TMP/benchstat.txt" -o "$OUT" || rc=$?
+		"${unverified[@]}" -benchstat "$TMP/benchstat.txt" -o "$OUT" -chart "reports/micro/diff.svg" || rc=$?
 	case $rc in
 	0 | 1) stage "wrote $OUT/diff.{txt,md,svg}: $(head -n 1 "$OUT/diff.txt" | sed 's/^micro-diff: //' | cut -c1-60)…" ;;
 	*) die "the report failed" ;;

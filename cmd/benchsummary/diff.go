@@ -33,6 +33,7 @@ func runDiff(args []string, stdout io.Writer) error {
 		unverified = fl.Bool("unverified", false, "stamp the reports \"host not verified quiet\"")
 		benchstat  = fl.String("benchstat", "", "benchstat's comparison of the timings, attached (`file`)")
 		out        = fl.String("o", "reports/micro", "write diff.txt, diff.md and diff.svg into `dir`")
+		chart      = fl.String("chart", "", "where diff.md says the chart is (`path or URL`; default: diff.svg in -o)")
 	)
 	if err := fl.Parse(args); err != nil {
 		return err
@@ -80,7 +81,10 @@ func runDiff(args []string, stdout io.Writer) error {
 	if err := res.WriteText(&txt, bs); err != nil {
 		return err
 	}
-	if err := res.WriteMarkdown(&md, bs, filepath.ToSlash(filepath.Join(*out, "diff.svg"))); err != nil {
+	if *chart == "" {
+		*chart = filepath.ToSlash(filepath.Join(*out, "diff.svg"))
+	}
+	if err := res.WriteMarkdown(&md, bs, *chart); err != nil {
 		return err
 	}
 	if err := res.WriteChart(&svg); err != nil {

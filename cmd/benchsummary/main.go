@@ -16,7 +16,7 @@
 //	benchsummary diff [-base-counts file] -head-counts file
 //	             [-base-times file -head-times file] [-base-rev name]
 //	             [-head-rev name] [-threshold 2] [-rounds n] [-unverified]
-//	             [-benchstat file] [-o reports/micro]
+//	             [-benchstat file] [-o reports/micro] [-chart path]
 //
 // writes the reports of make micro-diff (diff.txt, diff.md, diff.svg; see
 // internal/diff) and prints diff.txt. Exit status 1 when a row of ours

@@ -185,7 +185,7 @@ func compareTimes(base, head []float64) TimeChange {
 
 func timeCell(s *benchmath.Sample) string {
 	sum := benchmath.AssumeNothing.Summary(s, 0.95)
-	return summary.FormatSeconds(sum.Center) + " " + sum.PctRangeString()
+	return summary.FormatSeconds(sum.Center) + " ± " + sum.PctRangeString()
 }
 
 // Verdict is the one line that says whether the head may merge.

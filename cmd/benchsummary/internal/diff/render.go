@@ -83,7 +83,7 @@ func (r *Result) header() []string {
 func describe(s *summary.Set) string {
 	var parts []string
 	for _, k := range []string{"go-version", "cpu"} {
-		if v := s.ConfigValue(k); v != "" {
+		if v := strings.TrimSpace(s.ConfigValue(k)); v != "" {
 			parts = append(parts, v)
 		}
 	}
