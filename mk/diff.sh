@@ -63,6 +63,8 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/micro-diff.XXXXXX")
 WORKTREES=()
 cleanup() {
 	local wt
+	# The counts of an interrupted run (our own background jobs).
+	jobs -p | xargs -r kill 2>/dev/null || true
 	for wt in "${WORKTREES[@]}"; do
 		git -C "$REPO" worktree remove --force "$wt" >/dev/null 2>&1 || true
 	done
@@ -98,12 +100,14 @@ build_in() {
 	local dir=$1 name=$2 dest=$3 log
 	log=$TMP/build.$RANDOM.log
 	mkdir -p "$(dirname "$dest")"
-	if ! (cd "$dir" && $GO test -c -trimpath -o "$dest.partial" ./bench) >"$log" 2>&1; then
+	# Written aside and renamed: a cached binary is always whole, even
+	# with two diffs building the same base at once.
+	if ! (cd "$dir" && $GO test -c -trimpath -o "$dest.partial.$$" ./bench) >"$log" 2>&1; then
 		tail -n 25 "$log" >&2
-		rm -f "$dest.partial"
+		rm -f "$dest.partial.$$"
 		die "$name does not build: go test -c ./bench failed in its tree (above)"
 	fi
-	mv "$dest.partial" "$dest"
+	mv "$dest.partial.$$" "$dest"
 }
 
 # binary_of sets BIN to the test binary of a committed revision: from the
