@@ -40,7 +40,7 @@ ensure() {
 	fi
 }
 
-ensure .ci/install-rfb.sh Xvnc vncpasswd xinput xclip chromium websockify
+ensure .ci/install-rfb.sh Xvnc vncpasswd xinput xkbcomp xclip chromium websockify
 # valgrind: the workbench's instruction counts (bench/internal/callgrind's test).
 ensure .ci/install-valgrind.sh valgrind
 
