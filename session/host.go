@@ -118,9 +118,24 @@ func (h *Host) InSyncStream(s codec.Stream) bool {
 	return true
 }
 
-// PollTransmit returns the bytes to write to the agent, or nil. The slice
-// is valid until the next call into the host.
-func (h *Host) PollTransmit() []byte { return h.pollTransmit() }
+// PollTransmit returns every byte queued for the agent, control frames
+// (ping, pong) first, or nil; they count as handed to the transport at
+// the latest time passed in. The slice is valid until the next
+// PollTransmit or PollTransmitAt.
+func (h *Host) PollTransmit() []byte { return h.pollTransmit(h.now, 0) }
+
+// PollTransmitAt returns the next bytes to write to the agent, handed to
+// the transport at now, or nil: the queued control frames (ping, pong) if
+// there are any, otherwise whole frames of at most max bytes in all (at
+// least one frame, however long; max <= 0 for all of them). A driver that
+// writes one such slice at a time keeps a ping from waiting behind more
+// than one of them. The slice is valid until the next PollTransmit or
+// PollTransmitAt.
+func (h *Host) PollTransmitAt(now time.Time, max int) []byte { return h.pollTransmit(now, max) }
+
+// Backlog is the number of bytes queued for the agent and not handed
+// out by PollTransmit yet.
+func (h *Host) Backlog() int { return h.tx.backlog() }
 
 // PollEvent returns the next event, if any.
 func (h *Host) PollEvent() (HostEvent, bool) { return h.events.pop() }
