@@ -299,7 +299,7 @@ func (h *Host) finish(now time.Time, id uint64, p hostPending, r codec.Result, e
 	}
 	if p.auto && e.Retryable && h.phase == phaseOpen {
 		st.failures++
-		st.retry, st.retryAt = true, now.Add(resyncBackoff(st.failures))
+		st.retry, st.retryAt = true, now.Add(Backoff(st.failures))
 		return
 	}
 	if h.phase == phaseOpen {
@@ -307,9 +307,10 @@ func (h *Host) finish(now time.Time, id uint64, p hostPending, r codec.Result, e
 	}
 }
 
-// resyncBackoff is the wait after the n-th automatic resync failure in a
-// row: ResyncBackoff doubled n-1 times, at most ResyncBackoffMax.
-func resyncBackoff(n int) time.Duration {
+// Backoff is the wait after the n-th failure in a row (n >= 1) of an
+// automatic resync, or of a dial to the agent (package netconn's
+// Redialer): ResyncBackoff doubled n-1 times, at most ResyncBackoffMax.
+func Backoff(n int) time.Duration {
 	d := ResyncBackoff
 	for i := 1; i < n && d < ResyncBackoffMax; i++ {
 		d *= 2
