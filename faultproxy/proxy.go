@@ -115,7 +115,7 @@ func Listen(addr, target string, cfg Config) (*Proxy, error) {
 // Addr is the proxy's address, for the client to dial.
 func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
-// Moved is the number of bytes the proxy has delivered in direction d
+// Moved is the number of bytes the proxy has written in direction d
 // (ToTarget or ToClient) over all its connections.
 func (p *Proxy) Moved(d Direction) int64 { return p.moved[index(d)].Load() }
 
@@ -344,12 +344,13 @@ func (p *Proxy) pipe(l *link, src, dst net.Conn, dir int) {
 				}
 				next = next.Add(time.Duration(n) * time.Second / time.Duration(f.rate))
 			}
+			// Counted first, so a reader that has the bytes sees them counted.
+			p.moved[dir].Add(int64(n))
+			p.writes[dir].Add(1)
 			if _, err := dst.Write(b[:n]); err != nil {
 				l.reset()
 				return
 			}
-			p.moved[dir].Add(int64(n))
-			p.writes[dir].Add(1)
 			b = b[n:]
 		}
 	}
