@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wirebench/wirebench/cmd/wire/internal/simdisplay"
@@ -25,11 +26,15 @@ import (
 // seed) and the tree stream says so; input methods move the display;
 // screenshots and frames are real PNGs (or JPEGs) of it.
 
-const asimUsage = `usage: wire agent-sim -listen 127.0.0.1:PORT [-token T] [-seed N] [-size WxH] [-caps LIST] [-max-frame N] [-once]
+const asimUsage = `usage: wire agent-sim -listen 127.0.0.1:PORT [-token T] [-seed N] [-size WxH] [-caps LIST] [-max-frame N] [-max-backlog N] [-once]
 
 A simulated device agent. It listens on a loopback address only, prints
 "listening on ADDR" on stdout (PORT 0 picks a free port), and serves
-every host that connects until interrupted (or, with -once, one).
+every host that connects until interrupted (or, with -once, one): a host
+that reconnects gets a new session, and each is logged on stderr. When
+the host reads slower than the agent sends, the agent queues at most
+-max-backlog bytes: frames past it are dropped and tree events skipped
+(the host sees the gap and resyncs), so its memory stays flat.
 
 flags:
 `
@@ -44,6 +49,10 @@ type asimConfig struct {
 	maxFrame uint32
 	once     bool
 	tick     time.Duration // how often the display changes by itself
+	backlog  int           // the agent's backlog limit (session.AgentConfig.MaxBacklog); 0 for the default
+	// peakBacklog, when set, records the largest backlog any connection's
+	// agent has had, in bytes (tests watch it).
+	peakBacklog *atomic.Int64
 }
 
 func runAgentSim(args []string, stdout, stderr io.Writer) int {
@@ -55,6 +64,7 @@ func runAgentSim(args []string, stdout, stderr io.Writer) int {
 	caps := fs.String("caps", "all", "capabilities to advertise: all, or a comma-separated `list` such as tree,input")
 	once := fs.Bool("once", false, "serve one connection, then exit")
 	tick := fs.Duration("tick", time.Second, "how often the display changes by itself")
+	backlog := fs.Int("max-backlog", session.DefaultMaxBacklog, "`bytes` queued for a slow host before the agent drops frames and skips tree events (the host resyncs)")
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
@@ -62,7 +72,7 @@ func runAgentSim(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "wire agent-sim: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	cfg := asimConfig{seed: *seed, once: *once, tick: *tick}
+	cfg := asimConfig{seed: *seed, once: *once, tick: *tick, backlog: *backlog}
 	if *token != "" {
 		cfg.token = codec.Some(*token)
 	}
@@ -80,6 +90,10 @@ func runAgentSim(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cfg.maxFrame = maxFrame.limit
+	if *backlog <= 0 {
+		fmt.Fprintf(stderr, "wire agent-sim: -max-backlog %d: want a positive byte count\n", *backlog)
+		return 2
+	}
 	if *tick <= 0 {
 		fmt.Fprintf(stderr, "wire agent-sim: -tick %v: want a positive duration\n", *tick)
 		return 2
@@ -189,12 +203,23 @@ func asimServe(ctx context.Context, ln net.Listener, cfg asimConfig, logw io.Wri
 	}
 }
 
+// asimWriteBuffer is the kernel send buffer agent-sim asks for on each
+// connection: kept small, a slow host fills it soon, and what the agent
+// has to send then waits in its session, where pings and pongs go first
+// and the backlog limit (-max-backlog) drops frames, instead of in the
+// kernel, where it would only make every frame later.
+const asimWriteBuffer = 16 << 10
+
 // asimConn runs one agent session on c.
 func asimConn(ctx context.Context, c net.Conn, cfg asimConfig, disp *simdisplay.Display, logf func(string, ...any)) error {
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(asimWriteBuffer)
+	}
 	dev := codec.Device{Model: "wire agent-sim", SDK: 34, ABI: "x86_64", Display: codec.Display{Width: uint32(cfg.width), Height: uint32(cfg.height), DensityDPI: 420}}
 	a := session.NewAgent(session.AgentConfig{
 		MaxFrame: cfg.maxFrame, Capabilities: cfg.caps, Token: cfg.token,
 		Name: "wire-agent-sim/1 seed " + strconv.FormatUint(cfg.seed, 10), Device: codec.Some(dev),
+		MaxBacklog: cfg.backlog,
 	}, time.Now())
 	d := netconn.New(c, a)
 	defer d.Close()
@@ -207,6 +232,13 @@ func asimConn(ctx context.Context, c net.Conn, cfg asimConfig, disp *simdisplay.
 	defer stopPump()
 	go st.pump(pumpCtx, cfg.tick)
 	err := d.Run(ctx, func() bool {
+		if p := cfg.peakBacklog; p != nil {
+			for b := int64(a.Backlog()); ; {
+				if old := p.Load(); b <= old || p.CompareAndSwap(old, b) {
+					break
+				}
+			}
+		}
 		for e, ok := a.PollEvent(); ok; e, ok = a.PollEvent() {
 			switch e := e.(type) {
 			case *session.Welcomed:
@@ -304,7 +336,14 @@ type asimConnState struct {
 	start      time.Time
 }
 
+// sendFrame sends a frame of the display, or, while the host is slower
+// than the frames (the agent's backlog at its limit), drops it without
+// encoding it: its number is skipped, so the host counts it dropped.
 func (st *asimConnState) sendFrame() {
+	if !st.a.Writable() {
+		st.a.SkipEvent(codec.StreamFrames)
+		return
+	}
 	img, w, h, err := st.disp.Encode(st.fformat, st.fqual, st.fscale)
 	if err != nil {
 		st.a.SkipEvent(codec.StreamFrames)

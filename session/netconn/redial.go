@@ -372,3 +372,19 @@ func asError(err error) *codec.Error {
 	}
 	return codec.NewError(codec.CodeInternal, err.Error())
 }
+
+// Close closes the current session and its connection, if there is one,
+// as Conn.Close does, and ends redialing: a later Run returns an error
+// matched by ErrRedialStopped. Call it from the goroutine that calls Run,
+// once Run has returned.
+func (r *Redialer) Close() error {
+	if r.stopped == nil {
+		r.stopped = fmt.Errorf("%w: the Redialer is closed", ErrRedialStopped)
+	}
+	if r.d == nil {
+		return nil
+	}
+	err := r.d.Close()
+	r.d, r.h = nil, nil
+	return err
+}
