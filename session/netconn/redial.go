@@ -179,6 +179,10 @@ func (r *Redialer) Run(ctx context.Context, step func() bool) error {
 	}
 	for {
 		if r.stopped != nil {
+			// step sees the events that led here before Run returns.
+			if inner() && userDone {
+				return nil
+			}
 			return r.stopped
 		}
 		if r.d == nil {
