@@ -232,6 +232,7 @@ func asimConn(ctx context.Context, c net.Conn, cfg asimConfig, disp *simdisplay.
 	defer stopPump()
 	go st.pump(pumpCtx, cfg.tick)
 	err := d.Run(ctx, func() bool {
+		st.writable.Store(a.Writable())
 		if p := cfg.peakBacklog; p != nil {
 			for b := int64(a.Backlog()); ; {
 				if old := p.Load(); b <= old || p.CompareAndSwap(old, b) {
@@ -285,13 +286,23 @@ func (st *asimConnState) pump(ctx context.Context, every time.Duration) {
 	}
 }
 
-// startFrames sends a frame fps times a second, from a goroutine that
-// posts each to the driver's loop, until stopFrames.
-func (st *asimConnState) startFrames(fps int) {
+// frameSpec is how a frames stream encodes its frames.
+type frameSpec struct {
+	fps, scale, quality int
+	format              uint32
+	start               time.Time
+}
+
+// startFrames sends a frame fps times a second until stopFrames. A
+// goroutine of its own encodes each frame, off the session's loop so that
+// pings and answers never wait for an image, and posts it to the loop;
+// while the agent's backlog is at its limit it encodes nothing and posts
+// the frame's number as skipped.
+func (st *asimConnState) startFrames(f frameSpec) {
 	st.stopFrames()
 	stop := make(chan struct{})
 	st.framesStop = stop
-	t := time.NewTicker(time.Second / time.Duration(fps))
+	t := time.NewTicker(time.Second / time.Duration(f.fps))
 	go func() {
 		defer t.Stop()
 		for {
@@ -299,14 +310,28 @@ func (st *asimConnState) startFrames(fps int) {
 			case <-stop:
 				return
 			case <-t.C:
+				fr := st.encodeFrame(f)
 				st.d.Post(func() {
 					if st.framesStop == stop {
-						st.sendFrame()
+						st.sendFrame(fr)
 					}
 				})
 			}
 		}
 	}()
+}
+
+// encodeFrame encodes a frame of the display, or returns nil while the
+// agent cannot take it or the encoder fails: its number is skipped then.
+func (st *asimConnState) encodeFrame(f frameSpec) *codec.ScreenFrame {
+	if !st.writable.Load() {
+		return nil
+	}
+	img, w, h, err := st.disp.Encode(f.format, f.quality, f.scale)
+	if err != nil {
+		return nil
+	}
+	return &codec.ScreenFrame{Width: w, Height: h, Format: f.format, UptimeMS: uint64(time.Since(f.start).Milliseconds()), Image: img}
 }
 
 // stopFrames ends the frames stream, if it runs.
@@ -330,40 +355,54 @@ type asimConnState struct {
 	caps       codec.Capabilities
 	changes    chan []codec.EventBody
 	framesStop chan struct{} // closed to end the frames stream; nil when it does not run
-	fscale     int
-	fformat    uint32
-	fqual      int
-	start      time.Time
+	// writable is the agent's Writable as of the loop's last round, for
+	// the goroutines that make frames.
+	writable atomic.Bool
 }
 
-// sendFrame sends a frame of the display, or, while the host is slower
-// than the frames (the agent's backlog at its limit), drops it without
-// encoding it: its number is skipped, so the host counts it dropped.
-func (st *asimConnState) sendFrame() {
-	if !st.a.Writable() {
+// sendFrame sends fr, or skips the frame's number for a nil fr, so the
+// host counts it dropped; SendEvent skips it too when the backlog has
+// reached its limit since fr was encoded.
+func (st *asimConnState) sendFrame(fr *codec.ScreenFrame) {
+	if fr == nil {
 		st.a.SkipEvent(codec.StreamFrames)
 		return
 	}
-	img, w, h, err := st.disp.Encode(st.fformat, st.fqual, st.fscale)
-	if err != nil {
-		st.a.SkipEvent(codec.StreamFrames)
-		return
-	}
-	up := uint64(time.Since(st.start).Milliseconds())
-	if _, err := st.a.SendEvent(codec.StreamFrames, codec.TypeFrame, &codec.ScreenFrame{Width: w, Height: h, Format: st.fformat, UptimeMS: up, Image: img}); err != nil {
-		return // over the limit: its number is skipped, a dropped frame
-	}
+	st.a.SendEvent(codec.StreamFrames, codec.TypeFrame, fr)
 }
 
-// handle runs one request against the display and answers it.
+// handle runs one request against the display and answers it. A
+// screenshot is encoded off the session's loop, and answered when done.
 func (st *asimConnState) handle(in *session.Incoming) {
-	now := time.Now()
+	if p, ok := in.Params.(*codec.ScreenshotParams); ok {
+		go func() {
+			res, perr := st.screenshot(p)
+			st.d.Post(func() { st.answer(in, res, perr) })
+		}()
+		return
+	}
 	res, perr := st.run(in)
+	st.answer(in, res, perr)
+}
+
+// answer answers in with res, or with perr when it is not nil.
+func (st *asimConnState) answer(in *session.Incoming, res codec.Result, perr *codec.Error) {
+	now := time.Now()
 	if perr != nil {
 		st.a.Fail(now, in.ID, perr)
 		return
 	}
 	st.a.Respond(time.Now(), in.ID, res)
+}
+
+// screenshot encodes the display as p asks.
+func (st *asimConnState) screenshot(p *codec.ScreenshotParams) (codec.Result, *codec.Error) {
+	format := p.Format.Or(codec.FormatPNG)
+	img, w, h, err := st.disp.Encode(format, int(p.Quality.Or(80)), int(p.ScalePct.Or(100)))
+	if err != nil {
+		return nil, err
+	}
+	return &codec.ScreenshotResult{Width: w, Height: h, Format: format, Image: img}, nil
 }
 
 func (st *asimConnState) run(in *session.Incoming) (codec.Result, *codec.Error) {
@@ -393,16 +432,12 @@ func (st *asimConnState) run(in *session.Incoming) (codec.Result, *codec.Error) 
 			return nil, codec.NewError(codec.CodeNotFound, fmt.Sprintf("node %d is not an editable node on screen (the text field is node %d)", p.Node, simdisplay.NodeField))
 		}
 		return &codec.Empty{}, nil
-	case *codec.ScreenshotParams:
-		format := p.Format.Or(codec.FormatPNG)
-		img, w, h, err := d.Encode(format, int(p.Quality.Or(80)), int(p.ScalePct.Or(100)))
-		if err != nil {
-			return nil, err
-		}
-		return &codec.ScreenshotResult{Width: w, Height: h, Format: format, Image: img}, nil
 	case *codec.FramesStartParams:
-		st.startFrames(min(max(int(p.MaxFPS.Or(2)), 1), 30))
-		st.fscale, st.fqual, st.fformat, st.start = int(p.ScalePct.Or(25)), int(p.Quality.Or(70)), codec.FormatPNG, time.Now()
+		scale := int(p.ScalePct.Or(25))
+		if scale < 1 || scale > 100 {
+			return nil, codec.NewError(codec.CodeBadRequest, fmt.Sprintf("scale_pct %d is outside 1..100", scale))
+		}
+		st.startFrames(frameSpec{fps: min(max(int(p.MaxFPS.Or(2)), 1), 30), scale: scale, quality: int(p.Quality.Or(70)), format: codec.FormatPNG, start: time.Now()})
 		return &codec.FramesStartResult{Stream: codec.StreamFrames}, nil
 	case *codec.FramesStopParams:
 		st.stopFrames()

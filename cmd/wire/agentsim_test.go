@@ -13,6 +13,7 @@ import (
 
 	"github.com/wirebench/wirebench/cmd/wire/internal/simdisplay"
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/internal/testio"
 	"github.com/wirebench/wirebench/session"
 	"github.com/wirebench/wirebench/session/netconn"
 )
@@ -39,12 +40,15 @@ func asimStart(t *testing.T, cfg asimConfig) string {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	var logs bytes.Buffer
-	go func() { done <- asimServe(ctx, ln, cfg, &logs) }()
+	logs := &testio.SyncBuffer{}
+	go func() { done <- asimServe(ctx, ln, cfg, logs) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("agent-sim: %v", err)
+		}
+		if t.Failed() {
+			t.Logf("agent-sim's log:\n%s", logs.String())
 		}
 	})
 	return ln.Addr().String()

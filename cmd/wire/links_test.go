@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"net"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/internal/testio"
 	"github.com/wirebench/wirebench/faultproxy"
 	"github.com/wirebench/wirebench/session"
 	"github.com/wirebench/wirebench/session/netconn"
@@ -222,12 +222,15 @@ func (la *linkAgent) start() {
 	la.addr = ln.Addr().String()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	var logs bytes.Buffer
-	go func() { done <- asimServe(ctx, ln, cfg, &logs) }()
+	logs := &testio.SyncBuffer{}
+	go func() { done <- asimServe(ctx, ln, cfg, logs) }()
 	la.stopF = func() {
 		cancel()
 		if err := <-done; err != nil {
 			la.t.Errorf("agent-sim: %v", err)
+		}
+		if la.t.Failed() {
+			la.t.Logf("agent-sim's log:\n%s", logs.String())
 		}
 	}
 }
@@ -306,8 +309,10 @@ func TestLinkSlowUplink(t *testing.T) {
 	}
 	t.Logf("slow uplink: agent offers %.1f KB/s; up for %v, %d bytes at %.1f KB/s to the host, %d frames delivered, %d dropped, agent backlog peak %d bytes",
 		float64(offered)/1024, lived.Round(time.Millisecond), moved, float64(moved)/lived.Seconds()/1024, lh.frames, lh.dropped, la.peak.Load())
-	if offered < 16<<10 {
-		t.Fatalf("the agent offered %d bytes a second, not the 19 KB/s of the issue", offered)
+	// About 19 KB/s on an idle machine; a busy one encodes fewer frames,
+	// and the test needs only an overload: well over the link's 8 KB/s.
+	if offered < 12<<10 {
+		t.Fatalf("the agent offered %d bytes a second, not an overload of the 8 KB/s link", offered)
 	}
 	if lh.dropped == 0 {
 		t.Fatal("no frame dropped: the agent did not push back")
