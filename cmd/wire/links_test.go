@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/wirebench/wirebench/codec"
-	"github.com/wirebench/wirebench/internal/testio"
 	"github.com/wirebench/wirebench/faultproxy"
+	"github.com/wirebench/wirebench/internal/testio"
 	"github.com/wirebench/wirebench/session"
 	"github.com/wirebench/wirebench/session/netconn"
 )
