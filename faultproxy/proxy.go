@@ -272,6 +272,10 @@ func (p *Proxy) serve(client net.Conn) {
 	p.mu.Unlock()
 }
 
+// catchUp is how far behind its schedule a throttled direction may be
+// and still catch up by writing at once.
+const catchUp = 100 * time.Millisecond
+
 // chunk is what a direction's reader hands its writer.
 type chunk struct {
 	b   []byte
@@ -331,9 +335,11 @@ func (p *Proxy) pipe(l *link, src, dst net.Conn, dir int) {
 			if f.rate > 0 {
 				// Pieces of at most 20 ms of the rate keep the flow even.
 				n = min(n, max(f.rate/50, 1))
-				now := time.Now()
-				if next.Before(now) {
-					next = now
+				// A writer that woke late catches up, but by no more than
+				// catchUp: the rate holds on average on a busy machine,
+				// and an idle direction does not save up a burst.
+				if now := time.Now(); next.Before(now.Add(-catchUp)) {
+					next = now.Add(-catchUp)
 				}
 				if wait := time.Until(next); wait > 0 {
 					if changed, alive := p.sleep(l, wait); !alive {
