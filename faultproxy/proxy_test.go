@@ -8,30 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// server listens on loopback and runs serve on each connection.
-func server(t *testing.T, serve func(net.Conn)) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				serve(c)
-			}()
-		}
-	}()
-	return ln.Addr().String()
-}
+	"github.com/wirebench/wirebench/internal/testio"
+)
 
 func echo(c net.Conn) { io.Copy(c, c) }
 
@@ -70,7 +49,7 @@ func roundTrip(t *testing.T, c net.Conn, msg []byte) []byte {
 }
 
 func TestRelayAndSplit(t *testing.T) {
-	p := proxy(t, server(t, echo), Config{})
+	p := proxy(t, testio.Serve(t, echo), Config{})
 	c := dial(t, p)
 	msg := bytes.Repeat([]byte("0123456789"), 1000)
 	if got := roundTrip(t, c, msg); !bytes.Equal(got, msg) {
@@ -102,7 +81,7 @@ func TestRelayAndSplit(t *testing.T) {
 func TestThrottleEachDirection(t *testing.T) {
 	const down, up = 64 << 10, 1 << 20
 	got := make(chan int, 1)
-	addr := server(t, func(c net.Conn) {
+	addr := testio.Serve(t, func(c net.Conn) {
 		go func() {
 			n, _ := io.Copy(io.Discard, c)
 			got <- int(n)
@@ -141,7 +120,7 @@ func TestThrottleEachDirection(t *testing.T) {
 }
 
 func TestDelay(t *testing.T) {
-	p := proxy(t, server(t, echo), Config{})
+	p := proxy(t, testio.Serve(t, echo), Config{})
 	p.SetDelay(ToTarget, 150*time.Millisecond)
 	p.SetDelay(ToClient, 100*time.Millisecond)
 	c := dial(t, p)
@@ -166,7 +145,7 @@ func TestDelay(t *testing.T) {
 }
 
 func TestStallHoldsBytesUntilResume(t *testing.T) {
-	p := proxy(t, server(t, echo), Config{})
+	p := proxy(t, testio.Serve(t, echo), Config{})
 	c := dial(t, p)
 	roundTrip(t, c, []byte("warm"))
 	p.Stall(Both)
@@ -192,7 +171,7 @@ func isTimeout(err error) bool {
 }
 
 func TestCutResetsOpenConnections(t *testing.T) {
-	p := proxy(t, server(t, echo), Config{})
+	p := proxy(t, testio.Serve(t, echo), Config{})
 	c := dial(t, p)
 	roundTrip(t, c, []byte("up"))
 	p.Stall(ToClient) // a cut also ends a stalled connection
@@ -233,7 +212,7 @@ func TestListenOnlyOnLoopback(t *testing.T) {
 }
 
 func TestCloseEndsEverything(t *testing.T) {
-	p, err := New(server(t, echo), Config{})
+	p, err := New(testio.Serve(t, echo), Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,18 +22,7 @@ import (
 // address; it stops when the test ends.
 func asimStart(t *testing.T, cfg asimConfig) string {
 	t.Helper()
-	if cfg.width == 0 {
-		cfg.width, cfg.height = 1080, 1920
-	}
-	if cfg.caps == 0 {
-		cfg.caps = codec.CapAll
-	}
-	if cfg.maxFrame == 0 {
-		cfg.maxFrame = codec.DefaultMaxFrame
-	}
-	if cfg.tick == 0 {
-		cfg.tick = time.Hour
-	}
+	cfg = asimTestDefaults(cfg)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -52,6 +41,25 @@ func asimStart(t *testing.T, cfg asimConfig) string {
 		}
 	})
 	return ln.Addr().String()
+}
+
+// asimTestDefaults fills in what a test's config leaves unset: a
+// 1080x1920 display, every capability, the default frame limit, and a
+// clock that does not tick by itself.
+func asimTestDefaults(cfg asimConfig) asimConfig {
+	if cfg.width == 0 {
+		cfg.width, cfg.height = 1080, 1920
+	}
+	if cfg.caps == 0 {
+		cfg.caps = codec.CapAll
+	}
+	if cfg.maxFrame == 0 {
+		cfg.maxFrame = codec.DefaultMaxFrame
+	}
+	if cfg.tick == 0 {
+		cfg.tick = time.Hour
+	}
+	return cfg
 }
 
 // asimClient is a session.Host over TCP for the tests.

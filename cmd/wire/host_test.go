@@ -321,7 +321,7 @@ func TestHostWaitsForTheAgent(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- asimServe(ctx, ln2, asimConfig{width: 1080, height: 1920, caps: codec.CapAll, maxFrame: codec.DefaultMaxFrame, tick: time.Hour}, io.Discard)
+		done <- asimServe(ctx, ln2, asimTestDefaults(asimConfig{}), io.Discard)
 	}()
 	defer func() { cancel(); <-done }()
 	if c := <-code; c != 0 || !strings.Contains(out.String(), `"device_info"`) {

@@ -202,19 +202,7 @@ func startLinkAgent(t *testing.T, cfg asimConfig) *linkAgent {
 
 func (la *linkAgent) start() {
 	la.t.Helper()
-	cfg := la.cfg
-	if cfg.width == 0 {
-		cfg.width, cfg.height = 1080, 1920
-	}
-	if cfg.caps == 0 {
-		cfg.caps = codec.CapAll
-	}
-	if cfg.maxFrame == 0 {
-		cfg.maxFrame = codec.DefaultMaxFrame
-	}
-	if cfg.tick == 0 {
-		cfg.tick = time.Hour
-	}
+	cfg := asimTestDefaults(la.cfg)
 	ln, err := net.Listen("tcp", la.addr)
 	if err != nil {
 		la.t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/internal/testio"
 	"github.com/wirebench/wirebench/session"
 )
 
@@ -15,28 +16,14 @@ import (
 // presents no token, until the test ends.
 func agents(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				a := session.NewAgent(session.AgentConfig{Name: "t"}, time.Now())
-				d := New(c, a)
-				defer d.Close()
-				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-				defer cancel()
-				d.Run(ctx, func() bool { return !a.Connected() && a.Version() != 0 })
-			}()
-		}
-	}()
-	return ln.Addr().String()
+	return testio.Serve(t, func(c net.Conn) {
+		a := session.NewAgent(session.AgentConfig{Name: "t"}, time.Now())
+		d := New(c, a)
+		defer d.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		d.Run(ctx, func() bool { return !a.Connected() && a.Version() != 0 })
+	})
 }
 
 func dialer(addr string) func(context.Context) (net.Conn, error) {
