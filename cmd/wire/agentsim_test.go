@@ -174,6 +174,7 @@ func TestAgentSimRefusesNonLoopbackAndBadFlags(t *testing.T) {
 		{"-listen", "127.0.0.1:0", "-size", "10x"},
 		{"-listen", "127.0.0.1:0", "-caps", "tree,warp"},
 		{"-listen", "127.0.0.1:0", "extra"},
+		{"-listen", "127.0.0.1:0", "-max-backlog", "0"},
 	} {
 		var out, errb bytes.Buffer
 		if code := runAgentSim(args, &out, &errb); code != 2 {
