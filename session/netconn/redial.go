@@ -132,6 +132,9 @@ func (r *Redialer) Request(now time.Time, m codec.Method, p codec.Params, deadli
 	if !r.Connected() {
 		return 0, r.disconnected(now, m)
 	}
+	if p == nil {
+		p = codec.ParamsFor(m) // what the session sends for nil, and what a restore sends again
+	}
 	id, err := r.h.Request(now, m, p, deadline)
 	if err != nil {
 		return id, err
