@@ -150,12 +150,17 @@ func (r *Redialer) Request(now time.Time, m codec.Method, p codec.Params, deadli
 
 func (r *Redialer) disconnected(now time.Time, m codec.Method) *codec.Error {
 	why := "not connected to the agent yet"
-	if r.last != nil {
+	switch {
+	case r.closed != nil:
+		why = "not connected to the agent (" + r.closed.Err.Error() + ")"
+	case r.last != nil:
 		why = "not connected to the agent (" + r.last.Error() + ")"
 	}
 	switch {
 	case r.stopped != nil:
 		why += "; not redialing"
+	case r.closed != nil:
+		why += "; redialing after a backoff"
 	case r.h != nil:
 		why += "; the handshake is under way"
 	case r.next.After(now):
