@@ -150,8 +150,9 @@ func (r *Redialer) Request(now time.Time, m codec.Method, p codec.Params, deadli
 
 func (r *Redialer) disconnected(now time.Time, m codec.Method) *codec.Error {
 	why := "not connected to the agent yet"
+	closing := r.h != nil && r.closed != nil // closed, not hung up yet
 	switch {
-	case r.closed != nil:
+	case closing:
 		why = "not connected to the agent (" + r.closed.Err.Error() + ")"
 	case r.last != nil:
 		why = "not connected to the agent (" + r.last.Error() + ")"
@@ -159,7 +160,7 @@ func (r *Redialer) disconnected(now time.Time, m codec.Method) *codec.Error {
 	switch {
 	case r.stopped != nil:
 		why += "; not redialing"
-	case r.closed != nil:
+	case closing:
 		why += "; redialing after a backoff"
 	case r.h != nil:
 		why += "; the handshake is under way"
