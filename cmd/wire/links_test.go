@@ -328,7 +328,8 @@ func TestLinkStall(t *testing.T) {
 	lh.settle()
 	p.Stall(faultproxy.Both)
 	stalled := time.Now()
-	lh.request(codec.MethodSnapshot, nil, 0) // no deadline: only the close ends it
+	lh.request(codec.MethodSnapshot, nil, 0)                      // no deadline: only the close ends it
+	lh.request(codec.MethodDeviceInfo, nil, 200*time.Millisecond) // ends at its deadline and grace, before the close
 	lh.until(10*time.Second, "the silent close", func() bool { return len(lh.closed) > 0 })
 	took := lh.closedAt[0].Sub(stalled)
 	t.Logf("stall: closed as %s after %v", lh.closed[0].Reason, took.Round(time.Millisecond))
@@ -355,6 +356,9 @@ func TestLinkStall(t *testing.T) {
 	lh.calls()
 	lh.settle()
 	lh.led.check(t)
+	if lh.led.deadline != 1 || lh.led.disconn != 1 {
+		t.Fatalf("%d deadline_exceeded and %d disconnected, want the one of each made in the stall", lh.led.deadline, lh.led.disconn)
+	}
 }
 
 // TestLinkCutThenReconnect: a cut ends the session at once; the host
