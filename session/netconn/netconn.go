@@ -173,22 +173,39 @@ func (d *Conn) Run(ctx context.Context, step func() bool) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case rd := <-d.reads:
-			if rd.err != nil {
-				d.end(rd.err)
-				continue
-			}
-			d.s.Receive(d.now(), rd.b)
+			d.receive(rd)
 		case err := <-d.wrote:
 			d.writing = false
 			if err != nil {
 				d.end(err)
 			}
 		case <-d.timerC():
+			// Bytes already read are heard before the timers fire: a
+			// loop that was held up (a busy machine) must not close the
+			// session as Silent with the peer's bytes waiting for it.
+			for waiting := true; waiting && !d.ended; {
+				select {
+				case rd := <-d.reads:
+					d.receive(rd)
+				default:
+					waiting = false
+				}
+			}
 			d.s.HandleTimeout(d.now())
 		case fn := <-d.posts:
 			fn()
 		}
 	}
+}
+
+// receive hands one read to the session: its bytes, or the end of the
+// stream.
+func (d *Conn) receive(rd read) {
+	if rd.err != nil {
+		d.end(rd.err)
+		return
+	}
+	d.s.Receive(d.now(), rd.b)
 }
 
 // end hands the end of the stream to the session: err is the read's or

@@ -207,3 +207,42 @@ func TestPost(t *testing.T) {
 	d.Close()
 	d.Post(func() { t.Error("ran after Close") }) // dropped, and does not block
 }
+
+// orderSession records the order of reads and timeouts.
+type orderSession struct {
+	fakeSession
+	order []string
+}
+
+func (o *orderSession) Receive(now time.Time, b []byte) { o.order = append(o.order, "read") }
+func (o *orderSession) HandleTimeout(now time.Time) {
+	o.order = append(o.order, "timeout")
+	o.at = time.Time{}
+}
+
+// TestReadsAreHeardBeforeTimers: when Run was held up and finds both bytes
+// read and its timer due, the bytes reach the session first, so it never
+// closes as Silent with the peer's bytes waiting.
+func TestReadsAreHeardBeforeTimers(t *testing.T) {
+	for i := 0; i < 20; i++ {
+		c, peer := pipe(t)
+		s := &orderSession{}
+		s.at = time.Now().Add(5 * time.Millisecond)
+		d := New(c, s)
+		wrote := make(chan struct{})
+		go func() {
+			peer.Write([]byte("x"))
+			close(wrote)
+			io.Copy(io.Discard, peer) // what Close writes
+		}()
+		// Hold the loop until the read is waiting and the timer is due.
+		go d.Post(func() { <-wrote; time.Sleep(10 * time.Millisecond) })
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := d.Run(ctx, func() bool { return len(s.order) == 2 })
+		cancel()
+		d.Close()
+		if err != nil || len(s.order) != 2 || s.order[0] != "read" {
+			t.Fatalf("round %d: %v, order %v; want the read before the timeout", i, err, s.order)
+		}
+	}
+}
