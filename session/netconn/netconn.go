@@ -15,7 +15,9 @@
 // firing timers while a slow link takes it. What the session queues in
 // the meantime waits in the session, where a ping or a pong goes ahead
 // of the bulk, and where an agent's backlog limit pushes back on its
-// producer (session.Agent.Writable).
+// producer (session.Agent.Writable). When the session's timer and bytes
+// from the peer are both waiting, the bytes go first: a loop held up on a
+// busy machine does not close a session as Silent whose peer did talk.
 //
 // Redialer keeps a host connected: it dials again after the session
 // closes or a dial fails, with session.ResyncBackoff doubling to
