@@ -118,9 +118,24 @@ func (h *Host) InSyncStream(s codec.Stream) bool {
 	return true
 }
 
-// PollTransmit returns the bytes to write to the agent, or nil. The slice
-// is valid until the next call into the host.
-func (h *Host) PollTransmit() []byte { return h.pollTransmit() }
+// PollTransmit returns every byte queued for the agent, control frames
+// (ping, pong) first, or nil; they count as handed to the transport at
+// the latest time passed in. The slice is valid until the next
+// PollTransmit or PollTransmitAt.
+func (h *Host) PollTransmit() []byte { return h.pollTransmit(h.now, 0) }
+
+// PollTransmitAt returns the next bytes to write to the agent, handed to
+// the transport at now, or nil: the queued control frames (ping, pong) if
+// there are any, otherwise whole frames of at most max bytes in all (at
+// least one frame, however long; max <= 0 for all of them). A driver that
+// writes one such slice at a time keeps a ping from waiting behind more
+// than one of them. The slice is valid until the next PollTransmit or
+// PollTransmitAt.
+func (h *Host) PollTransmitAt(now time.Time, max int) []byte { return h.pollTransmit(now, max) }
+
+// Backlog is the number of bytes queued for the agent and not handed
+// out by PollTransmit yet.
+func (h *Host) Backlog() int { return h.tx.backlog() }
 
 // PollEvent returns the next event, if any.
 func (h *Host) PollEvent() (HostEvent, bool) { return h.events.pop() }
@@ -284,7 +299,7 @@ func (h *Host) finish(now time.Time, id uint64, p hostPending, r codec.Result, e
 	}
 	if p.auto && e.Retryable && h.phase == phaseOpen {
 		st.failures++
-		st.retry, st.retryAt = true, now.Add(resyncBackoff(st.failures))
+		st.retry, st.retryAt = true, now.Add(Backoff(st.failures))
 		return
 	}
 	if h.phase == phaseOpen {
@@ -292,9 +307,10 @@ func (h *Host) finish(now time.Time, id uint64, p hostPending, r codec.Result, e
 	}
 }
 
-// resyncBackoff is the wait after the n-th automatic resync failure in a
-// row: ResyncBackoff doubled n-1 times, at most ResyncBackoffMax.
-func resyncBackoff(n int) time.Duration {
+// Backoff is the wait after the n-th failure in a row (n >= 1) of an
+// automatic resync, or of a dial to the agent (package netconn's
+// Redialer): ResyncBackoff doubled n-1 times, at most ResyncBackoffMax.
+func Backoff(n int) time.Duration {
 	d := ResyncBackoff
 	for i := 1; i < n && d < ResyncBackoffMax; i++ {
 		d *= 2

@@ -1,6 +1,8 @@
 // Package testio holds io helpers the tests of several packages share, in
 // the manner of testing/iotest: a buffer that goroutines may write at once,
-// and a reader that returns nothing, without an error, on every other Read.
+// a reader that returns nothing, without an error, on every other Read (or,
+// Stuck, on every Read once its input is done), and a loopback server for
+// a test's lifetime.
 package testio
 
 import (

@@ -3,6 +3,7 @@ package testio
 import (
 	"bytes"
 	"io"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -46,6 +47,21 @@ func TestEmptyReads(t *testing.T) {
 	}
 	if string(got) != "xyz" || empty < 2 {
 		t.Fatalf("read %q with %d empty reads", got, empty)
+	}
+}
+
+func TestServe(t *testing.T) {
+	addr := Serve(t, func(c net.Conn) { c.Write([]byte("hi")) })
+	for i := 0; i < 2; i++ {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(c) // Serve closes the connection after serve
+		c.Close()
+		if err != nil || string(b) != "hi" {
+			t.Fatalf("connection %d read %q, %v", i, b, err)
+		}
 	}
 }
 
