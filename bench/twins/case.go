@@ -27,9 +27,9 @@ type decoder struct {
 
 // decoders are the decode paths of each kind.
 var decoders = [...]decoder{
-	codec.KindHello: {decodeCBORAs[Hello], decodeMsgpAs[Hello]}, codec.KindWelcome: {decodeCBORAs[Welcome], decodeMsgpAs[Welcome]},
-	codec.KindRequest: {decodeCBORRequest, decodeMsgpRequest}, codec.KindResponse: {decodeCBORResponse, decodeMsgpResponse},
-	codec.KindPing: {decodeCBORAs[Ping], decodeMsgpAs[Ping]}, codec.KindPong: {decodeCBORAs[Pong], decodeMsgpAs[Pong]},
+	codec.KindHello: {decodeCBORMap[Hello], decodeMsgpAs[Hello]}, codec.KindWelcome: {decodeCBORMap[Welcome], decodeMsgpAs[Welcome]},
+	codec.KindRequest: {decodeCBORMap[Request], decodeMsgpRequest}, codec.KindResponse: {decodeCBORMap[Response], decodeMsgpResponse},
+	codec.KindPing: {decodeCBORMap[Ping], decodeMsgpAs[Ping]}, codec.KindPong: {decodeCBORMap[Pong], decodeMsgpAs[Pong]},
 	codec.KindEvent: {decodeCBOREvent, decodeMsgpEvent},
 }
 

@@ -15,6 +15,10 @@ import (
 // twin, as our encoder writes {} for them.
 func Of(m codec.Message) (env, body Twin, err error) {
 	defer recoverMismatch(&err)
+	v := reflect.ValueOf(m)
+	if m == nil || v.IsNil() {
+		return nil, nil, fmt.Errorf("twins: no twin for %T", m)
+	}
 	switch m := m.(type) {
 	case *codec.Request:
 		body = bodyOf(m.Params)
@@ -25,12 +29,10 @@ func Of(m codec.Message) (env, body Twin, err error) {
 	case *codec.Event:
 		return eventOf(m), nil, nil
 	}
-	v := reflect.ValueOf(m)
-	if m == nil || v.IsNil() || ownFields[v.Type().Elem()] == nil {
+	if v = v.Elem(); ownFields[v.Type()] == nil {
 		return nil, nil, fmt.Errorf("twins: no twin for %T", m)
 	}
-	v = v.Elem()
-	env = twinOf(v.Type()).new()
+	env = newTwin(twinOf(v.Type()))
 	ev := reflect.ValueOf(env).Elem()
 	toTwin(ev, v)
 	ev.Field(fieldWithKey(ev.Type(), codec.KeyKind)).SetUint(uint64(m.Kind()))
@@ -43,7 +45,7 @@ func bodyOf(p any) Twin {
 	if p == nil || v.IsNil() {
 		return new(Empty)
 	}
-	t := twinOf(v.Type().Elem()).new()
+	t := newTwin(twinOf(v.Type().Elem()))
 	toTwin(reflect.ValueOf(t).Elem(), v.Elem())
 	return t
 }
@@ -58,10 +60,10 @@ func eventOf(e *codec.Event) Twin {
 		own, name = append(own, b), b.Type().Name()
 	}
 	t, ok := twinsByName[name]
-	if !ok || !positional(t.typ) {
+	if !ok || !positional(t) {
 		panic(mismatch("no event twin for " + name))
 	}
-	tw := t.new()
+	tw := newTwin(t)
 	tv := reflect.ValueOf(tw).Elem()
 	tv.Field(1).SetUint(uint64(codec.KindEvent)) // after the toarray marker
 	for i, p := range positions(tv, 2, own) {
@@ -115,7 +117,7 @@ func Message(env, body Twin) (m codec.Message, err error) {
 func ownBody(like any, body Twin) any {
 	v := reflect.New(reflect.TypeOf(like).Elem())
 	bv := reflect.ValueOf(body).Elem()
-	if want := twinOf(v.Type().Elem()).typ; bv.Type() != want {
+	if want := twinOf(v.Type().Elem()); bv.Type() != want {
 		panic(mismatch(fmt.Sprintf("a %s twin where the method wants %s", bv.Type().Name(), want.Name())))
 	}
 	toOwn(v.Elem(), bv)
@@ -135,7 +137,7 @@ func eventFrom(tv reflect.Value) (codec.Message, error) {
 	}
 	e.Body = codec.BodyFor(e.Stream, e.Type)
 	if e.Body == nil {
-		if tv.Type() != twinsByName["EventHead"].typ {
+		if tv.Type() != twinsByName["EventHead"] {
 			return nil, fmt.Errorf("twins: a %s twin of an event type this version does not know", tv.Type().Name())
 		}
 		positions(tv, 2, []reflect.Value{ev}) // checks the head's names

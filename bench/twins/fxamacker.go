@@ -79,24 +79,6 @@ func MarshalTwins(env, body Twin) ([]byte, error) {
 	return EncMode.Marshal(env)
 }
 
-// envelope is the twin of a request or response: the twin of its params
-// or result, new, as its method picks it, and their raw bytes. The twin
-// is nil for a method this version does not know (the bytes are then
-// skipped) and for an error response.
-type envelope interface {
-	Twin
-	body() (Twin, []byte)
-}
-
-func (r *Request) body() (Twin, []byte) { return newParams(r.Method), r.Params }
-
-func (r *Response) body() (Twin, []byte) {
-	if r.Result == nil {
-		return nil, nil
-	}
-	return newResult(r.Method), r.Result
-}
-
 // rawOf is where a request's params or a response's result go in env; nil
 // for other messages.
 func rawOf(env Twin) *cbor.RawMessage {
@@ -148,36 +130,37 @@ func Unmarshal(b []byte) (codec.Message, error) {
 	return Message(env, body)
 }
 
-func decodeCBORAs[T any, P interface {
+// decodeCBORMap reads a map kind's envelope twin; for a request or
+// response, its params or result kept raw first, then those into the twin
+// the method picks.
+func decodeCBORMap[T any, P interface {
 	*T
 	Twin
 }](b []byte) (Twin, Twin, error) {
-	t := P(new(T))
-	err := DecMode.Unmarshal(b, t)
-	return t, nil, err
-}
-
-func decodeCBORRequest(b []byte) (Twin, Twin, error) {
-	var env Request
-	return cborBody(&env, DecMode.Unmarshal(b, &env))
-}
-
-func decodeCBORResponse(b []byte) (Twin, Twin, error) {
-	var env Response
-	return cborBody(&env, DecMode.Unmarshal(b, &env))
-}
-
-// cborBody decodes the params or result of env, a request or response
-// that decoded with err, into the twin its method picks.
-func cborBody(env envelope, err error) (Twin, Twin, error) {
-	if err != nil {
+	env := P(new(T))
+	if err := DecMode.Unmarshal(b, env); err != nil {
 		return nil, nil, err
 	}
-	body, raw := env.body()
-	if body != nil {
-		err = DecMode.Unmarshal(raw, body)
+	body, raw := bodyTwin(env)
+	if body == nil {
+		return env, nil, nil
 	}
-	return env, body, err
+	return env, body, DecMode.Unmarshal(raw, body)
+}
+
+// bodyTwin returns a new twin of env's params or result, as its method
+// picks it, and their raw bytes; nil for other kinds, an error response
+// and a method this version does not know (its bytes are skipped).
+func bodyTwin(env Twin) (Twin, []byte) {
+	switch e := env.(type) {
+	case *Request:
+		return newParams(e.Method), e.Params
+	case *Response:
+		if e.Result != nil {
+			return newResult(e.Method), e.Result
+		}
+	}
+	return nil, nil
 }
 
 // decodeCBOREvent reads the head through a generic array first:

@@ -2,6 +2,7 @@ package twins
 
 import (
 	"errors"
+	"math"
 
 	"github.com/tinylib/msgp/msgp"
 	"github.com/wirebench/wirebench/codec"
@@ -23,26 +24,29 @@ func decodeMsgpAs[T any, P interface {
 
 func decodeMsgpRequest(b []byte) (Twin, Twin, error) {
 	var env Request
-	_, err := env.UnmarshalMsg(b)
-	return msgpBody(&env, err)
+	if _, err := env.UnmarshalMsg(b); err != nil {
+		return nil, nil, err
+	}
+	return msgpBody(&env, newParams(env.Method), env.Params)
 }
 
 func decodeMsgpResponse(b []byte) (Twin, Twin, error) {
 	var env Response
 	_, err := env.UnmarshalMsg(b)
-	return msgpBody(&env, err)
+	if err != nil || env.Result == nil { // an error response has no result
+		return &env, nil, err
+	}
+	return msgpBody(&env, newResult(env.Method), env.Result)
 }
 
-// msgpBody decodes the params or result of env, a request or response
-// that decoded with err, into the twin its method picks.
-func msgpBody(env envelope, err error) (Twin, Twin, error) {
-	if err != nil {
-		return nil, nil, err
+// msgpBody decodes raw, a request's params or a response's result, into
+// body, the twin the method picked; nil (a method this version does not
+// know) skips them.
+func msgpBody(env, body Twin, raw []byte) (Twin, Twin, error) {
+	if body == nil {
+		return env, nil, nil
 	}
-	body, raw := env.body()
-	if body != nil {
-		_, err = body.UnmarshalMsg(raw)
-	}
+	_, err := body.UnmarshalMsg(raw)
 	return env, body, err
 }
 
@@ -56,29 +60,19 @@ func decodeMsgpEvent(b []byte) (Twin, Twin, error) {
 	if n < 4 {
 		return nil, nil, errors.New("twins: event shorter than its head")
 	}
-	kind, rest, err := msgp.ReadUint64Bytes(rest)
-	if err != nil {
-		return nil, nil, err
+	var head [4]uint64 // kind, stream, seq, type
+	for i := range head {
+		if head[i], rest, err = msgp.ReadUint64Bytes(rest); err != nil {
+			return nil, nil, err
+		}
 	}
-	stream, rest, err := msgp.ReadUint32Bytes(rest)
-	if err != nil {
-		return nil, nil, err
+	kind, stream, seq, typ := head[0], head[1], head[2], head[3]
+	if kind != uint64(codec.KindEvent) || stream > math.MaxUint32 || typ > math.MaxUint32 {
+		return nil, nil, errors.New("twins: not an event, or its stream or type over 32 bits")
 	}
-	seqAt := rest
-	if rest, err = msgp.Skip(rest); err != nil {
-		return nil, nil, err
-	}
-	typ, _, err := msgp.ReadUint32Bytes(rest)
-	if err != nil {
-		return nil, nil, err
-	}
-	if kind != uint64(codec.KindEvent) {
-		return nil, nil, errors.New("twins: not an event")
-	}
-	t := newEvent(stream, typ)
+	t := newEvent(uint32(stream), uint32(typ))
 	if t == nil { // a type this version does not know: its head
-		seq, _, err := msgp.ReadUint64Bytes(seqAt)
-		return &EventHead{Kind: kind, Stream: stream, Seq: seq, Type: typ}, nil, err
+		return &EventHead{Kind: kind, Stream: uint32(stream), Seq: seq, Type: uint32(typ)}, nil, nil
 	}
 	_, err = t.UnmarshalMsg(b)
 	return t, nil, err

@@ -18,23 +18,15 @@ type Twin interface {
 	msgp.Sizer
 }
 
-// twinType is one twin type and how to make a new one without reflection
-// (the decoders make them inside timed loops).
-type twinType struct {
-	typ reflect.Type
-	new func() Twin
-}
+// twinsByName holds every twin type, by the name of the codec type it
+// mirrors (for an event, the name of its body's type).
+var twinsByName = map[string]reflect.Type{}
 
-func twin[T any, P interface {
-	*T
-	Twin
-}]() twinType {
-	return twinType{reflect.TypeFor[T](), func() Twin { return P(new(T)) }}
-}
+// resultTwins holds the twin of each method's result, by method.
+var resultTwins []reflect.Type
 
-// twinsByName holds every twin, by the name of the codec type it mirrors
-// (for an event, the name of its body's type).
-var twinsByName = map[string]twinType{}
+// newTwin returns a new twin of type t.
+func newTwin(t reflect.Type) Twin { return reflect.New(t).Interface().(Twin) }
 
 // ownFields holds the schema table's Fields of each struct of ours that
 // is a protocol map; ownByName the envelope types by name.
@@ -43,26 +35,16 @@ var (
 	ownByName = map[string]reflect.Type{}
 )
 
-// The twins the decoders pick by method (index) and by event stream and
-// type; nil where the method or type is unknown.
-var (
-	paramsTwins, resultTwins []func() Twin
-	eventTwins               [codec.StreamFrames + 1][codec.TypeContentChanged + 1]func() Twin
-)
-
 func init() {
-	for _, t := range []twinType{
-		twin[Hello](), twin[Device](), twin[Display](), twin[Welcome](), twin[Error](), twin[Ping](), twin[Pong](),
-		twin[Request](), twin[Response](),
-		twin[SnapshotParams](), twin[BoundsParams](), twin[TapParams](), twin[LongPressParams](), twin[SwipeParams](),
-		twin[KeyParams](), twin[TypeTextParams](), twin[SetTextParams](), twin[ScreenshotParams](),
-		twin[FramesStartParams](), twin[FramesStopParams](), twin[ResyncParams](), twin[DeviceInfoParams](),
-		twin[Snapshot](), twin[Window](), twin[Node](), twin[Scroll](), twin[ScrollRange](), twin[ScrollPosition](),
-		twin[BoundsResult](), twin[NodeBounds](), twin[ScreenshotResult](), twin[FramesStartResult](),
-		twin[ResyncResult](), twin[Empty](),
-		twin[EventHead](), twin[WindowChanged](), twin[ContentChanged](), twin[ScreenFrame](),
+	for _, t := range []any{
+		Hello{}, Device{}, Display{}, Welcome{}, Error{}, Ping{}, Pong{}, Request{}, Response{},
+		SnapshotParams{}, BoundsParams{}, TapParams{}, LongPressParams{}, SwipeParams{}, KeyParams{}, TypeTextParams{},
+		SetTextParams{}, ScreenshotParams{}, FramesStartParams{}, FramesStopParams{}, ResyncParams{}, DeviceInfoParams{},
+		Snapshot{}, Window{}, Node{}, Scroll{}, ScrollRange{}, ScrollPosition{}, BoundsResult{}, NodeBounds{},
+		ScreenshotResult{}, FramesStartResult{}, ResyncResult{}, Empty{},
+		EventHead{}, WindowChanged{}, ContentChanged{}, ScreenFrame{},
 	} {
-		twinsByName[t.typ.Name()] = t
+		twinsByName[reflect.TypeOf(t).Name()] = reflect.TypeOf(t)
 	}
 	for _, m := range []struct {
 		own    any
@@ -77,58 +59,22 @@ func init() {
 		t := reflect.TypeOf(m.own)
 		ownFields[t], ownByName[t.Name()] = m.fields, t
 	}
-	methods := codec.Methods()
-	paramsTwins = make([]func() Twin, len(methods)+1)
-	resultTwins = make([]func() Twin, len(methods)+1)
-	for _, m := range methods {
+	resultTwins = make([]reflect.Type, len(codec.Methods())+1)
+	for _, m := range codec.Methods() {
 		p, r := reflect.TypeOf(codec.ParamsFor(m)).Elem(), reflect.TypeOf(codec.ResultFor(m)).Elem()
 		ownFields[p], ownFields[r] = m.ParamFields(), m.ResultFields()
-		paramsTwins[m], resultTwins[m] = twinOf(p).new, twinOf(r).new
-	}
-	for s := range eventTwins {
-		for t := range eventTwins[s] {
-			if b := codec.BodyFor(codec.Stream(s), codec.EventType(t)); b != nil {
-				eventTwins[s][t] = twinOf(reflect.TypeOf(b).Elem()).new
-			}
-		}
+		resultTwins[m] = twinOf(r)
 	}
 }
 
 // twinOf is the twin of our type own; it panics when there is none (a
 // type of ours the twins lack: TestSchema names it).
-func twinOf(own reflect.Type) twinType {
+func twinOf(own reflect.Type) reflect.Type {
 	t, ok := twinsByName[own.Name()]
 	if !ok {
 		panic(mismatch("no twin for codec." + own.Name()))
 	}
 	return t
-}
-
-// newParams returns a new twin of method m's params; nil for a method
-// this version does not know.
-func newParams(m uint32) Twin {
-	if int(m) < len(paramsTwins) && paramsTwins[m] != nil {
-		return paramsTwins[m]()
-	}
-	return nil
-}
-
-// newResult returns a new twin of method m's result; nil for a method
-// this version does not know.
-func newResult(m uint32) Twin {
-	if int(m) < len(resultTwins) && resultTwins[m] != nil {
-		return resultTwins[m]()
-	}
-	return nil
-}
-
-// newEvent returns a new twin of an event of stream s and type t; nil for
-// a type this version does not know.
-func newEvent(s, t uint32) Twin {
-	if int(s) < len(eventTwins) && int(t) < len(eventTwins[s]) && eventTwins[s][t] != nil {
-		return eventTwins[s][t]()
-	}
-	return nil
 }
 
 // mismatch is the panic of a twin that does not mirror our type; Of and

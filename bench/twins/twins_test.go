@@ -27,7 +27,7 @@ func messages() []support.Named {
 func TestSchema(t *testing.T) {
 	used := map[string]bool{}
 	for own, fields := range ownFields {
-		tw := twinOf(own).typ
+		tw := twinOf(own)
 		used[tw.Name()] = true
 		want := len(keyed(own, tw)) // panics on a field without a key or a twin
 		for i := range own.NumField() {
@@ -43,20 +43,47 @@ func TestSchema(t *testing.T) {
 		}
 	}
 	for name, tt := range twinsByName {
-		if !used[name] && !positional(tt.typ) {
+		if !used[name] && !positional(tt) {
 			t.Errorf("twin %s mirrors no map of the schema", name)
 		}
-		for i := range tt.typ.NumField() {
-			f := tt.typ.Field(i)
+		for i := range tt.NumField() {
+			f := tt.Field(i)
 			k, ok := twinKey(f)
 			switch {
 			case ok:
 				if got, want := f.Tag.Get("msg"), strconv.FormatUint(k, 16); got != want && got != want+",omitempty" {
 					t.Errorf("%s.%s: msg tag %q for cbor key %d", name, f.Name, got, k)
 				}
-			case positional(tt.typ):
+			case positional(tt):
 			default:
 				t.Errorf("%s.%s has no protocol key", name, f.Name)
+			}
+		}
+	}
+}
+
+// TestPick: the decoders pick the twin of the params, result and event
+// body codec picks, for every method and event type, and none for those
+// this version does not know.
+func TestPick(t *testing.T) {
+	name := func(v any) string {
+		if v == nil || reflect.ValueOf(v).IsNil() {
+			return "none"
+		}
+		return reflect.TypeOf(v).Elem().Name()
+	}
+	for m := range uint32(len(codec.Methods()) + 3) {
+		if got, want := name(newParams(m)), name(codec.ParamsFor(codec.Method(m))); got != want {
+			t.Errorf("method %d: params twin %s, codec's params %s", m, got, want)
+		}
+		if got, want := name(newResult(m)), name(codec.ResultFor(codec.Method(m))); got != want {
+			t.Errorf("method %d: result twin %s, codec's result %s", m, got, want)
+		}
+	}
+	for s := range uint32(4) {
+		for ty := range uint32(4) {
+			if got, want := name(newEvent(s, ty)), name(codec.BodyFor(codec.Stream(s), codec.EventType(ty))); got != want {
+				t.Errorf("stream %d type %d: event twin %s, codec's body %s", s, ty, got, want)
 			}
 		}
 	}
@@ -152,8 +179,10 @@ func TestUnknown(t *testing.T) {
 	if got, err := Unmarshal([]byte{0xa1, 0x00, 0x18, 0x63}); err != nil || !reflect.DeepEqual(got, &codec.UnknownKind{Value: 99}) {
 		t.Errorf("{0: 99} reads as %#v (%v)", got, err)
 	}
-	if _, _, err := Of(&codec.UnknownKind{Value: 99}); err == nil {
-		t.Error("an unknown kind has twins")
+	for _, m := range []codec.Message{&codec.UnknownKind{Value: 99}, (*codec.Request)(nil), nil} {
+		if _, _, err := Of(m); err == nil {
+			t.Errorf("%#v has twins", m)
+		}
 	}
 }
 
