@@ -86,6 +86,6 @@ func (c *Case) EncodeMsgp(buf, scratch []byte) (out, scratchOut []byte, err erro
 
 // DecodeMsgp reads b, msgp's encoding, into new twins as a receiver must:
 // the envelope, then the params or result twin the method picks; for an
-// event, its head's kind, stream and type with msgp's readers first, then
-// the event twin they pick.
+// event, its head (kind, stream, seq, type) with msgp's readers first,
+// then the event twin the stream and type pick.
 func (c *Case) DecodeMsgp(b []byte) (env, body Twin, err error) { return c.dec.msgp(b) }

@@ -51,7 +51,7 @@ func msgpBody(env, body Twin, raw []byte) (Twin, Twin, error) {
 }
 
 // decodeMsgpEvent reads the head's kind, stream, seq and type with msgp's
-// readers, then the whole event into the twin they pick.
+// readers, then the whole event into the twin the stream and type pick.
 func decodeMsgpEvent(b []byte) (Twin, Twin, error) {
 	n, rest, err := msgp.ReadArrayHeaderBytes(b)
 	if err != nil {

@@ -29,7 +29,8 @@ var resultTwins []reflect.Type
 func newTwin(t reflect.Type) Twin { return reflect.New(t).Interface().(Twin) }
 
 // ownFields holds the schema table's Fields of each struct of ours that
-// is a protocol map; ownByName the envelope types by name.
+// is a protocol map; ownByName those listed in init by name, where
+// Message finds the message type of an envelope twin.
 var (
 	ownFields = map[reflect.Type]*codec.Fields{} // and those of params and results, from the method table
 	ownByName = map[string]reflect.Type{}
