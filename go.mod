@@ -7,6 +7,7 @@ require (
 	github.com/chromedp/chromedp v0.23.1
 	github.com/coder/websocket v1.8.15
 	github.com/fxamacker/cbor/v2 v2.10.0
+	github.com/google/gopacket v1.1.19
 	github.com/klauspost/compress v1.20.4
 	github.com/tinylib/msgp v1.6.5
 	github.com/valyala/bytebufferpool v1.0.0
@@ -19,6 +20,8 @@ require (
 	github.com/philhofer/fwd v1.2.0 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
 	golang.org/x/mod v0.18.0 // indirect
+	golang.org/x/net v0.59.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/tools v0.22.0 // indirect
 )
 

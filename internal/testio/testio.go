@@ -47,3 +47,19 @@ func (e *emptyReads) Read(p []byte) (int, error) {
 	}
 	return e.r.Read(p)
 }
+
+// Stuck reads R, then answers every Read with no bytes and no error for
+// ever, counting those empty reads in Empty: a stream that hangs without
+// closing, which a reader must give up on.
+type Stuck struct {
+	R     io.Reader
+	Empty int
+}
+
+func (s *Stuck) Read(p []byte) (int, error) {
+	if n, err := s.R.Read(p); n > 0 || (err != nil && err != io.EOF) {
+		return n, err
+	}
+	s.Empty++
+	return 0, nil
+}

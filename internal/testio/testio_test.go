@@ -48,3 +48,19 @@ func TestEmptyReads(t *testing.T) {
 		t.Fatalf("read %q with %d empty reads", got, empty)
 	}
 }
+
+func TestStuck(t *testing.T) {
+	s := &Stuck{R: bytes.NewReader([]byte("ab"))}
+	p := make([]byte, 1)
+	var got []byte
+	for range 10 {
+		n, err := s.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, p[:n]...)
+	}
+	if string(got) != "ab" || s.Empty != 8 {
+		t.Fatalf("read %q with %d empty reads", got, s.Empty)
+	}
+}
