@@ -282,7 +282,7 @@ func (r *Relay) dialComputer(ctx context.Context, ws *websocket.Conn, comp Compu
 	var last error
 	for attempt := 1; ; attempt++ {
 		if r.authHeld(comp.Name, log) {
-			ws.Close(websocket.StatusTryAgainLater, "computer refused the relay; backing off")
+			ws.Close(websocket.StatusTryAgainLater, reasonAuthHeld)
 			return nil, nil, false
 		}
 		if err := l.acquire(ctx); err != nil {
@@ -291,7 +291,7 @@ func (r *Relay) dialComputer(ctx context.Context, ws *websocket.Conn, comp Compu
 		}
 		if r.authHeld(comp.Name, log) { // a viewer ahead was refused the password
 			l.release(nil)
-			ws.Close(websocket.StatusTryAgainLater, "computer refused the relay; backing off")
+			ws.Close(websocket.StatusTryAgainLater, reasonAuthHeld)
 			return nil, nil, false
 		}
 		server, init, err := r.dialAttempt(ctx, comp, deadline)
@@ -311,9 +311,11 @@ func (r *Relay) dialComputer(ctx context.Context, ws *websocket.Conn, comp Compu
 		}
 		l.release(proven)
 		if err == nil {
+			r.setHealth(comp.Name, nil)
 			return server, init, true
 		}
 		if !retryable(err) {
+			r.setHealth(comp.Name, err)
 			r.dialFailed(ws, comp, log, err)
 			return nil, nil, false
 		}
@@ -356,16 +358,29 @@ func (r *Relay) authHeld(name string, log *slog.Logger) bool {
 	return false
 }
 
+// Close reasons of a viewer whose dial failed for good, in words a page
+// shows as they are.
+const (
+	reasonUnreachable = "glass cannot reach the computer's VNC server"
+	reasonAuthRefused = "the computer refused the relay: it refused glass's VNC password"
+	reasonAuthHeld    = "the computer refused the relay's VNC password; glass waits 30 s before trying again"
+	reasonRefused     = "the computer refused the relay"
+)
+
 // dialFailed ends a viewer whose handshake failed for good.
 func (r *Relay) dialFailed(ws *websocket.Conn, comp Computer, log *slog.Logger, err error) {
 	var ce *connectError
 	if errors.As(err, &ce) {
 		log.Warn("rfbgate: cannot reach the VNC server", "addr", comp.Addr, "err", ce.err)
-		ws.Close(websocket.StatusTryAgainLater, "computer unreachable")
+		ws.Close(websocket.StatusTryAgainLater, reasonUnreachable)
 		return
 	}
 	log.Warn("rfbgate: VNC handshake failed", "addr", comp.Addr, "err", err)
-	ws.Close(websocket.StatusTryAgainLater, "computer refused the relay")
+	if errors.Is(err, ErrAuthFailed) {
+		ws.Close(websocket.StatusTryAgainLater, reasonAuthRefused)
+		return
+	}
+	ws.Close(websocket.StatusTryAgainLater, reasonRefused)
 }
 
 // dialGiveUp ends a viewer that found the queue full or whose deadline

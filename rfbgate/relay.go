@@ -24,9 +24,13 @@ type Computer struct {
 
 // Config configures a Relay. Zero values take the defaults named.
 type Config struct {
-	Computers    []Computer
-	TicketTTL    time.Duration // DefaultTicketTTL
-	LeaseTTL     time.Duration // DefaultLeaseTTL
+	Computers []Computer
+	TicketTTL time.Duration // DefaultTicketTTL
+	LeaseTTL  time.Duration // DefaultLeaseTTL
+	// LeaseGrace is how long a keyboard outlives the closing of its
+	// holder's viewer, so that a reload keeps it: DefaultLeaseGrace, at most
+	// MaxLeaseGrace.
+	LeaseGrace   time.Duration
 	PingInterval time.Duration // 5 s
 	// PingTimeout bounds the wait for a ping's pong; a viewer without one is
 	// closed. 30 s (a ping queues behind framebuffer data on a slow link).
@@ -59,12 +63,15 @@ type Relay struct {
 	log       *slog.Logger
 	tickets   *tickets
 	leases    *leases
+	clips     clipboards
 
 	mu       sync.Mutex
 	viewers  map[string]map[*viewer]struct{}
 	closed   bool
 	authHold map[string]time.Time // computer -> no dialling until then
 	dialers  map[string]*dialLimiter
+	healthOf map[string]Health // computer -> last dial outcome
+	names    []string          // the computers, sorted
 	wg       sync.WaitGroup
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -98,9 +105,13 @@ func NewRelay(cfg Config) (*Relay, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	var err error
+	if cfg.LeaseGrace, err = checkLeaseGrace(cfg.LeaseGrace); err != nil {
+		return nil, err
+	}
 	cfg.Limits = cfg.Limits.withDefaults()
 	cfg.Dial = cfg.Dial.withDefaults()
-	r := &Relay{cfg: cfg, computers: make(map[string]Computer), log: cfg.Logger, viewers: make(map[string]map[*viewer]struct{}), authHold: make(map[string]time.Time), dialers: make(map[string]*dialLimiter)}
+	r := &Relay{cfg: cfg, computers: make(map[string]Computer), log: cfg.Logger, viewers: make(map[string]map[*viewer]struct{}), authHold: make(map[string]time.Time), dialers: make(map[string]*dialLimiter), healthOf: make(map[string]Health)}
 	for _, c := range cfg.Computers {
 		if c.Name == "" || c.Addr == "" {
 			return nil, fmt.Errorf("rfbgate: computer %q: name and address are required", c.Name)
@@ -112,8 +123,10 @@ func NewRelay(cfg Config) (*Relay, error) {
 			return nil, fmt.Errorf("rfbgate: computer %s named twice", c.Name)
 		}
 		r.computers[c.Name] = c
+		r.names = append(r.names, c.Name)
 		r.dialers[c.Name] = newDialLimiter(cfg.Dial)
 	}
+	sort.Strings(r.names)
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.tickets = newTickets(cfg.TicketTTL, nil)
 	r.leases = newLeases(cfg.LeaseTTL, r.applyLease)
@@ -148,13 +161,17 @@ func (r *Relay) Watch(agent, surface string) (Ticket, error) {
 // ViewerStatus is one open viewer.
 type ViewerStatus struct {
 	Surface string  `json:"surface"`
+	Stream  string  `json:"stream"` // the stream's public id (computers.watch returns it)
 	RTTms   float64 `json:"rtt_ms"` // last WebSocket ping round trip; -1 before the first
 }
 
 // ComputerStatus is who holds a computer's keyboard and who watches it.
 type ComputerStatus struct {
-	Keyboard *string        `json:"keyboard"`
-	Viewers  []ViewerStatus `json:"viewers"`
+	Keyboard       *string        `json:"keyboard"`
+	KeyboardStream string         `json:"keyboard_stream,omitempty"` // the holding stream, when the take-over named one
+	KeyboardSince  *time.Time     `json:"keyboard_since,omitempty"`  // when the holder took it
+	Viewers        []ViewerStatus `json:"viewers"`
+	Health
 }
 
 // Status reports agent's keyboard holder and open viewers.
@@ -162,9 +179,9 @@ func (r *Relay) Status(agent string) (ComputerStatus, error) {
 	if !r.Known(agent) {
 		return ComputerStatus{}, ErrUnknownComputer
 	}
-	st := ComputerStatus{Viewers: []ViewerStatus{}}
-	if s, ok := r.leases.Holder(agent); ok {
-		st.Keyboard = &s
+	st := ComputerStatus{Viewers: []ViewerStatus{}, Health: r.health(agent)}
+	if h, ok := r.leases.holding(agent); ok {
+		st.Keyboard, st.KeyboardStream, st.KeyboardSince = &h.Surface, h.Stream, &h.Since
 	}
 	r.mu.Lock()
 	for v := range r.viewers[agent] {
@@ -172,10 +189,13 @@ func (r *Relay) Status(agent string) (ComputerStatus, error) {
 		if ns := v.rtt.Load(); ns >= 0 {
 			rtt = float64(ns) / 1e6
 		}
-		st.Viewers = append(st.Viewers, ViewerStatus{Surface: v.surface, RTTms: rtt})
+		st.Viewers = append(st.Viewers, ViewerStatus{Surface: v.surface, Stream: v.stream, RTTms: rtt})
 	}
 	r.mu.Unlock()
-	sort.Slice(st.Viewers, func(i, j int) bool { return st.Viewers[i].Surface < st.Viewers[j].Surface })
+	sort.Slice(st.Viewers, func(i, j int) bool {
+		a, b := st.Viewers[i], st.Viewers[j]
+		return a.Surface < b.Surface || (a.Surface == b.Surface && a.Stream < b.Stream)
+	})
 	return st, nil
 }
 
@@ -222,6 +242,7 @@ type viewer struct {
 	r       *Relay
 	agent   string
 	surface string
+	stream  string       // public id of this stream (streamID of its ticket)
 	rtt     atomic.Int64 // nanoseconds; -1 before the first pong
 
 	mu     sync.Mutex // serialises Feed, Release and writes to the server
@@ -243,8 +264,7 @@ type viewer struct {
 func (v *viewer) syncKeyboard() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	holder, held := v.r.leases.Holder(v.agent)
-	has := held && holder == v.surface
+	has := v.r.leases.holds(v.agent, v.surface, v.stream)
 	prev := v.gate.HasKeyboard()
 	v.gate.SetKeyboard(has)
 	if !prev || has {
@@ -339,11 +359,11 @@ func (r *Relay) ServeStream(w http.ResponseWriter, req *http.Request) {
 	r.wg.Add(1)
 	r.mu.Unlock()
 	defer r.wg.Done()
-	r.serveViewer(ws, comp, tk.Surface)
+	r.serveViewer(ws, comp, tk.Surface, streamID(tk.Token))
 }
 
 // serveViewer runs one viewer to its end.
-func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
+func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface, stream string) {
 	ctx, cancel := context.WithCancel(r.ctx)
 	defer cancel()
 	log := r.log.With("agent", comp.Name, "surface", surface)
@@ -369,7 +389,7 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 	}
 	client.SetDeadline(time.Time{})
 
-	v := &viewer{r: r, agent: comp.Name, surface: surface, gate: NewGate(r.cfg.Limits), server: server, cancel: cancel, out: make([]byte, 0, clientReadBuf)}
+	v := &viewer{r: r, agent: comp.Name, surface: surface, stream: stream, gate: NewGate(r.cfg.Limits), server: server, cancel: cancel, out: make([]byte, 0, clientReadBuf)}
 	v.rtt.Store(-1)
 	var err error
 	if v.filter, err = newServerFilter(init.Raw[4:20], v.gate.HasKeyboard); err != nil {
@@ -378,6 +398,7 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 		return
 	}
 	v.gate.framePixelFormat(v.filter.SetPixelFormat)
+	v.tapClipboard()
 	r.addViewer(v)
 	defer r.removeViewer(v)
 	log.Info("rfbgate: viewer open", "width", init.Width, "height", init.Height)
@@ -467,6 +488,7 @@ func (r *Relay) addViewer(v *viewer) {
 	set[v] = struct{}{}
 	n := len(set)
 	r.mu.Unlock()
+	r.viewerOpened(v)
 	// Take the flag from the lease after registering, so a change between
 	// the two is applied by applyLease as well.
 	v.syncKeyboard()
@@ -480,6 +502,7 @@ func (r *Relay) removeViewer(v *viewer) {
 	delete(r.viewers[v.agent], v)
 	n := len(r.viewers[v.agent])
 	r.mu.Unlock()
+	r.viewerClosed(v)
 	if r.cfg.OnViewers != nil {
 		r.cfg.OnViewers(v.agent, n)
 	}

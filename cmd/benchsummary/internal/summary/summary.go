@@ -543,3 +543,32 @@ func sig3(v float64) string {
 	}
 	return fmt.Sprintf("%.2f", v)
 }
+
+// Names returns the benchmark names of s in order of appearance, without
+// the "Benchmark" prefix and the -GOMAXPROCS suffix
+// ("Decode/impl=codec/msg=request_tap", as Counts has them).
+func (s *Set) Names() []string {
+	if s == nil {
+		return nil
+	}
+	return slices.Clone(s.order)
+}
+
+// Values returns the values of the benchmark name in unit (UnitTime,
+// UnitAllocs, UnitBytes), one per run, or nil.
+func (s *Set) Values(name, unit string) []float64 {
+	if s == nil {
+		return nil
+	}
+	if x, ok := s.samples[name]; ok {
+		return x.values[unit]
+	}
+	return nil
+}
+
+// The units of Values.
+const (
+	UnitTime   = unitTime
+	UnitAllocs = unitAllocs
+	UnitBytes  = unitBytes
+)
