@@ -1,6 +1,7 @@
 package rfbgate
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -59,6 +60,7 @@ type Relay struct {
 	log       *slog.Logger
 	tickets   *tickets
 	leases    *leases
+	metrics   *relayMetrics
 
 	mu       sync.Mutex
 	viewers  map[string]map[*viewer]struct{}
@@ -117,6 +119,8 @@ func NewRelay(cfg Config) (*Relay, error) {
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.tickets = newTickets(cfg.TicketTTL, nil)
 	r.leases = newLeases(cfg.LeaseTTL, r.applyLease)
+	r.metrics = newRelayMetrics(r)
+	r.watchLeases()
 	return r, nil
 }
 
@@ -232,7 +236,18 @@ type viewer struct {
 
 	filter *serverFilter // the server-to-client stream (pumpServer's goroutine)
 
+	ws     *websocket.Conn
+	raw    net.Conn // the browser's TCP connection under ws (write deadlines); nil if unknown
+	remote string   // the browser's address
+	opened time.Time
+
+	toViewer   atomic.Uint64 // bytes sent to the browser (WebSocket payload)
+	toComputer atomic.Uint64 // bytes written to Xvnc
+	withheld   atomic.Uint64 // ServerCutText messages withheld from this viewer
+
 	closeMu     sync.Mutex
+	ended       bool
+	closeBy     string // endedByRelay or endedByViewer
 	closeCode   websocket.StatusCode
 	closeReason string // first cause; see end
 }
@@ -281,7 +296,8 @@ func (v *viewer) releaseOnClose() {
 	v.out = v.gate.Release(v.out[:0])
 	if len(v.out) > 0 {
 		v.server.SetWriteDeadline(time.Now().Add(time.Second))
-		v.server.Write(v.out)
+		n, _ := v.server.Write(v.out)
+		v.toComputer.Add(uint64(n))
 	}
 }
 
@@ -290,7 +306,8 @@ func (v *viewer) writeServerLocked() error {
 		return nil
 	}
 	v.server.SetWriteDeadline(time.Now().Add(10 * time.Second))
-	_, err := v.server.Write(v.out)
+	n, err := v.server.Write(v.out)
+	v.toComputer.Add(uint64(n))
 	return err
 }
 
@@ -321,7 +338,8 @@ func (r *Relay) ServeStream(w http.ResponseWriter, req *http.Request) {
 		writeError(w, http.StatusNotFound, "unknown_computer", "computer "+tk.Agent+" is not configured")
 		return
 	}
-	ws, err := websocket.Accept(w, req, &websocket.AcceptOptions{
+	hc := &hijackCapture{ResponseWriter: w}
+	ws, err := websocket.Accept(hc, req, &websocket.AcceptOptions{
 		Subprotocols:    []string{"binary"},
 		OriginPatterns:  r.cfg.OriginPatterns,
 		CompressionMode: websocket.CompressionDisabled,
@@ -339,11 +357,29 @@ func (r *Relay) ServeStream(w http.ResponseWriter, req *http.Request) {
 	r.wg.Add(1)
 	r.mu.Unlock()
 	defer r.wg.Done()
-	r.serveViewer(ws, comp, tk.Surface)
+	r.serveViewer(ws, hc.conn, req.RemoteAddr, comp, tk.Surface)
+}
+
+// hijackCapture keeps the connection coder/websocket hijacks, so that the
+// relay can bound its writes with a deadline (see closeViewer).
+type hijackCapture struct {
+	http.ResponseWriter
+	conn net.Conn
+}
+
+// Hijack hijacks the underlying connection and keeps it.
+func (h *hijackCapture) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	hj, ok := h.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("rfbgate: the HTTP server cannot hijack the connection")
+	}
+	c, brw, err := hj.Hijack()
+	h.conn = c
+	return c, brw, err
 }
 
 // serveViewer runs one viewer to its end.
-func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
+func (r *Relay) serveViewer(ws *websocket.Conn, raw net.Conn, remote string, comp Computer, surface string) {
 	ctx, cancel := context.WithCancel(r.ctx)
 	defer cancel()
 	log := r.log.With("agent", comp.Name, "surface", surface)
@@ -356,7 +392,10 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 
 	// The stream's own context outlives the viewer's: cancelling a
 	// coder/websocket read or write drops the connection without a close
-	// frame, so it is cancelled only after Close has sent one.
+	// frame, so it is cancelled only after Close has sent one. The relay's
+	// writes to the browser (pumpServer) take no context at all: a write
+	// with a cancelable one costs allocations each time; WriteTimeout is
+	// the stall timer's, and closeGrace bounds the end (closeViewer).
 	connCtx, connCancel := context.WithCancel(context.Background())
 	defer connCancel()
 	client := websocket.NetConn(connCtx, ws, websocket.MessageBinary)
@@ -369,7 +408,8 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 	}
 	client.SetDeadline(time.Time{})
 
-	v := &viewer{r: r, agent: comp.Name, surface: surface, gate: NewGate(r.cfg.Limits), server: server, cancel: cancel, out: make([]byte, 0, clientReadBuf)}
+	v := &viewer{r: r, agent: comp.Name, surface: surface, gate: NewGate(r.cfg.Limits), server: server, cancel: cancel, out: make([]byte, 0, clientReadBuf),
+		ws: ws, raw: raw, remote: remote, opened: time.Now()}
 	v.rtt.Store(-1)
 	var err error
 	if v.filter, err = newServerFilter(init.Raw[4:20], v.gate.HasKeyboard); err != nil {
@@ -379,82 +419,123 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 	}
 	v.gate.framePixelFormat(v.filter.SetPixelFormat)
 	r.addViewer(v)
-	defer r.removeViewer(v)
-	log.Info("rfbgate: viewer open", "width", init.Width, "height", init.Height)
+	log.Info("rfbgate: viewer open", "role", v.role(), "remote", remote, "width", init.Width, "height", init.Height)
 
 	var wg sync.WaitGroup
 	wg.Add(3)
 	go func() { // server to client: framed, cut text to the holder only
 		defer wg.Done()
-		v.pumpServer(server, client)
+		v.pumpServer(newUpstream(server))
 	}()
 	go func() { // client to server: through the gate
 		defer wg.Done()
-		buf := make([]byte, clientReadBuf)
-		for {
-			n, err := client.Read(buf)
-			if n > 0 {
-				v.mu.Lock()
-				var ferr error
-				v.out, ferr = v.gate.Feed(v.out[:0], buf[:n])
-				werr := v.writeServerLocked()
-				v.mu.Unlock()
-				if ferr != nil {
-					log.Warn("rfbgate: closing viewer on bad input", "err", ferr)
-					v.end(websocket.StatusPolicyViolation, reasonClientRefused)
-					return
-				}
-				if werr != nil {
-					v.end(websocket.StatusGoingAway, reasonServerEnded)
-					return
-				}
-			}
-			if err != nil {
-				v.end(websocket.StatusNormalClosure, reasonClientClosed)
-				return
-			}
-		}
+		v.pumpClient(client)
 	}()
 	go func() { // pings: round-trip time
-		// The ping's context is the viewer's own: coder/websocket closes a
-		// connection whose write outlives its context, and a ping queued
-		// behind framebuffer data on a slow link is congestion, not death.
-		// The round trip includes that queueing: it is what the viewer sees.
 		defer wg.Done()
-		t := time.NewTicker(r.cfg.PingInterval)
-		defer t.Stop()
-		for {
-			start := time.Now()
-			pctx, pcancel := context.WithTimeout(connCtx, r.cfg.PingTimeout)
-			err := ws.Ping(pctx)
-			pcancel()
-			if err != nil {
-				if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-					log.Warn("rfbgate: closing viewer: no pong", "timeout", r.cfg.PingTimeout)
-					v.end(websocket.StatusPolicyViolation, noPong(r.cfg.PingTimeout))
-				}
-				return
-			}
-			v.rtt.Store(int64(time.Since(start)))
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
+		v.pingLoop(ctx, connCtx)
 	}()
 	<-ctx.Done()
 	if r.ctx.Err() != nil {
 		v.end(websocket.StatusGoingAway, reasonShutdown)
 	}
+	role := v.role()
 	v.releaseOnClose()
 	server.Close()
-	code, reason := v.closeStatus()
-	ws.Close(code, reason) // a close frame, then (bounded) the browser's answer
+	by, code, reason := v.closeStatus()
+	sent := v.closeViewer(code, reason) // a close frame, then (bounded) the browser's answer
 	client.Close()
 	connCancel()
 	wg.Wait()
-	log.Info("rfbgate: viewer closed", "status", int(code), "reason", reason)
+	log.Info("rfbgate: viewer closed", "role", role, "remote", remote, "by", by, "code", int(code), "reason", reason, "close_sent", sent,
+		"duration", time.Since(v.opened).Round(time.Millisecond), "bytes_to_viewer", v.toViewer.Load(), "bytes_to_computer", v.toComputer.Load())
+	r.removeViewer(v, code)
+}
+
+// role is "holder" while the viewer's gate lets input through, "watcher"
+// otherwise.
+func (v *viewer) role() string {
+	if v.gate.HasKeyboard() {
+		return roleHolder
+	}
+	return roleWatcher
+}
+
+// Viewer roles, in logs and metrics.
+const (
+	roleHolder  = "holder"
+	roleWatcher = "watcher"
+)
+
+// pumpClient feeds the browser's bytes through the gate to the server
+// until either side ends, having recorded why.
+func (v *viewer) pumpClient(client net.Conn) {
+	buf := make([]byte, clientReadBuf)
+	for {
+		n, err := client.Read(buf)
+		if n > 0 {
+			v.mu.Lock()
+			var ferr error
+			v.out, ferr = v.gate.Feed(v.out[:0], buf[:n])
+			werr := v.writeServerLocked()
+			v.mu.Unlock()
+			if ferr != nil {
+				v.r.log.Warn("rfbgate: closing viewer on bad input", "agent", v.agent, "surface", v.surface, "err", ferr)
+				v.refused(ferr)
+				return
+			}
+			if werr != nil {
+				v.end(websocket.StatusGoingAway, reasonServerEnded)
+				return
+			}
+		}
+		if err != nil {
+			v.clientReadEnded(err)
+			return
+		}
+	}
+}
+
+// refused ends a viewer whose message the gate refused, with 1008 naming it.
+func (v *viewer) refused(err error) {
+	var pe *ProtocolError
+	if errors.As(err, &pe) {
+		v.r.metrics.refused(v.agent, pe.Type)
+	}
+	v.end(websocket.StatusPolicyViolation, refusedReason(err))
+}
+
+// pingLoop pings the viewer every PingInterval and records the round trip.
+//
+// The ping's context is the viewer's own: coder/websocket closes a
+// connection whose write outlives its context, and a ping queued behind
+// framebuffer data on a slow link is congestion, not death. The round trip
+// includes that queueing: it is what the viewer sees.
+func (v *viewer) pingLoop(ctx, connCtx context.Context) {
+	r := v.r
+	t := time.NewTicker(r.cfg.PingInterval)
+	defer t.Stop()
+	for {
+		start := time.Now()
+		pctx, pcancel := context.WithTimeout(connCtx, r.cfg.PingTimeout)
+		err := v.ws.Ping(pctx)
+		pcancel()
+		if err != nil {
+			if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+				r.log.Warn("rfbgate: closing viewer: no pong", "agent", v.agent, "surface", v.surface, "timeout", r.cfg.PingTimeout)
+				v.end(websocket.StatusPolicyViolation, noPong(r.cfg.PingTimeout))
+			}
+			return
+		}
+		rtt := time.Since(start)
+		v.rtt.Store(int64(rtt))
+		r.metrics.pingRTT(v.agent, rtt)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 func (r *Relay) addViewer(v *viewer) {
@@ -467,6 +548,7 @@ func (r *Relay) addViewer(v *viewer) {
 	set[v] = struct{}{}
 	n := len(set)
 	r.mu.Unlock()
+	r.metrics.viewerOpened(v.agent)
 	// Take the flag from the lease after registering, so a change between
 	// the two is applied by applyLease as well.
 	v.syncKeyboard()
@@ -475,10 +557,11 @@ func (r *Relay) addViewer(v *viewer) {
 	}
 }
 
-func (r *Relay) removeViewer(v *viewer) {
+func (r *Relay) removeViewer(v *viewer, code websocket.StatusCode) {
 	r.mu.Lock()
 	delete(r.viewers[v.agent], v)
 	n := len(r.viewers[v.agent])
+	r.metrics.viewerClosed(v, code) // under r.mu: a scrape sees the viewer or its totals, never both
 	r.mu.Unlock()
 	if r.cfg.OnViewers != nil {
 		r.cfg.OnViewers(v.agent, n)

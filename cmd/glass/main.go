@@ -38,6 +38,7 @@ type options struct {
 	origins    []string
 	maxCutText int
 	dial       rfbgate.DialPolicy
+	logFormat  string
 }
 
 // pairFlag collects repeatable NAME=VALUE flags.
@@ -71,8 +72,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.dial.InFlight, "dial-in-flight", rfbgate.DefaultDialInFlight, "most handshakes in flight to one computer's Xvnc (TigerVNC blacklists the relay's address at 5 unauthenticated connections)")
 	fs.IntVar(&o.dial.Queue, "dial-queue", rfbgate.DefaultDialQueue, "most viewers of one computer waiting for a turn to connect; more are closed with 1013")
 	fs.DurationVar(&o.dial.Wait, "dial-wait", rfbgate.DefaultDialWait, "a viewer's deadline to be connected to Xvnc, waiting and retries included; then it is closed with 1013")
+	fs.StringVar(&o.logFormat, "log-format", "text", "log records as text (slog's key=value) or json (one object a line)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if o.logFormat != "text" && o.logFormat != "json" {
+		return nil, fmt.Errorf("-log-format %q: want text or json", o.logFormat)
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments: %q", fs.Args())
@@ -150,7 +155,18 @@ func newServer(o *options, log *slog.Logger) (*rfbgate.Relay, http.Handler, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	return r, rfbgate.NewHandler(r, rfbgate.HandlerOptions{AdminToken: o.adminToken, NoVNCDir: o.novnc}), nil
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", r.MetricsHandler(o.adminToken))
+	mux.Handle("/", rfbgate.NewHandler(r, rfbgate.HandlerOptions{AdminToken: o.adminToken, NoVNCDir: o.novnc}))
+	return r, mux, nil
+}
+
+// newLogger is the program's logger: slog text or JSON on w.
+func newLogger(format string, w io.Writer) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
 }
 
 func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr string)) error {
@@ -158,7 +174,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	log := newLogger(o.logFormat, stderr)
 	relay, h, err := newServer(o, log)
 	if err != nil {
 		return err

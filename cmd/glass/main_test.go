@@ -223,7 +223,7 @@ func TestGlassServes(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("glass did not stop")
 	}
-	if l := logs.String(); strings.Contains(l, password) || !strings.Contains(l, "viewer open") || !strings.Contains(l, `status=1001 reason="relay shutting down"`) {
+	if l := logs.String(); strings.Contains(l, password) || !strings.Contains(l, "viewer open") || !strings.Contains(l, `code=1001 reason="relay shutting down"`) {
 		t.Fatalf("log (must say viewer open and closed going away at shutdown, must not hold the password):\n%s", l)
 	}
 }
