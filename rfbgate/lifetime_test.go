@@ -142,7 +142,7 @@ func TestStalledViewerDropped(t *testing.T) {
 	if len(st.Viewers) != 1 || st.Viewers[0].Surface != "reader" {
 		t.Fatalf("status after the drop: %+v", st)
 	}
-	if l := tr.logs.String(); !strings.Contains(l, `surface=stalled role=watcher`) || !strings.Contains(l, `by=relay code=1008 reason="viewer stopped reading"`) {
+	if l := tr.logs.String(); !strings.Contains(l, `surface=stalled role=watcher`) || !strings.Contains(l, `by=relay code=1008 reason="viewer stopped reading" close_sent=false`) {
 		t.Fatalf("the log does not say why the viewer went:\n%s", tr.logs.String())
 	}
 	before := good.received()

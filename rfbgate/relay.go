@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -390,28 +391,34 @@ func (r *Relay) serveViewer(ws *websocket.Conn, raw net.Conn, remote string, com
 	}
 	defer server.Close()
 
-	// The stream's own context outlives the viewer's: cancelling a
-	// coder/websocket read or write drops the connection without a close
-	// frame, so it is cancelled only after Close has sent one. The relay's
-	// writes to the browser (pumpServer) take no context at all: a write
-	// with a cancelable one costs allocations each time; WriteTimeout is
-	// the stall timer's, and closeGrace bounds the end (closeViewer).
+	// The browser's side is read and written without a context (after the
+	// handshake's): cancelling a coder/websocket read or write drops the
+	// connection without a close frame, and a cancelable context costs
+	// allocations on every message. A blocked read ends when closeViewer
+	// closes the WebSocket; WriteTimeout is pumpServer's stall timer, and
+	// closeGrace bounds the end (closeViewer). Pings have their own context,
+	// cancelled only after the close frame.
 	connCtx, connCancel := context.WithCancel(context.Background())
 	defer connCancel()
-	client := websocket.NetConn(connCtx, ws, websocket.MessageBinary)
-	defer client.Close()
-	ws.SetReadLimit(maxClientMessage) // after NetConn, which turns the limit off
-	client.SetDeadline(time.Now().Add(r.cfg.HandshakeTimeout))
-	if err := serveClientHandshake(client, init); err != nil {
+	ws.SetReadLimit(maxClientMessage)
+	// The handshake's deadline drops the connection (a message reader
+	// keeps the context it started with, so the handshake cannot have one
+	// of its own: the rest of its last message is the stream's).
+	client := &clientStream{ws: ws}
+	hs := time.AfterFunc(r.cfg.HandshakeTimeout, func() { ws.CloseNow() })
+	err := serveClientHandshake(client, init)
+	if !hs.Stop() && err == nil {
+		err = fmt.Errorf("not done within %v", r.cfg.HandshakeTimeout)
+	}
+	if err != nil {
 		log.Info("rfbgate: browser handshake failed", "err", err)
+		ws.CloseNow()
 		return
 	}
-	client.SetDeadline(time.Time{})
 
 	v := &viewer{r: r, agent: comp.Name, surface: surface, gate: NewGate(r.cfg.Limits), server: server, cancel: cancel, out: make([]byte, 0, clientReadBuf),
 		ws: ws, raw: raw, remote: remote, opened: time.Now()}
 	v.rtt.Store(-1)
-	var err error
 	if v.filter, err = newServerFilter(init.Raw[4:20], v.gate.HasKeyboard); err != nil {
 		log.Warn("rfbgate: the VNC server's pixel format cannot be framed", "err", err)
 		ws.Close(websocket.StatusInternalError, "computer's pixel format not supported")
@@ -444,7 +451,6 @@ func (r *Relay) serveViewer(ws *websocket.Conn, raw net.Conn, remote string, com
 	server.Close()
 	by, code, reason := v.closeStatus()
 	sent := v.closeViewer(code, reason) // a close frame, then (bounded) the browser's answer
-	client.Close()
 	connCancel()
 	wg.Wait()
 	log.Info("rfbgate: viewer closed", "role", role, "remote", remote, "by", by, "code", int(code), "reason", reason, "close_sent", sent,
@@ -469,7 +475,7 @@ const (
 
 // pumpClient feeds the browser's bytes through the gate to the server
 // until either side ends, having recorded why.
-func (v *viewer) pumpClient(client net.Conn) {
+func (v *viewer) pumpClient(client io.Reader) {
 	buf := make([]byte, clientReadBuf)
 	for {
 		n, err := client.Read(buf)

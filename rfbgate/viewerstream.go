@@ -129,6 +129,42 @@ func (v *viewer) closeViewer(code websocket.StatusCode, reason string) bool {
 	return !(errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET))
 }
 
+// clientStream is the browser's side as one byte stream, as noVNC sees
+// it: binary WebSocket messages read back to back, each write one message.
+type clientStream struct {
+	ws *websocket.Conn
+	r  io.Reader // the message being read
+}
+
+// Read reads the next bytes of the browser's stream. A close frame from
+// the browser comes back as a websocket.CloseError with its code and reason.
+func (s *clientStream) Read(p []byte) (int, error) {
+	for {
+		if s.r == nil {
+			_, r, err := s.ws.Reader(context.Background())
+			if err != nil {
+				return 0, err
+			}
+			s.r = r
+		}
+		n, err := s.r.Read(p)
+		if err == io.EOF {
+			s.r, err = nil, nil
+		}
+		if n > 0 || err != nil {
+			return n, err
+		}
+	}
+}
+
+// Write sends p as one binary message.
+func (s *clientStream) Write(p []byte) (int, error) {
+	if err := s.ws.Write(context.Background(), websocket.MessageBinary, p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
 // pumpServer relays the server's stream to the browser through the
 // viewer's serverFilter (framed; ServerCutText only while this viewer holds
 // the keyboard), batching what Xvnc has ready into messages of up to
