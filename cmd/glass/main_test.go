@@ -45,6 +45,7 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-dial-in-flight", "0"}, "-dial-in-flight, -dial-queue and -dial-wait must be positive"},
 		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-dial-queue", "-1"}, "must be positive"},
 		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-dial-wait", "0s"}, "must be positive"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-log-format", "xml"}, "want text or json"},
 	} {
 		_, err := parseFlags(c.args, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -114,6 +115,74 @@ func fakeVNC(t *testing.T, password string) string {
 	return ln.Addr().String()
 }
 
+// startGlass runs glass on a free loopback port with args; it returns the
+// base URL, the log, the function that stops it (SIGTERM) and run's result.
+func startGlass(t *testing.T, args ...string) (string, *testio.SyncBuffer, context.CancelFunc, <-chan error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	logs := &testio.SyncBuffer{}
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, append([]string{"-listen", "127.0.0.1:0"}, args...), logs, func(a string) { ready <- a })
+	}()
+	select {
+	case a := <-ready:
+		return "http://" + a, logs, cancel, done
+	case err := <-done:
+		t.Fatalf("glass exited: %v", err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("glass did not start")
+	}
+	return "", nil, nil, nil
+}
+
+// TestGlassJSONLogAndMetrics: -log-format json writes one JSON object a
+// line; /metrics needs the admin token and serves the relay's metrics.
+func TestGlassJSONLogAndMetrics(t *testing.T) {
+	dir := t.TempDir()
+	pwFile := filepath.Join(dir, "pw")
+	os.WriteFile(pwFile, []byte("glass-pw-2\n"), 0o600)
+	tokFile := filepath.Join(dir, "tok")
+	os.WriteFile(tokFile, []byte("admintok\n"), 0o600)
+	base, logs, cancel, done := startGlass(t, "-log-format", "json", "-computer", "agent1="+fakeVNC(t, "glass-pw-2"),
+		"-password-file", "agent1="+pwFile, "-admin-token-file", tokFile)
+	get := func(auth string) (int, string) {
+		req, _ := http.NewRequest("GET", base+"/metrics", nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get(""); code != http.StatusUnauthorized {
+		t.Fatalf("/metrics without the token: %d %s", code, body)
+	}
+	code, body := get("Bearer admintok")
+	if code != 200 || !strings.Contains(body, `glass_viewers{computer="agent1",role="watcher"} 0`) || !strings.Contains(body, "go_build_info") {
+		t.Fatalf("/metrics: %d\n%s", code, body)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	for _, l := range lines {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(l), &rec); err != nil || rec["msg"] == nil {
+			t.Fatalf("not a JSON log record: %q (%v)", l, err)
+		}
+	}
+	if !strings.Contains(lines[0], `"msg":"glass: listening"`) {
+		t.Fatalf("first record %s", lines[0])
+	}
+}
+
 func TestGlassServes(t *testing.T) {
 	const password = "glass-pw-1"
 	dir := t.TempDir()
@@ -123,23 +192,7 @@ func TestGlassServes(t *testing.T) {
 	os.WriteFile(tokFile, []byte("admintok\n"), 0o600)
 	addr := fakeVNC(t, password)
 
-	ctx, cancel := context.WithCancel(context.Background())
-	logs := &testio.SyncBuffer{}
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-listen", "127.0.0.1:0", "-computer", "agent1=" + addr,
-			"-password-file", "agent1=" + pwFile, "-admin-token-file", tokFile}, logs, func(a string) { ready <- a })
-	}()
-	var base string
-	select {
-	case a := <-ready:
-		base = "http://" + a
-	case err := <-done:
-		t.Fatalf("glass exited: %v", err)
-	case <-time.After(5 * time.Second):
-		t.Fatal("glass did not start")
-	}
+	base, logs, cancel, done := startGlass(t, "-computer", "agent1="+addr, "-password-file", "agent1="+pwFile, "-admin-token-file", tokFile)
 	post := func(tool string) (int, map[string]any) {
 		req, _ := http.NewRequest("POST", base+"/v1/tools/computers."+tool, strings.NewReader(`{"agent":"agent1","surface":"s1"}`))
 		req.Header.Set("Authorization", "Bearer admintok")
