@@ -134,14 +134,14 @@ func (m *relayMetrics) pingRTT(agent string, d time.Duration) {
 	m.rtt.WithLabelValues(agent).Observe(d.Seconds())
 }
 
-// leaseChanged counts a lease event by cause. A take-over from another
-// surface is one change (its "moved" hand-back is not counted again).
-func (m *relayMetrics) leaseChanged(ev leaseEvent) {
-	cause := leaseCause(ev)
+// leaseChanged counts a lease change by cause (leaseCause). A take-over
+// from another surface is one change: its "moved" hand-back, cause "", is
+// not counted again.
+func (m *relayMetrics) leaseChanged(agent, cause string) {
 	if cause == "" {
 		return
 	}
-	m.leaseChanges.WithLabelValues(ev.Agent, cause).Inc()
+	m.leaseChanges.WithLabelValues(agent, cause).Inc()
 }
 
 // leaseCause names a lease event's cause for metrics and logs; "" for the

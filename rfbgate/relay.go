@@ -121,7 +121,7 @@ func NewRelay(cfg Config) (*Relay, error) {
 	r.tickets = newTickets(cfg.TicketTTL, nil)
 	r.leases = newLeases(cfg.LeaseTTL, r.applyLease)
 	r.metrics = newRelayMetrics(r)
-	r.watchLeases()
+	r.leases.onEvent = r.leaseChanged
 	return r, nil
 }
 
