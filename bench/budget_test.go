@@ -12,8 +12,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/wirebench/wirebench/bench/support"
 	"github.com/wirebench/wirebench/codec"
-	"github.com/wirebench/wirebench/internal/benchsupport"
 )
 
 // Allocation budgets, as tests rather than benchmarks so that `go test`
@@ -150,7 +150,7 @@ const poolCalibration = 42001
 func TestOversizedFrameRead(t *testing.T) {
 	// Not a zero budget: the *FrameTooLargeError is one allocation. Recorded,
 	// and bounded so that the discard itself allocates nothing.
-	big, err := codec.AppendFrame(nil, benchsupport.ScreenshotResponse(benchsupport.ScreenshotFrameLen, benchsupport.Seed), codec.DefaultMaxFrame)
+	big, err := codec.AppendFrame(nil, support.ScreenshotResponse(support.ScreenshotFrameLen, support.Seed), codec.DefaultMaxFrame)
 	if err != nil {
 		t.Fatal(err)
 	}

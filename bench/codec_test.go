@@ -11,9 +11,9 @@ import (
 	"github.com/fxamacker/cbor/v2"
 	"github.com/wirebench/wirebench/bench/floor"
 	"github.com/wirebench/wirebench/bench/msgptwin"
+	"github.com/wirebench/wirebench/bench/support"
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/golden"
-	"github.com/wirebench/wirebench/internal/benchsupport"
 )
 
 // The codec benchmarks: our codec against github.com/fxamacker/cbor/v2 and
@@ -31,11 +31,11 @@ import (
 // as short as it can be. Each benchmark checks once, before timing, that
 // both implementations produce the same bytes (encode) or read the same
 // message (decode), and fails otherwise. After each result an
-// "allocations" line (benchsupport.CountAllocs) gives the allocations and bytes
+// "allocations" line (support.CountAllocs) gives the allocations and bytes
 // counted around the timed loop.
 
 // benchMsgNames are the messages of BenchmarkEncode and BenchmarkDecode:
-// the golden samples first, then the seeded ones of benchsupport.Seeded.
+// the golden samples first, then the seeded ones of support.Seeded.
 var benchMsgNames = []string{
 	"request_tap", "request_snapshot", "hello_full", "event_content_changed",
 	"response_bounds_64", "response_snapshot_500", "response_snapshot_5000", "response_screenshot_256k",
@@ -52,7 +52,7 @@ type benchMsg struct {
 func benchMessages(tb testing.TB) []benchMsg {
 	tb.Helper()
 	seeded := map[string]codec.Message{}
-	for _, s := range benchsupport.Seeded() {
+	for _, s := range support.Seeded() {
 		seeded[s.Name] = s.Msg
 	}
 	var out []benchMsg
@@ -89,7 +89,7 @@ func allMessages(tb testing.TB) []benchMsg {
 	for _, s := range golden.Samples() {
 		add(s.Name, s.Msg)
 	}
-	for _, s := range benchsupport.Seeded() {
+	for _, s := range support.Seeded() {
 		add(s.Name, s.Msg)
 	}
 	return out
@@ -128,7 +128,7 @@ func BenchmarkEncode(b *testing.B) {
 		if err != nil {
 			b.Fatalf("%s: %v", bm.name, err)
 		}
-		benchsupport.Run(b, "impl=codec/msg="+bm.name, func(b *testing.B) {
+		support.Run(b, "impl=codec/msg="+bm.name, func(b *testing.B) {
 			buf := make([]byte, 0, 2*len(bm.enc)+64)
 			out, err := codec.Append(buf, bm.msg)
 			if err != nil || !bytes.Equal(out, bm.enc) {
@@ -137,7 +137,7 @@ func BenchmarkEncode(b *testing.B) {
 			checkRefEncode(b, ref, bm.enc)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(bm.enc)))
-			c := benchsupport.CountAllocs(b)
+			c := support.CountAllocs(b)
 			for i := 0; i < b.N; i++ {
 				buf, err = codec.Append(buf[:0], bm.msg)
 				if err != nil {
@@ -147,14 +147,14 @@ func BenchmarkEncode(b *testing.B) {
 			c.Stop()
 			sinkBytes = buf
 		})
-		benchsupport.Run(b, "impl=fxamacker/msg="+bm.name, func(b *testing.B) {
+		support.Run(b, "impl=fxamacker/msg="+bm.name, func(b *testing.B) {
 			checkRefEncode(b, ref, bm.enc)
 			var buf, scratch bytes.Buffer
 			buf.Grow(2*len(bm.enc) + 64)
 			scratch.Grow(2*len(bm.enc) + 64)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(bm.enc)))
-			c := benchsupport.CountAllocs(b)
+			c := support.CountAllocs(b)
 			for i := 0; i < b.N; i++ {
 				if err := ref.encode(&buf, &scratch); err != nil {
 					b.Fatal(err)
@@ -164,12 +164,12 @@ func BenchmarkEncode(b *testing.B) {
 			sinkBytes = buf.Bytes()
 		})
 		if mc, err := msgptwin.New(bm.msg); err == nil {
-			benchsupport.Run(b, "impl=msgp/msg="+bm.name, func(b *testing.B) {
+			support.Run(b, "impl=msgp/msg="+bm.name, func(b *testing.B) {
 				mb := checkMsgp(b, mc, bm.msg)
 				buf, scratch := make([]byte, 0, 2*len(mb)+64), make([]byte, 0, 2*len(mb)+64)
 				b.ReportAllocs()
 				b.SetBytes(int64(len(bm.enc)))
-				c := benchsupport.CountAllocs(b)
+				c := support.CountAllocs(b)
 				for i := 0; i < b.N; i++ {
 					if buf, scratch, err = mc.Encode(buf, scratch); err != nil {
 						b.Fatal(err)
@@ -179,11 +179,11 @@ func BenchmarkEncode(b *testing.B) {
 				sinkBytes = buf
 			})
 		}
-		benchsupport.Run(b, "impl=floor/msg="+bm.name, func(b *testing.B) {
+		support.Run(b, "impl=floor/msg="+bm.name, func(b *testing.B) {
 			dst := make([]byte, len(bm.enc))
 			b.ReportAllocs()
 			b.SetBytes(int64(len(bm.enc)))
-			c := benchsupport.CountAllocs(b)
+			c := support.CountAllocs(b)
 			for i := 0; i < b.N; i++ {
 				copy(dst, bm.enc)
 			}
@@ -252,11 +252,11 @@ func BenchmarkDecode(b *testing.B) {
 		if err != nil {
 			b.Fatalf("%s: %v", bm.name, err)
 		}
-		benchsupport.Run(b, "impl=codec/msg="+bm.name, func(b *testing.B) {
+		support.Run(b, "impl=codec/msg="+bm.name, func(b *testing.B) {
 			checkDecode(b, ref, bm)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(bm.enc)))
-			c := benchsupport.CountAllocs(b)
+			c := support.CountAllocs(b)
 			for i := 0; i < b.N; i++ {
 				m, err := codec.Decode(bm.enc)
 				if err != nil {
@@ -266,11 +266,11 @@ func BenchmarkDecode(b *testing.B) {
 			}
 			c.Stop()
 		})
-		benchsupport.Run(b, "impl=fxamacker/msg="+bm.name, func(b *testing.B) {
+		support.Run(b, "impl=fxamacker/msg="+bm.name, func(b *testing.B) {
 			checkDecode(b, ref, bm)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(bm.enc)))
-			c := benchsupport.CountAllocs(b)
+			c := support.CountAllocs(b)
 			for i := 0; i < b.N; i++ {
 				env, body, err := ref.decode(bm.enc)
 				if err != nil {
@@ -281,11 +281,11 @@ func BenchmarkDecode(b *testing.B) {
 			c.Stop()
 		})
 		if mc, err := msgptwin.New(bm.msg); err == nil {
-			benchsupport.Run(b, "impl=msgp/msg="+bm.name, func(b *testing.B) {
+			support.Run(b, "impl=msgp/msg="+bm.name, func(b *testing.B) {
 				mb := checkMsgp(b, mc, bm.msg)
 				b.ReportAllocs()
 				b.SetBytes(int64(len(bm.enc)))
-				c := benchsupport.CountAllocs(b)
+				c := support.CountAllocs(b)
 				for i := 0; i < b.N; i++ {
 					env, body, err := mc.Decode(mb)
 					if err != nil {
@@ -296,13 +296,13 @@ func BenchmarkDecode(b *testing.B) {
 				c.Stop()
 			})
 		}
-		benchsupport.Run(b, "impl=floor/msg="+bm.name, func(b *testing.B) {
+		support.Run(b, "impl=floor/msg="+bm.name, func(b *testing.B) {
 			if err := floor.Walk(bm.enc); err != nil {
 				b.Fatalf("the floor's walk: %v", err)
 			}
 			b.ReportAllocs()
 			b.SetBytes(int64(len(bm.enc)))
-			c := benchsupport.CountAllocs(b)
+			c := support.CountAllocs(b)
 			for i := 0; i < b.N; i++ {
 				if err := floor.Walk(bm.enc); err != nil {
 					b.Fatal(err)
@@ -311,14 +311,14 @@ func BenchmarkDecode(b *testing.B) {
 			c.Stop()
 		})
 		if run := zerocopyDecoder(b, bm); run != nil {
-			benchsupport.Run(b, "impl=zerocopy/msg="+bm.name, func(b *testing.B) { benchZerocopy(b, bm, run) })
+			support.Run(b, "impl=zerocopy/msg="+bm.name, func(b *testing.B) { benchZerocopy(b, bm, run) })
 		}
 	}
 }
 
 // checkDecode fails b unless both decoders read bm's bytes as bm's
 // message: ours decodes to the message itself, fxamacker's twins convert
-// to it (benchsupport.RefUnmarshal), and the twins the benchmark's own decode
+// to it (support.RefUnmarshal), and the twins the benchmark's own decode
 // path fills encode back to the same bytes, so that path read everything.
 func checkDecode(b *testing.B, ref *refCase, bm benchMsg) {
 	b.Helper()
@@ -326,7 +326,7 @@ func checkDecode(b *testing.B, ref *refCase, bm benchMsg) {
 	if err != nil || !reflect.DeepEqual(got, bm.msg) {
 		b.Fatalf("our decode: %v, or another message", err)
 	}
-	refGot, err := benchsupport.RefUnmarshal(bm.enc)
+	refGot, err := support.RefUnmarshal(bm.enc)
 	if err != nil || !reflect.DeepEqual(refGot, bm.msg) {
 		b.Fatalf("fxamacker decode through the twins: %v, or another message", err)
 	}
@@ -350,7 +350,7 @@ type refCase struct {
 	decode func(b []byte) (env, body any, err error)
 }
 
-var refEnc = benchsupport.RefEncMode.(cbor.UserBufferEncMode)
+var refEnc = support.RefEncMode.(cbor.UserBufferEncMode)
 
 func ptr[T any](o codec.Opt[T]) *T {
 	if !o.Ok {
@@ -360,11 +360,11 @@ func ptr[T any](o codec.Opt[T]) *T {
 	return &v
 }
 
-func refErr(e *codec.Error) *benchsupport.RefError {
+func refErr(e *codec.Error) *support.RefError {
 	if e == nil {
 		return nil
 	}
-	return &benchsupport.RefError{Code: string(e.Code), Message: e.Message, Retryable: e.Retryable}
+	return &support.RefError{Code: string(e.Code), Message: e.Message, Retryable: e.Retryable}
 }
 
 // newRefCase builds the twins of m, once, and the encode and decode paths
@@ -372,11 +372,11 @@ func refErr(e *codec.Error) *benchsupport.RefError {
 func newRefCase(m codec.Message) (*refCase, error) {
 	switch m := m.(type) {
 	case *codec.Request:
-		params, err := benchsupport.RefParamsValue(m.Params)
+		params, err := support.RefParamsValue(m.Params)
 		if err != nil {
 			return nil, err
 		}
-		env := &benchsupport.RefRequest{Kind: uint64(codec.KindRequest), ID: m.ID, Method: uint32(m.Method), DeadlineMS: ptr(m.DeadlineMS)}
+		env := &support.RefRequest{Kind: uint64(codec.KindRequest), ID: m.ID, Method: uint32(m.Method), DeadlineMS: ptr(m.DeadlineMS)}
 		return &refCase{
 			encode: func(buf, scratch *bytes.Buffer) error {
 				scratch.Reset()
@@ -390,11 +390,11 @@ func newRefCase(m codec.Message) (*refCase, error) {
 			decode: decodeRefRequest,
 		}, nil
 	case *codec.Response:
-		env := &benchsupport.RefResponse{Kind: uint64(codec.KindResponse), ID: m.ID, Method: uint32(m.Method), Error: refErr(m.Error)}
+		env := &support.RefResponse{Kind: uint64(codec.KindResponse), ID: m.ID, Method: uint32(m.Method), Error: refErr(m.Error)}
 		var result any
 		if m.Error == nil {
 			var err error
-			if result, err = benchsupport.RefResultValue(m.Result); err != nil {
+			if result, err = support.RefResultValue(m.Result); err != nil {
 				return nil, err
 			}
 		}
@@ -414,17 +414,17 @@ func newRefCase(m codec.Message) (*refCase, error) {
 			decode: decodeRefResponse,
 		}, nil
 	case *codec.Hello:
-		h := &benchsupport.RefHello{Kind: uint64(codec.KindHello), Versions: m.Versions, MaxFrame: m.MaxFrame,
+		h := &support.RefHello{Kind: uint64(codec.KindHello), Versions: m.Versions, MaxFrame: m.MaxFrame,
 			Capabilities: uint32(m.Capabilities), Token: ptr(m.Token), Agent: m.Agent}
 		if m.Device.Ok {
 			d := m.Device.Val
-			h.Device = &benchsupport.RefDevice{Model: d.Model, SDK: d.SDK, ABI: d.ABI, Display: benchsupport.RefDisplay(d.Display)}
+			h.Device = &support.RefDevice{Model: d.Model, SDK: d.SDK, ABI: d.ABI, Display: support.RefDisplay(d.Display)}
 		}
 		return &refCase{
 			encode: func(buf, _ *bytes.Buffer) error { buf.Reset(); return refEnc.MarshalToBuffer(h, buf) },
 			decode: func(b []byte) (any, any, error) {
-				var t benchsupport.RefHello
-				err := benchsupport.RefDecMode.Unmarshal(b, &t)
+				var t support.RefHello
+				err := support.RefDecMode.Unmarshal(b, &t)
 				return &t, nil, err
 			},
 		}, nil
@@ -432,11 +432,11 @@ func newRefCase(m codec.Message) (*refCase, error) {
 		var twin any
 		switch body := m.Body.(type) {
 		case *codec.WindowChanged:
-			twin = &benchsupport.RefWindowChanged{Kind: uint64(codec.KindEvent), Stream: uint32(m.Stream), Seq: m.Seq, Type: uint32(m.Type), Window: body.Window, Change: body.Change}
+			twin = &support.RefWindowChanged{Kind: uint64(codec.KindEvent), Stream: uint32(m.Stream), Seq: m.Seq, Type: uint32(m.Type), Window: body.Window, Change: body.Change}
 		case *codec.ContentChanged:
-			twin = &benchsupport.RefContentChanged{Kind: uint64(codec.KindEvent), Stream: uint32(m.Stream), Seq: m.Seq, Type: uint32(m.Type), Window: body.Window, Node: body.Node, Change: body.Change}
+			twin = &support.RefContentChanged{Kind: uint64(codec.KindEvent), Stream: uint32(m.Stream), Seq: m.Seq, Type: uint32(m.Type), Window: body.Window, Node: body.Node, Change: body.Change}
 		case *codec.ScreenFrame:
-			twin = &benchsupport.RefFrame{Kind: uint64(codec.KindEvent), Stream: uint32(m.Stream), Seq: m.Seq, Type: uint32(m.Type), Width: body.Width, Height: body.Height,
+			twin = &support.RefFrame{Kind: uint64(codec.KindEvent), Stream: uint32(m.Stream), Seq: m.Seq, Type: uint32(m.Type), Width: body.Width, Height: body.Height,
 				Format: body.Format, UptimeMS: body.UptimeMS, Image: body.Image}
 		default:
 			return nil, fmt.Errorf("no twin for an event body %T", body)
@@ -450,36 +450,36 @@ func newRefCase(m codec.Message) (*refCase, error) {
 }
 
 func decodeRefRequest(b []byte) (any, any, error) {
-	var env benchsupport.RefRequest
-	if err := benchsupport.RefDecMode.Unmarshal(b, &env); err != nil {
+	var env support.RefRequest
+	if err := support.RefDecMode.Unmarshal(b, &env); err != nil {
 		return nil, nil, err
 	}
 	var p any
 	switch codec.Method(env.Method) {
 	case codec.MethodTap:
-		p = new(benchsupport.RefTapParams)
+		p = new(support.RefTapParams)
 	case codec.MethodSnapshot:
-		p = new(benchsupport.RefSnapshotParams)
+		p = new(support.RefSnapshotParams)
 	case codec.MethodBounds:
-		p = new(benchsupport.RefNodesParams)
+		p = new(support.RefNodesParams)
 	case codec.MethodScreenshot:
-		p = new(benchsupport.RefThreeOpt)
+		p = new(support.RefThreeOpt)
 	default:
 		params := codec.ParamsFor(codec.Method(env.Method))
 		if params == nil {
 			return &env, nil, nil // unknown method: params skipped
 		}
 		var err error
-		if p, err = benchsupport.RefParamsValue(params); err != nil {
+		if p, err = support.RefParamsValue(params); err != nil {
 			return nil, nil, err
 		}
 	}
-	return &env, p, benchsupport.RefDecMode.Unmarshal(env.Params, p)
+	return &env, p, support.RefDecMode.Unmarshal(env.Params, p)
 }
 
 func decodeRefResponse(b []byte) (any, any, error) {
-	var env benchsupport.RefResponse
-	if err := benchsupport.RefDecMode.Unmarshal(b, &env); err != nil {
+	var env support.RefResponse
+	if err := support.RefDecMode.Unmarshal(b, &env); err != nil {
 		return nil, nil, err
 	}
 	if env.Result == nil {
@@ -488,26 +488,26 @@ func decodeRefResponse(b []byte) (any, any, error) {
 	var r any
 	switch codec.Method(env.Method) {
 	case codec.MethodSnapshot:
-		r = new(benchsupport.RefSnapshot)
+		r = new(support.RefSnapshot)
 	case codec.MethodBounds:
-		r = new(benchsupport.RefBoundsResult)
+		r = new(support.RefBoundsResult)
 	case codec.MethodScreenshot:
-		r = new(benchsupport.RefScreenshot)
+		r = new(support.RefScreenshot)
 	case codec.MethodFramesStart:
-		r = new(benchsupport.RefStreamParams)
+		r = new(support.RefStreamParams)
 	case codec.MethodResync:
-		r = new(benchsupport.RefSeqResult)
+		r = new(support.RefSeqResult)
 	case codec.MethodDeviceInfo:
-		r = new(benchsupport.RefDevice)
+		r = new(support.RefDevice)
 	default:
-		r = new(benchsupport.RefEmpty)
+		r = new(support.RefEmpty)
 	}
-	return &env, r, benchsupport.RefDecMode.Unmarshal(env.Result, r)
+	return &env, r, support.RefDecMode.Unmarshal(env.Result, r)
 }
 
 func decodeRefEvent(b []byte) (any, any, error) {
 	var elems []cbor.RawMessage
-	if err := benchsupport.RefDecMode.Unmarshal(b, &elems); err != nil {
+	if err := support.RefDecMode.Unmarshal(b, &elems); err != nil {
 		return nil, nil, err
 	}
 	if len(elems) < 4 {
@@ -516,7 +516,7 @@ func decodeRefEvent(b []byte) (any, any, error) {
 	var kind uint64
 	var stream, typ uint32
 	for i, dst := range []any{&kind, &stream, &typ} {
-		if err := benchsupport.RefDecMode.Unmarshal(elems[[]int{0, 1, 3}[i]], dst); err != nil {
+		if err := support.RefDecMode.Unmarshal(elems[[]int{0, 1, 3}[i]], dst); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -526,36 +526,36 @@ func decodeRefEvent(b []byte) (any, any, error) {
 	var t any
 	switch codec.BodyFor(codec.Stream(stream), codec.EventType(typ)).(type) {
 	case *codec.WindowChanged:
-		t = new(benchsupport.RefWindowChanged)
+		t = new(support.RefWindowChanged)
 	case *codec.ContentChanged:
-		t = new(benchsupport.RefContentChanged)
+		t = new(support.RefContentChanged)
 	case *codec.ScreenFrame:
-		t = new(benchsupport.RefFrame)
+		t = new(support.RefFrame)
 	default:
 		return nil, nil, errors.New("unknown event type")
 	}
-	return t, nil, benchsupport.RefDecMode.Unmarshal(b, t)
+	return t, nil, support.RefDecMode.Unmarshal(b, t)
 }
 
 // reencode encodes decoded twins back with fxamacker.
 func reencode(env, body any) ([]byte, error) {
 	if body != nil {
-		raw, err := benchsupport.RefEncMode.Marshal(body)
+		raw, err := support.RefEncMode.Marshal(body)
 		if err != nil {
 			return nil, err
 		}
 		switch e := env.(type) {
-		case *benchsupport.RefRequest:
+		case *support.RefRequest:
 			c := *e
 			c.Params = raw
 			env = &c
-		case *benchsupport.RefResponse:
+		case *support.RefResponse:
 			c := *e
 			c.Result = raw
 			env = &c
 		}
 	}
-	return benchsupport.RefEncMode.Marshal(env)
+	return support.RefEncMode.Marshal(env)
 }
 
 // loopReader reads b over and over, never ending: a steady stream of the
@@ -623,7 +623,7 @@ func BenchmarkFrame(b *testing.B) {
 	for _, name := range frameMsgs {
 		m, frame := msgs[name], frameOf(name)
 		msg := "/msg=" + name
-		benchsupport.Run(b, "op=write"+msg, func(b *testing.B) {
+		support.Run(b, "op=write"+msg, func(b *testing.B) {
 			var out bytes.Buffer
 			if err := codec.NewWriter(&out, codec.DefaultMaxFrame).WriteMessage(m); err != nil || !bytes.Equal(out.Bytes(), frame) {
 				b.Fatalf("WriteMessage: %v, or another frame", err)
@@ -631,7 +631,7 @@ func BenchmarkFrame(b *testing.B) {
 			w := codec.NewWriter(io.Discard, codec.DefaultMaxFrame)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(frame)))
-			c := benchsupport.CountAllocs(b)
+			c := support.CountAllocs(b)
 			for i := 0; i < b.N; i++ {
 				if err := w.WriteMessage(m); err != nil {
 					b.Fatal(err)
@@ -639,7 +639,7 @@ func BenchmarkFrame(b *testing.B) {
 			}
 			c.Stop()
 		})
-		benchsupport.Run(b, "op=read"+msg, func(b *testing.B) {
+		support.Run(b, "op=read"+msg, func(b *testing.B) {
 			r := codec.NewReader(&loopReader{b: steadyStream(frame)}, codec.DefaultMaxFrame)
 			f, err := r.Next()
 			if err != nil || !bytes.Equal(f.Payload, frame[codec.HeaderLen:]) {
@@ -648,7 +648,7 @@ func BenchmarkFrame(b *testing.B) {
 			f.Release()
 			b.ReportAllocs()
 			b.SetBytes(int64(len(frame)))
-			c := benchsupport.CountAllocs(b)
+			c := support.CountAllocs(b)
 			for i := 0; i < b.N; i++ {
 				f, err := r.Next()
 				if err != nil {
@@ -658,12 +658,12 @@ func BenchmarkFrame(b *testing.B) {
 			}
 			c.Stop()
 		})
-		if len(frame) == benchsupport.ScreenshotFrameLen {
-			benchsupport.Run(b, "op=memmove"+msg, func(b *testing.B) {
+		if len(frame) == support.ScreenshotFrameLen {
+			support.Run(b, "op=memmove"+msg, func(b *testing.B) {
 				dst := make([]byte, len(frame))
 				b.ReportAllocs()
 				b.SetBytes(int64(len(frame)))
-				c := benchsupport.CountAllocs(b)
+				c := support.CountAllocs(b)
 				for i := 0; i < b.N; i++ {
 					copy(dst, frame)
 				}
@@ -675,7 +675,7 @@ func BenchmarkFrame(b *testing.B) {
 	big, next := frameOf("response_screenshot_256k"), frameOf("request_tap")
 	const limit = 64 << 10
 	pair := append(append([]byte(nil), big...), next...)
-	benchsupport.Run(b, "op=oversized/msg=response_screenshot_256k+request_tap", func(b *testing.B) {
+	support.Run(b, "op=oversized/msg=response_screenshot_256k+request_tap", func(b *testing.B) {
 		r := codec.NewReader(&loopReader{b: pair}, limit)
 		var oe *codec.FrameTooLargeError
 		if _, err := r.Next(); !errors.As(err, &oe) || oe.Size != uint64(len(big)-codec.HeaderLen) {
@@ -688,7 +688,7 @@ func BenchmarkFrame(b *testing.B) {
 		f.Release()
 		b.ReportAllocs()
 		b.SetBytes(int64(len(pair)))
-		c := benchsupport.CountAllocs(b)
+		c := support.CountAllocs(b)
 		for i := 0; i < b.N; i++ {
 			if _, err := r.Next(); err == nil {
 				b.Fatal("Next read the oversized frame")

@@ -6,7 +6,7 @@
 // framing (BenchmarkFrame: op=write|read|memmove|oversized, msg=name),
 // the RFB gate and relay, and sessions. Each codec benchmark prints an
 // "allocations <name> <allocs per iteration> <bytes per iteration>" line
-// after its result (see benchsupport.CountAllocs). The allocation budgets are
+// after its result (see support.CountAllocs). The allocation budgets are
 // tests beside them (budget_test.go), so plain `go test` enforces them.
 // The seeded inputs live in package support.
 package bench

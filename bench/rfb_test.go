@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/wirebench/wirebench/internal/benchsupport"
+	"github.com/wirebench/wirebench/bench/support"
 	"github.com/wirebench/wirebench/internal/peertest"
 	"github.com/wirebench/wirebench/rfbgate"
 )
@@ -24,19 +24,19 @@ import (
 // WebSocket frames cut them, for the keyboard holder and for a watcher.
 // Reports MB/s, ns per message and allocations per message (target 0).
 func BenchmarkGate(b *testing.B) {
-	for _, kind := range benchsupport.RFBStreamKinds {
-		s, err := benchsupport.RFBClientStream(kind, 1, 20000)
+	for _, kind := range support.RFBStreamKinds {
+		s, err := support.RFBClientStream(kind, 1, 20000)
 		if err != nil {
 			b.Fatal(err)
 		}
 		for _, role := range []string{"holder", "watcher"} {
-			benchsupport.Run(b, "stream="+kind+"/role="+role, func(b *testing.B) {
+			support.Run(b, "stream="+kind+"/role="+role, func(b *testing.B) {
 				g := rfbgate.NewGate(rfbgate.Limits{})
 				g.SetKeyboard(role == "holder")
 				out := make([]byte, 0, 64<<10)
 				b.SetBytes(int64(len(s.Bytes)))
 				b.ReportAllocs()
-				c := benchsupport.CountAllocs(b)
+				c := support.CountAllocs(b)
 				for i := 0; i < b.N; i++ {
 					off := 0
 					for _, n := range s.Chunks {
@@ -69,8 +69,8 @@ const rfbBenchPassword = "bench-pw"
 // WebSocket client reads without a context per message (wsStream) so that
 // they are the relay's.
 func BenchmarkRelay(b *testing.B) {
-	payload := benchsupport.RFBFramebufferUpdates(1, 8<<20)
-	srv, err := benchsupport.NewRFBServer(rfbBenchPassword, payload)
+	payload := support.RFBFramebufferUpdates(1, 8<<20)
+	srv, err := support.NewRFBServer(rfbBenchPassword, payload)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wirebench/wirebench/bench/support"
 	"github.com/wirebench/wirebench/codec"
-	"github.com/wirebench/wirebench/internal/benchsupport"
 	"github.com/wirebench/wirebench/session"
 )
 
@@ -18,13 +18,13 @@ import (
 // the host's Completed event: two frames encoded, split and decoded, the
 // request delivered as Incoming, the response matched to its request.
 func BenchmarkSession(b *testing.B) {
-	benchsupport.Run(b, "op=request_roundtrip", func(b *testing.B) {
+	support.Run(b, "op=request_roundtrip", func(b *testing.B) {
 		now := time.Unix(1_700_000_000, 0)
 		h, a := sessionPair(b, now)
-		snap := benchsupport.Snapshot(200, 1)
+		snap := support.Snapshot(200, 1)
 		params := &codec.SnapshotParams{Evict: []uint32{}}
 		b.ReportAllocs()
-		c := benchsupport.CountAllocs(b)
+		c := support.CountAllocs(b)
 		for i := 0; i < b.N; i++ {
 			id, err := h.Request(now, codec.MethodSnapshot, params, 0)
 			if err != nil {

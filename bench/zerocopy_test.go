@@ -4,8 +4,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/wirebench/wirebench/bench/support"
 	"github.com/wirebench/wirebench/codec"
-	"github.com/wirebench/wirebench/internal/benchsupport"
 	"github.com/wirebench/wirebench/zerocopy"
 )
 
@@ -147,7 +147,7 @@ var sinkZC uint64
 func benchZerocopy(b *testing.B, bm benchMsg, run func() error) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(bm.enc)))
-	c := benchsupport.CountAllocs(b)
+	c := support.CountAllocs(b)
 	for i := 0; i < b.N; i++ {
 		if err := run(); err != nil {
 			b.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"unsafe"
 
 	"github.com/wirebench/wirebench/codec/cbor"
-	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // DecodeError is a decoding failure with its kind, byte offset and field
@@ -153,7 +152,7 @@ func (d *decoder) u32Array() ([]uint32, error) {
 	for i := 0; d.More(n, i); i++ {
 		v, err := d.u32()
 		if err != nil {
-			return nil, cborerr.At(err, i)
+			return nil, cbor.WithIndex(err, i)
 		}
 		out = append(out, v)
 	}
@@ -174,7 +173,7 @@ func (d *decoder) message() (Message, error) {
 	start := d.Offset()
 	b, ok := d.PeekByte()
 	if !ok {
-		return nil, cborerr.Errorf(cbor.ErrTruncated, start, "empty input where a message was expected")
+		return nil, cbor.Errorf(cbor.ErrTruncated, start, "empty input where a message was expected")
 	}
 	switch b >> 5 {
 	case byte(cbor.MajorArray):
@@ -182,40 +181,40 @@ func (d *decoder) message() (Message, error) {
 	case byte(cbor.MajorMap):
 	default:
 		if _, err := d.ReadHead(); err != nil {
-			return nil, cborerr.In(err, "message")
+			return nil, cbor.WithField(err, "message")
 		}
-		return nil, cborerr.In(cborerr.Errorf(cbor.ErrType, start, cbor.Major(b>>5).String()+" where a message map or event array was expected"), "message")
+		return nil, cbor.WithField(cbor.Errorf(cbor.ErrType, start, cbor.Major(b>>5).String()+" where a message map or event array was expected"), "message")
 	}
 	kind, it, err := d.openMessage()
 	if err != nil {
-		return nil, cborerr.In(err, "message")
+		return nil, cbor.WithField(err, "message")
 	}
 	switch kind {
 	case KindHello:
 		h := new(Hello)
-		return h, cborerr.In(d.hello(h, it), "hello")
+		return h, cbor.WithField(d.hello(h, it), "hello")
 	case KindWelcome:
 		w := new(Welcome)
-		return w, cborerr.In(d.welcome(w, it), "welcome")
+		return w, cbor.WithField(d.welcome(w, it), "welcome")
 	case KindRequest:
 		r, err := d.request(it)
-		return r, cborerr.In(err, "request")
+		return r, cbor.WithField(err, "request")
 	case KindResponse:
 		r, err := d.response(it)
-		return r, cborerr.In(err, "response")
+		return r, cbor.WithField(err, "response")
 	case KindPing:
 		n, err := d.nonce(KindPing, it)
-		return &Ping{Nonce: n}, cborerr.In(err, "ping")
+		return &Ping{Nonce: n}, cbor.WithField(err, "ping")
 	case KindPong:
 		n, err := d.nonce(KindPong, it)
-		return &Pong{Nonce: n}, cborerr.In(err, "pong")
+		return &Pong{Nonce: n}, cbor.WithField(err, "pong")
 	}
 	for i := it.i; d.More(it.n, i); i++ {
 		if err := d.Skip(); err != nil {
-			return nil, cborerr.In(err, "message")
+			return nil, cbor.WithField(err, "message")
 		}
 		if err := d.Skip(); err != nil {
-			return nil, cborerr.In(err, "message")
+			return nil, cbor.WithField(err, "message")
 		}
 	}
 	return &UnknownKind{Value: uint64(kind)}, nil
@@ -239,7 +238,7 @@ func (d *decoder) openMessage() (Kind, mapIter, error) {
 		if !d.Null() {
 			v, err := d.u64()
 			if err != nil {
-				return 0, it, cborerr.In(err, "kind")
+				return 0, it, cbor.WithField(err, "kind")
 			}
 			it.i, it.seen = 1, 1
 			return Kind(v), it, nil
@@ -277,7 +276,7 @@ func (d *decoder) scanKind() (Kind, error) {
 			}
 			v, err := d.u64()
 			if err != nil {
-				return 0, cborerr.In(err, "kind")
+				return 0, cbor.WithField(err, "kind")
 			}
 			kind, found = Kind(v), true
 			continue
@@ -287,7 +286,7 @@ func (d *decoder) scanKind() (Kind, error) {
 		}
 	}
 	if !found {
-		return 0, cborerr.In(cborerr.Errorf(cbor.ErrMissing, start, "key 0 (kind) is required"), "kind")
+		return 0, cbor.WithField(cbor.Errorf(cbor.ErrMissing, start, "key 0 (kind) is required"), "kind")
 	}
 	return kind, nil
 }
@@ -313,7 +312,7 @@ func (d *decoder) checkKind(want Kind) error {
 		return err
 	}
 	if Kind(v) != want {
-		return cborerr.Errorf(cbor.ErrInvalid, start, "kind "+Kind(v).String()+" repeats key 0 of a "+want.String())
+		return cbor.Errorf(cbor.ErrInvalid, start, "kind "+Kind(v).String()+" repeats key 0 of a "+want.String())
 	}
 	return nil
 }

@@ -5,8 +5,6 @@ import (
 	"strconv"
 
 	"github.com/wirebench/wirebench/codec/cbor"
-	"github.com/wirebench/wirebench/internal/cborat"
-	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // Stream identifies an event stream.
@@ -191,7 +189,7 @@ func (e *Event) appendCBOR(dst []byte) ([]byte, error) {
 	dst[i] = byte(cbor.MajorArray)<<5 | byte(4+fields) // at most 9 elements
 	dst[i+1] = byte(KindEvent)
 	j := putU32(dst, i+2, uint32(e.Stream))
-	j = cborat.PutUint(dst, j, e.Seq)
+	j = cbor.PutUint(dst, j, e.Seq)
 	dst = dst[:putU32(dst, j, uint32(e.Type))]
 	if e.Body != nil {
 		return e.Body.appendCBOR(dst)
@@ -225,31 +223,31 @@ func (d *decoder) event() (Message, error) {
 	start := d.Offset()
 	n, err := d.ArrayHead()
 	if err != nil {
-		return nil, cborerr.In(err, "message")
+		return nil, cbor.WithField(err, "message")
 	}
 	var head [4]uint64
 	for i := range head {
 		if !d.More(n, i) {
 			if i == 0 {
-				return nil, cborerr.In(cborerr.Errorf(cbor.ErrMissing, start, "an empty array is not a message"), "message")
+				return nil, cbor.WithField(cbor.Errorf(cbor.ErrMissing, start, "an empty array is not a message"), "message")
 			}
-			return nil, cborerr.In(cborerr.Errorf(cbor.ErrMissing, start, "an event has at least 4 elements, not "+itoa(i)), "event")
+			return nil, cbor.WithField(cbor.Errorf(cbor.ErrMissing, start, "an event has at least 4 elements, not "+itoa(i)), "event")
 		}
 		if head[i], err = d.u64(); err != nil {
 			if i == 0 {
-				return nil, cborerr.In(err, "kind")
+				return nil, cbor.WithField(err, "kind")
 			}
-			return nil, cborerr.In(cborerr.In(err, eventNames[i]), "event")
+			return nil, cbor.WithField(cbor.WithField(err, eventNames[i]), "event")
 		}
 		if i == 0 && Kind(head[0]) != KindEvent {
 			// An array of another kind: report the kind, skip the rest.
 			if err := d.SkipElements(n, 1); err != nil {
-				return nil, cborerr.In(err, "message")
+				return nil, cbor.WithField(err, "message")
 			}
 			return &UnknownKind{Value: head[0]}, nil
 		}
 		if (i == 1 || i == 3) && head[i] > 0xffffffff {
-			return nil, cborerr.In(cborerr.In(cborerr.Errorf(cbor.ErrRange, start, "does not fit in u32"), eventNames[i]), "event")
+			return nil, cbor.WithField(cbor.WithField(cbor.Errorf(cbor.ErrRange, start, "does not fit in u32"), eventNames[i]), "event")
 		}
 	}
 	e := newEvent(Stream(head[1]), EventType(head[3]))
@@ -257,12 +255,12 @@ func (d *decoder) event() (Message, error) {
 	i := 4
 	if e.Body != nil {
 		if err := e.Body.decodeFrom(d, n, i); err != nil {
-			return nil, cborerr.In(err, "event")
+			return nil, cbor.WithField(err, "event")
 		}
 		i += e.Body.fieldCount()
 	}
 	if err := d.SkipElements(n, i); err != nil {
-		return nil, cborerr.In(err, "event")
+		return nil, cbor.WithField(err, "event")
 	}
 	return e, nil
 }
@@ -271,7 +269,7 @@ func (d *decoder) event() (Message, error) {
 // the array (count n, i elements read) holds them.
 func (d *decoder) eventField(n, i int, name string, start int) error {
 	if !d.More(n, i) {
-		return cborerr.In(cborerr.Errorf(cbor.ErrMissing, start, "the event ends before its "+name+" field (element "+itoa(i)+")"), name)
+		return cbor.WithField(cbor.Errorf(cbor.ErrMissing, start, "the event ends before its "+name+" field (element "+itoa(i)+")"), name)
 	}
 	return nil
 }
@@ -282,13 +280,13 @@ func (b *WindowChanged) decodeFrom(d *decoder, n, i int) (err error) {
 		return err
 	}
 	if b.Window, err = d.u32(); err != nil {
-		return cborerr.In(err, "window")
+		return cbor.WithField(err, "window")
 	}
 	if err = d.eventField(n, i+1, "change", start); err != nil {
 		return err
 	}
 	if b.Change, err = d.u32(); err != nil {
-		return cborerr.In(err, "change")
+		return cbor.WithField(err, "change")
 	}
 	return nil
 }
@@ -299,19 +297,19 @@ func (b *ContentChanged) decodeFrom(d *decoder, n, i int) (err error) {
 		return err
 	}
 	if b.Window, err = d.u32(); err != nil {
-		return cborerr.In(err, "window")
+		return cbor.WithField(err, "window")
 	}
 	if err = d.eventField(n, i+1, "node", start); err != nil {
 		return err
 	}
 	if b.Node, err = d.u32(); err != nil {
-		return cborerr.In(err, "node")
+		return cbor.WithField(err, "node")
 	}
 	if err = d.eventField(n, i+2, "change", start); err != nil {
 		return err
 	}
 	if b.Change, err = d.u32(); err != nil {
-		return cborerr.In(err, "change")
+		return cbor.WithField(err, "change")
 	}
 	return nil
 }
@@ -324,7 +322,7 @@ func (b *ScreenFrame) decodeFrom(d *decoder, n, i int) (err error) {
 		}
 		v, err := d.u32()
 		if err != nil {
-			return cborerr.In(err, name)
+			return cbor.WithField(err, name)
 		}
 		switch j {
 		case 0:
@@ -339,13 +337,13 @@ func (b *ScreenFrame) decodeFrom(d *decoder, n, i int) (err error) {
 		return err
 	}
 	if b.UptimeMS, err = d.u64(); err != nil {
-		return cborerr.In(err, "uptime_ms")
+		return cbor.WithField(err, "uptime_ms")
 	}
 	if err = d.eventField(n, i+4, "image", start); err != nil {
 		return err
 	}
 	if b.Image, err = d.bytes(); err != nil {
-		return cborerr.In(err, "image")
+		return cbor.WithField(err, "image")
 	}
 	return nil
 }

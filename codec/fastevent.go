@@ -1,6 +1,6 @@
 package codec
 
-import "github.com/wirebench/wirebench/internal/cborat"
+import "github.com/wirebench/wirebench/codec/cbor"
 
 // The canonical tree-event fast path. The tree stream's events are the
 // messages a host reads most, a few bytes each, and an encoder that
@@ -21,7 +21,7 @@ import "github.com/wirebench/wirebench/internal/cborat"
 // then node for content_changed, then change).
 func treeEventFields(b []byte) (seq uint64, t EventType, body [3]uint32, ok bool) {
 	var v [7]uint64
-	n := cborat.UintArray(b, v[:])
+	n := cbor.UintArray(b, v[:])
 	if n < 4 || v[0] != uint64(KindEvent) || v[1] != uint64(StreamTree) {
 		return 0, 0, body, false
 	}

@@ -2,7 +2,6 @@ package codec
 
 import (
 	"github.com/wirebench/wirebench/codec/cbor"
-	"github.com/wirebench/wirebench/internal/cborat"
 )
 
 // The canonical request fast path. An encoder that follows docs/protocol.md
@@ -87,7 +86,7 @@ func scanInts(b []byte, i int, p *intParams) (int, bool) {
 			i++
 		default:
 			var n int
-			if v, n = cborat.IntAt(b, i); n == 0 {
+			if v, n = cbor.IntAt(b, i); n == 0 {
 				return 0, false
 			}
 			i += n
@@ -107,7 +106,7 @@ func decodeRequestFast(b []byte) (*Request, bool) {
 	// An id and a method of one byte are read in line.
 	id, i, n := uint64(b[4]), 5, 0
 	if id >= 24 {
-		if id, n = cborat.UintAt(b, 4); n == 0 {
+		if id, n = cbor.UintAt(b, 4); n == 0 {
 			return nil, false
 		}
 		i = 4 + n
@@ -117,7 +116,7 @@ func decodeRequestFast(b []byte) (*Request, bool) {
 	}
 	m := uint32(b[i+1])
 	if i += 2; m >= 24 {
-		if m, n = cborat.Uint32At(b, i-1); n == 0 {
+		if m, n = cbor.Uint32At(b, i-1); n == 0 {
 			return nil, false
 		}
 		i += n - 1
@@ -159,7 +158,7 @@ func decodeRequestFast(b []byte) (*Request, bool) {
 		}
 	}
 	if b[0] == 0xa5 {
-		d, n := cborat.Uint32At(b, i+1)
+		d, n := cbor.Uint32At(b, i+1)
 		if n == 0 || b[i] != KeyRequestDeadlineMS {
 			return nil, false
 		}
@@ -228,7 +227,7 @@ func snapshotParamsFast(b []byte, i int, p *SnapshotParams) (int, bool) {
 	i++
 	for k, o := range [...]*Opt[uint32]{KeySnapshotParamsMaxDepth: &p.MaxDepth, KeySnapshotParamsMaxNodes: &p.MaxNodes, KeySnapshotParamsMaxWindows: &p.MaxWindows} {
 		if i < len(b) && b[i] == byte(k) {
-			v, n := cborat.Uint32At(b, i+1)
+			v, n := cbor.Uint32At(b, i+1)
 			if n == 0 {
 				return 0, false
 			}
@@ -248,7 +247,7 @@ func snapshotParamsFast(b []byte, i int, p *SnapshotParams) (int, bool) {
 	// As the general decoder: a non-nil slice, empty for [].
 	p.Evict = make([]uint32, 0, cnt)
 	for range cnt {
-		v, n := cborat.Uint32At(b, i)
+		v, n := cbor.Uint32At(b, i)
 		if n == 0 {
 			return 0, false
 		}
@@ -279,7 +278,7 @@ func i32At(b []byte, i int) (int32, int) {
 		u, i = int32(b[i+1])<<8|int32(b[i+2]), i+3
 	default:
 		if c&0x1f > 24 || c >= 0x40 {
-			v, n := cborat.Int32At(b, i)
+			v, n := cbor.Int32At(b, i)
 			if n == 0 {
 				return 0, 0
 			}

@@ -1,6 +1,6 @@
 package codec
 
-import "github.com/wirebench/wirebench/internal/cborat"
+import "github.com/wirebench/wirebench/codec/cbor"
 
 // The canonical node-tree fast path. Nodes are the bulk of a snapshot,
 // and an encoder that follows docs/protocol.md writes each one the same way:
@@ -97,7 +97,7 @@ func (n *Node) textField(k int) *Opt[string] {
 // the offset past it (0 when it is anything else). b is memory the
 // message may keep: the decoder's copy of its input under Decode.
 func textAt(b []byte, i int) (string, int) {
-	start, end := cborat.ValidTextAt(b, i)
+	start, end := cbor.ValidTextAt(b, i)
 	if end == 0 {
 		return "", 0
 	}
@@ -115,7 +115,7 @@ func u32At(b []byte, i int) (uint32, int) {
 	case c == 0x19 && i+2 < len(b):
 		return uint32(b[i+1])<<8 | uint32(b[i+2]), i + 3
 	}
-	v, n := cborat.Uint32At(b, i)
+	v, n := cbor.Uint32At(b, i)
 	if n == 0 {
 		return 0, 0
 	}
@@ -145,7 +145,7 @@ func boundsAt(b []byte, i int, out *Bounds) int {
 // i64At reads an integer that fits in an int64 at b[i], returning the
 // offset past it or 0.
 func i64At(b []byte, i int) (int64, int) {
-	v, n := cborat.IntAt(b, i)
+	v, n := cbor.IntAt(b, i)
 	if n == 0 {
 		return 0, 0
 	}
@@ -248,7 +248,7 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 				n.ResPkg.Val, i = u32At(b, i)
 				n.ResPkg.Ok = true
 			case KeyNodeChildren:
-				kn, h := cborat.ArrayAt(b, i)
+				kn, h := cbor.ArrayAt(b, i)
 				if h == 0 {
 					goto fail
 				}

@@ -4,8 +4,6 @@ import (
 	"slices"
 
 	"github.com/wirebench/wirebench/codec/cbor"
-	"github.com/wirebench/wirebench/internal/cborat"
-	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // Request asks the agent to run a method.
@@ -168,7 +166,7 @@ func (r *Request) appendCBOR(dst []byte) ([]byte, error) {
 	dst = slices.Grow(dst, requestRoom)
 	b := dst[len(dst) : len(dst)+requestRoom]
 	b[0], b[1], b[2], b[3] = 0xa4+byte(present(r.DeadlineMS.Ok)), KeyKind, byte(KindRequest), KeyRequestID
-	i := cborat.PutUint(b, 4, r.ID)
+	i := cbor.PutUint(b, 4, r.ID)
 	b[i] = KeyRequestMethod
 	i = putU32(b, i+1, uint32(r.Method))
 	b[i] = KeyRequestParams
@@ -347,7 +345,7 @@ func (d *decoder) request(it mapIter) (*Request, error) {
 			at := d.Offset()
 			if v, err = d.u32(); err == nil {
 				if r != nil && Method(v) != r.Method {
-					err = cborerr.Errorf(cbor.ErrInvalid, at, "method "+Method(v).String()+" repeats key 2 with another value than "+r.Method.String())
+					err = cbor.Errorf(cbor.ErrInvalid, at, "method "+Method(v).String()+" repeats key 2 with another value than "+r.Method.String())
 				}
 				method, haveMethod = Method(v), true
 			}
@@ -355,7 +353,7 @@ func (d *decoder) request(it mapIter) (*Request, error) {
 			if r == nil {
 				if !haveMethod {
 					if method, haveMethod, err = d.peekMethodAt(it.head); err != nil {
-						return nil, cborerr.In(err, "method")
+						return nil, cbor.WithField(err, "method")
 					}
 				}
 				r = newRequest(method)
@@ -405,7 +403,7 @@ func (d *decoder) skipMap() error {
 		if err != nil {
 			return err
 		}
-		return cborerr.Errorf(cbor.ErrType, start, h.Major.String()+" where a map was expected")
+		return cbor.Errorf(cbor.ErrType, start, h.Major.String()+" where a map was expected")
 	}
 	return d.Skip()
 }
@@ -531,7 +529,7 @@ func (d *decoder) walk(m mapIter, f *Fields, read func(k uint64) error, clear fu
 			continue
 		}
 		if err := read(k); err != nil {
-			return cborerr.In(err, f.names[k])
+			return cbor.WithField(err, f.names[k])
 		}
 	}
 	if err := it.Err(); err != nil {

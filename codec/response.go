@@ -2,8 +2,6 @@ package codec
 
 import (
 	"github.com/wirebench/wirebench/codec/cbor"
-	"github.com/wirebench/wirebench/internal/cborerr"
-	"github.com/wirebench/wirebench/internal/cborshape"
 )
 
 // Response answers a Request: exactly one of Result and Error is set.
@@ -179,14 +177,14 @@ func (d *decoder) response(it mapIter) (*Response, error) {
 			at := d.Offset()
 			if v, err = d.u32(); err == nil {
 				if fi.Seen()&(1<<KeyResponseResult) != 0 && Method(v) != method {
-					err = cborerr.Errorf(cbor.ErrInvalid, at, "method "+Method(v).String()+" repeats key 2 with another value than "+method.String())
+					err = cbor.Errorf(cbor.ErrInvalid, at, "method "+Method(v).String()+" repeats key 2 with another value than "+method.String())
 				}
 				method, haveMethod = Method(v), true
 			}
 		case KeyResponseResult:
 			if !haveMethod {
 				if method, haveMethod, err = d.peekMethodAt(it.head); err != nil {
-					return nil, cborerr.In(err, "method")
+					return nil, cbor.WithField(err, "method")
 				}
 			}
 			if r == nil {
@@ -221,9 +219,9 @@ func (d *decoder) response(it mapIter) (*Response, error) {
 	}
 	switch seen & (1<<KeyResponseResult | 1<<KeyResponseError) {
 	case 0:
-		return nil, cborerr.Errorf(cbor.ErrMissing, start, "a response carries a result (key 3) or an error (key 4)")
+		return nil, cbor.Errorf(cbor.ErrMissing, start, "a response carries a result (key 3) or an error (key 4)")
 	case 1<<KeyResponseResult | 1<<KeyResponseError:
-		return nil, cborerr.Errorf(cbor.ErrInvalid, start, "a response carries a result (key 3) or an error (key 4), not both")
+		return nil, cbor.Errorf(cbor.ErrInvalid, start, "a response carries a result (key 3) or an error (key 4), not both")
 	}
 	r.ID, r.Method = id, method
 	return r, nil
@@ -242,7 +240,7 @@ func (r *BoundsResult) decodeFrom(d *decoder) error {
 		for i := 0; d.More(n, i); i++ {
 			var nb NodeBounds
 			if err := d.nodeBounds(&nb); err != nil {
-				return cborerr.At(err, i)
+				return cbor.WithIndex(err, i)
 			}
 			r.Nodes = append(r.Nodes, nb)
 		}
@@ -251,7 +249,7 @@ func (r *BoundsResult) decodeFrom(d *decoder) error {
 }
 
 func (d *decoder) nodeBounds(nb *NodeBounds) error {
-	return cborshape.Fixed(&d.Decoder, "a node's bounds entry", []string{"node", "bounds"}, func(i int) (err error) {
+	return d.Decoder.FixedArray("a node's bounds entry", []string{"node", "bounds"}, func(i int) (err error) {
 		if i == 0 {
 			nb.Node, err = d.u32()
 		} else {

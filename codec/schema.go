@@ -4,7 +4,6 @@ import (
 	"math/bits"
 
 	"github.com/wirebench/wirebench/codec/cbor"
-	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // The protocol's maps are keyed by small unsigned integers. Each key has
@@ -242,14 +241,14 @@ func (f *Fields) Missing(seen uint32, start int) error {
 func (f *Fields) missing(lack uint32, start int) error {
 	k := bits.TrailingZeros32(lack)
 	name := f.names[k] // every required key has a name
-	return cborerr.In(cborerr.Errorf(cbor.ErrMissing, start, "key "+itoa(k)+" ("+name+") is required"), name)
+	return cbor.WithField(cbor.Errorf(cbor.ErrMissing, start, "key "+itoa(k)+" ("+name+") is required"), name)
 }
 
 // In adds the name of key k to err's field path when the map has key k,
 // and returns err unchanged otherwise (a nil err stays nil).
 func (f *Fields) In(err error, k uint64) error {
 	if k < uint64(len(f.names)) {
-		return cborerr.In(err, f.names[k])
+		return cbor.WithField(err, f.names[k])
 	}
 	return err
 }

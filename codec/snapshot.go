@@ -5,9 +5,6 @@ import (
 	"slices"
 
 	"github.com/wirebench/wirebench/codec/cbor"
-	"github.com/wirebench/wirebench/internal/cborat"
-	"github.com/wirebench/wirebench/internal/cborerr"
-	"github.com/wirebench/wirebench/internal/cborshape"
 )
 
 // MaxNodeDepth is the deepest a node tree may nest below a window root (a
@@ -336,11 +333,11 @@ func putBounds(dst []byte, i int, b *Bounds) int {
 // textRoom+len(s) bytes, and checks that the text written is valid
 // UTF-8: it returns the offset past it, or -1. The check reads the copy,
 // which is in the cache already: a short ASCII text, the commonest, in
-// line (cborat.ShortASCII), another through cbor.ValidUTF8.
+// line (cbor.ShortASCII), another through cbor.ValidUTF8.
 func putTextField(dst []byte, i int, k byte, s string) int {
 	dst[i] = k
-	i = cborat.PutText(dst, i+1, s)
-	if !cborat.ShortASCII(dst, i-len(s), i) && !cbor.ValidUTF8(dst[i-len(s):i]) {
+	i = cbor.PutText(dst, i+1, s)
+	if !cbor.ShortASCII(dst, i-len(s), i) && !cbor.ValidUTF8(dst[i-len(s):i]) {
 		return -1
 	}
 	return i
@@ -398,7 +395,7 @@ func (n *Node) appendNode(dst []byte, window, level int) ([]byte, error) {
 	}
 	if !leaf {
 		b[i] = KeyNodeChildren
-		i = cborat.PutHead(b, i+1, cbor.MajorArray, uint64(len(n.Children)))
+		i = cbor.PutHead(b, i+1, cbor.MajorArray, uint64(len(n.Children)))
 		pairs++
 		// The tail (keys 9 to 11) follows the children: count it here.
 		pairs += byte(present(n.Scroll != nil, n.Hint.Ok, n.State.Ok))
@@ -444,14 +441,14 @@ func (n *Node) putTail(b []byte, i, window, level int) (int, byte, error) {
 			r := &s.Range.Val
 			b[i], b[i+1] = KeyScrollRange, 0x83
 			i = putU32(b, i+2, r.Unit)
-			i = cborat.PutInt(b, i, r.Lo)
-			i = cborat.PutInt(b, i, r.Hi)
+			i = cbor.PutInt(b, i, r.Lo)
+			i = cbor.PutInt(b, i, r.Hi)
 		}
 		if s.Position.Ok {
 			p := &s.Position.Val
 			b[i], b[i+1] = KeyScrollPosition, 0x82
-			i = cborat.PutInt(b, i+2, p.Lo)
-			i = cborat.PutInt(b, i, p.Hi)
+			i = cbor.PutInt(b, i+2, p.Lo)
+			i = cbor.PutInt(b, i, p.Hi)
 		}
 	}
 	if n.Hint.Ok {
@@ -510,7 +507,7 @@ func (d *decoder) stringTable() ([]string, error) {
 	for i := 0; d.More(n, i); i++ {
 		s, err := d.text()
 		if err != nil {
-			return nil, cborerr.At(err, i)
+			return nil, cbor.WithIndex(err, i)
 		}
 		out = append(out, s)
 	}
@@ -518,7 +515,7 @@ func (d *decoder) stringTable() ([]string, error) {
 }
 
 func (d *decoder) windows() ([]Window, error) {
-	n, err := cborshape.ArrayHeadOf(&d.Decoder, MinWindowLen, "windows")
+	n, err := d.Decoder.ArrayHeadOf(MinWindowLen, "windows")
 	if err != nil {
 		return nil, err
 	}
@@ -536,7 +533,7 @@ func (d *decoder) windows() ([]Window, error) {
 			out = append(out, Window{})
 		}
 		if err := d.window(&out[i]); err != nil {
-			return nil, cborerr.At(err, i)
+			return nil, cbor.WithIndex(err, i)
 		}
 	}
 	return out, nil
@@ -593,7 +590,7 @@ func (d *decoder) window(w *Window) error {
 // bounds reads [left, top, right, bottom], skipping elements past those.
 func (d *decoder) bounds(b *Bounds) error {
 	var v [4]int32
-	if err := cborshape.Int32s(&d.Decoder, v[:], "bounds"); err != nil {
+	if err := d.Decoder.Int32Array(v[:], "bounds"); err != nil {
 		return err
 	}
 	*b = Bounds{v[0], v[1], v[2], v[3]}
@@ -641,7 +638,7 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 		if f.inKids {
 			if d.More(f.kn, f.ki) {
 				if len(stack) == MaxNodeDepth {
-					return cborerr.Errorf(cbor.ErrDepth, d.Offset(), "node tree deeper than "+itoa(MaxNodeDepth)+" levels")
+					return cbor.Errorf(cbor.ErrDepth, d.Offset(), "node tree deeper than "+itoa(MaxNodeDepth)+" levels")
 				}
 				if f.kn < 0 {
 					f.kids = append(f.kids, Node{})
@@ -680,9 +677,9 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 			continue
 		}
 		if k == KeyNodeChildren {
-			kn, err := cborshape.ArrayHeadOf(&d.Decoder, MinNodeLen, "children")
+			kn, err := d.Decoder.ArrayHeadOf(MinNodeLen, "children")
 			if err != nil {
-				return cborerr.In(err, "children")
+				return cbor.WithField(err, "children")
 			}
 			f.node.Children = nil
 			f.kids, f.kn, f.ki, f.inKids = nil, kn, 0, true
@@ -703,7 +700,7 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 // indices from the root down to the node that failed.
 func treePath(err error, stack []nodeFrame) error {
 	for j := len(stack) - 1; j >= 1; j-- {
-		err = cborerr.In(cborerr.At(err, stack[j-1].ki-1), "children")
+		err = cbor.WithField(cbor.WithIndex(err, stack[j-1].ki-1), "children")
 	}
 	return err
 }
@@ -798,7 +795,7 @@ func (d *decoder) scroll(s *Scroll) error {
 }
 
 func (d *decoder) scrollRange(r *ScrollRange) error {
-	return cborshape.Fixed(&d.Decoder, "a scroll range", []string{"unit", "lo", "hi"}, func(i int) (err error) {
+	return d.Decoder.FixedArray("a scroll range", []string{"unit", "lo", "hi"}, func(i int) (err error) {
 		switch i {
 		case 0:
 			r.Unit, err = d.u32()
@@ -812,7 +809,7 @@ func (d *decoder) scrollRange(r *ScrollRange) error {
 }
 
 func (d *decoder) scrollPosition(p *ScrollPosition) error {
-	return cborshape.Fixed(&d.Decoder, "a scroll position", []string{"lo", "hi"}, func(i int) (err error) {
+	return d.Decoder.FixedArray("a scroll position", []string{"lo", "hi"}, func(i int) (err error) {
 		if i == 0 {
 			p.Lo, err = d.i64()
 		} else {

@@ -8,9 +8,9 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/wirebench/wirebench/bench/support"
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
-	"github.com/wirebench/wirebench/internal/benchsupport"
 )
 
 // Set UPDATE_GOLDEN=1 (make golden) to rewrite golden/ after a deliberate change.
@@ -27,7 +27,7 @@ func ourFrame(t *testing.T, s Sample) []byte {
 
 func refFrame(t *testing.T, s Sample) []byte {
 	t.Helper()
-	p, err := benchsupport.RefMarshal(s.Msg)
+	p, err := support.RefMarshal(s.Msg)
 	if err != nil {
 		t.Fatalf("%s: reference encode: %v", s.Name, err)
 	}
@@ -186,7 +186,7 @@ func TestGoldenDecodeReference(t *testing.T) {
 // TestGoldenReferenceDecodesGolden: fxamacker reads every golden frame to
 // the sample's message.
 func TestGoldenReferenceDecodesGolden(t *testing.T) {
-	decodesToSamples(t, "", "fxamacker ", benchsupport.RefUnmarshal)
+	decodesToSamples(t, "", "fxamacker ", support.RefUnmarshal)
 }
 
 // decodesToSamples checks that decode reads each sample's frame in dir

@@ -1,6 +1,6 @@
 # The deterministic tier of the workbench (issue 11): instruction counts of
 # each benchmark's timed loop under valgrind. The work is done by
-# mk/count.sh and cmd/benchcount; internal/benchcount documents the method.
+# mk/count.sh and cmd/benchcount; bench/count documents the method.
 #
 #   make micro-count      count every Encode, Decode, Frame, Gate and Session
 #                         benchmark (BENCH=regex narrows, as in make micro)

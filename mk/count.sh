@@ -9,7 +9,7 @@ BENCH=${BENCH:-.}
 OUT=reports/micro
 COUNTS=$OUT/counts.txt
 BASELINE=$OUT/baseline-counts.txt
-# The benchmarks counted: every one timed through benchsupport.CountAllocs
+# The benchmarks counted: every one timed through support.CountAllocs
 # (Relay moves bytes through sockets and is timed only).
 ALL='^Benchmark(Encode|Decode|Frame|Gate|Session)$'
 [ "$BENCH" != . ] || BENCH=$ALL

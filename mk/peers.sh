@@ -41,7 +41,7 @@ ensure() {
 }
 
 ensure .ci/install-rfb.sh Xvnc vncpasswd xinput xclip xkbwatch chromium websockify
-# valgrind: the workbench's instruction counts (internal/callgrind's test).
+# valgrind: the workbench's instruction counts (bench/internal/callgrind's test).
 ensure .ci/install-valgrind.sh valgrind
 
 if [ ! -f node_modules/@novnc/novnc/core/rfb.js ]; then

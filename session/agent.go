@@ -71,7 +71,7 @@ type AgentStats struct {
 func NewAgent(cfg AgentConfig, now time.Time) *Agent {
 	cfg.Versions, cfg.MaxFrame = withDefaults(cfg.Versions, cfg.MaxFrame)
 	a := &Agent{cfg: cfg, pending: make(map[uint64]agentPending), seqs: make(map[codec.Stream]uint64)}
-	a.init(cfg.MaxFrame, now, (*agentSink)(a))
+	a.init(cfg.MaxFrame, now, a)
 	err := a.send(&codec.Hello{Versions: cfg.Versions, MaxFrame: cfg.MaxFrame, Capabilities: cfg.Capabilities, Token: cfg.Token, Agent: cfg.Name, Device: cfg.Device})
 	if err != nil {
 		a.close(codec.NewError(codec.CodeInternal, "encode hello: "+err.Error()))
@@ -276,13 +276,10 @@ func (a *Agent) refuse(id uint64, m codec.Method, e *codec.Error) {
 	_ = a.answer(id, m, nil, e)
 }
 
-// agentSink is the agent's end of the conn: its frames and its close.
-type agentSink Agent
+// The agent's end of the conn (the end interface): bad and frame here, shut above.
 
-func (s *agentSink) shut(reason CloseReason, what string) { (*Agent)(s).shut(reason, what) }
-
-func (s *agentSink) bad(now time.Time, env codec.Envelope, size uint64, err error) {
-	a := (*Agent)(s)
+// bad handles a frame that cannot be read (see frameSink).
+func (a *Agent) bad(now time.Time, env codec.Envelope, size uint64, err error) {
 	big, tooLarge := err.(*codec.FrameTooLargeError)
 	request := env.Kind.Ok && env.Kind.Val == codec.KindRequest && env.ID.Ok
 	switch {
@@ -306,8 +303,8 @@ func (s *agentSink) bad(now time.Time, env codec.Envelope, size uint64, err erro
 	a.events.push(&ProtocolError{Err: skipped("agent", env, size, err)})
 }
 
-func (s *agentSink) frame(now time.Time, m codec.Message) {
-	a := (*Agent)(s)
+// frame handles a decoded message the conn did not take (see frameSink).
+func (a *Agent) frame(now time.Time, m codec.Message) {
 	handshake := a.phase == phaseHandshake
 	switch m := m.(type) {
 	case *codec.Welcome:

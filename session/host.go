@@ -71,7 +71,7 @@ type HostStats struct {
 func NewHost(cfg HostConfig, now time.Time) *Host {
 	cfg.Versions, cfg.MaxFrame = withDefaults(cfg.Versions, cfg.MaxFrame)
 	h := &Host{cfg: cfg, nextID: 1, pending: make(map[uint64]hostPending)}
-	h.init(cfg.MaxFrame, now, (*hostSink)(h))
+	h.init(cfg.MaxFrame, now, h)
 	return h
 }
 
@@ -343,13 +343,10 @@ func (h *Host) expire(now time.Time, t timer) {
 	h.finish(now, t.id, p, nil, err)
 }
 
-// hostSink is the host's end of the conn: its frames and its close.
-type hostSink Host
+// The host's end of the conn (the end interface): bad and frame here, shut above.
 
-func (s *hostSink) shut(reason CloseReason, what string) { (*Host)(s).shut(reason, what) }
-
-func (s *hostSink) bad(now time.Time, env codec.Envelope, size uint64, err error) {
-	h := (*Host)(s)
+// bad handles a frame that cannot be read (see frameSink).
+func (h *Host) bad(now time.Time, env codec.Envelope, size uint64, err error) {
 	big, tooLarge := err.(*codec.FrameTooLargeError)
 	if tooLarge {
 		h.stats.OversizedIn++
@@ -372,8 +369,8 @@ func (s *hostSink) bad(now time.Time, env codec.Envelope, size uint64, err error
 	h.events.push(&ProtocolError{Err: skipped("host", env, size, err)})
 }
 
-func (s *hostSink) frame(now time.Time, m codec.Message) {
-	h := (*Host)(s)
+// frame handles a decoded message the conn did not take (see frameSink).
+func (h *Host) frame(now time.Time, m codec.Message) {
 	if h.phase == phaseHandshake {
 		hello, ok := m.(*codec.Hello)
 		if !ok {

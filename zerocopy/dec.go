@@ -1,9 +1,6 @@
 package zerocopy
 
-import (
-	"github.com/wirebench/wirebench/codec/cbor"
-	"github.com/wirebench/wirebench/internal/cbortrust"
-)
+import "github.com/wirebench/wirebench/codec/cbor"
 
 // dec is the primitive decoder the views read with: cbor.Decoder, whose
 // offsets are absolute in the payload. A trusted one (at) reads bytes the
@@ -12,8 +9,6 @@ type dec = cbor.Decoder
 
 func newDec(b []byte) dec { return cbor.NewDecoder(b) }
 
-// trustedAt is cbor's constructor of trusted decoders (see cbortrust).
-var trustedAt = cbortrust.At.(func([]byte, int) cbor.Decoder)
-
-// at returns a trusted dec over b positioned at off, for the walks.
-func at(b []byte, off int) dec { return trustedAt(b, off) }
+// at returns a trusted dec over b positioned at off (cbor.TrustedAt), for
+// the walks over a payload the validation pass has read whole.
+func at(b []byte, off int) dec { return cbor.TrustedAt(b, off) }

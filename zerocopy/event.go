@@ -3,8 +3,6 @@ package zerocopy
 import (
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
-	"github.com/wirebench/wirebench/internal/cborat"
-	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // EventView is an event read in place: [6, stream, seq, type, ...fields].
@@ -52,14 +50,14 @@ func (e *EventView) Parse(payload []byte) error {
 		if _, err := Header(payload); err != nil {
 			return err
 		}
-		return cborerr.In(cborerr.Errorf(cbor.ErrType, 0, "a message map where an event array was expected"), "message")
+		return cbor.WithField(cbor.Errorf(cbor.ErrType, 0, "a message map where an event array was expected"), "message")
 	}
 	n, err := eventHead(&d, &h)
 	if err != nil {
 		return err
 	}
 	if h.Kind != codec.KindEvent {
-		return cborerr.In(cborerr.Errorf(cbor.ErrInvalid, 0, "an array of kind "+h.Kind.String()+" is not an event"), "kind")
+		return cbor.WithField(cbor.Errorf(cbor.ErrInvalid, 0, "an array of kind "+h.Kind.String()+" is not an event"), "kind")
 	}
 	e.Stream, e.Seq, e.Type = h.Stream, h.Seq, h.Type
 	start := d.Offset()
@@ -76,7 +74,7 @@ func (e *EventView) Parse(payload []byte) error {
 	}
 	for j, name := range names {
 		if !d.More(n, i) {
-			return cborerr.In(cborerr.In(cborerr.Errorf(cbor.ErrMissing, start, "the event ends before its "+name+" field (element "+itoa(i)+")"), name), "event")
+			return cbor.WithField(cbor.WithField(cbor.Errorf(cbor.ErrMissing, start, "the event ends before its "+name+" field (element "+itoa(i)+")"), name), "event")
 		}
 		var err error
 		switch {
@@ -88,13 +86,13 @@ func (e *EventView) Parse(payload []byte) error {
 			e.Image, err = byteString(&d)
 		}
 		if err != nil {
-			return cborerr.In(cborerr.In(err, name), "event")
+			return cbor.WithField(cbor.WithField(err, name), "event")
 		}
 		i++
 	}
 	e.Known = names != nil
 	if err := d.SkipElements(n, i); err != nil {
-		return cborerr.In(err, "event")
+		return cbor.WithField(err, "event")
 	}
 	return d.Done()
 }
@@ -102,7 +100,7 @@ func (e *EventView) Parse(payload []byte) error {
 // parseFast reads a window_changed or content_changed event as encoders
 // write it, straight from the bytes: [6, stream, seq, type, window,
 // (node,) change], a definite array of a one-byte head, each element an
-// unsigned integer (cborat.UintArray), nothing past them. It
+// unsigned integer (cbor.UintArray), nothing past them. It
 // reports false, e untouched, for anything else (a frame, an unknown
 // type, elements past the known ones, another head, ...), which the
 // general path then reads, and reports when it is wrong. The tree events
@@ -110,7 +108,7 @@ func (e *EventView) Parse(payload []byte) error {
 // call per element cost more than the reading.
 func (e *EventView) parseFast(b []byte) bool {
 	var v [7]uint64
-	n := cborat.UintArray(b, v[:])
+	n := cbor.UintArray(b, v[:])
 	if n < 6 || v[0] != uint64(codec.KindEvent) || v[1] != uint64(codec.StreamTree) || v[3] > uint64(codec.TypeContentChanged) {
 		return false
 	}

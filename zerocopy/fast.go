@@ -3,7 +3,6 @@ package zerocopy
 import (
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
-	"github.com/wirebench/wirebench/internal/cborat"
 )
 
 // The canonical encoder writes a node as a definite map of one-byte keys
@@ -52,7 +51,7 @@ func decodePairs(b []byte, i int, f *vframe, nv *NodeView) (int, int) {
 				x, w = shortHead[uint32](b, j)
 			}
 			if w == 0 {
-				x, w = cborat.Uint32At(b, j)
+				x, w = cbor.Uint32At(b, j)
 			}
 			switch k {
 			case codec.KeyNodeID:
@@ -73,7 +72,7 @@ func decodePairs(b []byte, i int, f *vframe, nv *NodeView) (int, int) {
 			}
 			*nv.textField(int(k)) = codec.Opt[string]{Val: v, Ok: true}
 		case codec.KeyNodeChildren:
-			kn, h := cborat.ArrayAt(b, j)
+			kn, h := cbor.ArrayAt(b, j)
 			if h > 0 && !f.had8 && kn <= (len(b)-j-h)/codec.MinNodeLen {
 				f.kn, f.ki, f.kidsAt, f.had8 = kn, 0, j, true
 				nv.kidsOff, nv.kidsN = j+h, kn
@@ -160,7 +159,7 @@ func decodeCanon(b []byte, i, n int, nv *NodeView) (int, int, uint32) {
 				if c == 0x78 && i+2 < len(b) {
 					s, l = i+3, int(b[i+2])
 				}
-				if e := s + l; e <= len(b) && (cborat.ShortASCII(b, s, e) || cbor.ValidUTF8(b[s:e])) {
+				if e := s + l; e <= len(b) && (cbor.ShortASCII(b, s, e) || cbor.ValidUTF8(b[s:e])) {
 					*nv.textField(k) = codec.Opt[string]{Val: str(b[s:e:e]), Ok: true}
 					w = e - i - 1
 				}
@@ -209,7 +208,7 @@ func (nv *NodeView) textField(k int) *codec.Opt[string] {
 // bytes at b[i:], checking its UTF-8: the string, and the length of the
 // item, 0 when it is not one.
 func readText(b []byte, i int) (string, int) {
-	s, e := cborat.ValidTextAt(b, i)
+	s, e := cbor.ValidTextAt(b, i)
 	if e == 0 {
 		return "", 0
 	}
@@ -227,7 +226,7 @@ func readBounds(b []byte, i int, r *codec.Bounds) int {
 	j := i + 1
 	for x := range v {
 		var n int
-		if v[x], n = cborat.Int32At(b, j); n == 0 {
+		if v[x], n = cbor.Int32At(b, j); n == 0 {
 			return 0
 		}
 		j += n
@@ -254,16 +253,16 @@ func readScroll(b []byte, i int, s *codec.Scroll) int {
 		var w int
 		switch k {
 		case codec.KeyScrollAxis:
-			s.Axis, w = cborat.Uint32At(b, j)
+			s.Axis, w = cbor.Uint32At(b, j)
 		case codec.KeyScrollFlags:
-			s.Flags, w = cborat.Uint32At(b, j)
+			s.Flags, w = cbor.Uint32At(b, j)
 		case codec.KeyScrollRange:
 			if j < len(b) && b[j] == 0x83 {
 				r := &s.Range.Val
 				var w1, w2, w3 int
-				if r.Unit, w1 = cborat.Uint32At(b, j+1); w1 > 0 {
-					if r.Lo, w2 = cborat.IntAt(b, j+1+w1); w2 > 0 {
-						if r.Hi, w3 = cborat.IntAt(b, j+1+w1+w2); w3 > 0 {
+				if r.Unit, w1 = cbor.Uint32At(b, j+1); w1 > 0 {
+					if r.Lo, w2 = cbor.IntAt(b, j+1+w1); w2 > 0 {
+						if r.Hi, w3 = cbor.IntAt(b, j+1+w1+w2); w3 > 0 {
 							w = 1 + w1 + w2 + w3
 						}
 					}
@@ -274,8 +273,8 @@ func readScroll(b []byte, i int, s *codec.Scroll) int {
 			if j < len(b) && b[j] == 0x82 {
 				p := &s.Position.Val
 				var w1, w2 int
-				if p.Lo, w1 = cborat.IntAt(b, j+1); w1 > 0 {
-					if p.Hi, w2 = cborat.IntAt(b, j+1+w1); w2 > 0 {
+				if p.Lo, w1 = cbor.IntAt(b, j+1); w1 > 0 {
+					if p.Hi, w2 = cbor.IntAt(b, j+1+w1); w2 > 0 {
 						w = 1 + w1 + w2
 					}
 				}
@@ -320,26 +319,26 @@ func (w *Walker) readNode(off int) bool {
 		var wd int
 		switch k {
 		case codec.KeyNodeID:
-			nv.ID, wd = cborat.Uint32At(b, j)
+			nv.ID, wd = cbor.Uint32At(b, j)
 		case codec.KeyNodeClass:
-			nv.Class, wd = cborat.Uint32At(b, j)
+			nv.Class, wd = cbor.Uint32At(b, j)
 		case codec.KeyNodeBounds:
 			wd = readBounds(b, j, &nv.Bounds)
 		case codec.KeyNodeFlags:
-			nv.Flags, wd = cborat.Uint32At(b, j)
+			nv.Flags, wd = cbor.Uint32At(b, j)
 		case codec.KeyNodeResPkg:
 			var v uint32
-			v, wd = cborat.Uint32At(b, j)
+			v, wd = cbor.Uint32At(b, j)
 			nv.ResPkg = codec.Opt[uint32]{Val: v, Ok: true}
 		case codec.KeyNodeText, codec.KeyNodeDesc, codec.KeyNodeResName, codec.KeyNodeHint, codec.KeyNodeState:
-			s, e := cborat.TextAt(b, j)
+			s, e := cbor.TextAt(b, j)
 			if e == 0 {
 				return false
 			}
 			*nv.textField(int(k)) = codec.Opt[string]{Val: str(b[s:e:e]), Ok: true}
 			wd = e - j
 		case codec.KeyNodeChildren:
-			kn, h := cborat.ArrayAt(b, j)
+			kn, h := cbor.ArrayAt(b, j)
 			if h == 0 {
 				return false
 			}

@@ -3,7 +3,6 @@ package zerocopy
 import (
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
-	"github.com/wirebench/wirebench/internal/cborshape"
 )
 
 // Field readers shared by the validation pass and the walk, so that both
@@ -31,7 +30,7 @@ func optU32(d *dec) (codec.Opt[uint32], error) {
 // bounds reads [left, top, right, bottom], skipping elements past those.
 func bounds(d *dec, b *codec.Bounds) error {
 	var v [4]int32
-	if err := cborshape.Int32s(d, v[:], "bounds"); err != nil {
+	if err := d.Int32Array(v[:], "bounds"); err != nil {
 		return err
 	}
 	*b = codec.Bounds{Left: v[0], Top: v[1], Right: v[2], Bottom: v[3]}
@@ -142,7 +141,7 @@ func mapEnd(it *cbor.FieldIter, f *codec.Fields) error {
 }
 
 func scrollRange(d *dec, r *codec.ScrollRange) error {
-	return cborshape.Fixed(d, "a scroll range", []string{"unit", "lo", "hi"}, func(i int) (err error) {
+	return d.FixedArray("a scroll range", []string{"unit", "lo", "hi"}, func(i int) (err error) {
 		switch i {
 		case 0:
 			r.Unit, err = d.Uint32()
@@ -156,7 +155,7 @@ func scrollRange(d *dec, r *codec.ScrollRange) error {
 }
 
 func scrollPosition(d *dec, p *codec.ScrollPosition) error {
-	return cborshape.Fixed(d, "a scroll position", []string{"lo", "hi"}, func(i int) (err error) {
+	return d.FixedArray("a scroll position", []string{"lo", "hi"}, func(i int) (err error) {
 		if i == 0 {
 			p.Lo, err = d.Int()
 		} else {

@@ -3,8 +3,6 @@ package zerocopy
 import (
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
-	"github.com/wirebench/wirebench/internal/cborat"
-	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // HeaderView is what a frame's envelope says about it, read without
@@ -51,7 +49,7 @@ func Header(payload []byte) (HeaderView, error) {
 	d := newDec(payload)
 	b, ok := d.PeekByte()
 	if !ok {
-		return h, cborerr.In(cborerr.Errorf(cbor.ErrTruncated, 0, "empty input where a message was expected"), "message")
+		return h, cbor.WithField(cbor.Errorf(cbor.ErrTruncated, 0, "empty input where a message was expected"), "message")
 	}
 	switch b >> 5 {
 	case byte(cbor.MajorArray):
@@ -60,16 +58,16 @@ func Header(payload []byte) (HeaderView, error) {
 	case byte(cbor.MajorMap):
 	default:
 		if _, err := d.ReadHead(); err != nil {
-			return h, cborerr.In(err, "message")
+			return h, cbor.WithField(err, "message")
 		}
-		return h, cborerr.In(cborerr.Errorf(cbor.ErrType, 0, cbor.Major(b>>5).String()+" where a message map or event array was expected"), "message")
+		return h, cbor.WithField(cbor.Errorf(cbor.ErrType, 0, cbor.Major(b>>5).String()+" where a message map or event array was expected"), "message")
 	}
 	if headerFast(payload, &h) {
 		return h, nil
 	}
 	kind, err := peekKind(payload)
 	if err != nil {
-		return h, cborerr.In(err, "message")
+		return h, cbor.WithField(err, "message")
 	}
 	h.Kind = kind
 	switch kind {
@@ -82,7 +80,7 @@ func Header(payload []byte) (HeaderView, error) {
 	for i := 0; d.More(n, i); i++ {
 		k, err := d.Key()
 		if err != nil {
-			return h, cborerr.In(err, name)
+			return h, cbor.WithField(err, name)
 		}
 		null := d.Null()
 		switch {
@@ -107,7 +105,7 @@ func Header(payload []byte) (HeaderView, error) {
 		case k == codec.KeyRequestID && kind != codec.KindWelcome: // KeyResponseID, KeyNonce
 			v, err := d.Uint()
 			if err != nil {
-				return h, cborerr.In(cborerr.In(err, idName(kind)), name)
+				return h, cbor.WithField(cbor.WithField(err, idName(kind)), name)
 			}
 			if kind == codec.KindPing || kind == codec.KindPong {
 				h.Nonce = v
@@ -118,7 +116,7 @@ func Header(payload []byte) (HeaderView, error) {
 		case k == codec.KeyRequestMethod && (kind == codec.KindRequest || kind == codec.KindResponse): // KeyResponseMethod
 			v, err := d.Uint32()
 			if err != nil {
-				return h, cborerr.In(cborerr.In(err, "method"), name)
+				return h, cbor.WithField(cbor.WithField(err, "method"), name)
 			}
 			h.Method, h.HasMethod = codec.Method(v), true
 		case k == codec.KeyRequestParams && (kind == codec.KindRequest || kind == codec.KindResponse): // KeyResponseResult
@@ -129,17 +127,17 @@ func Header(payload []byte) (HeaderView, error) {
 				return h, nil
 			}
 			if err := d.Skip(); err != nil {
-				return h, cborerr.In(err, name)
+				return h, cbor.WithField(err, name)
 			}
 		case (k == codec.KeyResponseError && kind == codec.KindResponse) || (k == codec.KeyWelcomeError && kind == codec.KindWelcome):
 			code, err := errorCode(&d)
 			if err != nil {
-				return h, cborerr.In(cborerr.In(err, "error"), name)
+				return h, cbor.WithField(cbor.WithField(err, "error"), name)
 			}
 			h.IsError, h.Code = true, code
 		default:
 			if err := d.Skip(); err != nil {
-				return h, cborerr.In(err, name)
+				return h, cbor.WithField(err, name)
 			}
 		}
 	}
@@ -171,7 +169,7 @@ func peekKind(b []byte) (codec.Kind, error) {
 		if k == codec.KeyKind && !d.Null() {
 			v, err := d.Uint()
 			if err != nil {
-				return 0, cborerr.In(err, "kind")
+				return 0, cbor.WithField(err, "kind")
 			}
 			if i == 0 {
 				return codec.Kind(v), nil
@@ -188,7 +186,7 @@ func peekKind(b []byte) (codec.Kind, error) {
 		}
 	}
 	if !found {
-		return 0, cborerr.In(cborerr.Errorf(cbor.ErrMissing, 0, "key 0 (kind) is required"), "kind")
+		return 0, cbor.WithField(cbor.Errorf(cbor.ErrMissing, 0, "key 0 (kind) is required"), "kind")
 	}
 	return kind, nil
 }
@@ -214,29 +212,29 @@ func errorCode(d *dec) (string, error) {
 func eventHead(d *dec, h *HeaderView) (int, error) {
 	n, err := d.ArrayHead()
 	if err != nil {
-		return n, cborerr.In(err, "message")
+		return n, cbor.WithField(err, "message")
 	}
 	var head [4]uint64
 	for i := range head {
 		if !d.More(n, i) {
 			if i == 0 {
-				return n, cborerr.In(cborerr.Errorf(cbor.ErrMissing, 0, "an empty array is not a message"), "message")
+				return n, cbor.WithField(cbor.Errorf(cbor.ErrMissing, 0, "an empty array is not a message"), "message")
 			}
-			return n, cborerr.In(cborerr.Errorf(cbor.ErrMissing, 0, "an event has at least 4 elements, not "+itoa(i)), "event")
+			return n, cbor.WithField(cbor.Errorf(cbor.ErrMissing, 0, "an event has at least 4 elements, not "+itoa(i)), "event")
 		}
 		at := d.Offset()
 		if head[i], err = d.Uint(); err != nil {
 			if i == 0 {
-				return n, cborerr.In(err, "kind")
+				return n, cbor.WithField(err, "kind")
 			}
-			return n, cborerr.In(cborerr.In(err, eventNames[i]), "event")
+			return n, cbor.WithField(cbor.WithField(err, eventNames[i]), "event")
 		}
 		if i == 0 && codec.Kind(head[0]) != codec.KindEvent {
 			h.Kind = codec.Kind(head[0])
 			return n, nil
 		}
 		if (i == 1 || i == 3) && head[i] > 0xffffffff {
-			return n, cborerr.In(cborerr.In(cborerr.Errorf(cbor.ErrRange, at, "does not fit in u32"), eventNames[i]), "event")
+			return n, cbor.WithField(cbor.WithField(cbor.Errorf(cbor.ErrRange, at, "does not fit in u32"), eventNames[i]), "event")
 		}
 	}
 	h.Kind = codec.KindEvent
@@ -255,7 +253,7 @@ func headerFast(b []byte, h *HeaderView) bool {
 		return false
 	}
 	kind := codec.Kind(b[2])
-	id, n := cborat.UintAt(b, 4)
+	id, n := cbor.UintAt(b, 4)
 	if n == 0 {
 		return false
 	}
@@ -277,7 +275,7 @@ func headerFast(b []byte, h *HeaderView) bool {
 	if i+1 >= len(b) || b[i] != codec.KeyRequestMethod {
 		return false
 	}
-	m, n := cborat.Uint32At(b, i+1)
+	m, n := cbor.Uint32At(b, i+1)
 	if n == 0 || i+1+n >= len(b) || b[i+1+n] != codec.KeyRequestParams {
 		return false
 	}

@@ -6,12 +6,12 @@ package zerocopy
 // to cbor.Decoder, which decides exactly. What a reader here accepts,
 // cbor.Decoder accepts with the same value.
 
-// The readers of any integer head are cborat.Uint32At, cborat.Int32At and
-// cborat.IntAt; the ones here read the short heads in line.
+// The readers of any integer head are cbor.Uint32At, cbor.Int32At and
+// cbor.IntAt; the ones here read the short heads in line.
 
 // shortHead reads an unsigned integer head of one to three bytes at
 // b[i:], followed by at least two bytes (the caller checks), as a T: it
-// is cborat.Uint32At or cborat.Int32At for those heads, small enough to be
+// is cbor.Uint32At or cbor.Int32At for those heads, small enough to be
 // inlined, and returns a length of 0 for the others, which those read.
 // The heads are told apart by branches, which the processor predicts and
 // runs ahead of, where a table lookup would make each item wait for the

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/wirebench/wirebench/internal/cborat"
+	"github.com/wirebench/wirebench/codec/cbor"
 )
 
 // TestHeads: the fast head readers agree with cbor.Decoder where they
@@ -22,8 +22,8 @@ func TestHeads(t *testing.T) {
 				d := newDec(p)
 				want32, werr32 := d.Int32()
 				wn := d.Offset()
-				v, w := cborat.Int32At(p, 0)
-				agrees(t, "cborat.Int32At", p, v, w, want32, wn, werr32, 5)
+				v, w := cbor.Int32At(p, 0)
+				agrees(t, "cbor.Int32At", p, v, w, want32, wn, werr32, 5)
 				if cut >= 3 {
 					most := 0 // shortHead[int32] must read the short heads of unsigned integers
 					if c < 0x20 {
@@ -47,8 +47,8 @@ func TestHeads(t *testing.T) {
 				d = newDec(p)
 				wantU, werrU := d.Uint32()
 				wn = d.Offset()
-				u, w := cborat.Uint32At(p, 0)
-				agrees(t, "cborat.Uint32At", p, u, w, wantU, wn, werrU, 5)
+				u, w := cbor.Uint32At(p, 0)
+				agrees(t, "cbor.Uint32At", p, u, w, wantU, wn, werrU, 5)
 				if cut >= 3 {
 					u, w := shortHead[uint32](p, 0)
 					agrees(t, "shortHead[uint32]", p, u, w, wantU, wn, werrU, 3)
@@ -56,13 +56,13 @@ func TestHeads(t *testing.T) {
 				d = newDec(p)
 				want64, werr64 := d.Int()
 				wn = d.Offset()
-				v64, w := cborat.IntAt(p, 0)
-				agrees(t, "cborat.IntAt", p, v64, w, want64, wn, werr64, len(p))
+				v64, w := cbor.IntAt(p, 0)
+				agrees(t, "cbor.IntAt", p, v64, w, want64, wn, werr64, len(p))
 				d = newDec(p)
 				wantU64, werrU64 := d.Uint()
 				wn = d.Offset()
-				u64, w := cborat.UintAt(p, 0)
-				agrees(t, "cborat.UintAt", p, u64, w, wantU64, wn, werrU64, len(p))
+				u64, w := cbor.UintAt(p, 0)
+				agrees(t, "cbor.UintAt", p, u64, w, wantU64, wn, werrU64, len(p))
 			}
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"unsafe"
 
 	"github.com/wirebench/wirebench/codec/cbor"
-	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // str turns a subslice of the frame into a string without copying.
@@ -21,7 +20,7 @@ func str(b []byte) string {
 // view refuses it with cbor.ErrIndefinite.
 func text(d *dec) (string, error) {
 	if b, ok := d.PeekByte(); ok && b == 0x7f {
-		return "", cborerr.Errorf(cbor.ErrIndefinite, d.Offset(), "an indefinite-length text string cannot be borrowed")
+		return "", cbor.Errorf(cbor.ErrIndefinite, d.Offset(), "an indefinite-length text string cannot be borrowed")
 	}
 	b, err := d.Text()
 	return str(b), err
@@ -31,7 +30,7 @@ func text(d *dec) (string, error) {
 // frame, refusing an indefinite-length one like text.
 func byteString(d *dec) ([]byte, error) {
 	if b, ok := d.PeekByte(); ok && b == 0x5f {
-		return nil, cborerr.Errorf(cbor.ErrIndefinite, d.Offset(), "an indefinite-length byte string cannot be borrowed")
+		return nil, cbor.Errorf(cbor.ErrIndefinite, d.Offset(), "an indefinite-length byte string cannot be borrowed")
 	}
 	return d.Bytes()
 }

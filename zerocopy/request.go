@@ -3,8 +3,6 @@ package zerocopy
 import (
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
-	"github.com/wirebench/wirebench/internal/cborat"
-	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // RequestView is a request read in place: its envelope checked as the
@@ -80,11 +78,11 @@ func (r *RequestView) Parse(payload []byte) error {
 		if _, err := Header(payload); err != nil {
 			return err
 		}
-		return cborerr.In(cborerr.Errorf(cbor.ErrType, 0, "an event array where a request map was expected"), "message")
+		return cbor.WithField(cbor.Errorf(cbor.ErrType, 0, "an event array where a request map was expected"), "message")
 	}
 	d := newDec(payload)
 	if err := r.envelope(&d, payload); err != nil {
-		return cborerr.In(err, "request")
+		return cbor.WithField(err, "request")
 	}
 	return d.Done()
 }
@@ -119,7 +117,7 @@ func (r *RequestView) envelope(d *dec, payload []byte) error {
 				if herr != nil {
 					err = herr
 				} else {
-					err = cborerr.Errorf(cbor.ErrType, at, h.Major.String()+" where a map was expected")
+					err = cbor.Errorf(cbor.ErrType, at, h.Major.String()+" where a map was expected")
 				}
 			} else {
 				err = r.Params.index(d, payload, at)
@@ -141,7 +139,7 @@ func repeatedMethod(d *dec, want codec.Method, have bool) (codec.Method, error) 
 	at := d.Offset()
 	v, err := d.Uint32()
 	if m := codec.Method(v); err == nil && have && m != want {
-		err = cborerr.Errorf(cbor.ErrInvalid, at, "method "+m.String()+" repeats key 2 with another value than "+want.String())
+		err = cbor.Errorf(cbor.ErrInvalid, at, "method "+m.String()+" repeats key 2 with another value than "+want.String())
 	}
 	return codec.Method(v), err
 }
@@ -152,7 +150,7 @@ func repeatedKind(d *dec, want codec.Kind) error {
 	at := d.Offset()
 	kind, err := d.Uint()
 	if err == nil && codec.Kind(kind) != want {
-		err = cborerr.Errorf(cbor.ErrInvalid, at, "kind "+codec.Kind(kind).String()+" repeats key 0 of a "+want.String())
+		err = cbor.Errorf(cbor.ErrInvalid, at, "kind "+codec.Kind(kind).String()+" repeats key 0 of a "+want.String())
 	}
 	return err
 }
@@ -232,7 +230,7 @@ func (p *ParamsView) Uint(k uint64) (uint64, bool) {
 // Uint32 returns the u32 at key k.
 func (p *ParamsView) Uint32(k uint64) (uint32, bool) {
 	if o, ok := p.valueAt(k); ok {
-		if v, n := cborat.Uint32At(p.b, o); n > 0 {
+		if v, n := cbor.Uint32At(p.b, o); n > 0 {
 			return v, true
 		}
 	}
@@ -249,7 +247,7 @@ func (p *ParamsView) Int(k uint64) (int64, bool) {
 	if m, _ := major(&d); !ok || (m != cbor.MajorUint && m != cbor.MajorNegInt) {
 		return 0, false
 	}
-	if v, n := cborat.Int32At(d.Input(), d.Offset()); n > 0 {
+	if v, n := cbor.Int32At(d.Input(), d.Offset()); n > 0 {
 		return int64(v), true
 	}
 	h, err := d.ReadHead()
@@ -270,7 +268,7 @@ func (p *ParamsView) Int32(k uint64) (int32, bool) {
 				return v, true
 			}
 		}
-		if v, n := cborat.Int32At(p.b, o); n > 0 {
+		if v, n := cbor.Int32At(p.b, o); n > 0 {
 			return v, true
 		}
 	}
@@ -326,7 +324,7 @@ func simpleLen(b []byte, i int) int {
 			return 5
 		}
 	case c >= 0x60 && c < 0x78:
-		if _, e := cborat.ValidTextAt(b, i); e > 0 {
+		if _, e := cbor.ValidTextAt(b, i); e > 0 {
 			return e - i
 		}
 	}
@@ -345,7 +343,7 @@ func (r *RequestView) parseFast(b []byte) bool {
 	}
 	id, n := uint64(b[4]), 1
 	if b[4] >= 24 {
-		if id, n = cborat.UintAt(b, 4); n == 0 {
+		if id, n = cbor.UintAt(b, 4); n == 0 {
 			return false
 		}
 	}
@@ -355,7 +353,7 @@ func (r *RequestView) parseFast(b []byte) bool {
 	}
 	m, n := uint32(b[i+1]), 1
 	if m >= 24 {
-		if m, n = cborat.Uint32At(b, i+1); n == 0 {
+		if m, n = cbor.Uint32At(b, i+1); n == 0 {
 			return false
 		}
 	}
@@ -398,7 +396,7 @@ func (r *RequestView) parseFast(b []byte) bool {
 		if i+1 >= len(b) || b[i] != codec.KeyRequestDeadlineMS {
 			return false
 		}
-		v, n := cborat.Uint32At(b, i+1)
+		v, n := cbor.Uint32At(b, i+1)
 		if n == 0 {
 			return false
 		}

@@ -6,8 +6,6 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
-	"github.com/wirebench/wirebench/internal/cborerr"
-	"github.com/wirebench/wirebench/internal/cborshape"
 )
 
 // ErrErrorResponse is returned by Snapshot.Parse for a well-formed
@@ -193,7 +191,7 @@ func (v *Snapshot) parse(b []byte, response bool) error {
 	d := newDec(b)
 	if !response {
 		if err := v.result(&d); err != nil {
-			return cborerr.In(err, "result")
+			return cbor.WithField(err, "result")
 		}
 		return d.Done()
 	}
@@ -205,7 +203,7 @@ func (v *Snapshot) parse(b []byte, response bool) error {
 		return ErrNotSnapshot
 	}
 	if err := v.response1(&d); err != nil {
-		return cborerr.In(err, "response")
+		return cbor.WithField(err, "response")
 	}
 	return d.Done()
 }
@@ -240,9 +238,9 @@ func (v *Snapshot) response1(d *dec) error {
 	start := it.Start()
 	switch it.Seen() & (1<<codec.KeyResponseResult | 1<<codec.KeyResponseError) {
 	case 0:
-		return cborerr.Errorf(cbor.ErrMissing, start, "a response carries a result (key 3) or an error (key 4)")
+		return cbor.Errorf(cbor.ErrMissing, start, "a response carries a result (key 3) or an error (key 4)")
 	case 1<<codec.KeyResponseResult | 1<<codec.KeyResponseError:
-		return cborerr.Errorf(cbor.ErrInvalid, start, "a response carries a result (key 3) or an error (key 4), not both")
+		return cbor.Errorf(cbor.ErrInvalid, start, "a response carries a result (key 3) or an error (key 4), not both")
 	case 1 << codec.KeyResponseError:
 		return ErrErrorResponse
 	}
@@ -300,7 +298,7 @@ func (v *Snapshot) stringTable(d *dec) error {
 		start := d.Offset()
 		s, err := text(d)
 		if err != nil {
-			return cborerr.At(err, i)
+			return cbor.WithIndex(err, i)
 		}
 		v.note(i, start, d.Offset(), len(s))
 		if i < stringCache {
@@ -312,7 +310,7 @@ func (v *Snapshot) stringTable(d *dec) error {
 }
 
 func (v *Snapshot) windows(d *dec) error {
-	n, err := cborshape.ArrayHeadOf(d, codec.MinWindowLen, "windows")
+	n, err := d.ArrayHeadOf(codec.MinWindowLen, "windows")
 	if err != nil {
 		return err
 	}
@@ -320,7 +318,7 @@ func (v *Snapshot) windows(d *dec) error {
 	v.clearTable()
 	for i := 0; d.More(n, i); i++ {
 		if err := v.window(d); err != nil {
-			return cborerr.At(err, i)
+			return cbor.WithIndex(err, i)
 		}
 		v.nWindows++
 	}
@@ -343,7 +341,7 @@ func (v *Snapshot) window(d *dec) error {
 				slot = v.tails.reserve(d.Offset())
 			}
 			if err := v.tree(d); err != nil {
-				return cborerr.In(err, "root")
+				return cbor.WithField(err, "root")
 			}
 			v.tails.set(slot, d.Offset())
 		case it.Null():

@@ -5,9 +5,9 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/wirebench/wirebench/bench/support"
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
-	"github.com/wirebench/wirebench/internal/benchsupport"
 )
 
 // checkSnapshot parses payload with a view and checks that it agrees with
@@ -152,7 +152,7 @@ func TestSnapshotGolden(t *testing.T) {
 
 func snapshotPayload(t testing.TB, nodes int, seed int64) []byte {
 	t.Helper()
-	s := benchsupport.Snapshot(nodes, seed)
+	s := support.Snapshot(nodes, seed)
 	b, err := codec.Marshal(&codec.Response{ID: uint64(seed), Method: codec.MethodSnapshot, Result: s})
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +168,7 @@ func TestSnapshotGenerated(t *testing.T) {
 				t.Errorf("%d nodes, seed %d: not compared", nodes, seed)
 			}
 			var v Snapshot
-			if err := v.Parse(p); err == nil && v.NumNodes() != countNodes(benchsupport.Snapshot(nodes, seed)) {
+			if err := v.Parse(p); err == nil && v.NumNodes() != countNodes(support.Snapshot(nodes, seed)) {
 				t.Errorf("%d nodes, seed %d: NumNodes %d", nodes, seed, v.NumNodes())
 			}
 		}
@@ -237,7 +237,7 @@ func TestParseResult(t *testing.T) {
 }
 
 func TestStrings(t *testing.T) {
-	s := benchsupport.Snapshot(500, 4)
+	s := support.Snapshot(500, 4)
 	// Past the cached entries too.
 	for i := len(s.Strings); i < stringCache+3*stringStride+40; i++ {
 		s.Strings = append(s.Strings, "extra-"+itoa(i)+"-ü")
@@ -279,7 +279,7 @@ func within(b []byte, p *byte) bool {
 // recursive walk of the codec's decode.
 func TestWalkOrder(t *testing.T) {
 	for seed := int64(1); seed <= 4; seed++ {
-		s := benchsupport.Snapshot(800, seed)
+		s := support.Snapshot(800, seed)
 		b, _ := codec.Marshal(&codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: s})
 		type visit struct {
 			id    uint32
@@ -431,7 +431,7 @@ func indexOf(b, sub []byte) int {
 // level visits what a recursive walk pruned there visits.
 func TestSkipChildren(t *testing.T) {
 	for seed := int64(1); seed <= 3; seed++ {
-		s := benchsupport.Snapshot(600, seed)
+		s := support.Snapshot(600, seed)
 		b, _ := codec.Marshal(&codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: s})
 		for mode, v := range views(t, b) {
 			for _, cut := range []int{1, 2, 3, 5} {
@@ -472,7 +472,7 @@ func TestSkipChildren(t *testing.T) {
 // TestHugeStringTable: past the marked entries String still finds every
 // entry, and a walk leaves ClassName empty there rather than scan.
 func TestHugeStringTable(t *testing.T) {
-	s := benchsupport.Snapshot(20, 2)
+	s := support.Snapshot(20, 2)
 	for i := len(s.Strings); i < stringNear+300; i++ {
 		s.Strings = append(s.Strings, itoa(i))
 	}

@@ -3,8 +3,6 @@ package zerocopy
 import (
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
-	"github.com/wirebench/wirebench/internal/cborerr"
-	"github.com/wirebench/wirebench/internal/cborshape"
 )
 
 // The validation pass reads every node anyway, so it keeps what it reads:
@@ -136,7 +134,7 @@ func (v *Snapshot) tree(d *dec) (err error) {
 	defer func() {
 		if err != nil {
 			for j := sp - 1; j >= 1; j-- {
-				err = cborerr.In(cborerr.At(err, v.stack[j-1].ki-1), "children")
+				err = cbor.WithField(cbor.WithIndex(err, v.stack[j-1].ki-1), "children")
 			}
 		}
 	}()
@@ -168,7 +166,7 @@ func (v *Snapshot) tree(d *dec) (err error) {
 					break
 				}
 				if sp == len(v.stack) {
-					return cborerr.Errorf(cbor.ErrDepth, off, "node tree deeper than "+itoa(codec.MaxNodeDepth)+" levels")
+					return cbor.Errorf(cbor.ErrDepth, off, "node tree deeper than "+itoa(codec.MaxNodeDepth)+" levels")
 				}
 				f.ki++
 				start := off
@@ -261,9 +259,9 @@ func (v *Snapshot) tree(d *dec) (err error) {
 				continue
 			}
 			at := d.Offset()
-			kn, err := cborshape.ArrayHeadOf(d, codec.MinNodeLen, "children")
+			kn, err := d.ArrayHeadOf(codec.MinNodeLen, "children")
 			if err != nil {
-				return cborerr.In(err, "children")
+				return cbor.WithField(err, "children")
 			}
 			f.kn, f.ki, f.kidsAt = kn, 0, at
 			nv.kidsOff, nv.kidsN = d.Offset(), kn

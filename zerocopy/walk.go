@@ -3,7 +3,6 @@ package zerocopy
 import (
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
-	"github.com/wirebench/wirebench/internal/cborerr"
 )
 
 // WindowView is one window of a snapshot, read in place. Title borrows
@@ -190,7 +189,7 @@ func (w *Walker) Next() bool {
 	if w.kidsDue {
 		w.kidsDue = false
 		if w.sp == len(w.stack) {
-			return w.fail(cborerr.Errorf(cbor.ErrDepth, w.node.kidsOff, "node tree deeper than "+itoa(codec.MaxNodeDepth)+" levels"))
+			return w.fail(cbor.Errorf(cbor.ErrDepth, w.node.kidsOff, "node tree deeper than "+itoa(codec.MaxNodeDepth)+" levels"))
 		}
 		w.stack[w.sp] = wframe{next: w.node.kidsOff, n: w.node.kidsN, endsMe: !w.node.endKnown}
 		w.sp++

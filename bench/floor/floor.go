@@ -11,7 +11,7 @@ import (
 	"errors"
 
 	"github.com/wirebench/wirebench/codec"
-	"github.com/wirebench/wirebench/internal/cborat"
+	"github.com/wirebench/wirebench/codec/cbor"
 )
 
 // MaxDepth is the deepest nesting Walk accepts: the protocol's deepest
@@ -50,9 +50,9 @@ var (
 //
 // The commonest items take the shortest paths: a one-byte integer (every
 // map key of the protocol), and a short text whose bytes are checked for
-// ASCII a word at a time, in place (cborat.ShortASCII), before the full
+// ASCII a word at a time, in place (cbor.ShortASCII), before the full
 // UTF-8 check is called (cbor.ValidUTF8): the checks our decoders make,
-// through cborat.ValidUTF8In, whose one call costs Walk less than the
+// through cbor.ValidUTF8In, whose one call costs Walk less than the
 // checks in line (they cost the loop registers: +5 % on request_tap).
 func Walk(b []byte) error {
 	if uint64(len(b)) > maxLen {
@@ -137,7 +137,7 @@ func Walk(b []byte) error {
 			if arg > len(b)-i {
 				return ErrShort
 			}
-			if !cborat.ValidUTF8In(b, i, i+arg) {
+			if !cbor.ValidUTF8In(b, i, i+arg) {
 				return ErrUTF8
 			}
 			i += arg

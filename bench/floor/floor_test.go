@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	fxcbor "github.com/fxamacker/cbor/v2"
+	"github.com/wirebench/wirebench/bench/support"
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/golden"
-	"github.com/wirebench/wirebench/internal/benchsupport"
 )
 
 func encodings(t testing.TB) map[string][]byte {
@@ -24,7 +24,7 @@ func encodings(t testing.TB) map[string][]byte {
 	for _, s := range golden.Samples() {
 		add(s.Name, s.Msg)
 	}
-	for _, s := range benchsupport.Seeded() {
+	for _, s := range support.Seeded() {
 		add(s.Name, s.Msg)
 	}
 	return out

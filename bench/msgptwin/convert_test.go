@@ -5,19 +5,19 @@ import (
 	"testing"
 
 	"github.com/tinylib/msgp/msgp"
+	"github.com/wirebench/wirebench/bench/support"
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/golden"
-	"github.com/wirebench/wirebench/internal/benchsupport"
 )
 
 // TestRoundTrip: every message with a twin encodes and decodes back to
 // itself, through the same buffers used twice (the benchmarks reuse them).
 func TestRoundTrip(t *testing.T) {
-	var msgs []benchsupport.Named
+	var msgs []support.Named
 	for _, s := range golden.Samples() {
-		msgs = append(msgs, benchsupport.Named{Name: s.Name, Msg: s.Msg})
+		msgs = append(msgs, support.Named{Name: s.Name, Msg: s.Msg})
 	}
-	msgs = append(msgs, benchsupport.Seeded()...)
+	msgs = append(msgs, support.Seeded()...)
 	covered := 0
 	var buf, scratch []byte
 	for _, s := range msgs {

@@ -1,5 +1,5 @@
 // Command benchcount is the workbench's deterministic tier (make
-// micro-count, make micro-check; see internal/benchcount):
+// micro-count, make micro-check; see bench/count):
 //
 //	benchcount run -bin bench.test [-bench regexp] [-o counts.txt] [-commit id]
 //	    count the instructions of each benchmark's timed loop under
@@ -27,7 +27,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/wirebench/wirebench/internal/benchcount"
+	"github.com/wirebench/wirebench/bench/count"
 )
 
 // errFailed is a comparison that failed: exit status 1.
@@ -50,7 +50,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	switch args[0] {
 	case "run":
-		return count(args[1:], stderr)
+		return runCounts(args[1:], stderr)
 	case "check":
 		return check(args[1:], stdout)
 	case "same":
@@ -59,7 +59,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	return fmt.Errorf("unknown command %q: want run, check or same", args[0])
 }
 
-func count(args []string, log io.Writer) error {
+func runCounts(args []string, log io.Writer) error {
 	fl := flag.NewFlagSet("benchcount run", flag.ContinueOnError)
 	bin := fl.String("bin", "", "the test `binary` (go test -c)")
 	bench := fl.String("bench", "^Benchmark(Encode|Decode|Frame|Gate|Session)$", "the benchmarks, as go test -bench takes them")
@@ -85,19 +85,19 @@ func count(args []string, log io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	res, err := benchcount.Run(context.Background(), benchcount.Options{Binary: binary, Bench: *bench, Valgrind: *vg, Dir: dir, Log: log})
+	res, err := count.Run(context.Background(), count.Options{Binary: binary, Bench: *bench, Valgrind: *vg, Dir: dir, Log: log})
 	if err != nil {
 		return err
 	}
-	cfg := []benchcount.Config{
+	cfg := []count.Config{
 		{Key: "goos", Value: runtime.GOOS},
 		{Key: "goarch", Value: runtime.GOARCH},
 		{Key: "cpu", Value: res.CPU},
 		{Key: "counter", Value: strings.TrimSpace(string(version)) + " callgrind, Ir of the timed loop: (min I(n) - min I(1))/(n-1) over the rounds after the first (3 rounds, 6 for fxamacker's small rows); fxamacker's sync.Map lookups at the top of their trie"},
-		{Key: "runtime", Value: strings.Join(benchcount.Env, " ")},
+		{Key: "runtime", Value: strings.Join(count.Env, " ")},
 	}
 	if *commit != "" {
-		cfg = append(cfg, benchcount.Config{Key: "commit", Value: *commit})
+		cfg = append(cfg, count.Config{Key: "commit", Value: *commit})
 	}
 	w := io.Writer(os.Stdout)
 	if *out != "" {
@@ -108,16 +108,16 @@ func count(args []string, log io.Writer) error {
 		defer f.Close()
 		w = f
 	}
-	return benchcount.Write(w, cfg, res.Rows)
+	return count.Write(w, cfg, res.Rows)
 }
 
-func readRows(path string) ([]benchcount.Row, error) {
+func readRows(path string) ([]count.Row, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	rows, _, err := benchcount.Read(f, path)
+	rows, _, err := count.Read(f, path)
 	if err == nil && len(rows) == 0 {
 		err = fmt.Errorf("%s: no instructions/op rows", path)
 	}
@@ -144,8 +144,8 @@ func check(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	changes := benchcount.Check(base, latest, benchcount.MaxGrowth)
-	failed := benchcount.Failed(changes)
+	changes := count.Check(base, latest, count.MaxGrowth)
+	failed := count.Failed(changes)
 	if failed && *recount != "" {
 		// What else valgrind counts in a process only ever adds: a row
 		// that grew is counted once more, in a new process, and the
@@ -157,26 +157,26 @@ func check(args []string, stdout io.Writer) error {
 			}
 		}
 		fmt.Fprintf(stdout, "micro-check: %d row(s) over the limit; counting them again in a new process\n", len(names))
-		again, err := recountRows(*recount, *vg, benchcount.BenchRegexp(names), stdout)
+		again, err := recountRows(*recount, *vg, count.BenchRegexp(names), stdout)
 		if err != nil {
 			return err
 		}
-		latest = benchcount.Least(latest, again)
-		changes = benchcount.Check(base, latest, benchcount.MaxGrowth)
-		failed = benchcount.Failed(changes)
+		latest = count.Least(latest, again)
+		changes = count.Check(base, latest, count.MaxGrowth)
+		failed = count.Failed(changes)
 	}
-	benchcount.WriteTable(stdout, changes, *all)
+	count.WriteTable(stdout, changes, *all)
 	if failed {
-		fmt.Fprintf(stdout, "micro-check: FAILED against %s: instructions/op may grow at most %.0f%%, allocs/op not at all; a deliberate change re-records with make baseline-counts\n", *baseline, 100*benchcount.MaxGrowth)
+		fmt.Fprintf(stdout, "micro-check: FAILED against %s: instructions/op may grow at most %.0f%%, allocs/op not at all; a deliberate change re-records with make baseline-counts\n", *baseline, 100*count.MaxGrowth)
 		return errFailed
 	}
-	fmt.Fprintf(stdout, "micro-check: %d rows within %.0f%% of %s, no allocation added\n", len(latest), 100*benchcount.MaxGrowth, *baseline)
+	fmt.Fprintf(stdout, "micro-check: %d rows within %.0f%% of %s, no allocation added\n", len(latest), 100*count.MaxGrowth, *baseline)
 	return nil
 }
 
 // recountRows counts the benchmarks matching bench again with the test
 // binary bin.
-func recountRows(bin, vg, bench string, log io.Writer) ([]benchcount.Row, error) {
+func recountRows(bin, vg, bench string, log io.Writer) ([]count.Row, error) {
 	binary, err := filepath.Abs(bin)
 	if err != nil {
 		return nil, err
@@ -186,7 +186,7 @@ func recountRows(bin, vg, bench string, log io.Writer) ([]benchcount.Row, error)
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	res, err := benchcount.Run(context.Background(), benchcount.Options{Binary: binary, Bench: bench, Valgrind: vg, Dir: dir, Log: log})
+	res, err := count.Run(context.Background(), count.Options{Binary: binary, Bench: bench, Valgrind: vg, Dir: dir, Log: log})
 	if err != nil {
 		return nil, err
 	}
@@ -205,16 +205,16 @@ func same(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	changes, ok := benchcount.Same(a, b, benchcount.MaxSpread)
-	benchcount.WriteTable(stdout, changes, !ok)
+	changes, ok := count.Same(a, b, count.MaxSpread)
+	count.WriteTable(stdout, changes, !ok)
 	worst := 0.0
 	for _, c := range changes {
 		worst = max(worst, c.InstrChange, -c.InstrChange)
 	}
 	if !ok {
-		fmt.Fprintf(stdout, "the two runs differ by more than ±%.1f%% (largest %.3f%%)\n", 100*benchcount.MaxSpread, 100*worst)
+		fmt.Fprintf(stdout, "the two runs differ by more than ±%.1f%% (largest %.3f%%)\n", 100*count.MaxSpread, 100*worst)
 		return errFailed
 	}
-	fmt.Fprintf(stdout, "%d rows agree within ±%.1f%%: the largest difference is %.3f%%\n", len(changes), 100*benchcount.MaxSpread, 100*worst)
+	fmt.Fprintf(stdout, "%d rows agree within ±%.1f%%: the largest difference is %.3f%%\n", len(changes), 100*count.MaxSpread, 100*worst)
 	return nil
 }

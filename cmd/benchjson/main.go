@@ -1,6 +1,6 @@
 // Command benchjson converts between Go benchmark text and the workbench's
 // JSON baseline form (schema "wirebench.micro/v1", see package
-// internal/benchjson):
+// bench/baseline):
 //
 //	benchjson tojson [-o out.json] [in.txt]   text → JSON
 //	benchjson totext [-o out.txt] [in.json]   JSON → canonical text
@@ -18,7 +18,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/wirebench/wirebench/internal/benchjson"
+	"github.com/wirebench/wirebench/bench/baseline"
 )
 
 func main() {
@@ -60,19 +60,19 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	var buf bytes.Buffer
 	switch verb {
 	case "tojson":
-		doc, err := benchjson.ReadText(in, inName)
+		doc, err := baseline.ReadText(in, inName)
 		if err != nil {
 			return err
 		}
-		if err := benchjson.WriteJSON(&buf, doc); err != nil {
+		if err := baseline.WriteJSON(&buf, doc); err != nil {
 			return err
 		}
 	case "totext":
-		doc, err := benchjson.ReadJSON(in)
+		doc, err := baseline.ReadJSON(in)
 		if err != nil {
 			return fmt.Errorf("%s: %w", inName, err)
 		}
-		if err := benchjson.WriteText(&buf, doc); err != nil {
+		if err := baseline.WriteText(&buf, doc); err != nil {
 			return err
 		}
 	default:

@@ -11,7 +11,7 @@ func TestToJSONAndBack(t *testing.T) {
 	dir := t.TempDir()
 	js := filepath.Join(dir, "baseline.json")
 	txt := filepath.Join(dir, "baseline.txt")
-	sample := filepath.Join("..", "..", "internal", "benchjson", "testdata", "sample.txt")
+	sample := filepath.Join("..", "..", "bench", "baseline", "testdata", "sample.txt")
 	if err := run([]string{"tojson", "-o", js, sample}, nil, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@
 //
 // -counts adds the instruction counts of make micro-count (a missing file
 // is noted on stderr, not an error); -svg writes the chart of the run
-// (benchsummary.WriteChart) to a file and embeds it in the summary by its
+// (summary.WriteChart) to a file and embeds it in the summary by its
 // path relative to the summary's directory.
 // The baseline may be the JSON form (wirebench.micro/v1) or Go benchmark
 // text; a missing baseline file is noted in the summary, not an error.
@@ -25,9 +25,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/wirebench/wirebench/internal/benchcount"
-	"github.com/wirebench/wirebench/internal/benchjson"
-	"github.com/wirebench/wirebench/internal/benchsummary"
+	"github.com/wirebench/wirebench/bench/baseline"
+	"github.com/wirebench/wirebench/bench/count"
+	"github.com/wirebench/wirebench/cmd/benchsummary/internal/summary"
 )
 
 func main() {
@@ -37,7 +37,7 @@ func main() {
 	}
 }
 
-type attachFlag []benchsummary.Attachment
+type attachFlag []summary.Attachment
 
 func (a *attachFlag) String() string { return fmt.Sprint(len(*a), " attachments") }
 
@@ -50,7 +50,7 @@ func (a *attachFlag) Set(v string) error {
 	if err != nil {
 		return err
 	}
-	*a = append(*a, benchsummary.Attachment{Title: title, Text: string(data)})
+	*a = append(*a, summary.Attachment{Title: title, Text: string(data)})
 	return nil
 }
 
@@ -79,7 +79,7 @@ func run(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opt := benchsummary.Options{Unverified: *unverified, Attachments: attach}
+	opt := summary.Options{Unverified: *unverified, Attachments: attach}
 	if *baseline != "" {
 		opt.Baseline, err = loadBaseline(*baseline)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -96,17 +96,17 @@ func run(args []string, stdout io.Writer) error {
 		case err != nil:
 			return err
 		default:
-			rows, _, err := benchcount.Read(f, *countsPath)
+			rows, _, err := count.Read(f, *countsPath)
 			f.Close()
 			if err != nil {
 				return err
 			}
-			opt.Counts = benchsummary.NewCounts(rows)
+			opt.Counts = summary.NewCounts(rows)
 		}
 	}
 	if *svgPath != "" {
 		var chart bytes.Buffer
-		if err := benchsummary.WriteChart(&chart, latest, opt.Counts); err != nil {
+		if err := summary.WriteChart(&chart, latest, opt.Counts); err != nil {
 			return err
 		}
 		if err := os.MkdirAll(filepath.Dir(*svgPath), 0o755); err != nil {
@@ -123,7 +123,7 @@ func run(args []string, stdout io.Writer) error {
 		}
 	}
 	var buf bytes.Buffer
-	if err := benchsummary.Write(&buf, latest, opt); err != nil {
+	if err := summary.Write(&buf, latest, opt); err != nil {
 		return err
 	}
 	if *out == "" {
@@ -138,31 +138,31 @@ func run(args []string, stdout io.Writer) error {
 	return os.WriteFile(*out, buf.Bytes(), 0o644)
 }
 
-func loadText(path string) (*benchsummary.Set, error) {
+func loadText(path string) (*summary.Set, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return benchsummary.Load(f, filepath.Base(path))
+	return summary.Load(f, filepath.Base(path))
 }
 
 // loadBaseline reads a JSON baseline through its text form, or text as is.
-func loadBaseline(path string) (*benchsummary.Set, error) {
+func loadBaseline(path string) (*summary.Set, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
-		doc, err := benchjson.ReadJSON(bytes.NewReader(data))
+		doc, err := baseline.ReadJSON(bytes.NewReader(data))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		var text bytes.Buffer
-		if err := benchjson.WriteText(&text, doc); err != nil {
+		if err := baseline.WriteText(&text, doc); err != nil {
 			return nil, err
 		}
 		data = text.Bytes()
 	}
-	return benchsummary.Load(bytes.NewReader(data), filepath.Base(path))
+	return summary.Load(bytes.NewReader(data), filepath.Base(path))
 }

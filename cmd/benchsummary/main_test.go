@@ -9,7 +9,7 @@ import (
 
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
-	td := filepath.Join("..", "..", "internal", "benchsummary", "testdata")
+	td := filepath.Join("internal", "summary", "testdata")
 	bs := filepath.Join(dir, "impl.txt")
 	os.WriteFile(bs, []byte("benchstat -col /impl output\n"), 0o644)
 	out := filepath.Join(dir, "md", "latest.md")

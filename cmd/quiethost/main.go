@@ -36,7 +36,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wirebench/wirebench/internal/quiet"
+	"github.com/wirebench/wirebench/bench/quiet"
 )
 
 // source is what quiethost reads: quiet.Source, or recorded samples in tests.

@@ -10,11 +10,11 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/wirebench/wirebench/internal/quiet"
+	"github.com/wirebench/wirebench/bench/quiet"
 )
 
 // recorded plays back the snapshots of a scenario under
-// internal/quiet/testdata, one per Snapshot call.
+// bench/quiet/testdata, one per Snapshot call.
 type recorded struct {
 	dir  string
 	next int
@@ -37,7 +37,7 @@ func playBack(t *testing.T) {
 	orig := newSource
 	t.Cleanup(func() { newSource = orig })
 	newSource = func(root string) source {
-		return &recorded{dir: filepath.Join("..", "..", "internal", "quiet", "testdata", root)}
+		return &recorded{dir: filepath.Join("..", "..", "bench", "quiet", "testdata", root)}
 	}
 }
 
@@ -104,7 +104,7 @@ func TestErrorsExit2(t *testing.T) {
 		}
 	}
 	// A root whose counters never move: an error, not a verdict.
-	root := filepath.Join("..", "..", "internal", "quiet", "testdata", "quiet", "0")
+	root := filepath.Join("..", "..", "bench", "quiet", "testdata", "quiet", "0")
 	code, _, stderr := runArgs("-root", root, "-window", "1ms", "-record")
 	if code != 2 || !strings.Contains(stderr, "did not advance") {
 		t.Errorf("frozen counters: exit %d, %s", code, stderr)

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wirebench/wirebench/cmd/wire/internal/simdisplay"
 	"github.com/wirebench/wirebench/codec"
-	"github.com/wirebench/wirebench/internal/simdisplay"
 	"github.com/wirebench/wirebench/session"
 	"github.com/wirebench/wirebench/session/netconn"
 )

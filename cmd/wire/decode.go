@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/wirebench/wirebench/cmd/wire/internal/wirejson"
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
-	"github.com/wirebench/wirebench/internal/wirejson"
 )
 
 // runDecode is `wire decode`: frames in, one JSON object per frame out.

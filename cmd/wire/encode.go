@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/wirebench/wirebench/cmd/wire/internal/wirejson"
 	"github.com/wirebench/wirebench/codec"
-	"github.com/wirebench/wirebench/internal/wirejson"
 )
 
 // runEncode is `wire encode`: JSON Lines in, frames out.

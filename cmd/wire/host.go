@@ -15,8 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wirebench/wirebench/cmd/wire/internal/wirejson"
 	"github.com/wirebench/wirebench/codec"
-	"github.com/wirebench/wirebench/internal/wirejson"
 	"github.com/wirebench/wirebench/session"
 	"github.com/wirebench/wirebench/session/netconn"
 )

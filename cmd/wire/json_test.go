@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wirebench/wirebench/cmd/wire/internal/wirejson"
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/golden"
-	"github.com/wirebench/wirebench/internal/wirejson"
 )
 
 // vtJSONLine is the JSON line decode prints for m.

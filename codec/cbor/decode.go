@@ -3,8 +3,6 @@ package cbor
 import (
 	"encoding/binary"
 	"strconv"
-
-	"github.com/wirebench/wirebench/internal/cbortrust"
 )
 
 // Head is a decoded item head.
@@ -35,18 +33,17 @@ func (d *Decoder) Reset(b []byte) { d.buf, d.off, d.trusted = b, 0, false }
 // Seek positions d at offset off of its input (clamped to the input).
 func (d *Decoder) Seek(off int) { d.off = max(0, min(off, len(d.buf))) }
 
-// trustedAt returns a decoder over b positioned at off (as Seek) that
-// skips the UTF-8 checks of text: for a second pass over bytes a first pass
-// has validated. Everything else is still checked. Our own packages reach
-// it through cbortrust.At.
-func trustedAt(b []byte, off int) Decoder {
+// TrustedAt returns a decoder over b positioned at off (as Seek) that
+// skips the UTF-8 checks of text; everything else is still checked. It is
+// for a second pass over bytes that a checking Decoder has already read
+// whole, as package zerocopy walks a frame it validated: text from any
+// other source must go through NewDecoder, which always checks.
+func TrustedAt(b []byte, off int) Decoder {
 	d := NewDecoder(b)
 	d.Seek(off)
 	d.trusted = true
 	return d
 }
-
-func init() { cbortrust.At = trustedAt }
 
 // Offset is the number of bytes consumed so far.
 func (d *Decoder) Offset() int { return d.off }
@@ -60,13 +57,13 @@ func (d *Decoder) Input() []byte { return d.buf }
 // Done reports an ErrTrailing error when bytes remain after the last item.
 func (d *Decoder) Done() error {
 	if d.off != len(d.buf) {
-		return errorf(ErrTrailing, d.off, strconv.Itoa(len(d.buf)-d.off)+" bytes left over")
+		return Errorf(ErrTrailing, d.off, strconv.Itoa(len(d.buf)-d.off)+" bytes left over")
 	}
 	return nil
 }
 
 func (d *Decoder) truncated(want string) *Error {
-	return errorf(ErrTruncated, len(d.buf), "input ends inside "+want)
+	return Errorf(ErrTruncated, len(d.buf), "input ends inside "+want)
 }
 
 // PeekByte returns the next initial byte without consuming it.
@@ -113,13 +110,13 @@ func (d *Decoder) ReadHead() (Head, error) {
 			h.Indefinite = true
 			d.off++
 		default:
-			return Head{}, errorf(ErrMalformed, start, "additional information 31 with "+h.Major.String())
+			return Head{}, Errorf(ErrMalformed, start, "additional information 31 with "+h.Major.String())
 		}
 	default:
-		return Head{}, errorf(ErrMalformed, start, "reserved additional information "+strconv.Itoa(int(h.Info)))
+		return Head{}, Errorf(ErrMalformed, start, "reserved additional information "+strconv.Itoa(int(h.Info)))
 	}
 	if h.Major == MajorSimple && h.Info == 24 && h.Arg < 32 {
-		return Head{}, errorf(ErrMalformed, start, "two-byte simple value below 32")
+		return Head{}, Errorf(ErrMalformed, start, "two-byte simple value below 32")
 	}
 	return h, nil
 }
@@ -129,15 +126,15 @@ func (d *Decoder) ReadHead() (Head, error) {
 func typeError(h Head, off int, want string) *Error {
 	switch {
 	case h.Major == MajorTag:
-		return errorf(ErrTag, off, "tag "+strconv.FormatUint(h.Arg, 10)+" where "+want+" was expected")
+		return Errorf(ErrTag, off, "tag "+strconv.FormatUint(h.Arg, 10)+" where "+want+" was expected")
 	case h.Major == MajorSimple && h.Info >= 25 && h.Info <= 27:
-		return errorf(ErrFloat, off, "float where "+want+" was expected")
+		return Errorf(ErrFloat, off, "float where "+want+" was expected")
 	case h.Major == MajorSimple && h.Indefinite:
-		return errorf(ErrMalformed, off, "break code where "+want+" was expected")
+		return Errorf(ErrMalformed, off, "break code where "+want+" was expected")
 	case h.Major == MajorSimple:
-		return errorf(ErrType, off, simpleName(h)+" where "+want+" was expected")
+		return Errorf(ErrType, off, simpleName(h)+" where "+want+" was expected")
 	}
-	return errorf(ErrType, off, h.Major.String()+" where "+want+" was expected")
+	return Errorf(ErrType, off, h.Major.String()+" where "+want+" was expected")
 }
 
 func simpleName(h Head) string {
@@ -199,7 +196,7 @@ func (d *Decoder) Uint32() (uint32, error) {
 		return 0, err
 	}
 	if v > 0xffffffff {
-		return 0, errorf(ErrRange, start, strconv.FormatUint(v, 10)+" does not fit in u32")
+		return 0, Errorf(ErrRange, start, strconv.FormatUint(v, 10)+" does not fit in u32")
 	}
 	return uint32(v), nil
 }
@@ -241,12 +238,12 @@ func (d *Decoder) Int() (int64, error) {
 	switch h.Major {
 	case MajorUint:
 		if h.Arg > 1<<63-1 {
-			return 0, errorf(ErrRange, start, strconv.FormatUint(h.Arg, 10)+" does not fit in i64")
+			return 0, Errorf(ErrRange, start, strconv.FormatUint(h.Arg, 10)+" does not fit in i64")
 		}
 		return int64(h.Arg), nil
 	case MajorNegInt:
 		if h.Arg > 1<<63-1 {
-			return 0, errorf(ErrRange, start, "-1-"+strconv.FormatUint(h.Arg, 10)+" does not fit in i64")
+			return 0, Errorf(ErrRange, start, "-1-"+strconv.FormatUint(h.Arg, 10)+" does not fit in i64")
 		}
 		return -1 - int64(h.Arg), nil
 	}
@@ -262,7 +259,7 @@ func (d *Decoder) Int32() (int32, error) {
 		return 0, err
 	}
 	if v < -1<<31 || v > 1<<31-1 {
-		return 0, errorf(ErrRange, start, strconv.FormatInt(v, 10)+" does not fit in i32")
+		return 0, Errorf(ErrRange, start, strconv.FormatInt(v, 10)+" does not fit in i32")
 	}
 	return int32(v), nil
 }
@@ -328,7 +325,7 @@ func (d *Decoder) str(m Major, want string) ([]byte, error) {
 				if s := d.buf[d.off+h:]; n <= len(s) {
 					s = s[:n:n]
 					if m == MajorText && !d.trusted && !ValidUTF8(s) {
-						return nil, errorf(ErrUTF8, d.off, "text string is not valid UTF-8")
+						return nil, Errorf(ErrUTF8, d.off, "text string is not valid UTF-8")
 					}
 					d.off += h + n
 					return s, nil
@@ -348,7 +345,7 @@ func (d *Decoder) str(m Major, want string) ([]byte, error) {
 		return nil, err
 	}
 	if m == MajorText && !d.trusted && !ValidUTF8(s) {
-		return nil, errorf(ErrUTF8, start, "text string is not valid UTF-8")
+		return nil, Errorf(ErrUTF8, start, "text string is not valid UTF-8")
 	}
 	return s, nil
 }
@@ -356,7 +353,7 @@ func (d *Decoder) str(m Major, want string) ([]byte, error) {
 // chunk consumes n bytes of string content.
 func (d *Decoder) chunk(n uint64, what string) ([]byte, error) {
 	if n > uint64(len(d.buf)-d.off) {
-		return nil, errorf(ErrTruncated, d.off, "string of "+strconv.FormatUint(n, 10)+" bytes with "+strconv.Itoa(len(d.buf)-d.off)+" left, in "+what)
+		return nil, Errorf(ErrTruncated, d.off, "string of "+strconv.FormatUint(n, 10)+" bytes with "+strconv.Itoa(len(d.buf)-d.off)+" left, in "+what)
 	}
 	s := d.buf[d.off : d.off+int(n) : d.off+int(n)]
 	d.off += int(n)
@@ -378,14 +375,14 @@ func (d *Decoder) indefiniteString(m Major, start int) ([]byte, error) {
 			return nil, err
 		}
 		if h.Major != m || h.Indefinite {
-			return nil, errorf(ErrMalformed, cs, "chunk of an indefinite "+m.String()+" is a "+h.Major.String())
+			return nil, Errorf(ErrMalformed, cs, "chunk of an indefinite "+m.String()+" is a "+h.Major.String())
 		}
 		c, err := d.chunk(h.Arg, m.String()+" chunk")
 		if err != nil {
 			return nil, err
 		}
 		if m == MajorText && !d.trusted && !ValidUTF8(c) {
-			return nil, errorf(ErrUTF8, cs, "text chunk is not valid UTF-8")
+			return nil, Errorf(ErrUTF8, cs, "text chunk is not valid UTF-8")
 		}
 		out = append(out, c...)
 	}
@@ -426,7 +423,7 @@ func (d *Decoder) container(m Major, want string) (int, error) {
 		if m == MajorMap {
 			unit = " pairs"
 		}
-		return 0, errorf(ErrTruncated, start, want+" of "+strconv.FormatUint(h.Arg, 10)+unit+" with only "+strconv.FormatUint(left, 10)+" bytes left")
+		return 0, Errorf(ErrTruncated, start, want+" of "+strconv.FormatUint(h.Arg, 10)+unit+" with only "+strconv.FormatUint(left, 10)+" bytes left")
 	}
 	return int(h.Arg), nil
 }
@@ -559,7 +556,7 @@ func (d *Decoder) skipSlow() error {
 			top := &open[len(open)-1]
 			if d.off < len(d.buf) && d.buf[d.off] == Break {
 				if top.isMap && top.items%2 != 0 {
-					return errorf(ErrMalformed, d.off, "indefinite-length map ends after a key")
+					return Errorf(ErrMalformed, d.off, "indefinite-length map ends after a key")
 				}
 				d.off++
 				pending = top.saved
@@ -585,12 +582,12 @@ func (d *Decoder) skipSlow() error {
 			} else if s, err := d.chunk(h.Arg, h.Major.String()); err != nil {
 				return err
 			} else if h.Major == MajorText && !d.trusted && !ValidUTF8(s) {
-				return errorf(ErrUTF8, start, "text string is not valid UTF-8")
+				return Errorf(ErrUTF8, start, "text string is not valid UTF-8")
 			}
 		case MajorArray, MajorMap:
 			if h.Indefinite {
 				if len(open) >= MaxSkipNesting {
-					return errorf(ErrDepth, start, "more than "+strconv.Itoa(MaxSkipNesting)+" nested indefinite-length containers")
+					return Errorf(ErrDepth, start, "more than "+strconv.Itoa(MaxSkipNesting)+" nested indefinite-length containers")
 				}
 				open = append(open, indef{saved: pending, isMap: h.Major == MajorMap})
 				pending = 0
@@ -599,18 +596,18 @@ func (d *Decoder) skipSlow() error {
 			n := h.Arg
 			if h.Major == MajorMap {
 				if n > left/2 {
-					return errorf(ErrTruncated, start, "map of "+strconv.FormatUint(n, 10)+" pairs with only "+strconv.FormatUint(left, 10)+" bytes left")
+					return Errorf(ErrTruncated, start, "map of "+strconv.FormatUint(n, 10)+" pairs with only "+strconv.FormatUint(left, 10)+" bytes left")
 				}
 				n *= 2
 			} else if n > left {
-				return errorf(ErrTruncated, start, "array of "+strconv.FormatUint(n, 10)+" elements with only "+strconv.FormatUint(left, 10)+" bytes left")
+				return Errorf(ErrTruncated, start, "array of "+strconv.FormatUint(n, 10)+" elements with only "+strconv.FormatUint(left, 10)+" bytes left")
 			}
 			pending += n
 		case MajorTag:
 			pending++ // the tagged item follows
 		case MajorSimple:
 			if h.Indefinite {
-				return errorf(ErrMalformed, start, "unexpected break code")
+				return Errorf(ErrMalformed, start, "unexpected break code")
 			}
 		}
 	}
@@ -624,14 +621,14 @@ func (d *Decoder) skipIndefiniteString(m Major) error {
 			return err
 		}
 		if h.Major != m || h.Indefinite {
-			return errorf(ErrMalformed, cs, "chunk of an indefinite "+m.String()+" is a "+h.Major.String())
+			return Errorf(ErrMalformed, cs, "chunk of an indefinite "+m.String()+" is a "+h.Major.String())
 		}
 		c, err := d.chunk(h.Arg, m.String()+" chunk")
 		if err != nil {
 			return err
 		}
 		if m == MajorText && !d.trusted && !ValidUTF8(c) {
-			return errorf(ErrUTF8, cs, "text chunk is not valid UTF-8")
+			return Errorf(ErrUTF8, cs, "text chunk is not valid UTF-8")
 		}
 	}
 	return nil

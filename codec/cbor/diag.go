@@ -146,7 +146,7 @@ func AppendDiag(dst []byte, b []byte) ([]byte, error) {
 			done := top.n >= 0 && top.i == top.n
 			if top.n < 0 && d.Break() {
 				if top.major == MajorMap && top.i%2 != 0 {
-					return dst, errorf(ErrMalformed, d.Offset()-1, "indefinite-length map ends after a key")
+					return dst, Errorf(ErrMalformed, d.Offset()-1, "indefinite-length map ends after a key")
 				}
 				done = true
 			}
@@ -203,7 +203,7 @@ func AppendDiag(dst []byte, b []byte) ([]byte, error) {
 			}
 		case MajorArray, MajorMap:
 			if len(stack) >= MaxDiagNesting {
-				return dst, errorf(ErrDepth, start, "more than "+strconv.Itoa(MaxDiagNesting)+" nested items")
+				return dst, Errorf(ErrDepth, start, "more than "+strconv.Itoa(MaxDiagNesting)+" nested items")
 			}
 			o := open{major: h.Major, n: -1}
 			if !h.Indefinite {
@@ -212,7 +212,7 @@ func AppendDiag(dst []byte, b []byte) ([]byte, error) {
 					per = 2
 				}
 				if h.Arg > uint64(d.Len())/per {
-					return dst, errorf(ErrTruncated, start, h.Major.String()+" of "+strconv.FormatUint(h.Arg, 10)+" elements with only "+strconv.Itoa(d.Len())+" bytes left")
+					return dst, Errorf(ErrTruncated, start, h.Major.String()+" of "+strconv.FormatUint(h.Arg, 10)+" elements with only "+strconv.Itoa(d.Len())+" bytes left")
 				}
 				o.n = int64(h.Arg * per)
 			}
@@ -228,7 +228,7 @@ func AppendDiag(dst []byte, b []byte) ([]byte, error) {
 			leaf = false
 		case MajorTag:
 			if len(stack) >= MaxDiagNesting {
-				return dst, errorf(ErrDepth, start, "more than "+strconv.Itoa(MaxDiagNesting)+" nested items")
+				return dst, Errorf(ErrDepth, start, "more than "+strconv.Itoa(MaxDiagNesting)+" nested items")
 			}
 			dst = strconv.AppendUint(dst, h.Arg, 10)
 			dst = append(dst, '(')
@@ -237,7 +237,7 @@ func AppendDiag(dst []byte, b []byte) ([]byte, error) {
 		case MajorSimple:
 			switch {
 			case h.Indefinite:
-				return dst, errorf(ErrMalformed, start, "unexpected break code")
+				return dst, Errorf(ErrMalformed, start, "unexpected break code")
 			case h.Info == 25:
 				dst = append(dst, floatDiag(halfToFloat(uint16(h.Arg)))...)
 			case h.Info == 26:

@@ -11,4 +11,13 @@
 // It accepts indefinite-length items, as the protocol's receivers must.
 // A FieldIter reads a map of integer keys as the protocol's maps are read:
 // null as absent, unknown keys skipped, the keys present collected.
+//
+// Below the Decoder sit the pieces the protocol's decoders are built of, in
+// this package so that the codec and the borrowed views share one reading
+// of every rule: readers and writers at an offset of a byte slice (UintAt,
+// ValidTextAt, PutUint and the like) for their straight-line fast paths;
+// the schema's array shapes as Decoder methods (FixedArray, Int32Array,
+// ArrayHeadOf); Errorf, WithField and WithIndex, which give their errors
+// the same offsets and field paths as the Decoder's; and TrustedAt, a
+// Decoder for a second pass over bytes already validated.
 package cbor

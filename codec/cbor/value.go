@@ -59,7 +59,7 @@ func (d *Decoder) Value() (Value, error) { return d.value(0) }
 func (d *Decoder) value(depth int) (Value, error) {
 	start := d.off
 	if depth > MaxValueDepth {
-		return Value{}, errorf(ErrDepth, start, "more than "+strconv.Itoa(MaxValueDepth)+" nested items")
+		return Value{}, Errorf(ErrDepth, start, "more than "+strconv.Itoa(MaxValueDepth)+" nested items")
 	}
 	h, err := d.ReadHead()
 	if err != nil {
@@ -99,7 +99,7 @@ func (d *Decoder) value(depth int) (Value, error) {
 		for i := 0; d.More(n, i); i++ {
 			for j := 0; j < per; j++ {
 				if n < 0 && j == 1 && d.off < len(d.buf) && d.buf[d.off] == Break {
-					return Value{}, errorf(ErrMalformed, d.off, "indefinite-length map ends after a key")
+					return Value{}, Errorf(ErrMalformed, d.off, "indefinite-length map ends after a key")
 				}
 				it, err := d.value(depth + 1)
 				if err != nil {
@@ -120,7 +120,7 @@ func (d *Decoder) value(depth int) (Value, error) {
 	case MajorSimple:
 		switch {
 		case h.Indefinite:
-			return Value{}, errorf(ErrMalformed, start, "unexpected break code")
+			return Value{}, Errorf(ErrMalformed, start, "unexpected break code")
 		case h.Info == 25:
 			v.Kind, v.Uint, v.Float = KindFloat, 2, halfToFloat(uint16(h.Arg))
 		case h.Info == 26:

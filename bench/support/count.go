@@ -1,0 +1,82 @@
+package support
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"runtime/debug"
+	"strconv"
+)
+
+// Instruction counts of the timed loops, for make micro-count (mk/count.mk):
+// with CountEnv set to "callgrind" in the environment, CountAllocs switches
+// callgrind's instrumentation on right before the timed loop and Stop
+// dumps the counters right after it, under CountDumpName, and switches it
+// off again. Everything else a benchmark does (building its input, the
+// checks before timing, testing's own bookkeeping) runs uninstrumented.
+// cmd/benchcount runs the binaries under callgrind and turns the dumps into
+// instructions/op by differencing two runs of one benchmark.
+
+// CountEnv is the environment variable that turns the dumps on.
+const CountEnv = "WIREBENCH_COUNT"
+
+// counting is whether CountEnv asks for callgrind dumps.
+var counting = os.Getenv(CountEnv) == "callgrind"
+
+// settleHeap, in a count, is called before each counted loop: a
+// collection that returns every free page to the OS (debug.FreeOSMemory).
+// Whether a loop's allocations get pages never used (that need no zeroing)
+// or pages freed before (that do) would otherwise depend on the heap's
+// history, which setup code iterating maps in random order varies from
+// process to process, and on the background scavenger, which returns
+// freed pages at a pace set by wall time. After it, every loop starts from
+// the same state: its allocations get pages the OS zeroed. Allocating
+// loops are therefore counted without the zeroing a long-running process
+// pays on reused pages; allocs/op and B/op beside each count show them.
+func settleHeap() { debug.FreeOSMemory() }
+
+// CountAllocsPrefix starts the line, on stderr, that gives the allocations
+// of each counted run (every run, b.N=1 ones too, so that the count can
+// difference them as it does the instructions):
+//
+//	wirebench-allocs <benchmark name> <b.N> <allocations> <bytes>
+const CountAllocsPrefix = "wirebench-allocs"
+
+func countAllocs(name string, n int, allocs, bytes uint64) {
+	fmt.Fprintf(os.Stderr, "%s %s %d %d %d\n", CountAllocsPrefix, name, n, allocs, bytes)
+}
+
+// CountDumpName is the name a timed loop's dump carries: the benchmark's
+// name and its b.N, separated by a space (a benchmark name has none).
+func CountDumpName(name string, n int) string {
+	return "wirebench " + name + " " + strconv.Itoa(n)
+}
+
+// The selection of a count's class (cmd/benchcount runs each class in its
+// own process): support.Run runs a sub-benchmark only when its full name
+// matches WIREBENCH_COUNT_ONLY and WIREBENCH_COUNT_ALSO and not
+// WIREBENCH_COUNT_SKIP.
+var (
+	countOnly = countPattern("WIREBENCH_COUNT_ONLY")
+	countSkip = countPattern("WIREBENCH_COUNT_SKIP")
+	countAlso = countPattern("WIREBENCH_COUNT_ALSO") // a second pattern to match (the rows an extra process counts)
+)
+
+func countPattern(env string) *regexp.Regexp {
+	v := os.Getenv(env)
+	if !counting || v == "" {
+		return nil
+	}
+	re, err := regexp.Compile(v)
+	if err != nil {
+		panic(fmt.Sprintf("support: %s: %v", env, err))
+	}
+	return re
+}
+
+// countSelected reports whether the benchmark of full name runs in this
+// count (always, outside a count).
+func countSelected(name string) bool {
+	return (countOnly == nil || countOnly.MatchString(name)) && (countSkip == nil || !countSkip.MatchString(name)) &&
+		(countAlso == nil || countAlso.MatchString(name))
+}
