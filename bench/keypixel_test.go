@@ -5,10 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"slices"
@@ -52,30 +50,8 @@ func BenchmarkKeyToPixel(b *testing.B) {
 		keyToPixel(b, c)
 	})
 	b.Run("path=glass", func(b *testing.B) {
-		relay, err := rfbgate.NewRelay(rfbgate.Config{
-			Computers: []rfbgate.Computer{{Name: "k2p", Addr: xaddr, Password: rfbgate.NewSecret(pw)}},
-			Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-		hs := httptest.NewServer(rfbgate.NewHandler(relay, rfbgate.HandlerOptions{}))
-		defer func() { relay.Close(); hs.Close() }()
-		tk, err := relay.Watch("k2p", "bench")
-		if err != nil {
-			b.Fatal(err)
-		}
-		c := rfbDialWS(b, "ws"+strings.TrimPrefix(hs.URL, "http")+"/v1/streams/computers/glass?ticket="+tk.Token)
-		defer c.Close()
-		if err := rfbNoneHandshake(c); err != nil {
-			b.Fatal(err)
-		}
-		for deadline := time.Now().Add(5 * time.Second); relay.Viewers("k2p") == 0; time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				b.Fatal("the viewer was not counted open")
-			}
-		}
-		resp, err := http.Post(hs.URL+"/v1/tools/computers.takeover", "application/json", strings.NewReader(`{"agent":"k2p","surface":"bench"}`))
+		hs, c := rfbGlassViewer(b, xaddr, pw)
+		resp, err := http.Post(hs.URL+"/v1/tools/computers.takeover", "application/json", strings.NewReader(`{"agent":"bench","surface":"bench"}`))
 		if err != nil || resp.StatusCode != http.StatusOK {
 			b.Fatalf("take-over: %v %v", resp, err)
 		}

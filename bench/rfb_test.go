@@ -86,24 +86,7 @@ func BenchmarkRelay(b *testing.B) {
 	})
 
 	b.Run("path=glass", func(b *testing.B) {
-		relay, err := rfbgate.NewRelay(rfbgate.Config{
-			Computers: []rfbgate.Computer{{Name: "bench", Addr: srv.Addr(), Password: rfbgate.NewSecret(rfbBenchPassword)}},
-			Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-		hs := httptest.NewServer(rfbgate.NewHandler(relay, rfbgate.HandlerOptions{}))
-		defer func() { relay.Close(); hs.Close() }()
-		tk, err := relay.Watch("bench", "bench")
-		if err != nil {
-			b.Fatal(err)
-		}
-		c := rfbDialWS(b, "ws"+strings.TrimPrefix(hs.URL, "http")+"/v1/streams/computers/glass?ticket="+tk.Token)
-		defer c.Close()
-		if err := rfbNoneHandshake(c); err != nil {
-			b.Fatal(err)
-		}
+		_, c := rfbGlassViewer(b, srv.Addr(), rfbBenchPassword)
 		rfbReadBlocks(b, c)
 	})
 
@@ -114,6 +97,36 @@ func BenchmarkRelay(b *testing.B) {
 		defer c.Close()
 		rfbVNCReadBlocks(b, c)
 	})
+}
+
+// rfbGlassViewer runs glass in this process for the VNC server at addr
+// (computer "bench") and opens one viewer through it, past ServerInit; both
+// end with the benchmark.
+func rfbGlassViewer(b *testing.B, addr, password string) (hs *httptest.Server, c net.Conn) {
+	relay, err := rfbgate.NewRelay(rfbgate.Config{
+		Computers: []rfbgate.Computer{{Name: "bench", Addr: addr, Password: rfbgate.NewSecret(password)}},
+		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hs = httptest.NewServer(rfbgate.NewHandler(relay, rfbgate.HandlerOptions{}))
+	b.Cleanup(func() { relay.Close(); hs.Close() })
+	tk, err := relay.Watch("bench", "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	c = rfbDialWS(b, "ws"+strings.TrimPrefix(hs.URL, "http")+"/v1/streams/computers/glass?ticket="+tk.Token)
+	b.Cleanup(func() { c.Close() })
+	if err := rfbNoneHandshake(c); err != nil {
+		b.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); relay.Viewers("bench") == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			b.Fatal("the viewer was not counted open")
+		}
+	}
+	return hs, c
 }
 
 // rfbVNCReadBlocks does the client's VNC handshake on c, then reads b.N
@@ -158,46 +171,21 @@ func rfbDialWS(b *testing.B, url string) net.Conn {
 		b.Fatalf("dial %s: %v", url, err)
 	}
 	ws.SetReadLimit(-1)
-	return &wsStream{Conn: websocket.NetConn(context.Background(), ws, websocket.MessageBinary), ws: ws}
+	return &wsStream{Conn: websocket.NetConn(context.Background(), ws, websocket.MessageBinary), rw: rfbgate.ByteStream(ws)}
 }
 
 // wsStream reads and writes a WebSocket's binary messages as one byte
-// stream, as noVNC does, with no context per message (coder/websocket's
-// NetConn costs a few allocations per message read, which would be counted
-// against the relay). Deadlines are NetConn's and do not bound its reads.
+// stream, as noVNC does, with no context per message (rfbgate.ByteStream:
+// coder/websocket's NetConn costs a few allocations per message read,
+// which would be counted against the relay). Deadlines are NetConn's and
+// do not bound its reads.
 type wsStream struct {
 	net.Conn // Close, addresses and deadlines
-	ws       *websocket.Conn
-	r        io.Reader // the message being read
+	rw       io.ReadWriter
 }
 
-func (s *wsStream) Read(p []byte) (int, error) {
-	for {
-		if s.r == nil {
-			_, r, err := s.ws.Reader(context.Background())
-			if err != nil {
-				return 0, err
-			}
-			s.r = r
-		}
-		n, err := s.r.Read(p)
-		if err == io.EOF {
-			s.r = nil
-			if n == 0 {
-				continue
-			}
-			err = nil
-		}
-		return n, err
-	}
-}
-
-func (s *wsStream) Write(p []byte) (int, error) {
-	if err := s.ws.Write(context.Background(), websocket.MessageBinary, p); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
+func (s *wsStream) Read(p []byte) (int, error)  { return s.rw.Read(p) }
+func (s *wsStream) Write(p []byte) (int, error) { return s.rw.Write(p) }
 
 // rfbNoneHandshake is the browser's side of the relay's RFB 3.8 handshake.
 func rfbNoneHandshake(c net.Conn) error {

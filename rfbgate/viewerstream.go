@@ -129,8 +129,15 @@ func (v *viewer) closeViewer(code websocket.StatusCode, reason string) bool {
 	return !(errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET))
 }
 
-// clientStream is the browser's side as one byte stream, as noVNC sees
-// it: binary WebSocket messages read back to back, each write one message.
+// ByteStream reads and writes ws as one byte stream, as noVNC does:
+// binary messages read back to back, each Write one binary message, with
+// no context (so no allocation per message; close ws to end a blocked
+// Read). A close frame from the peer comes back from Read as a
+// websocket.CloseError with its code and reason. The relay reads its
+// browsers this way; a Go viewer of glass can too.
+func ByteStream(ws *websocket.Conn) io.ReadWriter { return &clientStream{ws: ws} }
+
+// clientStream is ByteStream's stream.
 type clientStream struct {
 	ws *websocket.Conn
 	r  io.Reader // the message being read
