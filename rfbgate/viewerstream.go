@@ -35,10 +35,14 @@ var reasonTooBig = fmt.Sprintf("read limited at %d bytes", maxClientMessage+1)
 // 6455: 125 bytes of payload, 2 of them the code).
 const maxCloseReason = 123
 
-// closeGrace is how long a viewer's close frame (and the rest of a message
-// already being written) may take to leave the socket before the relay
-// drops the connection without it.
+// closeGrace is how long the close frame of a viewer that stopped reading
+// (and the rest of the message already being written) may take to leave
+// the socket before the relay drops the connection without it.
 const closeGrace = time.Second
+
+// closeWait bounds the same for every other end (coder/websocket waits as
+// long for its write lock before a close frame).
+const closeWait = 5 * time.Second
 
 // Who ended a viewer's stream.
 const (
@@ -112,14 +116,15 @@ func (v *viewer) clientReadEnded(err error) {
 	v.endBy(endedByViewer, websocket.StatusAbnormalClosure, reasonClientGone)
 }
 
-// closeViewer sends the viewer's close frame with a short deadline, then
-// drops the connection: a viewer that reads again within closeGrace gets
-// the rest of the message being written and the close frame; one whose
-// socket takes nothing more is dropped without it. It reports whether the
-// close frame was written (for the viewer's own close, the echo).
+// closeViewer sends the viewer's close frame with a deadline, then drops
+// the connection: a viewer whose socket takes the rest of the message being
+// written and the close frame within closeWait (closeGrace for one that
+// stopped reading: stalled set it) gets them; one whose socket takes
+// nothing more is dropped without. It reports whether the close frame was
+// written (for the viewer's own close, the echo).
 func (v *viewer) closeViewer(code websocket.StatusCode, reason string) bool {
-	if v.raw != nil {
-		v.raw.SetWriteDeadline(time.Now().Add(closeGrace))
+	if v.raw != nil && reason != reasonStalled {
+		v.raw.SetWriteDeadline(time.Now().Add(closeWait))
 	}
 	if code == websocket.StatusAbnormalClosure { // the connection is gone: nothing to send
 		v.ws.CloseNow()
