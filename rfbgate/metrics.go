@@ -37,7 +37,7 @@ type relayMetrics struct {
 
 // viewerTotals is what viewers of one computer counted.
 type viewerTotals struct {
-	toViewer, toComputer, withheld uint64
+	toViewer, toComputer, withheld, messages uint64
 	passed, dropped, refused       [256]uint64
 }
 
@@ -46,6 +46,7 @@ func (t *viewerTotals) add(v *viewer) {
 	t.toViewer += v.toViewer.Load()
 	t.toComputer += v.toComputer.Load()
 	t.withheld += v.withheld.Load()
+	t.messages += v.messages.Load()
 	v.mu.Lock()
 	st := &v.gate.stats
 	for i := range st.PassedByType {
@@ -65,6 +66,8 @@ var (
 		[]string{"computer", "type", "verdict"}, nil)
 	descWithheld = prometheus.NewDesc("glass_server_messages_withheld_total", "Server messages withheld from viewers without the keyboard (clipboard), counted once per viewer.",
 		[]string{"computer", "type"}, nil)
+	descMessages = prometheus.NewDesc("glass_viewer_messages_total", "WebSocket messages sent to viewers: each carries what Xvnc had ready, up to 256 KiB (glass_bytes_total{direction=\"to_viewer\"} over this is the batch size).",
+		[]string{"computer"}, nil)
 	descDialWaits = prometheus.NewDesc("glass_dial_limiter_waits_total", "Viewers that waited in line for a handshake slot with the computer's Xvnc.",
 		[]string{"computer"}, nil)
 	descDialTurnedAway = prometheus.NewDesc("glass_dial_turned_away_total", "Viewers closed with 1013 before reaching Xvnc: queue_full, or deadline (not connected within the dial wait).",
@@ -196,7 +199,7 @@ type relayCollector struct {
 
 // Describe sends the collector's descriptions.
 func (c *relayCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descViewers, descBytes, descClientMsgs, descWithheld, descDialWaits, descDialTurnedAway} {
+	for _, d := range []*prometheus.Desc{descViewers, descBytes, descMessages, descClientMsgs, descWithheld, descDialWaits, descDialTurnedAway} {
 		ch <- d
 	}
 }
@@ -239,6 +242,7 @@ func (c *relayCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descViewers, prometheus.GaugeValue, float64(watchers), agent, roleWatcher)
 		counter(descBytes, t.toViewer, agent, "to_viewer")
 		counter(descBytes, t.toComputer, agent, "to_computer")
+		counter(descMessages, t.messages, agent)
 		counter(descWithheld, t.withheld, agent, "ServerCutText")
 		for typ := range 256 {
 			for _, vc := range []struct {

@@ -243,6 +243,7 @@ type viewer struct {
 	opened time.Time
 
 	toViewer   atomic.Uint64 // bytes sent to the browser (WebSocket payload)
+	messages   atomic.Uint64 // WebSocket messages sent to the browser (batches)
 	toComputer atomic.Uint64 // bytes written to Xvnc
 	withheld   atomic.Uint64 // ServerCutText messages withheld from this viewer
 

@@ -200,6 +200,7 @@ func (v *viewer) pumpServer(up *upstream) {
 			return false
 		}
 		v.toViewer.Add(uint64(out))
+		v.messages.Add(1)
 		return true
 	}
 	for {
