@@ -178,7 +178,9 @@ func TestBrowserBatchedMessages(t *testing.T) {
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.body.dataset.state === "watching"`, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
 		t.Fatalf("noVNC did not connect: %v\nrelay log:\n%s", err, tr.logs.String())
 	}
-	m := waitMetric(t, tr.Relay, func(m metrics) bool { return m.get("glass_bytes_total", "direction", "to_viewer") >= float64(len(script)) })
+	m := waitMetric(t, tr.Relay, func(m metrics) bool {
+		return m.get("glass_bytes_total", "direction", "to_viewer") >= float64(len(script))
+	})
 	bytesOut, msgs := m.get("glass_bytes_total", "direction", "to_viewer"), m.get("glass_viewer_messages_total")
 	if bytesOut != float64(len(script)) || msgs == 0 || bytesOut/msgs <= serverBatchMin {
 		t.Fatalf("glass sent %v bytes in %v messages; want all %d bytes in messages averaging over %d", bytesOut, msgs, len(script), serverBatchMin)

@@ -38,7 +38,7 @@ type relayMetrics struct {
 // viewerTotals is what viewers of one computer counted.
 type viewerTotals struct {
 	toViewer, toComputer, withheld, messages uint64
-	passed, dropped, refused       [256]uint64
+	passed, dropped, refused                 [256]uint64
 }
 
 // add adds one open viewer's counters (under v.mu for its gate).
