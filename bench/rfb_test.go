@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -67,7 +68,8 @@ const rfbBenchPassword = "bench-pw"
 // operation is 1 MiB relayed, so allocs/op is allocations per MiB; they are
 // the whole process's (relay, synthetic server and client), and the
 // WebSocket client reads without a context per message (wsStream) so that
-// they are the relay's.
+// they are the relay's. cpu-ms/MiB is this process's CPU time per MiB
+// (server and client on every path, glass too on its own).
 func BenchmarkRelay(b *testing.B) {
 	payload := support.RFBFramebufferUpdates(1, 8<<20)
 	srv, err := support.NewRFBServer(rfbBenchPassword, payload)
@@ -140,6 +142,17 @@ func rfbVNCReadBlocks(b *testing.B, c net.Conn) {
 	rfbReadBlocks(b, c)
 }
 
+// processCPU is this process's user and system CPU time so far, in
+// seconds: BenchmarkRelay's cpu-ms/MiB, which a busy host changes less than
+// it changes MB/s (websockify's own CPU, another process, is not in it).
+func processCPU(b *testing.B) float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
 // rfbReadBlocks reads b.N blocks of server bytes.
 func rfbReadBlocks(b *testing.B, c net.Conn) {
 	buf := make([]byte, 256<<10)
@@ -147,6 +160,7 @@ func rfbReadBlocks(b *testing.B, c net.Conn) {
 	b.ReportAllocs()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
+	cpu0 := processCPU(b)
 	b.ResetTimer()
 	want := int64(b.N) * rfbRelayBlock
 	for got := int64(0); got < want; {
@@ -159,7 +173,9 @@ func rfbReadBlocks(b *testing.B, c net.Conn) {
 	}
 	b.StopTimer()
 	runtime.ReadMemStats(&m1)
-	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/(float64(want)/(1<<20)), "allocs/MiB")
+	mib := float64(want) / (1 << 20)
+	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/mib, "allocs/MiB")
+	b.ReportMetric((processCPU(b)-cpu0)*1e3/mib, "cpu-ms/MiB")
 }
 
 // rfbDialWS opens a binary WebSocket as noVNC does (subprotocol "binary").
