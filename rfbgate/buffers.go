@@ -30,6 +30,15 @@ package rfbgate
 // read would wait (see upstream). Its buffer starts at serverBatchMin and
 // doubles only when a batch fills it while Xvnc still has more: a viewer
 // on a slow or idle computer keeps the small one.
+//
+// The cap is a trade. BenchmarkRelay (one viewer, interleaved rounds on a
+// busy host) measured the CPU glass adds per MiB relayed, over the same
+// bytes read straight from the server: 0.99 ms with batches of at most
+// 64 KiB, 0.66 at 128 KiB, 0.56 at 256 KiB (1.08 before batching, with a
+// cancelable context per write). But under BenchmarkRelayScale's load
+// (Xvnc sending whole Raw frames as fast as it can) every viewer's buffer
+// grows to the cap: RSS per viewer was 455 KB at 50 viewers and 441 KB at
+// 200, against 289 and 172 KB with 64 KiB reads.
 const (
 	// serverBatchMin is the batch buffer a viewer starts with.
 	serverBatchMin = 64 << 10
