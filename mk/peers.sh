@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # mk/peers.sh — make sure the real peers of the relay's tests are here before
-# `make test` runs them: Xvnc, vncpasswd, xinput, xclip (TigerVNC and X tools),
+# `make test` runs them: Xvnc, vncpasswd, xinput, xclip, xkbwatch (TigerVNC and X tools),
 # Chromium, websockify (Debian packages, .ci/install-rfb.sh), valgrind (the
 # workbench's counts, .ci/install-valgrind.sh) and noVNC (npm).
 #
@@ -40,7 +40,7 @@ ensure() {
 	fi
 }
 
-ensure .ci/install-rfb.sh Xvnc vncpasswd xinput xkbcomp xclip chromium websockify
+ensure .ci/install-rfb.sh Xvnc vncpasswd xinput xkbcomp xclip xkbwatch chromium websockify
 # valgrind: the workbench's instruction counts (bench/internal/callgrind's test).
 ensure .ci/install-valgrind.sh valgrind
 

@@ -17,9 +17,10 @@ glass:
 rfbgate-test: $(NOVNC_DIR)/core/rfb.js
 	$(GO) test -count=1 ./rfbgate/ ./cmd/glass/
 
-# The gate and relay benchmarks only, and the server-stream framer's own.
+# The gate and relay benchmarks only (key-to-pixel latency included), and
+# the server-stream framer's own.
 rfbgate-bench:
-	$(GO) test -run '^$$' -bench 'BenchmarkGate|BenchmarkRelay' -benchmem ./bench/
+	$(GO) test -run '^$$' -bench 'BenchmarkGate|BenchmarkRelay|BenchmarkKeyToPixel' -benchmem ./bench/
 	$(GO) test -run '^$$' -bench 'BenchmarkServerFilter' -benchmem ./rfbgate/
 
 # The scale figures: 1, 50 and 200 viewers through glass (its own process)

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -647,6 +648,15 @@ func TestClientMessageLimit(t *testing.T) {
 		}
 		if !c.ok && status != websocket.StatusMessageTooBig {
 			t.Fatalf("%d bytes: want close 1009, got %v (status %d)", c.n, rerr, status)
+		}
+		if !c.ok { // the log carries the code and reason the browser got
+			var ce websocket.CloseError
+			errors.As(rerr, &ce)
+			want := fmt.Sprintf(`by=relay code=1009 reason="%s"`, ce.Reason)
+			waitFor(t, func() bool { return strings.Contains(tr.logs.String(), want) })
+			if ce.Reason != reasonTooBig {
+				t.Fatalf("1009 reason %q, want %q", ce.Reason, reasonTooBig)
+			}
 		}
 		v.close()
 	}

@@ -82,6 +82,7 @@ type DialStats struct {
 	AuthFailures int64 // attempts where Xvnc refused the password (never retried)
 	QueueFull    int64 // viewers closed because the queue was full
 	Expired      int64 // viewers closed because their deadline passed
+	Waits        int64 // viewers that waited in line for a slot
 	MaxInFlight  int   // the most handshakes in flight at once so far
 }
 
@@ -137,6 +138,7 @@ func (l *dialLimiter) acquire(ctx context.Context) error {
 	}
 	w := &dialWaiter{ready: make(chan struct{})}
 	l.waiters = append(l.waiters, w)
+	l.stats.Waits++
 	l.mu.Unlock()
 	select {
 	case <-w.ready:
@@ -295,6 +297,7 @@ func (r *Relay) dialComputer(ctx context.Context, ws *websocket.Conn, comp Compu
 			return nil, nil, false
 		}
 		server, init, err := r.dialAttempt(ctx, comp, deadline)
+		r.metrics.dialAttempt(comp.Name, err)
 		var proven *bool
 		switch {
 		case err == nil:

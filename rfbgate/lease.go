@@ -85,6 +85,7 @@ type leases struct {
 	nextSub  int
 	dropped  uint64
 	onChange func(agent string)
+	onEvent  func(leaseEvent) // the relay's log and metrics (logging.go); under mu, never blocks
 }
 
 // newLeases returns an empty lease table; ttl <= 0 takes DefaultLeaseTTL.
@@ -93,7 +94,7 @@ func newLeases(ttl time.Duration, onChange func(agent string)) *leases {
 	if ttl <= 0 {
 		ttl = DefaultLeaseTTL
 	}
-	return &leases{ttl: ttl, m: make(map[string]*lease), subs: make(map[int]chan leaseEvent), onChange: onChange}
+	return &leases{ttl: ttl, m: make(map[string]*lease), subs: make(map[int]chan leaseEvent), onChange: onChange, onEvent: func(leaseEvent) {}}
 }
 
 // TTL is the lease lifetime after a renewal.
@@ -295,6 +296,7 @@ func (l *leases) Dropped() uint64 {
 
 func (l *leases) publishLocked(evs []leaseEvent) {
 	for _, ev := range evs {
+		l.onEvent(ev)
 		for id, ch := range l.subs {
 			select {
 			case ch <- ev:

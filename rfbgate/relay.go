@@ -1,9 +1,11 @@
 package rfbgate
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -64,6 +66,7 @@ type Relay struct {
 	tickets   *tickets
 	leases    *leases
 	clips     clipboards
+	metrics   *relayMetrics
 
 	mu       sync.Mutex
 	viewers  map[string]map[*viewer]struct{}
@@ -130,6 +133,8 @@ func NewRelay(cfg Config) (*Relay, error) {
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.tickets = newTickets(cfg.TicketTTL, nil)
 	r.leases = newLeases(cfg.LeaseTTL, r.applyLease)
+	r.metrics = newRelayMetrics(r)
+	r.leases.onEvent = r.leaseChanged
 	return r, nil
 }
 
@@ -253,7 +258,19 @@ type viewer struct {
 
 	filter *serverFilter // the server-to-client stream (pumpServer's goroutine)
 
+	ws     *websocket.Conn
+	raw    net.Conn // the browser's TCP connection under ws (write deadlines); nil if unknown
+	remote string   // the browser's address
+	opened time.Time
+
+	toViewer   atomic.Uint64 // bytes sent to the browser (WebSocket payload)
+	messages   atomic.Uint64 // WebSocket messages sent to the browser (batches)
+	toComputer atomic.Uint64 // bytes written to Xvnc
+	withheld   atomic.Uint64 // ServerCutText messages withheld from this viewer
+
 	closeMu     sync.Mutex
+	ended       bool
+	closeBy     string // endedByRelay or endedByViewer
 	closeCode   websocket.StatusCode
 	closeReason string // first cause; see end
 }
@@ -301,7 +318,8 @@ func (v *viewer) releaseOnClose() {
 	v.out = v.gate.Release(v.out[:0])
 	if len(v.out) > 0 {
 		v.server.SetWriteDeadline(time.Now().Add(time.Second))
-		v.server.Write(v.out)
+		n, _ := v.server.Write(v.out)
+		v.toComputer.Add(uint64(n))
 	}
 }
 
@@ -310,7 +328,8 @@ func (v *viewer) writeServerLocked() error {
 		return nil
 	}
 	v.server.SetWriteDeadline(time.Now().Add(10 * time.Second))
-	_, err := v.server.Write(v.out)
+	n, err := v.server.Write(v.out)
+	v.toComputer.Add(uint64(n))
 	return err
 }
 
@@ -341,7 +360,8 @@ func (r *Relay) ServeStream(w http.ResponseWriter, req *http.Request) {
 		writeError(w, http.StatusNotFound, "unknown_computer", "computer "+tk.Agent+" is not configured")
 		return
 	}
-	ws, err := websocket.Accept(w, req, &websocket.AcceptOptions{
+	hc := &hijackCapture{ResponseWriter: w}
+	ws, err := websocket.Accept(hc, req, &websocket.AcceptOptions{
 		Subprotocols:    []string{"binary"},
 		OriginPatterns:  r.cfg.OriginPatterns,
 		CompressionMode: websocket.CompressionDisabled,
@@ -359,11 +379,29 @@ func (r *Relay) ServeStream(w http.ResponseWriter, req *http.Request) {
 	r.wg.Add(1)
 	r.mu.Unlock()
 	defer r.wg.Done()
-	r.serveViewer(ws, comp, tk.Surface, streamID(tk.Token))
+	r.serveViewer(ws, hc.conn, req.RemoteAddr, comp, tk.Surface, streamID(tk.Token))
+}
+
+// hijackCapture keeps the connection coder/websocket hijacks, so that the
+// relay can bound its writes with a deadline (see closeViewer).
+type hijackCapture struct {
+	http.ResponseWriter
+	conn net.Conn
+}
+
+// Hijack hijacks the underlying connection and keeps it.
+func (h *hijackCapture) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	hj, ok := h.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("rfbgate: the HTTP server cannot hijack the connection")
+	}
+	c, brw, err := hj.Hijack()
+	h.conn = c
+	return c, brw, err
 }
 
 // serveViewer runs one viewer to its end.
-func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface, stream string) {
+func (r *Relay) serveViewer(ws *websocket.Conn, raw net.Conn, remote string, comp Computer, surface, stream string) {
 	ctx, cancel := context.WithCancel(r.ctx)
 	defer cancel()
 	log := r.log.With("agent", comp.Name, "surface", surface)
@@ -374,24 +412,34 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface, stream s
 	}
 	defer server.Close()
 
-	// The stream's own context outlives the viewer's: cancelling a
-	// coder/websocket read or write drops the connection without a close
-	// frame, so it is cancelled only after Close has sent one.
+	// The browser's side is read and written without a context (after the
+	// handshake's): cancelling a coder/websocket read or write drops the
+	// connection without a close frame, and a cancelable context costs
+	// allocations on every message. A blocked read ends when closeViewer
+	// closes the WebSocket; WriteTimeout is pumpServer's stall timer, and
+	// closeGrace bounds the end (closeViewer). Pings have their own context,
+	// cancelled only after the close frame.
 	connCtx, connCancel := context.WithCancel(context.Background())
 	defer connCancel()
-	client := websocket.NetConn(connCtx, ws, websocket.MessageBinary)
-	defer client.Close()
-	ws.SetReadLimit(maxClientMessage) // after NetConn, which turns the limit off
-	client.SetDeadline(time.Now().Add(r.cfg.HandshakeTimeout))
-	if err := serveClientHandshake(client, init); err != nil {
+	ws.SetReadLimit(maxClientMessage)
+	// The handshake's deadline drops the connection (a message reader
+	// keeps the context it started with, so the handshake cannot have one
+	// of its own: the rest of its last message is the stream's).
+	client := &clientStream{ws: ws}
+	hs := time.AfterFunc(r.cfg.HandshakeTimeout, func() { ws.CloseNow() })
+	err := serveClientHandshake(client, init)
+	if !hs.Stop() && err == nil {
+		err = fmt.Errorf("not done within %v", r.cfg.HandshakeTimeout)
+	}
+	if err != nil {
 		log.Info("rfbgate: browser handshake failed", "err", err)
+		ws.CloseNow()
 		return
 	}
-	client.SetDeadline(time.Time{})
 
-	v := &viewer{r: r, agent: comp.Name, surface: surface, stream: stream, gate: NewGate(r.cfg.Limits), server: server, cancel: cancel, out: make([]byte, 0, clientReadBuf)}
+	v := &viewer{r: r, agent: comp.Name, surface: surface, stream: stream, gate: NewGate(r.cfg.Limits), server: server, cancel: cancel, out: make([]byte, 0, clientReadBuf),
+		ws: ws, raw: raw, remote: remote, opened: time.Now()}
 	v.rtt.Store(-1)
-	var err error
 	if v.filter, err = newServerFilter(init.Raw[4:20], v.gate.HasKeyboard); err != nil {
 		log.Warn("rfbgate: the VNC server's pixel format cannot be framed", "err", err)
 		ws.Close(websocket.StatusInternalError, "computer's pixel format not supported")
@@ -400,82 +448,122 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface, stream s
 	v.gate.framePixelFormat(v.filter.SetPixelFormat)
 	v.tapClipboard()
 	r.addViewer(v)
-	defer r.removeViewer(v)
-	log.Info("rfbgate: viewer open", "width", init.Width, "height", init.Height)
+	log.Info("rfbgate: viewer open", "role", v.role(), "remote", remote, "width", init.Width, "height", init.Height)
 
 	var wg sync.WaitGroup
 	wg.Add(3)
 	go func() { // server to client: framed, cut text to the holder only
 		defer wg.Done()
-		v.pumpServer(server, client)
+		v.pumpServer(newUpstream(server))
 	}()
 	go func() { // client to server: through the gate
 		defer wg.Done()
-		buf := make([]byte, clientReadBuf)
-		for {
-			n, err := client.Read(buf)
-			if n > 0 {
-				v.mu.Lock()
-				var ferr error
-				v.out, ferr = v.gate.Feed(v.out[:0], buf[:n])
-				werr := v.writeServerLocked()
-				v.mu.Unlock()
-				if ferr != nil {
-					log.Warn("rfbgate: closing viewer on bad input", "err", ferr)
-					v.end(websocket.StatusPolicyViolation, reasonClientRefused)
-					return
-				}
-				if werr != nil {
-					v.end(websocket.StatusGoingAway, reasonServerEnded)
-					return
-				}
-			}
-			if err != nil {
-				v.end(websocket.StatusNormalClosure, reasonClientClosed)
-				return
-			}
-		}
+		v.pumpClient(client)
 	}()
 	go func() { // pings: round-trip time
-		// The ping's context is the viewer's own: coder/websocket closes a
-		// connection whose write outlives its context, and a ping queued
-		// behind framebuffer data on a slow link is congestion, not death.
-		// The round trip includes that queueing: it is what the viewer sees.
 		defer wg.Done()
-		t := time.NewTicker(r.cfg.PingInterval)
-		defer t.Stop()
-		for {
-			start := time.Now()
-			pctx, pcancel := context.WithTimeout(connCtx, r.cfg.PingTimeout)
-			err := ws.Ping(pctx)
-			pcancel()
-			if err != nil {
-				if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-					log.Warn("rfbgate: closing viewer: no pong", "timeout", r.cfg.PingTimeout)
-					v.end(websocket.StatusPolicyViolation, noPong(r.cfg.PingTimeout))
-				}
-				return
-			}
-			v.rtt.Store(int64(time.Since(start)))
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
+		v.pingLoop(ctx, connCtx)
 	}()
 	<-ctx.Done()
 	if r.ctx.Err() != nil {
 		v.end(websocket.StatusGoingAway, reasonShutdown)
 	}
+	role := v.role()
 	v.releaseOnClose()
 	server.Close()
-	code, reason := v.closeStatus()
-	ws.Close(code, reason) // a close frame, then (bounded) the browser's answer
-	client.Close()
+	by, code, reason := v.closeStatus()
+	sent := v.closeViewer(code, reason) // a close frame, then (bounded) the browser's answer
 	connCancel()
 	wg.Wait()
-	log.Info("rfbgate: viewer closed", "status", int(code), "reason", reason)
+	log.Info("rfbgate: viewer closed", "role", role, "remote", remote, "by", by, "code", int(code), "reason", reason, "close_sent", sent,
+		"duration", time.Since(v.opened).Round(time.Millisecond), "bytes_to_viewer", v.toViewer.Load(), "bytes_to_computer", v.toComputer.Load())
+	r.removeViewer(v, code)
+}
+
+// role is "holder" while the viewer's gate lets input through, "watcher"
+// otherwise.
+func (v *viewer) role() string {
+	if v.gate.HasKeyboard() {
+		return roleHolder
+	}
+	return roleWatcher
+}
+
+// Viewer roles, in logs and metrics.
+const (
+	roleHolder  = "holder"
+	roleWatcher = "watcher"
+)
+
+// pumpClient feeds the browser's bytes through the gate to the server
+// until either side ends, having recorded why.
+func (v *viewer) pumpClient(client io.Reader) {
+	buf := make([]byte, clientReadBuf)
+	for {
+		n, err := client.Read(buf)
+		if n > 0 {
+			v.mu.Lock()
+			var ferr error
+			v.out, ferr = v.gate.Feed(v.out[:0], buf[:n])
+			werr := v.writeServerLocked()
+			v.mu.Unlock()
+			if ferr != nil {
+				v.r.log.Warn("rfbgate: closing viewer on bad input", "agent", v.agent, "surface", v.surface, "err", ferr)
+				v.refused(ferr)
+				return
+			}
+			if werr != nil {
+				v.end(websocket.StatusGoingAway, reasonServerEnded)
+				return
+			}
+		}
+		if err != nil {
+			v.clientReadEnded(err)
+			return
+		}
+	}
+}
+
+// refused ends a viewer whose message the gate refused, with 1008 naming it.
+func (v *viewer) refused(err error) {
+	var pe *ProtocolError
+	if errors.As(err, &pe) {
+		v.r.metrics.refused(v.agent, pe.Type)
+	}
+	v.end(websocket.StatusPolicyViolation, refusedReason(err))
+}
+
+// pingLoop pings the viewer every PingInterval and records the round trip.
+//
+// The ping's context is the viewer's own: coder/websocket closes a
+// connection whose write outlives its context, and a ping queued behind
+// framebuffer data on a slow link is congestion, not death. The round trip
+// includes that queueing: it is what the viewer sees.
+func (v *viewer) pingLoop(ctx, connCtx context.Context) {
+	r := v.r
+	t := time.NewTicker(r.cfg.PingInterval)
+	defer t.Stop()
+	for {
+		start := time.Now()
+		pctx, pcancel := context.WithTimeout(connCtx, r.cfg.PingTimeout)
+		err := v.ws.Ping(pctx)
+		pcancel()
+		if err != nil {
+			if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+				r.log.Warn("rfbgate: closing viewer: no pong", "agent", v.agent, "surface", v.surface, "timeout", r.cfg.PingTimeout)
+				v.end(websocket.StatusPolicyViolation, noPong(r.cfg.PingTimeout))
+			}
+			return
+		}
+		rtt := time.Since(start)
+		v.rtt.Store(int64(rtt))
+		r.metrics.pingRTT(v.agent, rtt)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 func (r *Relay) addViewer(v *viewer) {
@@ -489,6 +577,7 @@ func (r *Relay) addViewer(v *viewer) {
 	n := len(set)
 	r.mu.Unlock()
 	r.viewerOpened(v)
+	r.metrics.viewerOpened(v.agent)
 	// Take the flag from the lease after registering, so a change between
 	// the two is applied by applyLease as well.
 	v.syncKeyboard()
@@ -497,10 +586,11 @@ func (r *Relay) addViewer(v *viewer) {
 	}
 }
 
-func (r *Relay) removeViewer(v *viewer) {
+func (r *Relay) removeViewer(v *viewer, code websocket.StatusCode) {
 	r.mu.Lock()
 	delete(r.viewers[v.agent], v)
 	n := len(r.viewers[v.agent])
+	r.metrics.viewerClosed(v, code) // under r.mu: a scrape sees the viewer or its totals, never both
 	r.mu.Unlock()
 	r.viewerClosed(v)
 	if r.cfg.OnViewers != nil {

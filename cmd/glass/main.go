@@ -52,6 +52,7 @@ type options struct {
 	cert       *tls.Certificate // loaded from tlsCert and tlsKey
 	insecure   bool             // -insecure-listen
 	allowDown  bool             // -allow-down
+	logFormat  string
 }
 
 // pairFlag collects repeatable NAME=VALUE flags.
@@ -90,8 +91,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.tlsKey, "tls-key", "", "PEM private key of -tls-cert")
 	fs.BoolVar(&o.insecure, "insecure-listen", false, "allow -listen on a non-loopback address without TLS (the screen and the keys cross the network in clear)")
 	fs.BoolVar(&o.allowDown, "allow-down", false, "start even when a computer fails its start-up check (wrong password, unreachable); it is shown as down")
+	fs.StringVar(&o.logFormat, "log-format", "text", "log records as text (slog's key=value) or json (one object a line)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if o.logFormat != "text" && o.logFormat != "json" {
+		return nil, fmt.Errorf("-log-format %q: want text or json", o.logFormat)
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments: %q", fs.Args())
@@ -216,7 +221,18 @@ func newServer(o *options, log *slog.Logger) (*rfbgate.Relay, http.Handler, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	return r, rfbgate.NewHandler(r, rfbgate.HandlerOptions{AdminToken: o.adminToken, NoVNCDir: o.novnc}), nil
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", r.MetricsHandler(o.adminToken))
+	mux.Handle("/", rfbgate.NewHandler(r, rfbgate.HandlerOptions{AdminToken: o.adminToken, NoVNCDir: o.novnc}))
+	return r, mux, nil
+}
+
+// newLogger is the program's logger: slog text or JSON on w.
+func newLogger(format string, w io.Writer) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
 }
 
 // checkComputers dials each computer once (all at a time). The first
@@ -254,7 +270,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	log := newLogger(o.logFormat, stderr)
 	relay, h, err := newServer(o, log)
 	if err != nil {
 		return err

@@ -52,6 +52,7 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-listen", "[::]:7900"}, ":: is not a loopback address"},
 		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-listen", ":7900"}, "every interface would be served without TLS"},
 		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-listen", "192.0.2.7:7900"}, "-insecure-listen"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-log-format", "xml"}, "want text or json"},
 	} {
 		_, err := parseFlags(c.args, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -128,6 +129,52 @@ func fakeVNC(t *testing.T, password string) string {
 		}
 	}()
 	return ln.Addr().String()
+}
+
+// TestGlassJSONLogAndMetrics: -log-format json writes one JSON object a
+// line; /metrics needs the admin token and serves the relay's metrics.
+func TestGlassJSONLogAndMetrics(t *testing.T) {
+	dir := t.TempDir()
+	pwFile := filepath.Join(dir, "pw")
+	os.WriteFile(pwFile, []byte("glass-pw-2\n"), 0o600)
+	tokFile := filepath.Join(dir, "tok")
+	os.WriteFile(tokFile, []byte("admintok\n"), 0o600)
+	g := startGlass(t, "-listen", "127.0.0.1:0", "-log-format", "json", "-computer", "agent1="+fakeVNC(t, "glass-pw-2"),
+		"-password-file", "agent1="+pwFile, "-admin-token-file", tokFile)
+	base := "http://" + g.addr
+	get := func(auth string) (int, string) {
+		req, _ := http.NewRequest("GET", base+"/metrics", nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get(""); code != http.StatusUnauthorized {
+		t.Fatalf("/metrics without the token: %d %s", code, body)
+	}
+	code, body := get("Bearer admintok")
+	if code != 200 || !strings.Contains(body, `glass_viewers{computer="agent1",role="watcher"} 0`) || !strings.Contains(body, "go_build_info") {
+		t.Fatalf("/metrics: %d\n%s", code, body)
+	}
+	if err := g.stop(); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(g.logs.String()), "\n")
+	for _, l := range lines {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(l), &rec); err != nil || rec["msg"] == nil {
+			t.Fatalf("not a JSON log record: %q (%v)", l, err)
+		}
+	}
+	if !strings.Contains(lines[0], `"msg":"glass: listening"`) {
+		t.Fatalf("first record %s", lines[0])
+	}
 }
 
 func TestGlassServes(t *testing.T) {
@@ -227,7 +274,7 @@ func TestGlassServes(t *testing.T) {
 	if err := g.stop(); err != nil {
 		t.Fatalf("shutdown: %v", err)
 	}
-	if l := g.logs.String(); strings.Contains(l, password) || !strings.Contains(l, "viewer open") || !strings.Contains(l, `status=1001 reason="relay shutting down"`) {
+	if l := g.logs.String(); strings.Contains(l, password) || !strings.Contains(l, "viewer open") || !strings.Contains(l, `code=1001 reason="relay shutting down"`) {
 		t.Fatalf("log (must say viewer open and closed going away at shutdown, must not hold the password):\n%s", l)
 	}
 }

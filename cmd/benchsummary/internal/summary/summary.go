@@ -209,6 +209,9 @@ func Write(w io.Writer, latest *Set, opt Options) error {
 	if writeOthers(&b, latest, opt.Baseline, opt.Counts) {
 		found = true
 	}
+	if writeRelay(&b, latest) {
+		found = true
+	}
 	if !found {
 		b.WriteString("No Encode, Decode, Frame, Gate, Relay or Session results in this run.\n\n")
 	} else {
@@ -297,7 +300,7 @@ func (s *Set) other() []string {
 	var out []string
 	for _, name := range s.order {
 		x := s.samples[name]
-		if (x.base == "Encode" || x.base == "Decode") && x.get("impl") != "" || slices.Contains(Families, x.base) {
+		if (x.base == "Encode" || x.base == "Decode") && x.get("impl") != "" || slices.Contains(Families, x.base) || x.base == keyToPixel {
 			continue
 		}
 		out = append(out, name)
