@@ -1,6 +1,10 @@
 package codec
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/wirebench/wirebench/codec/cbor"
+)
 
 // Memory for the decoded nodes and scroll semantics of a snapshot: they
 // are carved from slabs, so that a snapshot's nodes cost one allocation,
@@ -24,6 +28,11 @@ const (
 	// tree, likewise.
 	typicalScrollGap = 512
 	minScrollLen     = 5 // map head, keys 0 and 1, two one-byte values
+	// maxArenaGap caps the scrolls reserved after the input's copy at
+	// one per maxArenaGap bytes left (a byte of room per byte), what
+	// ever the last snapshot taught: more come from takeScroll as they
+	// arrive.
+	maxArenaGap = 64
 )
 
 // slabs is the decoder's memory for nodes and scrolls.
@@ -69,19 +78,56 @@ func chunk(n, last, left, per, least int) int {
 
 // takeNodes returns n zeroed nodes for one children array (or a root),
 // capped at n, so that appending to it cannot reach the next array's
-// nodes.
+// nodes. A new chunk is sized as chunk says, but never larger than
+// firstChunkLen allows: what a claim needs beyond the room left is
+// reserved only once fits or present has shown the items are there.
 func (d *decoder) takeNodes(n int) []Node {
 	if len(d.slab)+n > cap(d.slab) {
 		per := d.nodeLen
 		if per == 0 {
 			per = typicalNodeLen
 		}
-		d.slab = make([]Node, 0, chunk(n, cap(d.slab), d.Len(), per, MinNodeLen))
+		left := d.Len()
+		d.slab = make([]Node, 0, max(n, min(chunk(n, cap(d.slab), left, per, MinNodeLen), left/firstChunkLen+1)))
 	}
 	d.nodesTaken += n
 	i := len(d.slab)
 	d.slab = d.slab[:i+n]
 	return d.slab[i : i+n : i+n]
+}
+
+// fits reports whether n nodes fit in the room of the slab: a claim that
+// does is taken from memory already reserved.
+func (d *decoder) fits(n int) bool { return len(d.slab)+n <= cap(d.slab) }
+
+// firstChunkLen is the least bytes a node of a new chunk is reserved
+// for, when no claim asks for more: a little more than MinNodeLen, so
+// that a chunk reserved on a guess, and then found too small by a claim
+// of the bytes left (see present), costs less than that claim's nodes.
+const firstChunkLen = MinNodeLen + 1
+
+// present checks that n items follow the decoder's position, each a
+// well-formed item of at least least bytes, without moving it: a claim
+// that does not fit in memory already reserved is reserved only once its
+// items are shown to be there. On a claim the bytes do not bear out, it
+// returns the error of the first item that is not there (or is malformed,
+// or too short to be one), naming what they are, so that a lying head
+// costs a pass over the bytes and nothing more.
+func (d *decoder) present(n, least int, what string) error {
+	s := d.Decoder // a copy: d stays where it is
+	for i := 0; i < n; i++ {
+		start := s.Offset()
+		if s.Len() == 0 {
+			return cbor.Errorf(cbor.ErrTruncated, start, itoa(n)+" "+what+" claimed, the input ends after "+itoa(i))
+		}
+		if err := s.Skip(); err != nil {
+			return cbor.WithIndex(err, i)
+		}
+		if s.Offset()-start < least {
+			return cbor.WithIndex(cbor.Errorf(cbor.ErrInvalid, start, "an item of "+itoa(s.Offset()-start)+" bytes where one of "+what+" (at least "+itoa(least)+") was expected"), i)
+		}
+	}
+	return nil
 }
 
 // takeScroll returns a zeroed Scroll.
@@ -91,7 +137,9 @@ func (d *decoder) takeScroll() *Scroll {
 		if per == 0 {
 			per = typicalScrollGap
 		}
-		d.scrolls = make([]Scroll, 0, chunk(4, cap(d.scrolls), d.Len(), per, minScrollLen))
+		// Sized by the scrolls that came so far, not only by the bytes
+		// left: one scroll present reserves at most a few more.
+		d.scrolls = make([]Scroll, 0, min(chunk(4, cap(d.scrolls), d.Len(), per, minScrollLen), 2*d.scrollsTaken+4))
 	}
 	d.scrollsTaken++
 	d.scrolls = d.scrolls[:len(d.scrolls)+1]
@@ -113,7 +161,7 @@ func (d *decoder) reserveArena() {
 		per = typicalScrollGap
 	}
 	const size, align = int(unsafe.Sizeof(Scroll{})), int(unsafe.Alignof(Scroll{}))
-	k := chunk(4, 0, d.Len(), per, minScrollLen)
+	k := min(chunk(4, 0, d.Len(), per, minScrollLen), d.Len()/maxArenaGap+4)
 	// append grows into new memory and clears only the room: the copy
 	// is not cleared first.
 	n := len(d.src)

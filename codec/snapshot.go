@@ -498,10 +498,22 @@ func (s *Snapshot) decodeFrom(d *decoder) error {
 	})
 }
 
+// inlineStrings is the longest string table reserved as its head says,
+// without a look at the strings first: tables of apps hold a few dozen.
+const inlineStrings = 256
+
 func (d *decoder) stringTable() ([]string, error) {
 	n, err := d.ArrayHead()
 	if err != nil {
 		return nil, err
+	}
+	if n > inlineStrings {
+		// A table longer than the common ones is reserved once its
+		// strings are shown to be there: a string header takes 16 times
+		// the byte of an empty string.
+		if err := d.present(n, 1, "strings"); err != nil {
+			return nil, err
+		}
 	}
 	out := make([]string, 0, max(n, 0))
 	for i := 0; d.More(n, i); i++ {
@@ -523,6 +535,11 @@ func (d *decoder) windows() ([]Window, error) {
 	if n >= 0 && n <= len(d.winBuf) {
 		out = d.winBuf[:n:n] // allocated with the response
 	} else {
+		if n > 0 {
+			if err := d.present(n, MinWindowLen, "windows"); err != nil {
+				return nil, err
+			}
+		}
 		out = make([]Window, max(n, 0))
 	}
 	d.winBuf = nil
@@ -531,11 +548,14 @@ func (d *decoder) windows() ([]Window, error) {
 	for i := 0; d.More(n, i); i++ {
 		if n < 0 {
 			out = append(out, Window{})
+		} else {
+			d.winPending = n - i - 1
 		}
 		if err := d.window(&out[i]); err != nil {
 			return nil, cbor.WithIndex(err, i)
 		}
 	}
+	d.winPending = 0
 	return out, nil
 }
 
@@ -677,7 +697,11 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 			continue
 		}
 		if k == KeyNodeChildren {
+			at := d.Offset()
 			kn, err := d.Decoder.ArrayHeadOf(MinNodeLen, "children")
+			if err == nil && kn > 0 {
+				err = d.claimKids(promised(stack), kn, at)
+			}
 			if err != nil {
 				return cbor.WithField(err, "children")
 			}
@@ -694,6 +718,37 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 		f.i++
 	}
 	return nil
+}
+
+// claimKids checks a children array of kn nodes whose head is at at,
+// the decoder just past it, with promised nodes still to come of the
+// arrays open around it, before anything is reserved for it. Those
+// nodes, this array's and the windows still to come each take their
+// least bytes, after the position and apart: together they must fit in
+// the bytes left, or the head is refused at once. A claim that does not
+// fit in the slab's room is reserved only once its nodes are shown to be
+// there (present). Both node-tree readers claim through it.
+func (d *decoder) claimKids(promised, kn, at int) error {
+	if need := (promised+kn)*MinNodeLen + d.winPending*MinWindowLen; need > d.Len() {
+		return cbor.Errorf(cbor.ErrTruncated, at, itoa(kn)+" children cannot fit in the "+itoa(d.Len())+" bytes left beside the "+
+			itoa(promised)+" nodes and "+itoa(d.winPending)+" windows still to come")
+	}
+	if d.fits(kn) {
+		return nil
+	}
+	return d.present(kn, MinNodeLen, "children")
+}
+
+// promised is the nodes still to come of the open children arrays of
+// the general reader's stack.
+func promised(stack []nodeFrame) int {
+	p := 0
+	for i := range stack {
+		if f := &stack[i]; f.inKids && f.kn > 0 {
+			p += f.kn - f.ki
+		}
+	}
+	return p
 }
 
 // treePath adds the path inside the tree to an error: the children

@@ -463,7 +463,7 @@ func (d *Decoder) Skip() error {
 	if d.SkipDefinite() {
 		return nil
 	}
-	return d.skipSlow()
+	return d.skipSlow(nil)
 }
 
 // SkipDefinite skips one item built only of integers, simple values 0 to
@@ -535,7 +535,10 @@ func (d *Decoder) SkipDefinite() bool {
 	return true
 }
 
-func (d *Decoder) skipSlow() error {
+// skipSlow is Skip for any item. With counts, it also appends the number
+// of items (pairs, for a map) of each indefinite-length container it
+// meets, in the order their heads come.
+func (d *Decoder) skipSlow(counts *[]int) error {
 	// pending counts the items still to skip in the innermost run of
 	// definite containers. Each open indefinite container saves the
 	// pending count of its parent, and counts its own items so that a map
@@ -543,6 +546,7 @@ func (d *Decoder) skipSlow() error {
 	type indef struct {
 		saved uint64
 		items uint64
+		slot  int // its place in counts
 		isMap bool
 	}
 	var openBuf [8]indef
@@ -559,6 +563,9 @@ func (d *Decoder) skipSlow() error {
 					return Errorf(ErrMalformed, d.off, "indefinite-length map ends after a key")
 				}
 				d.off++
+				if counts != nil {
+					(*counts)[top.slot] = int(top.items) / (1 + btoi(top.isMap))
+				}
 				pending = top.saved
 				open = open[:len(open)-1]
 				continue
@@ -589,7 +596,12 @@ func (d *Decoder) skipSlow() error {
 				if len(open) >= MaxSkipNesting {
 					return Errorf(ErrDepth, start, "more than "+strconv.Itoa(MaxSkipNesting)+" nested indefinite-length containers")
 				}
-				open = append(open, indef{saved: pending, isMap: h.Major == MajorMap})
+				slot := 0
+				if counts != nil {
+					slot = len(*counts)
+					*counts = append(*counts, 0)
+				}
+				open = append(open, indef{saved: pending, slot: slot, isMap: h.Major == MajorMap})
 				pending = 0
 				continue
 			}
@@ -632,4 +644,11 @@ func (d *Decoder) skipIndefiniteString(m Major) error {
 		}
 	}
 	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
