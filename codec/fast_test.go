@@ -285,8 +285,10 @@ func TestFastStackSpills(t *testing.T) {
 func TestSlabsLearnSnapshotSize(t *testing.T) {
 	tree := &Node{ID: 1, Children: make([]Node, 400), Scroll: &Scroll{Axis: 1}}
 	for i := range tree.Children {
-		tree.Children[i] = Node{ID: uint32(i + 2), Text: Some("item text")}
-		if i%4 == 3 { // a scroll every 4 nodes, 120 bytes apart: the arena holds one per maxArenaGap bytes
+		// Nodes of 36 bytes, an app's size: a first chunk holds at most
+		// a node per firstChunkLen bytes.
+		tree.Children[i] = Node{ID: uint32(i + 2), Text: Some("item text of the app")}
+		if i%8 == 7 { // a scroll every 8 nodes, 240 bytes apart: the arena holds one per maxArenaGap bytes
 			tree.Children[i].Scroll = &Scroll{Axis: 1}
 		}
 	}
@@ -324,7 +326,7 @@ func TestSlabsLearnSnapshotSize(t *testing.T) {
 	if room := 8 + 2*401*unsafe.Sizeof(Scroll{}); sc < end || sc >= end+room {
 		t.Error("the last scroll is not in the room after the input's copy")
 	}
-	if uintptr(unsafe.Pointer(kids[3].Scroll))%unsafe.Alignof(Scroll{}) != 0 {
+	if uintptr(unsafe.Pointer(kids[7].Scroll))%unsafe.Alignof(Scroll{}) != 0 {
 		t.Error("a misaligned scroll")
 	}
 	// The response, the input's copy with the scrolls, the string

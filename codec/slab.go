@@ -29,10 +29,10 @@ const (
 	typicalScrollGap = 512
 	minScrollLen     = 5 // map head, keys 0 and 1, two one-byte values
 	// maxArenaGap caps the scrolls reserved after the input's copy at
-	// one per maxArenaGap bytes left (a byte of room per byte), what
+	// one per maxArenaGap bytes left (half a byte of room per byte), what
 	// ever the last snapshot taught: more come from takeScroll as they
 	// arrive.
-	maxArenaGap = 64
+	maxArenaGap = 128
 )
 
 // slabs is the decoder's memory for nodes and scrolls.
@@ -78,9 +78,12 @@ func chunk(n, last, left, per, least int) int {
 
 // takeNodes returns n zeroed nodes for one children array (or a root),
 // capped at n, so that appending to it cannot reach the next array's
-// nodes. A new chunk is sized as chunk says, but never larger than
-// firstChunkLen allows: what a claim needs beyond the room left is
-// reserved only once fits or present has shown the items are there.
+// nodes. A new chunk is sized as chunk says; the first of a snapshot,
+// which rests on the last snapshot alone, holds at most a node per
+// firstChunkLen bytes left; a later one, beside the claim that needs it,
+// room for at most as many nodes as the snapshot took so far. A claim
+// past the room is taken only once claimKids has shown its nodes are
+// there, so chunks grow with the items that arrived.
 func (d *decoder) takeNodes(n int) []Node {
 	if len(d.slab)+n > cap(d.slab) {
 		per := d.nodeLen
@@ -88,7 +91,13 @@ func (d *decoder) takeNodes(n int) []Node {
 			per = typicalNodeLen
 		}
 		left := d.Len()
-		d.slab = make([]Node, 0, max(n, min(chunk(n, cap(d.slab), left, per, MinNodeLen), left/firstChunkLen+1)))
+		size := chunk(n, cap(d.slab), left, per, MinNodeLen)
+		if cap(d.slab) == 0 {
+			size = max(n, min(size, left/firstChunkLen+1)) // the first, on a guess alone
+		} else {
+			size = max(n, min(size, n+d.nodesTaken)) // room for as many more as came so far
+		}
+		d.slab = make([]Node, 0, size)
 	}
 	d.nodesTaken += n
 	i := len(d.slab)
@@ -101,10 +110,13 @@ func (d *decoder) takeNodes(n int) []Node {
 func (d *decoder) fits(n int) bool { return len(d.slab)+n <= cap(d.slab) }
 
 // firstChunkLen is the least bytes a node of a new chunk is reserved
-// for, when no claim asks for more: a little more than MinNodeLen, so
-// that a chunk reserved on a guess, and then found too small by a claim
-// of the bytes left (see present), costs less than that claim's nodes.
-const firstChunkLen = MinNodeLen + 1
+// for, when no claim asks for more: about twice MinNodeLen. A chunk
+// reserved on a guess that a claim then finds too small (present shows
+// its nodes are there, and they get a chunk of their own) is lost room,
+// and this keeps it under half of what the nodes that follow need:
+// honest snapshots of an app take about 47 bytes a node, and their guess
+// stays well under it.
+const firstChunkLen = 28
 
 // present checks that n items follow the decoder's position, each a
 // well-formed item of at least least bytes, without moving it: a claim
@@ -138,8 +150,8 @@ func (d *decoder) takeScroll() *Scroll {
 			per = typicalScrollGap
 		}
 		// Sized by the scrolls that came so far, not only by the bytes
-		// left: one scroll present reserves at most a few more.
-		d.scrolls = make([]Scroll, 0, min(chunk(4, cap(d.scrolls), d.Len(), per, minScrollLen), 2*d.scrollsTaken+4))
+		// left: each new chunk holds half as many as came before it.
+		d.scrolls = make([]Scroll, 0, min(chunk(4, cap(d.scrolls), d.Len(), per, minScrollLen), d.scrollsTaken/2+4))
 	}
 	d.scrollsTaken++
 	d.scrolls = d.scrolls[:len(d.scrolls)+1]

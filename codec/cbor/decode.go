@@ -514,12 +514,14 @@ func (d *Decoder) SkipDefinite() bool {
 			}
 			i += int(arg)
 		case MajorArray:
-			if arg > left {
+			// Every item still to skip takes a byte at least: claims
+			// that the bytes left cannot hold together fail at once.
+			if arg > left-min(left, uint64(pending-1)) {
 				return false
 			}
 			pending += int(arg)
 		case MajorMap:
-			if arg > left/2 {
+			if arg > (left-min(left, uint64(pending-1)))/2 {
 				return false
 			}
 			pending += 2 * int(arg)
@@ -552,6 +554,7 @@ func (d *Decoder) skipSlow(counts *[]int) error {
 	var openBuf [8]indef
 	open := openBuf[:0]
 	pending := uint64(1)
+	outer := uint64(0) // the items still to skip of the runs around the innermost (saved)
 	for {
 		if pending == 0 {
 			if len(open) == 0 {
@@ -567,6 +570,7 @@ func (d *Decoder) skipSlow(counts *[]int) error {
 					(*counts)[top.slot] = int(top.items) / (1 + btoi(top.isMap))
 				}
 				pending = top.saved
+				outer -= top.saved
 				open = open[:len(open)-1]
 				continue
 			}
@@ -602,6 +606,7 @@ func (d *Decoder) skipSlow(counts *[]int) error {
 					*counts = append(*counts, 0)
 				}
 				open = append(open, indef{saved: pending, slot: slot, isMap: h.Major == MajorMap})
+				outer += pending
 				pending = 0
 				continue
 			}
@@ -613,6 +618,11 @@ func (d *Decoder) skipSlow(counts *[]int) error {
 				n *= 2
 			} else if n > left {
 				return Errorf(ErrTruncated, start, "array of "+strconv.FormatUint(n, 10)+" elements with only "+strconv.FormatUint(left, 10)+" bytes left")
+			}
+			// Every item still to skip takes a byte at least.
+			if rest := pending + outer; n > left-min(left, rest) {
+				return Errorf(ErrTruncated, start, h.Major.String()+" of "+strconv.FormatUint(n, 10)+" items with "+strconv.FormatUint(left, 10)+
+					" bytes left and "+strconv.FormatUint(rest, 10)+" more items still to come")
 			}
 			pending += n
 		case MajorTag:

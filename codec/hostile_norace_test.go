@@ -1,0 +1,131 @@
+//go:build !race
+
+// Allocation bounds, counted without the race detector only: its runtime
+// allocates for itself.
+
+package codec_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/internal/allocbound"
+)
+
+// warmDecoder leaves a pooled decoder that has learned the densest
+// honest snapshot there is, nodes of the least bytes with a scroll each:
+// what it reserves on a guess for the next snapshot is then the most it
+// ever reserves.
+func warmDecoder(t *testing.T) {
+	t.Helper()
+	b := mustMarshal(t, &codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: denseSnapshot(2000, true)})
+	if _, err := codec.Decode(b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// denseSnapshot is a valid snapshot of a root and kids nodes of the least
+// bytes (each with a scroll, when scrolls).
+func denseSnapshot(kids int, scrolls bool) *codec.Snapshot {
+	root := &codec.Node{ID: 1, Children: make([]codec.Node, kids)}
+	for i := range root.Children {
+		if scrolls {
+			root.Children[i].Scroll = &codec.Scroll{}
+		}
+	}
+	return &codec.Snapshot{Strings: []string{"V"}, Windows: []codec.Window{{ID: 1, Root: root}}}
+}
+
+// TestHostileFramesAllocation: no hostile frame makes Decode, or a
+// Reader reading it, allocate more than allocbound.Hostile of its size,
+// from a fresh decoder or from one that learned the densest snapshot.
+func TestHostileFramesAllocation(t *testing.T) {
+	for name, frame := range allocbound.Frames(t, "testdata/hostile") {
+		payload := frame[codec.HeaderLen:]
+		n := len(frame)
+		for _, warm := range []bool{false, true} {
+			allocbound.Fresh()
+			if warm {
+				warmDecoder(t)
+			}
+			var err error
+			got := allocbound.Check(t, name+" Decode", n, allocbound.Hostile(n), func() { _, err = codec.Decode(payload) })
+			if err == nil {
+				t.Errorf("%s: decoded", name)
+			}
+			t.Logf("%-24s warm %-5v %6.2f bytes a byte: %v", name, warm, float64(got)/float64(n), err)
+		}
+		allocbound.Fresh()
+		allocbound.Check(t, name+" Reader", n, allocbound.Hostile(n), func() {
+			r := codec.NewReader(bytes.NewReader(frame), codec.DefaultMaxFrame)
+			if f, err := r.Next(); err == nil {
+				f.Release()
+			}
+		})
+	}
+}
+
+// TestFrameHeaderClaimAllocation: a frame header claims a payload up to
+// the limit, and the stream ends (or stalls) soon after: the Reader and
+// the Splitter hold what came, not what the header claimed.
+func TestFrameHeaderClaimAllocation(t *testing.T) {
+	stream := append([]byte{0x00, 0xff, 0xff, 0xff}, bytes.Repeat([]byte{0xa0}, 100)...)
+	n := len(stream)
+	allocbound.Fresh()
+	allocbound.Check(t, "Reader", n, allocbound.Hostile(n), func() {
+		r := codec.NewReader(bytes.NewReader(stream), codec.DefaultMaxFrame)
+		if _, err := r.Next(); err == nil {
+			t.Error("a frame from a cut stream")
+		}
+	})
+	allocbound.Fresh()
+	allocbound.Check(t, "Splitter", n, allocbound.Hostile(n), func() {
+		s := codec.NewSplitter(codec.DefaultMaxFrame)
+		if st := s.Feed(stream); st.Kind != codec.NeedMore {
+			t.Errorf("%v from a cut frame", st.Kind)
+		}
+		s.Reset()
+	})
+}
+
+// Decode's bound for any input (package doc): k·n + C.
+const (
+	decodeK = 24
+	decodeC = 64 << 10
+)
+
+// TestHonestFramesAllocation: valid snapshots of the densest kinds stay
+// within the bound the package documents, k·n + C, from a fresh decoder
+// and from a learned one: nodes of the least bytes, with and without a
+// scroll each, in one children array and in a chain; a table of empty
+// strings.
+func TestHonestFramesAllocation(t *testing.T) {
+	chainRoot := &codec.Node{ID: 1}
+	for n, i := chainRoot, 0; i < codec.MaxNodeDepth-1; i++ {
+		n.Children = []codec.Node{{}}
+		n = &n.Children[0]
+	}
+	strs := &codec.Snapshot{Strings: make([]string, 100_000)}
+	for name, s := range map[string]*codec.Snapshot{
+		"least nodes":             denseSnapshot(40_000, false),
+		"least nodes with scroll": denseSnapshot(40_000, true),
+		"chain":                   {Windows: []codec.Window{{Root: chainRoot}}},
+		"empty strings":           strs,
+	} {
+		b := mustMarshal(t, &codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: s})
+		n := len(b)
+		for _, warm := range []bool{false, true} {
+			allocbound.Fresh()
+			if warm {
+				warmDecoder(t)
+			}
+			got := allocbound.Check(t, name, n, decodeK*uint64(n)+decodeC, func() {
+				if _, err := codec.Decode(b); err != nil {
+					t.Fatal(err)
+				}
+			})
+			t.Logf("%-24s warm %-5v %6.2f bytes a byte (%d bytes)", name, warm, float64(got)/float64(n), n)
+		}
+	}
+}
