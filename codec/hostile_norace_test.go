@@ -89,11 +89,6 @@ func TestFrameHeaderClaimAllocation(t *testing.T) {
 	})
 }
 
-// Decode's bound for any input (package doc): k·n + C.
-const (
-	decodeK = 24
-	decodeC = 64 << 10
-)
 
 // TestHonestFramesAllocation: valid snapshots of the densest kinds stay
 // within the bound the package documents, k·n + C, from a fresh decoder

@@ -54,7 +54,7 @@ const MaxValueDepth = 1024
 // is reserved for it, and then every container is given exactly as many
 // Values as it holds, indefinite ones included. Decoding n bytes
 // allocates at most k·n + C bytes in total, with k = ValueSize (88: an
-// array of one-byte items reaches it, each item a Value) and C = 1 KiB;
+// array of one-byte items reaches it, each item a Value) and C = 16 KiB;
 // text is copied into strings, one byte each besides.
 func DecodeValue(b []byte) (Value, error) {
 	d := NewDecoder(b)
