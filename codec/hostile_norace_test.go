@@ -89,7 +89,6 @@ func TestFrameHeaderClaimAllocation(t *testing.T) {
 	})
 }
 
-
 // TestHonestFramesAllocation: valid snapshots of the densest kinds stay
 // within the bound the package documents, k·n + C, from a fresh decoder
 // and from a learned one: nodes of the least bytes, with and without a

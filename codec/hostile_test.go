@@ -84,7 +84,7 @@ func nestedKids(width int) []byte {
 // hostileShapes builds every payload of testdata/hostile by name.
 func hostileShapes() map[string][]byte {
 	shapes := map[string][]byte{
-		"nested_children":      nestedKids(4),
+		"nested_children":       nestedKids(4),
 		"nested_children_head2": nestedKids(2),
 	}
 
