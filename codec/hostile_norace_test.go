@@ -123,3 +123,41 @@ func TestHonestFramesAllocation(t *testing.T) {
 		}
 	}
 }
+
+// TestReaderAllocationFollowsBytes: a large frame read in short reads
+// costs the Reader at most 2·n + 96 KiB (its buffer doubles from 64 KiB as
+// the bytes arrive, beside the 32 KiB read-ahead), and the Splitter fed
+// in pieces the same.
+func TestReaderAllocationFollowsBytes(t *testing.T) {
+	p := append(cborBytesHead(4<<20), bytes.Repeat([]byte{0x5a}, 4<<20)...)
+	frame := append([]byte{byte(len(p) >> 24), byte(len(p) >> 16), byte(len(p) >> 8), byte(len(p))}, p...)
+	n := len(frame)
+	limit := 2*uint64(n) + 96<<10
+	allocbound.Fresh()
+	got := allocbound.Check(t, "Reader", n, limit, func() {
+		r := codec.NewReader(&chunkReader{b: frame, sizes: []byte{200, 255, 7}}, codec.DefaultMaxFrame)
+		f, err := r.Next()
+		if err != nil || !bytes.Equal(f.Payload, p) {
+			t.Fatalf("%v", err)
+		}
+		f.Release()
+	})
+	t.Logf("Reader %.2f bytes a byte", float64(got)/float64(n))
+	allocbound.Fresh()
+	got = allocbound.Check(t, "Splitter", n, limit, func() {
+		s := codec.NewSplitter(codec.DefaultMaxFrame)
+		for in := frame; len(in) > 0; {
+			st := s.Feed(in[:min(len(in), 1000)])
+			in = in[st.N:]
+			if st.Kind == codec.GotFrame {
+				st.Frame.Release()
+			}
+		}
+	})
+	t.Logf("Splitter %.2f bytes a byte", float64(got)/float64(n))
+}
+
+// cborBytesHead is the head of a byte string of n bytes (n < 2^32).
+func cborBytesHead(n int) []byte {
+	return []byte{0x5a, byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}
+}

@@ -43,12 +43,17 @@ func getBuffer(n, first int) *bytebufferpool.ByteBuffer {
 const firstRoom = 64 << 10
 
 // grow makes room in b for more bytes of a payload of n in all, at
-// least need more: twice its room, at most n.
+// least need more: twice its room, or all n when twice that would pass
+// n (so the buffers of a frame add up to at most twice its size).
 func grow(b []byte, need, n int) []byte {
 	if cap(b)-len(b) >= need {
 		return b
 	}
-	out := make([]byte, len(b), min(n, max(2*cap(b), len(b)+need)))
+	size := max(2*cap(b), len(b)+need)
+	if 2*size > n {
+		size = n
+	}
+	out := make([]byte, len(b), size)
 	copy(out, b)
 	return out
 }
