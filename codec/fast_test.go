@@ -436,3 +436,75 @@ func TestSlabsAfterSparseSnapshot(t *testing.T) {
 		}
 	})
 }
+
+// TestFastPathGivesBack: a tree the fast path gives up on deep inside
+// (a null in its last node) is read by the general path, and the nodes
+// and scrolls the fast path took are given back: the slab holds each
+// node once, whatever the width of the children heads.
+func TestFastPathGivesBack(t *testing.T) {
+	for _, kids := range []int{20, 300} { // one- and two-byte heads
+		root := &Node{ID: 1, Children: make([]Node, kids)}
+		for i := range root.Children {
+			root.Children[i] = Node{ID: uint32(i + 2), Children: []Node{{ID: 9}}, Scroll: &Scroll{Axis: 1}}
+		}
+		b, err := Marshal(&Response{ID: 1, Method: MethodSnapshot, Result: &Snapshot{Strings: []string{"a"}, Windows: []Window{{ID: 1, Root: root}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The last node's map: {0: 9, 1: 0, 2: [0,0,0,0], 3: 0} becomes
+		// {0: 9, 1: 0, 2: [...], 3: 0, 4: null} in the same bytes,
+		// by turning the window's trailing pairs into it.
+		last := bytes.LastIndex(b, []byte{0xa4, 0x00, 0x09})
+		if last < 0 {
+			t.Fatal("no last node")
+		}
+		patched := append(append(append([]byte{}, b[:last]...), 0xa5), b[last+1:last+13]...)
+		patched = append(append(patched, 4, 0xf6), b[last+13:]...)
+		d := new(decoder)
+		d.Decoder.Reset(patched)
+		d.src, d.copyInput = patched, true
+		m, err := d.message()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := m.(*Response).Result.(*Snapshot).Windows[0].Root
+		if len(got.Children) != kids || got.Children[kids-1].Children[0].ID != 9 {
+			t.Fatalf("%d kids: read another tree", kids)
+		}
+		if want := 1 + 2*kids; d.nodesTaken != want {
+			t.Errorf("%d kids: %d nodes taken, want %d: the fast path's were not given back", kids, d.nodesTaken, want)
+		}
+		if d.scrollsTaken != kids {
+			t.Errorf("%d kids: %d scrolls taken, want %d", kids, d.scrollsTaken, kids)
+		}
+	}
+}
+
+// TestClaimsBeyondTheBytesLeft: a children head whose nodes, beside those
+// the open arrays still promise, cannot fit in the bytes left is refused
+// at once, at its own offset, naming the field, even when the slab has
+// room for them; with one byte more the claims fit, and the decoder goes
+// on to fail where the nodes are not.
+func TestClaimsBeyondTheBytesLeft(t *testing.T) {
+	node := []byte{0xa5, 0, 1, 1, 0, 2, 0x84, 0, 0, 0, 0, 3, 0, 8}
+	// The root claims 4 children; its first child claims 3 more: 6
+	// nodes still to come, 78 bytes, with 77 left (or 78).
+	tree := append(append([]byte{}, node...), 0x84)
+	tree = append(tree, node...)
+	at := len(tree)
+	tree = append(tree, 0x83)
+	tree = append(tree, make([]byte, 78)...)
+	for extra, want := range []string{"3 children cannot fit in the 77 bytes left beside the 3 nodes", "unsigned integer where a map was expected"} {
+		in := tree[:len(tree)-1+extra]
+		d := &decoder{src: in, slabs: slabs{slab: make([]Node, 0, 100)}}
+		d.Decoder.Reset(in)
+		err := d.nodeTree(&d.takeNodes(1)[0])
+		var de *cbor.Error
+		if !errors.As(err, &de) || !strings.Contains(err.Error(), want) {
+			t.Fatalf("%d bytes more: %v, want %q", extra, err, want)
+		}
+		if extra == 0 && (de.Offset != at || !errors.Is(err, cbor.ErrTruncated) || !strings.Contains(err.Error(), "children[0].children")) {
+			t.Fatalf("%v at %d, want truncated at %d in children[0].children", err, de.Offset, at)
+		}
+	}
+}
