@@ -275,8 +275,8 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 					for j := range stack {
 						p += len(stack[j].kids) - stack[j].ki
 					}
-					if d.claimKids(p, kn, i-h) != nil {
-						goto fail
+					if size, err := d.claimKids(p, kn, i-h); err != nil || size < kn {
+						goto fail // not all there: the general path reports where
 					}
 				}
 				kids := d.takeNodes(kn)

@@ -1,10 +1,6 @@
 package codec
 
-import (
-	"unsafe"
-
-	"github.com/wirebench/wirebench/codec/cbor"
-)
+import "unsafe"
 
 // Memory for the decoded nodes and scroll semantics of a snapshot: they
 // are carved from slabs, so that a snapshot's nodes cost one allocation,
@@ -118,28 +114,21 @@ func (d *decoder) fits(n int) bool { return len(d.slab)+n <= cap(d.slab) }
 // stays well under it.
 const firstChunkLen = 28
 
-// present checks that n items follow the decoder's position, each a
-// well-formed item of at least least bytes, without moving it: a claim
-// that does not fit in memory already reserved is reserved only once its
-// items are shown to be there. On a claim the bytes do not bear out, it
-// returns the error of the first item that is not there (or is malformed,
-// or too short to be one), naming what they are, so that a lying head
-// costs a pass over the bytes and nothing more.
-func (d *decoder) present(n, least int, what string) error {
+// present counts the items, of n claimed, that follow the decoder's
+// position whole, each a well-formed item of at least least bytes, up to
+// the first that is not; the decoder does not move. An array whose
+// items are not all there cannot decode (an item Skip refuses, or too
+// short to be one, is one the decoding refuses too): a claim that does
+// not fit in memory already reserved is reserved only when they are.
+func (d *decoder) present(n, least int) int {
 	s := d.Decoder // a copy: d stays where it is
 	for i := 0; i < n; i++ {
 		start := s.Offset()
-		if s.Len() == 0 {
-			return cbor.Errorf(cbor.ErrTruncated, start, itoa(n)+" "+what+" claimed, the input ends after "+itoa(i))
-		}
-		if err := s.Skip(); err != nil {
-			return cbor.WithIndex(err, i)
-		}
-		if s.Offset()-start < least {
-			return cbor.WithIndex(cbor.Errorf(cbor.ErrInvalid, start, "an item of "+itoa(s.Offset()-start)+" bytes where one of "+what+" (at least "+itoa(least)+") was expected"), i)
+		if s.Skip() != nil || s.Offset()-start < least {
+			return i
 		}
 	}
-	return nil
+	return n
 }
 
 // takeScroll returns a zeroed Scroll.
