@@ -71,3 +71,17 @@ func Frames(tb testing.TB, dir string) map[string][]byte {
 	}
 	return out
 }
+
+// CheckHostile runs f on the payload of each hostile frame of dir, after
+// Fresh, and fails tb when one allocates more than Hostile of its size;
+// it returns what each allocated, by name.
+func CheckHostile(tb testing.TB, dir string, f func(name string, payload []byte)) map[string]uint64 {
+	tb.Helper()
+	got := map[string]uint64{}
+	for name, frame := range Frames(tb, dir) {
+		p := frame[4:]
+		Fresh()
+		got[name] = Check(tb, name, len(p), Hostile(len(p)), func() { f(name, p) })
+	}
+	return got
+}
