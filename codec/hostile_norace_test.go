@@ -73,20 +73,22 @@ func TestFrameHeaderClaimAllocation(t *testing.T) {
 	stream := append([]byte{0x00, 0xff, 0xff, 0xff}, bytes.Repeat([]byte{0xa0}, 100)...)
 	n := len(stream)
 	allocbound.Fresh()
-	allocbound.Check(t, "Reader", n, allocbound.Hostile(n), func() {
+	got := allocbound.Check(t, "Reader", n, allocbound.Hostile(n), func() {
 		r := codec.NewReader(bytes.NewReader(stream), codec.DefaultMaxFrame)
 		if _, err := r.Next(); err == nil {
 			t.Error("a frame from a cut stream")
 		}
 	})
+	t.Logf("Reader: %d bytes for a header claiming 16 MiB and %d bytes", got, n)
 	allocbound.Fresh()
-	allocbound.Check(t, "Splitter", n, allocbound.Hostile(n), func() {
+	got = allocbound.Check(t, "Splitter", n, allocbound.Hostile(n), func() {
 		s := codec.NewSplitter(codec.DefaultMaxFrame)
 		if st := s.Feed(stream); st.Kind != codec.NeedMore {
 			t.Errorf("%v from a cut frame", st.Kind)
 		}
 		s.Reset()
 	})
+	t.Logf("Splitter: %d bytes", got)
 }
 
 // TestHonestFramesAllocation: valid snapshots of the densest kinds stay
