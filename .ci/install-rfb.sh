@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Real peers for the rfbgate tests and benchmarks: TigerVNC's Xvnc (the VNC
 # server), vncpasswd, xinput (observes input inside the X display), Chromium
-# (drives noVNC headless), xclip (puts text on the X clipboard) and websockify
+# (drives noVNC headless), xclip (puts text on the X clipboard), xkbwatch
+# (draws the modifier state: the pixels of BenchmarkKeyToPixel) and websockify
 # (the baseline relay); Node.js and npm (which bring noVNC itself) when the
 # machine has none. Idempotent.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
-pkgs=(tigervnc-standalone-server tigervnc-tools xinput x11-utils xauth xclip chromium websockify)
+pkgs=(tigervnc-standalone-server tigervnc-tools xinput x11-utils x11-xkb-utils xauth xclip chromium websockify)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -17,7 +18,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-for b in Xvnc vncpasswd xinput xclip chromium websockify; do
+for b in Xvnc vncpasswd xinput xkbcomp xclip xkbwatch chromium websockify; do
   command -v "$b" >/dev/null || { echo "install-rfb: $b missing after install" >&2; exit 1; }
 done
-echo "install-rfb: Xvnc, xinput, xclip, chromium, websockify present"
+echo "install-rfb: Xvnc, xinput, xclip, xkbwatch, chromium, websockify present"

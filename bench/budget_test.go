@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/bench/support"
+	"github.com/wirebench/wirebench/bench/twins"
 	"github.com/wirebench/wirebench/codec"
 )
 
@@ -194,7 +195,7 @@ func TestDecodeAllocationBudgets(t *testing.T) {
 			continue
 		}
 		delete(budgets, bm.name)
-		ref, err := newRefCase(bm.msg)
+		tc, err := twins.New(bm.msg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,7 +207,7 @@ func TestDecodeAllocationBudgets(t *testing.T) {
 		decode()
 		ours := allocsIn(1, decode)
 		theirs := testing.AllocsPerRun(20, func() {
-			if _, _, err := ref.decode(bm.enc); err != nil {
+			if _, _, err := tc.DecodeCBOR(bm.enc); err != nil {
 				t.Fatal(err)
 			}
 		})

@@ -3,21 +3,19 @@ package bench
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"reflect"
 	"testing"
 
-	"github.com/fxamacker/cbor/v2"
 	"github.com/wirebench/wirebench/bench/floor"
-	"github.com/wirebench/wirebench/bench/msgptwin"
 	"github.com/wirebench/wirebench/bench/support"
+	"github.com/wirebench/wirebench/bench/twins"
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/golden"
 )
 
 // The codec benchmarks: our codec against github.com/fxamacker/cbor/v2 and
-// github.com/tinylib/msgp (MessagePack twins, bench/msgptwin) on the same
+// github.com/tinylib/msgp (through one set of twins, bench/twins) on the same
 // messages, in the same run, beside the floor (bench/floor: a memmove of
 // the encoding for Encode, a validating walk that builds nothing for
 // Decode), named so that `benchstat -col /impl` puts them side by side:
@@ -116,15 +114,16 @@ var (
 // params or result twin first, into a scratch buffer, then the envelope
 // twin holding those bytes as a cbor.RawMessage; both steps are inside
 // the loop. (Putting the pre-encoded params in the envelope once, outside
-// the loop, would time half the work.) msgp's twins go the same way:
-// params or result into a reused scratch slice, then the envelope holding
-// it as msgp.Raw, with the generated MarshalMsg appending to reused bytes.
+// the loop, would time half the work.) msgp encodes the same twins
+// (bench/twins) the same way: params or result into a reused scratch
+// slice, then the envelope holding it as msgp.Raw, with the generated
+// MarshalMsg appending to reused bytes.
 //
 // The floor copies the encoded bytes into a buffer of their size: the
 // least an encoder that produces them can do.
 func BenchmarkEncode(b *testing.B) {
 	for _, bm := range benchMessages(b) {
-		ref, err := newRefCase(bm.msg)
+		tc, err := twins.New(bm.msg)
 		if err != nil {
 			b.Fatalf("%s: %v", bm.name, err)
 		}
@@ -134,7 +133,7 @@ func BenchmarkEncode(b *testing.B) {
 			if err != nil || !bytes.Equal(out, bm.enc) {
 				b.Fatalf("encode into a buffer: %v, or other bytes than Marshal", err)
 			}
-			checkRefEncode(b, ref, bm.enc)
+			checkRefEncode(b, tc, bm.enc)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(bm.enc)))
 			c := support.CountAllocs(b)
@@ -148,7 +147,7 @@ func BenchmarkEncode(b *testing.B) {
 			sinkBytes = buf
 		})
 		support.Run(b, "impl=fxamacker/msg="+bm.name, func(b *testing.B) {
-			checkRefEncode(b, ref, bm.enc)
+			checkRefEncode(b, tc, bm.enc)
 			var buf, scratch bytes.Buffer
 			buf.Grow(2*len(bm.enc) + 64)
 			scratch.Grow(2*len(bm.enc) + 64)
@@ -156,29 +155,27 @@ func BenchmarkEncode(b *testing.B) {
 			b.SetBytes(int64(len(bm.enc)))
 			c := support.CountAllocs(b)
 			for i := 0; i < b.N; i++ {
-				if err := ref.encode(&buf, &scratch); err != nil {
+				if err := tc.EncodeCBOR(&buf, &scratch); err != nil {
 					b.Fatal(err)
 				}
 			}
 			c.Stop()
 			sinkBytes = buf.Bytes()
 		})
-		if mc, err := msgptwin.New(bm.msg); err == nil {
-			support.Run(b, "impl=msgp/msg="+bm.name, func(b *testing.B) {
-				mb := checkMsgp(b, mc, bm.msg)
-				buf, scratch := make([]byte, 0, 2*len(mb)+64), make([]byte, 0, 2*len(mb)+64)
-				b.ReportAllocs()
-				b.SetBytes(int64(len(bm.enc)))
-				c := support.CountAllocs(b)
-				for i := 0; i < b.N; i++ {
-					if buf, scratch, err = mc.Encode(buf, scratch); err != nil {
-						b.Fatal(err)
-					}
+		support.Run(b, "impl=msgp/msg="+bm.name, func(b *testing.B) {
+			mb := checkMsgp(b, tc, bm.msg)
+			buf, scratch := make([]byte, 0, 2*len(mb)+64), make([]byte, 0, 2*len(mb)+64)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bm.enc)))
+			c := support.CountAllocs(b)
+			for i := 0; i < b.N; i++ {
+				if buf, scratch, err = tc.EncodeMsgp(buf, scratch); err != nil {
+					b.Fatal(err)
 				}
-				c.Stop()
-				sinkBytes = buf
-			})
-		}
+			}
+			c.Stop()
+			sinkBytes = buf
+		})
 		support.Run(b, "impl=floor/msg="+bm.name, func(b *testing.B) {
 			dst := make([]byte, len(bm.enc))
 			b.ReportAllocs()
@@ -195,27 +192,27 @@ func BenchmarkEncode(b *testing.B) {
 
 // checkMsgp fails b unless the msgp twins of msg encode to bytes that the
 // twins decode back to msg; it returns those bytes.
-func checkMsgp(b *testing.B, mc *msgptwin.Case, msg codec.Message) []byte {
+func checkMsgp(b *testing.B, tc *twins.Case, msg codec.Message) []byte {
 	b.Helper()
-	enc, _, err := mc.Encode(nil, nil)
+	enc, _, err := tc.EncodeMsgp(nil, nil)
 	if err != nil {
 		b.Fatalf("msgp encode: %v", err)
 	}
-	env, body, err := mc.Decode(enc)
+	env, body, err := tc.DecodeMsgp(enc)
 	if err != nil {
 		b.Fatalf("msgp decode: %v", err)
 	}
-	if got, err := msgptwin.Own(env, body); err != nil || !reflect.DeepEqual(got, msg) {
+	if got, err := twins.Message(env, body); err != nil || !reflect.DeepEqual(got, msg) {
 		b.Fatalf("msgp's twins read another message (%v)", err)
 	}
 	return enc
 }
 
 // checkRefEncode fails b unless fxamacker's encoding of the twins is ours.
-func checkRefEncode(b *testing.B, ref *refCase, want []byte) {
+func checkRefEncode(b *testing.B, tc *twins.Case, want []byte) {
 	b.Helper()
 	var buf, scratch bytes.Buffer
-	if err := ref.encode(&buf, &scratch); err != nil {
+	if err := tc.EncodeCBOR(&buf, &scratch); err != nil {
 		b.Fatalf("fxamacker encode: %v", err)
 	}
 	if !bytes.Equal(buf.Bytes(), want) {
@@ -240,7 +237,7 @@ func head(b []byte) []byte { return b[:min(len(b), 64)] }
 // then the event twin chosen by stream and type. Every step is inside the
 // loop, into new values, as a receiver that hands each message on would.
 // msgp decodes its own encoding of the message (MessagePack) the same way,
-// with the generated UnmarshalMsg into new twins; b.SetBytes is the CBOR
+// with the generated UnmarshalMsg into new twins of the same set; b.SetBytes is the CBOR
 // length for every impl, so that MB/s compares the same message.
 //
 // The floor (floor.Walk) checks the bytes as any validating decoder must
@@ -248,12 +245,12 @@ func head(b []byte) []byte { return b[:min(len(b), 64)] }
 // nothing.
 func BenchmarkDecode(b *testing.B) {
 	for _, bm := range benchMessages(b) {
-		ref, err := newRefCase(bm.msg)
+		tc, err := twins.New(bm.msg)
 		if err != nil {
 			b.Fatalf("%s: %v", bm.name, err)
 		}
 		support.Run(b, "impl=codec/msg="+bm.name, func(b *testing.B) {
-			checkDecode(b, ref, bm)
+			checkDecode(b, tc, bm)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(bm.enc)))
 			c := support.CountAllocs(b)
@@ -267,12 +264,12 @@ func BenchmarkDecode(b *testing.B) {
 			c.Stop()
 		})
 		support.Run(b, "impl=fxamacker/msg="+bm.name, func(b *testing.B) {
-			checkDecode(b, ref, bm)
+			checkDecode(b, tc, bm)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(bm.enc)))
 			c := support.CountAllocs(b)
 			for i := 0; i < b.N; i++ {
-				env, body, err := ref.decode(bm.enc)
+				env, body, err := tc.DecodeCBOR(bm.enc)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -280,22 +277,20 @@ func BenchmarkDecode(b *testing.B) {
 			}
 			c.Stop()
 		})
-		if mc, err := msgptwin.New(bm.msg); err == nil {
-			support.Run(b, "impl=msgp/msg="+bm.name, func(b *testing.B) {
-				mb := checkMsgp(b, mc, bm.msg)
-				b.ReportAllocs()
-				b.SetBytes(int64(len(bm.enc)))
-				c := support.CountAllocs(b)
-				for i := 0; i < b.N; i++ {
-					env, body, err := mc.Decode(mb)
-					if err != nil {
-						b.Fatal(err)
-					}
-					sinkAny, sinkBody = env, body
+		support.Run(b, "impl=msgp/msg="+bm.name, func(b *testing.B) {
+			mb := checkMsgp(b, tc, bm.msg)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bm.enc)))
+			c := support.CountAllocs(b)
+			for i := 0; i < b.N; i++ {
+				env, body, err := tc.DecodeMsgp(mb)
+				if err != nil {
+					b.Fatal(err)
 				}
-				c.Stop()
-			})
-		}
+				sinkAny, sinkBody = env, body
+			}
+			c.Stop()
+		})
 		support.Run(b, "impl=floor/msg="+bm.name, func(b *testing.B) {
 			if err := floor.Walk(bm.enc); err != nil {
 				b.Fatalf("the floor's walk: %v", err)
@@ -318,244 +313,26 @@ func BenchmarkDecode(b *testing.B) {
 
 // checkDecode fails b unless both decoders read bm's bytes as bm's
 // message: ours decodes to the message itself, fxamacker's twins convert
-// to it (support.RefUnmarshal), and the twins the benchmark's own decode
-// path fills encode back to the same bytes, so that path read everything.
-func checkDecode(b *testing.B, ref *refCase, bm benchMsg) {
+// to it (twins.Unmarshal), and the twins the benchmark's own decode path
+// fills encode back to the same bytes, so that path read everything.
+func checkDecode(b *testing.B, tc *twins.Case, bm benchMsg) {
 	b.Helper()
 	got, err := codec.Decode(bm.enc)
 	if err != nil || !reflect.DeepEqual(got, bm.msg) {
 		b.Fatalf("our decode: %v, or another message", err)
 	}
-	refGot, err := support.RefUnmarshal(bm.enc)
+	refGot, err := twins.Unmarshal(bm.enc)
 	if err != nil || !reflect.DeepEqual(refGot, bm.msg) {
 		b.Fatalf("fxamacker decode through the twins: %v, or another message", err)
 	}
-	env, body, err := ref.decode(bm.enc)
+	env, body, err := tc.DecodeCBOR(bm.enc)
 	if err != nil {
 		b.Fatalf("fxamacker decode: %v", err)
 	}
-	again, err := reencode(env, body)
+	again, err := twins.MarshalTwins(env, body)
 	if err != nil || !bytes.Equal(again, bm.enc) {
 		b.Fatalf("fxamacker's decoded twins encode back to other bytes (%v)", err)
 	}
-}
-
-// refCase is how a user of fxamacker encodes and decodes one message.
-type refCase struct {
-	// encode writes the message into buf, using scratch for the params or
-	// result of a request or response.
-	encode func(buf, scratch *bytes.Buffer) error
-	// decode reads b into new twins: the envelope and, for a request or
-	// response, the params or result (nil otherwise).
-	decode func(b []byte) (env, body any, err error)
-}
-
-var refEnc = support.RefEncMode.(cbor.UserBufferEncMode)
-
-func ptr[T any](o codec.Opt[T]) *T {
-	if !o.Ok {
-		return nil
-	}
-	v := o.Val
-	return &v
-}
-
-func refErr(e *codec.Error) *support.RefError {
-	if e == nil {
-		return nil
-	}
-	return &support.RefError{Code: string(e.Code), Message: e.Message, Retryable: e.Retryable}
-}
-
-// newRefCase builds the twins of m, once, and the encode and decode paths
-// of its kind.
-func newRefCase(m codec.Message) (*refCase, error) {
-	switch m := m.(type) {
-	case *codec.Request:
-		params, err := support.RefParamsValue(m.Params)
-		if err != nil {
-			return nil, err
-		}
-		env := &support.RefRequest{Kind: uint64(codec.KindRequest), ID: m.ID, Method: uint32(m.Method), DeadlineMS: ptr(m.DeadlineMS)}
-		return &refCase{
-			encode: func(buf, scratch *bytes.Buffer) error {
-				scratch.Reset()
-				if err := refEnc.MarshalToBuffer(params, scratch); err != nil {
-					return err
-				}
-				env.Params = scratch.Bytes()
-				buf.Reset()
-				return refEnc.MarshalToBuffer(env, buf)
-			},
-			decode: decodeRefRequest,
-		}, nil
-	case *codec.Response:
-		env := &support.RefResponse{Kind: uint64(codec.KindResponse), ID: m.ID, Method: uint32(m.Method), Error: refErr(m.Error)}
-		var result any
-		if m.Error == nil {
-			var err error
-			if result, err = support.RefResultValue(m.Result); err != nil {
-				return nil, err
-			}
-		}
-		return &refCase{
-			encode: func(buf, scratch *bytes.Buffer) error {
-				env.Result = nil
-				if result != nil {
-					scratch.Reset()
-					if err := refEnc.MarshalToBuffer(result, scratch); err != nil {
-						return err
-					}
-					env.Result = scratch.Bytes()
-				}
-				buf.Reset()
-				return refEnc.MarshalToBuffer(env, buf)
-			},
-			decode: decodeRefResponse,
-		}, nil
-	case *codec.Hello:
-		h := &support.RefHello{Kind: uint64(codec.KindHello), Versions: m.Versions, MaxFrame: m.MaxFrame,
-			Capabilities: uint32(m.Capabilities), Token: ptr(m.Token), Agent: m.Agent}
-		if m.Device.Ok {
-			d := m.Device.Val
-			h.Device = &support.RefDevice{Model: d.Model, SDK: d.SDK, ABI: d.ABI, Display: support.RefDisplay(d.Display)}
-		}
-		return &refCase{
-			encode: func(buf, _ *bytes.Buffer) error { buf.Reset(); return refEnc.MarshalToBuffer(h, buf) },
-			decode: func(b []byte) (any, any, error) {
-				var t support.RefHello
-				err := support.RefDecMode.Unmarshal(b, &t)
-				return &t, nil, err
-			},
-		}, nil
-	case *codec.Event:
-		var twin any
-		switch body := m.Body.(type) {
-		case *codec.WindowChanged:
-			twin = &support.RefWindowChanged{Kind: uint64(codec.KindEvent), Stream: uint32(m.Stream), Seq: m.Seq, Type: uint32(m.Type), Window: body.Window, Change: body.Change}
-		case *codec.ContentChanged:
-			twin = &support.RefContentChanged{Kind: uint64(codec.KindEvent), Stream: uint32(m.Stream), Seq: m.Seq, Type: uint32(m.Type), Window: body.Window, Node: body.Node, Change: body.Change}
-		case *codec.ScreenFrame:
-			twin = &support.RefFrame{Kind: uint64(codec.KindEvent), Stream: uint32(m.Stream), Seq: m.Seq, Type: uint32(m.Type), Width: body.Width, Height: body.Height,
-				Format: body.Format, UptimeMS: body.UptimeMS, Image: body.Image}
-		default:
-			return nil, fmt.Errorf("no twin for an event body %T", body)
-		}
-		return &refCase{
-			encode: func(buf, _ *bytes.Buffer) error { buf.Reset(); return refEnc.MarshalToBuffer(twin, buf) },
-			decode: decodeRefEvent,
-		}, nil
-	}
-	return nil, fmt.Errorf("no twin for %T", m)
-}
-
-func decodeRefRequest(b []byte) (any, any, error) {
-	var env support.RefRequest
-	if err := support.RefDecMode.Unmarshal(b, &env); err != nil {
-		return nil, nil, err
-	}
-	var p any
-	switch codec.Method(env.Method) {
-	case codec.MethodTap:
-		p = new(support.RefTapParams)
-	case codec.MethodSnapshot:
-		p = new(support.RefSnapshotParams)
-	case codec.MethodBounds:
-		p = new(support.RefNodesParams)
-	case codec.MethodScreenshot:
-		p = new(support.RefThreeOpt)
-	default:
-		params := codec.ParamsFor(codec.Method(env.Method))
-		if params == nil {
-			return &env, nil, nil // unknown method: params skipped
-		}
-		var err error
-		if p, err = support.RefParamsValue(params); err != nil {
-			return nil, nil, err
-		}
-	}
-	return &env, p, support.RefDecMode.Unmarshal(env.Params, p)
-}
-
-func decodeRefResponse(b []byte) (any, any, error) {
-	var env support.RefResponse
-	if err := support.RefDecMode.Unmarshal(b, &env); err != nil {
-		return nil, nil, err
-	}
-	if env.Result == nil {
-		return &env, nil, nil
-	}
-	var r any
-	switch codec.Method(env.Method) {
-	case codec.MethodSnapshot:
-		r = new(support.RefSnapshot)
-	case codec.MethodBounds:
-		r = new(support.RefBoundsResult)
-	case codec.MethodScreenshot:
-		r = new(support.RefScreenshot)
-	case codec.MethodFramesStart:
-		r = new(support.RefStreamParams)
-	case codec.MethodResync:
-		r = new(support.RefSeqResult)
-	case codec.MethodDeviceInfo:
-		r = new(support.RefDevice)
-	default:
-		r = new(support.RefEmpty)
-	}
-	return &env, r, support.RefDecMode.Unmarshal(env.Result, r)
-}
-
-func decodeRefEvent(b []byte) (any, any, error) {
-	var elems []cbor.RawMessage
-	if err := support.RefDecMode.Unmarshal(b, &elems); err != nil {
-		return nil, nil, err
-	}
-	if len(elems) < 4 {
-		return nil, nil, errors.New("event shorter than its head")
-	}
-	var kind uint64
-	var stream, typ uint32
-	for i, dst := range []any{&kind, &stream, &typ} {
-		if err := support.RefDecMode.Unmarshal(elems[[]int{0, 1, 3}[i]], dst); err != nil {
-			return nil, nil, err
-		}
-	}
-	if kind != uint64(codec.KindEvent) {
-		return nil, nil, errors.New("not an event")
-	}
-	var t any
-	switch codec.BodyFor(codec.Stream(stream), codec.EventType(typ)).(type) {
-	case *codec.WindowChanged:
-		t = new(support.RefWindowChanged)
-	case *codec.ContentChanged:
-		t = new(support.RefContentChanged)
-	case *codec.ScreenFrame:
-		t = new(support.RefFrame)
-	default:
-		return nil, nil, errors.New("unknown event type")
-	}
-	return t, nil, support.RefDecMode.Unmarshal(b, t)
-}
-
-// reencode encodes decoded twins back with fxamacker.
-func reencode(env, body any) ([]byte, error) {
-	if body != nil {
-		raw, err := support.RefEncMode.Marshal(body)
-		if err != nil {
-			return nil, err
-		}
-		switch e := env.(type) {
-		case *support.RefRequest:
-			c := *e
-			c.Params = raw
-			env = &c
-		case *support.RefResponse:
-			c := *e
-			c.Result = raw
-			env = &c
-		}
-	}
-	return support.RefEncMode.Marshal(env)
 }
 
 // loopReader reads b over and over, never ending: a steady stream of the

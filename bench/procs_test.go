@@ -57,7 +57,7 @@ func buildGlass(b *testing.B) string {
 // startScaleXvnc starts Xvnc on a display it picks itself (-displayfd),
 // loopback only, VNC authentication (vncpasswd -f), otherwise at its
 // defaults.
-func startScaleXvnc(b *testing.B, dir, pw string) (addr string, pid int, stop func()) {
+func startScaleXvnc(b *testing.B, dir, pw string) (addr, display string, pid int, stop func()) {
 	bin := peertest.Program(b, "Xvnc")
 	vp := exec.Command(peertest.Program(b, "vncpasswd"), "-f")
 	vp.Stdin = strings.NewReader(pw + "\n")
@@ -83,15 +83,16 @@ func startScaleXvnc(b *testing.B, dir, pw string) (addr string, pid int, stop fu
 		b.Fatal(err)
 	}
 	pw2.Close()
-	display, _ := bufio.NewReader(pr).ReadString('\n')
+	display, _ = bufio.NewReader(pr).ReadString('\n')
+	display = strings.TrimSpace(display)
 	pr.Close()
 	stop = stopper(cmd, 5*time.Second)
 	addr = "127.0.0.1:" + strconv.Itoa(port)
-	if strings.TrimSpace(display) == "" || !scaleWaitListen(addr) {
+	if display == "" || !scaleWaitListen(addr) {
 		stop()
 		b.Fatalf("Xvnc did not start: %s", logb.String())
 	}
-	return addr, cmd.Process.Pid, stop
+	return addr, display, cmd.Process.Pid, stop
 }
 
 // startGlass runs the glass binary for one computer, "scale".

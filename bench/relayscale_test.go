@@ -75,7 +75,7 @@ func scaleSetup(b *testing.B, n int) *scaleRig {
 	}
 	const pw = "scale-pw"
 	bin := buildGlass(b)
-	xaddr, xpid, stopX := startScaleXvnc(b, tmp, pw)
+	xaddr, _, xpid, stopX := startScaleXvnc(b, tmp, pw)
 	started := false
 	defer func() {
 		if !started { // b.Fatal on the way: the rig never ran

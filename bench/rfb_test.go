@@ -8,8 +8,10 @@ import (
 	"net"
 	"net/http/httptest"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -62,7 +64,12 @@ const rfbBenchPassword = "bench-pw"
 
 // BenchmarkRelay: server-to-client MB/s on loopback from a synthetic RFB
 // server sending seeded ZRLE framebuffer updates, read by a client directly
-// (raw_tcp), through our relay (glass), and through websockify.
+// (raw_tcp), through our relay (glass), and through websockify. One
+// operation is 1 MiB relayed, so allocs/op is allocations per MiB; they are
+// the whole process's (relay, synthetic server and client), and the
+// WebSocket client reads without a context per message (wsStream) so that
+// they are the relay's. cpu-ms/MiB is this process's CPU time per MiB
+// (server and client on every path, glass too on its own).
 func BenchmarkRelay(b *testing.B) {
 	payload := support.RFBFramebufferUpdates(1, 8<<20)
 	srv, err := support.NewRFBServer(rfbBenchPassword, payload)
@@ -81,24 +88,7 @@ func BenchmarkRelay(b *testing.B) {
 	})
 
 	b.Run("path=glass", func(b *testing.B) {
-		relay, err := rfbgate.NewRelay(rfbgate.Config{
-			Computers: []rfbgate.Computer{{Name: "bench", Addr: srv.Addr(), Password: rfbgate.NewSecret(rfbBenchPassword)}},
-			Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-		hs := httptest.NewServer(rfbgate.NewHandler(relay, rfbgate.HandlerOptions{}))
-		defer func() { relay.Close(); hs.Close() }()
-		tk, err := relay.Watch("bench", "bench")
-		if err != nil {
-			b.Fatal(err)
-		}
-		c := rfbDialWS(b, "ws"+strings.TrimPrefix(hs.URL, "http")+"/v1/streams/computers/glass?ticket="+tk.Token)
-		defer c.Close()
-		if err := rfbNoneHandshake(c); err != nil {
-			b.Fatal(err)
-		}
+		_, c := rfbGlassViewer(b, srv.Addr(), rfbBenchPassword)
 		rfbReadBlocks(b, c)
 	})
 
@@ -109,6 +99,36 @@ func BenchmarkRelay(b *testing.B) {
 		defer c.Close()
 		rfbVNCReadBlocks(b, c)
 	})
+}
+
+// rfbGlassViewer runs glass in this process for the VNC server at addr
+// (computer "bench") and opens one viewer through it, past ServerInit; both
+// end with the benchmark.
+func rfbGlassViewer(b *testing.B, addr, password string) (hs *httptest.Server, c net.Conn) {
+	relay, err := rfbgate.NewRelay(rfbgate.Config{
+		Computers: []rfbgate.Computer{{Name: "bench", Addr: addr, Password: rfbgate.NewSecret(password)}},
+		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hs = httptest.NewServer(rfbgate.NewHandler(relay, rfbgate.HandlerOptions{}))
+	b.Cleanup(func() { relay.Close(); hs.Close() })
+	tk, err := relay.Watch("bench", "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	c = rfbDialWS(b, "ws"+strings.TrimPrefix(hs.URL, "http")+"/v1/streams/computers/glass?ticket="+tk.Token)
+	b.Cleanup(func() { c.Close() })
+	if err := rfbNoneHandshake(c); err != nil {
+		b.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); relay.Viewers("bench") == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			b.Fatal("the viewer was not counted open")
+		}
+	}
+	return hs, c
 }
 
 // rfbVNCReadBlocks does the client's VNC handshake on c, then reads b.N
@@ -122,10 +142,25 @@ func rfbVNCReadBlocks(b *testing.B, c net.Conn) {
 	rfbReadBlocks(b, c)
 }
 
+// processCPU is this process's user and system CPU time so far, in
+// seconds: BenchmarkRelay's cpu-ms/MiB, which a busy host changes less than
+// it changes MB/s (websockify's own CPU, another process, is not in it).
+func processCPU(b *testing.B) float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
 // rfbReadBlocks reads b.N blocks of server bytes.
 func rfbReadBlocks(b *testing.B, c net.Conn) {
 	buf := make([]byte, 256<<10)
 	b.SetBytes(rfbRelayBlock)
+	b.ReportAllocs()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	cpu0 := processCPU(b)
 	b.ResetTimer()
 	want := int64(b.N) * rfbRelayBlock
 	for got := int64(0); got < want; {
@@ -137,6 +172,10 @@ func rfbReadBlocks(b *testing.B, c net.Conn) {
 		}
 	}
 	b.StopTimer()
+	runtime.ReadMemStats(&m1)
+	mib := float64(want) / (1 << 20)
+	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/mib, "allocs/MiB")
+	b.ReportMetric((processCPU(b)-cpu0)*1e3/mib, "cpu-ms/MiB")
 }
 
 // rfbDialWS opens a binary WebSocket as noVNC does (subprotocol "binary").
@@ -148,8 +187,21 @@ func rfbDialWS(b *testing.B, url string) net.Conn {
 		b.Fatalf("dial %s: %v", url, err)
 	}
 	ws.SetReadLimit(-1)
-	return websocket.NetConn(context.Background(), ws, websocket.MessageBinary)
+	return &wsStream{Conn: websocket.NetConn(context.Background(), ws, websocket.MessageBinary), rw: rfbgate.ByteStream(ws)}
 }
+
+// wsStream reads and writes a WebSocket's binary messages as one byte
+// stream, as noVNC does, with no context per message (rfbgate.ByteStream:
+// coder/websocket's NetConn costs a few allocations per message read,
+// which would be counted against the relay). Deadlines are NetConn's and
+// do not bound its reads.
+type wsStream struct {
+	net.Conn // Close, addresses and deadlines
+	rw       io.ReadWriter
+}
+
+func (s *wsStream) Read(p []byte) (int, error)  { return s.rw.Read(p) }
+func (s *wsStream) Write(p []byte) (int, error) { return s.rw.Write(p) }
 
 // rfbNoneHandshake is the browser's side of the relay's RFB 3.8 handshake.
 func rfbNoneHandshake(c net.Conn) error {

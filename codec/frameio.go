@@ -51,8 +51,10 @@ func (e *TruncatedFrameError) Error() string {
 // Unwrap returns io.ErrUnexpectedEOF.
 func (e *TruncatedFrameError) Unwrap() error { return io.ErrUnexpectedEOF }
 
-// maxEmptyReads is how many empty reads in a row Next accepts, as bufio
-// does.
+// maxEmptyReads is how many empty reads in a row (no bytes, no error)
+// Next accepts before it gives up with io.ErrNoProgress, as bufio does.
+// It is the one retry of empty reads between a stream and its frames:
+// callers need not add their own.
 const maxEmptyReads = 100
 
 // Next reads the next frame; the caller releases it (see Frame for how
@@ -66,16 +68,16 @@ func (r *Reader) Next() (Frame, error) {
 			var n int
 			var err error
 			if room := r.split.payloadRoom(); len(room) >= readAhead/2 {
-				// A large remainder: read it straight into the frame's buffer.
-				n, err = io.ReadFull(r.r, room)
+				// A large remainder: read it straight into the frame's
+				// buffer, one Read at a time so that empty reads are
+				// counted here as for the read-ahead (io.ReadFull would
+				// spin on them for ever).
+				n, err = r.r.Read(room)
 				r.off += int64(n)
 				if n > 0 {
 					if st := r.split.filled(n); st.Kind == GotFrame {
 						return r.deliver(st.Frame), nil
 					}
-				}
-				if err == io.ErrUnexpectedEOF {
-					err = io.EOF
 				}
 			} else {
 				n, err = r.r.Read(r.rbuf)

@@ -26,7 +26,7 @@ func (o Opt[T]) IsZero() bool { return !o.Ok }
 
 // Ptr returns a pointer to a copy of the value when present and nil
 // otherwise, for mappings that spell optional fields as pointers (JSON,
-// the reference codec's twins).
+// the benchmark peers' twins).
 func (o Opt[T]) Ptr() *T {
 	if !o.Ok {
 		return nil

@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/wirebench/wirebench/bench/support"
+	"github.com/wirebench/wirebench/bench/twins"
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
 )
@@ -27,7 +27,7 @@ func ourFrame(t *testing.T, s Sample) []byte {
 
 func refFrame(t *testing.T, s Sample) []byte {
 	t.Helper()
-	p, err := support.RefMarshal(s.Msg)
+	p, err := twins.Marshal(s.Msg)
 	if err != nil {
 		t.Fatalf("%s: reference encode: %v", s.Name, err)
 	}
@@ -186,7 +186,7 @@ func TestGoldenDecodeReference(t *testing.T) {
 // TestGoldenReferenceDecodesGolden: fxamacker reads every golden frame to
 // the sample's message.
 func TestGoldenReferenceDecodesGolden(t *testing.T) {
-	decodesToSamples(t, "", "fxamacker ", support.RefUnmarshal)
+	decodesToSamples(t, "", "fxamacker ", twins.Unmarshal)
 }
 
 // decodesToSamples checks that decode reads each sample's frame in dir

@@ -10,7 +10,7 @@
 #   make micro-check      make micro-count, then compare with
 #                         reports/micro/baseline-counts.txt: exit 1, with a
 #                         table, on a row whose instructions/op grew > 2 % or
-#                         whose allocs/op grew at all (CI runs it)
+#                         whose allocs/op or B/op grew at all (CI runs it)
 #   make baseline-counts  make micro-count of every benchmark, then store it
 #                         as reports/micro/baseline-counts.txt (commit it
 #                         with the change it measures)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # mk/peers.sh — make sure the real peers of the relay's tests are here before
-# `make test` runs them: Xvnc, vncpasswd, xinput, xclip (TigerVNC and X tools),
+# `make test` runs them: Xvnc, vncpasswd, xinput, xclip, xkbwatch (TigerVNC and X tools),
 # Chromium, websockify (Debian packages, .ci/install-rfb.sh), valgrind (the
 # workbench's counts, .ci/install-valgrind.sh), python3-cbor2 (the second
 # language that checks the golden frames, .ci/install-cbor2.sh) and noVNC
@@ -51,7 +51,7 @@ install_or_stop() {
 	fi
 }
 
-ensure .ci/install-rfb.sh Xvnc vncpasswd xinput xclip chromium websockify
+ensure .ci/install-rfb.sh Xvnc vncpasswd xinput xkbcomp xclip xkbwatch chromium websockify
 # valgrind: the workbench's instruction counts (bench/internal/callgrind's test).
 ensure .ci/install-valgrind.sh valgrind
 # python3-cbor2 for Debian's python3 (golden/cbor2_test.go; a python3 earlier

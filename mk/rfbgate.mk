@@ -17,9 +17,10 @@ glass:
 rfbgate-test: $(NOVNC_DIR)/core/rfb.js
 	$(GO) test -count=1 ./rfbgate/ ./cmd/glass/
 
-# The gate and relay benchmarks only, and the server-stream framer's own.
+# The gate and relay benchmarks only (key-to-pixel latency included), and
+# the server-stream framer's own.
 rfbgate-bench:
-	$(GO) test -run '^$$' -bench 'BenchmarkGate|BenchmarkRelay' -benchmem ./bench/
+	$(GO) test -run '^$$' -bench 'BenchmarkGate|BenchmarkRelay|BenchmarkKeyToPixel' -benchmem ./bench/
 	$(GO) test -run '^$$' -bench 'BenchmarkServerFilter' -benchmem ./rfbgate/
 
 # The scale figures: 1, 50 and 200 viewers through glass (its own process)
@@ -29,13 +30,13 @@ rfbgate-scale:
 	$(GO) test -run '^$$' -bench 'BenchmarkRelayScale' -benchtime 3s ./bench/
 
 # A trial: Xvnc on display $(GLASS_DISPLAY) (loopback only, a fresh random
-# password) behind glass; open http://127.0.0.1:7900/glass/?agent=demo&surface=me
+# password) behind glass, which reads Xvnc's own rfbauth file; open
+# http://127.0.0.1:7900/glass/
 GLASS_DISPLAY ?= 77
 glass-demo: glass $(NOVNC_DIR)/core/rfb.js
-	@d=$$(mktemp -d); port=$$((5900 + $(GLASS_DISPLAY))); \
-	head -c 12 /dev/urandom | base64 | tr -d '/+=' > $$d/pw; \
-	vncpasswd -f < $$d/pw > $$d/rfbauth; \
+	@umask 077; d=$$(mktemp -d); port=$$((5900 + $(GLASS_DISPLAY))); \
+	head -c 12 /dev/urandom | base64 | tr -d '/+=' | vncpasswd -f > $$d/rfbauth; \
 	Xvnc :$(GLASS_DISPLAY) -localhost yes -rfbport $$port -rfbauth $$d/rfbauth -geometry 1280x800 -depth 24 -retro & xpid=$$!; \
 	trap 'kill $$xpid; rm -rf $$d' EXIT INT TERM; sleep 1; \
-	echo "open http://127.0.0.1:7900/glass/?agent=demo&surface=me"; \
-	bin/glass -computer demo=127.0.0.1:$$port -password-file demo=$$d/pw -novnc $(NOVNC_DIR)
+	echo "open http://127.0.0.1:7900/glass/"; \
+	bin/glass -computer demo=127.0.0.1:$$port -password-file demo=$$d/rfbauth -novnc $(NOVNC_DIR)

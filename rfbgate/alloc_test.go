@@ -8,6 +8,7 @@ package rfbgate
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -56,5 +57,40 @@ func TestGateFeedDoesNotAllocate(t *testing.T) {
 		if a != 0 {
 			t.Fatalf("kbd=%v: %.1f allocations per Feed", kbd, a)
 		}
+	}
+}
+
+// relayAllocsPerMiB is the allocation budget of the relay's write path
+// (issue 24: at most 8 per MiB relayed).
+const relayAllocsPerMiB = 8
+
+// TestRelayAllocsPerMiB: a viewer reading a server that sends as fast as
+// it can costs at most relayAllocsPerMiB allocations per MiB relayed,
+// counted over the whole process (relay, synthetic server and a client
+// that reads without a context per message), with the filter on.
+func TestRelayAllocsPerMiB(t *testing.T) {
+	addr, _ := syntheticVNC(t, testPassword, 256<<10, 0)
+	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
+	c := watchClose(t, tr, "a", "s", false)
+	buf := make([]byte, 256<<10)
+	read := func(n int64) {
+		for got := int64(0); got < n; {
+			k, err := c.Read(buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got += int64(k)
+		}
+	}
+	read(4 << 20) // past the start: buffers grown, connections settled
+	const mib = 32
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	read(mib << 20)
+	runtime.ReadMemStats(&m1)
+	per := float64(m1.Mallocs-m0.Mallocs) / mib
+	t.Logf("%.2f allocations per MiB relayed (budget %d)", per, relayAllocsPerMiB)
+	if per > relayAllocsPerMiB {
+		t.Fatalf("%.2f allocations per MiB relayed, budget %d", per, relayAllocsPerMiB)
 	}
 }

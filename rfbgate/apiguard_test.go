@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -37,9 +38,11 @@ func apiCall(t *testing.T, method, url, body string, hdr map[string]string) (int
 // 405 with Allow, the body limit, a case-insensitive Bearer, JSON errors for
 // upgrade refusals and no directory listing.
 func TestControlAPIGuards(t *testing.T) {
+	addr, _ := syntheticVNC(t, testPassword, 1024, 50*time.Millisecond)
 	r, err := NewRelay(Config{
-		Computers:      []Computer{{Name: "agent1", Addr: "127.0.0.1:1", Password: NewSecret(testPassword)}},
+		Computers:      []Computer{{Name: "agent1", Addr: addr, Password: NewSecret(testPassword)}},
 		OriginPatterns: []string{"deck.example"},
+		Logger:         slog.New(slog.DiscardHandler),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +50,8 @@ func TestControlAPIGuards(t *testing.T) {
 	defer r.Close()
 	srv := httptest.NewServer(NewHandler(r, HandlerOptions{NoVNCDir: noVNCDir(t)}))
 	defer srv.Close()
-	own := srv.URL // http://127.0.0.1:PORT
+	own := srv.URL                               // http://127.0.0.1:PORT
+	viewerAt(t, r, srv.URL, "agent1", "mallory") // a take-over needs an open viewer
 	body := `{"agent":"agent1","surface":"mallory"}`
 	jsonCT := map[string]string{"Content-Type": "application/json"}
 	with := func(kv ...string) map[string]string {

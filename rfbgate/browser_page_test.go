@@ -167,6 +167,10 @@ func TestBrowserPageFollowsLease(t *testing.T) {
 	waitPage(t, a, "pageA", `document.body.dataset.keyboard === "other" && document.body.dataset.holder === "pageB" && document.body.dataset.state === "watching" && document.getElementById("give").disabled && !document.getElementById("take").disabled && document.getElementById("clip").hidden`, 2*time.Second)
 	t.Logf("page A showed the loss %v after B took over", time.Since(lost).Round(10*time.Millisecond))
 	waitPage(t, b, "pageB", `document.body.dataset.keyboard === "you" && document.body.dataset.state === "typing"`, 2*time.Second)
+	// B's clipboard box holds the desktop's current clipboard, which glass
+	// kept from A's stream, and A shows who took the keyboard and when.
+	waitPage(t, b, "pageB", fmt.Sprintf(`document.getElementById("clipboard").value === %q`, first), 2*time.Second)
+	waitPage(t, a, "pageA", `!document.getElementById("banner").hidden && document.getElementById("banner-text").textContent.startsWith("pageB took the keyboard at ") && document.title.startsWith("Keyboard lost")`, 2*time.Second)
 
 	second := fmt.Sprintf("glass-clip-B-%d", time.Now().UnixNano())
 	xclipCopy(t, xv.Display, second)

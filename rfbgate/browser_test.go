@@ -154,3 +154,53 @@ func distinctColours(t *testing.T, b []byte) int {
 	}
 	return len(seen)
 }
+
+// TestBrowserBatchedMessages: noVNC draws a screen that glass sent in
+// batches whose boundaries fall anywhere in the RFB stream. The computer
+// sends one 1.2 MB Raw update (the top half white, the bottom half grey,
+// alike in any channel order) at once; glass relays it in messages larger
+// than one 64 KiB read, each cut wherever the batch ended; the canvas shows
+// both halves.
+func TestBrowserBatchedMessages(t *testing.T) {
+	novnc := noVNCDir(t)
+	const w, h = 640, 480
+	half := func(v byte) []byte { return bytes.Repeat([]byte{v}, w*h/2*4) }
+	script := append(append(append(srvUpdate(srvRect(0, 0, w, h/2, encodingRaw)), half(0xff)...), srvRect(0, h/2, w, h/2, encodingRaw)...), half(0x80)...)
+	script[3] = 2 // two rectangles
+	addr := scriptedVNC(t, testPassword, script)
+	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
+	srv := httptest.NewServer(NewHandler(tr.Relay, HandlerOptions{NoVNCDir: novnc}))
+	t.Cleanup(srv.Close)
+	ctx := newBrowser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/glass/?agent=a&surface=s")); err != nil {
+		t.Fatalf("navigate: %v", err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.body.dataset.state === "watching"`, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		t.Fatalf("noVNC did not connect: %v\nrelay log:\n%s", err, tr.logs.String())
+	}
+	m := waitMetric(t, tr.Relay, func(m metrics) bool {
+		return m.get("glass_bytes_total", "direction", "to_viewer") >= float64(len(script))
+	})
+	bytesOut, msgs := m.get("glass_bytes_total", "direction", "to_viewer"), m.get("glass_viewer_messages_total")
+	if bytesOut != float64(len(script)) || msgs == 0 || bytesOut/msgs <= serverBatchMin {
+		t.Fatalf("glass sent %v bytes in %v messages; want all %d bytes in messages averaging over %d", bytesOut, msgs, len(script), serverBatchMin)
+	}
+	t.Logf("%d bytes in %v messages", len(script), msgs)
+	// The canvas, sampled in the middle of each half.
+	var top, bottom string
+	px := `(y) => { const c = document.querySelector("#screen canvas"); const d = c.getContext("2d").getImageData(c.width/2, Math.floor(c.height*y), 1, 1).data; return d[0]+","+d[1]+","+d[2]; }`
+	deadline := time.Now().Add(10 * time.Second)
+	for ; time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		var err error
+		if top, err = chromedp.Run(ctx, chromedp.Evaluate[string]("("+px+")(0.25)")); err != nil {
+			t.Fatal(err)
+		}
+		if bottom, err = chromedp.Run(ctx, chromedp.Evaluate[string]("("+px+")(0.75)")); err != nil {
+			t.Fatal(err)
+		}
+		if top == "255,255,255" && bottom == "128,128,128" {
+			return
+		}
+	}
+	t.Fatalf("the canvas shows %s at the top and %s at the bottom, want 255,255,255 and 128,128,128", top, bottom)
+}

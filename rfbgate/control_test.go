@@ -7,7 +7,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -334,7 +336,8 @@ func TestPasswordFile(t *testing.T) {
 // TestHTTPAPI drives the control API: the JSON shapes, errors, the admin
 // token, lease events over SSE, and ticket refusals as 403 with no RFB byte.
 func TestHTTPAPI(t *testing.T) {
-	r, err := NewRelay(Config{Computers: []Computer{{Name: "agent1", Addr: "127.0.0.1:1", Password: NewSecret(testPassword)}}})
+	addr, _ := syntheticVNC(t, testPassword, 1024, 50*time.Millisecond)
+	r, err := NewRelay(Config{Computers: []Computer{{Name: "agent1", Addr: addr, Password: NewSecret(testPassword)}}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,6 +419,11 @@ func TestHTTPAPI(t *testing.T) {
 		close(lines)
 	}()
 	<-lines // the opening comment
+	// No open viewer of the surface: no keyboard.
+	if code, m := call("POST", "/v1/tools/computers.takeover", body, "tok"); code != 409 || m["error"] != "no_viewer" {
+		t.Fatalf("takeover without a viewer: %d %v", code, m)
+	}
+	viewerAt(t, r, srv.URL, "agent1", "laptop")
 	if code, m := call("POST", "/v1/tools/computers.takeover", body, "tok"); code != 200 || m["expires_at"] == nil {
 		t.Fatalf("takeover: %d %v", code, m)
 	}
@@ -640,6 +648,15 @@ func TestClientMessageLimit(t *testing.T) {
 		}
 		if !c.ok && status != websocket.StatusMessageTooBig {
 			t.Fatalf("%d bytes: want close 1009, got %v (status %d)", c.n, rerr, status)
+		}
+		if !c.ok { // the log carries the code and reason the browser got
+			var ce websocket.CloseError
+			errors.As(rerr, &ce)
+			want := fmt.Sprintf(`by=relay code=1009 reason="%s"`, ce.Reason)
+			waitFor(t, func() bool { return strings.Contains(tr.logs.String(), want) })
+			if ce.Reason != reasonTooBig {
+				t.Fatalf("1009 reason %q, want %q", ce.Reason, reasonTooBig)
+			}
 		}
 		v.close()
 	}

@@ -12,6 +12,9 @@ import (
 // limiter keeps the relay's unauthenticated connections under its
 // threshold.
 //
+// /metrics, scraped while they are open and after the relay closed them,
+// counts them, their handshakes and their closes.
+//
 // The time from release to the last ServerInit is logged, not asserted.
 // To measure other crowds: GLASS_CROWD=100 sets the number of viewers and
 // GLASS_CROWD_INFLIGHT=K the limiter's K (e.g. 50, to see Xvnc's blacklist
@@ -31,6 +34,20 @@ func TestXvncCrowd(t *testing.T) {
 	if os.Getenv("GLASS_CROWD_INFLIGHT") == "" && (st.Blacklisted != 0 || st.MaxInFlight > DefaultDialInFlight) {
 		t.Fatalf("dial stats %+v: Xvnc turned the relay away, or more than %d handshakes were in flight", st, DefaultDialInFlight)
 	}
+	// /metrics during: every viewer open, watching; every handshake and
+	// every wait in line counted.
+	m := waitMetric(t, tr.Relay, func(m metrics) bool { return m.get("glass_viewers", "computer", "a") == float64(n) })
+	m.want(t, float64(n), "glass_viewers", "computer", "a", "role", roleWatcher)
+	m.want(t, float64(n), "glass_viewers_opened_total", "computer", "a")
+	m.want(t, float64(n), "glass_dial_attempts_total", "computer", "a", "result", dialOK)
+	m.want(t, float64(st.Handshakes+st.Retries), "glass_dial_attempts_total", "computer", "a")
+	m.want(t, float64(st.Waits), "glass_dial_limiter_waits_total", "computer", "a")
+	// and after: all closed with 1001 at shutdown.
+	tr.Relay.Close()
+	m = scrape(t, tr.Relay)
+	m.want(t, 0, "glass_viewers", "computer", "a")
+	m.want(t, float64(n), "glass_viewer_closes_total", "computer", "a", "code", "1001")
+	m.want(t, float64(n), "glass_viewer_closes_total", "computer", "a")
 }
 
 // envInt reads a positive integer from the environment, def when unset.

@@ -82,6 +82,7 @@ type DialStats struct {
 	AuthFailures int64 // attempts where Xvnc refused the password (never retried)
 	QueueFull    int64 // viewers closed because the queue was full
 	Expired      int64 // viewers closed because their deadline passed
+	Waits        int64 // viewers that waited in line for a slot
 	MaxInFlight  int   // the most handshakes in flight at once so far
 }
 
@@ -137,6 +138,7 @@ func (l *dialLimiter) acquire(ctx context.Context) error {
 	}
 	w := &dialWaiter{ready: make(chan struct{})}
 	l.waiters = append(l.waiters, w)
+	l.stats.Waits++
 	l.mu.Unlock()
 	select {
 	case <-w.ready:
@@ -282,7 +284,7 @@ func (r *Relay) dialComputer(ctx context.Context, ws *websocket.Conn, comp Compu
 	var last error
 	for attempt := 1; ; attempt++ {
 		if r.authHeld(comp.Name, log) {
-			ws.Close(websocket.StatusTryAgainLater, "computer refused the relay; backing off")
+			ws.Close(websocket.StatusTryAgainLater, reasonAuthHeld)
 			return nil, nil, false
 		}
 		if err := l.acquire(ctx); err != nil {
@@ -291,10 +293,11 @@ func (r *Relay) dialComputer(ctx context.Context, ws *websocket.Conn, comp Compu
 		}
 		if r.authHeld(comp.Name, log) { // a viewer ahead was refused the password
 			l.release(nil)
-			ws.Close(websocket.StatusTryAgainLater, "computer refused the relay; backing off")
+			ws.Close(websocket.StatusTryAgainLater, reasonAuthHeld)
 			return nil, nil, false
 		}
 		server, init, err := r.dialAttempt(ctx, comp, deadline)
+		r.metrics.dialAttempt(comp.Name, err)
 		var proven *bool
 		switch {
 		case err == nil:
@@ -311,9 +314,11 @@ func (r *Relay) dialComputer(ctx context.Context, ws *websocket.Conn, comp Compu
 		}
 		l.release(proven)
 		if err == nil {
+			r.setHealth(comp.Name, nil)
 			return server, init, true
 		}
 		if !retryable(err) {
+			r.setHealth(comp.Name, err)
 			r.dialFailed(ws, comp, log, err)
 			return nil, nil, false
 		}
@@ -356,16 +361,29 @@ func (r *Relay) authHeld(name string, log *slog.Logger) bool {
 	return false
 }
 
+// Close reasons of a viewer whose dial failed for good, in words a page
+// shows as they are.
+const (
+	reasonUnreachable = "glass cannot reach the computer's VNC server"
+	reasonAuthRefused = "the computer refused the relay: it refused glass's VNC password"
+	reasonAuthHeld    = "the computer refused the relay's VNC password; glass waits 30 s before trying again"
+	reasonRefused     = "the computer refused the relay"
+)
+
 // dialFailed ends a viewer whose handshake failed for good.
 func (r *Relay) dialFailed(ws *websocket.Conn, comp Computer, log *slog.Logger, err error) {
 	var ce *connectError
 	if errors.As(err, &ce) {
 		log.Warn("rfbgate: cannot reach the VNC server", "addr", comp.Addr, "err", ce.err)
-		ws.Close(websocket.StatusTryAgainLater, "computer unreachable")
+		ws.Close(websocket.StatusTryAgainLater, reasonUnreachable)
 		return
 	}
 	log.Warn("rfbgate: VNC handshake failed", "addr", comp.Addr, "err", err)
-	ws.Close(websocket.StatusTryAgainLater, "computer refused the relay")
+	if errors.Is(err, ErrAuthFailed) {
+		ws.Close(websocket.StatusTryAgainLater, reasonAuthRefused)
+		return
+	}
+	ws.Close(websocket.StatusTryAgainLater, reasonRefused)
 }
 
 // dialGiveUp ends a viewer that found the queue full or whose deadline

@@ -16,7 +16,7 @@ type heldKey struct {
 // GateStats counts what a gate did. Read it with Gate.Stats.
 type GateStats struct {
 	Messages      uint64 // client messages read
-	Passed        uint64 // messages forwarded
+	Passed        uint64 // messages forwarded (the sum of PassedByType)
 	DroppedInput  uint64 // input messages dropped: no keyboard, over a limit
 	ReleasesSent  uint64 // times key-ups and a buttonless pointer event were injected
 	BytesIn       uint64 // client bytes read
@@ -24,6 +24,8 @@ type GateStats struct {
 	EncodingsDrop uint64 // entries removed from SetEncodings (see encodingKept)
 	// DroppedByType counts dropped messages by message type.
 	DroppedByType [256]uint64
+	// PassedByType counts forwarded messages by message type.
+	PassedByType [256]uint64
 }
 
 // Gate decides, message by message, which client bytes reach the server.
@@ -97,7 +99,13 @@ func (g *Gate) SetKeyboard(has bool) { g.kbd.Store(has) }
 func (g *Gate) HasKeyboard() bool { return g.kbd.Load() }
 
 // Stats returns the counters. Call it under the lock that serialises Feed.
-func (g *Gate) Stats() GateStats { return g.stats }
+func (g *Gate) Stats() GateStats {
+	st := g.stats
+	for _, n := range st.PassedByType {
+		st.Passed += n
+	}
+	return st
+}
 
 // Feed parses a chunk of client bytes and appends to dst what may reach the
 // server: the passing messages (rewritten where the gate rewrites) and, when
@@ -141,7 +149,7 @@ func (g *Gate) Feed(dst, in []byte) ([]byte, error) {
 			}
 		case evEnd:
 			if g.fwd {
-				g.stats.Passed++
+				g.stats.PassedByType[g.p.Type()]++
 			} else {
 				g.stats.DroppedInput++
 				g.stats.DroppedByType[g.p.Type()]++
@@ -173,7 +181,7 @@ func (g *Gate) whole(dst, in []byte) ([]byte, int) {
 			dst = g.header(dst, in[:n], 0)
 		}
 		if g.fwd {
-			g.stats.Passed++
+			g.stats.PassedByType[t]++
 		} else {
 			g.stats.DroppedInput++
 			g.stats.DroppedByType[t]++

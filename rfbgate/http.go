@@ -32,13 +32,20 @@ var viewerPage []byte
 
 // NewHandler returns the relay's HTTP surface:
 //
-//	POST /v1/tools/computers.watch      {"agent","surface"} -> {"ticket","expires_at"}
-//	POST /v1/tools/computers.takeover   {"agent","surface"} -> {"expires_at","ttl_ms"}
-//	POST /v1/tools/computers.renew      {"agent","surface"} -> {"expires_at","ttl_ms"}
+//	POST /v1/tools/computers.watch      {"agent","surface"} -> {"ticket","expires_at","stream"}
+//	POST /v1/tools/computers.takeover   {"agent","surface"[,"stream"]} -> {"expires_at","ttl_ms","clipboard"}
+//	POST /v1/tools/computers.renew      {"agent","surface"[,"stream"]} -> {"expires_at","ttl_ms"}
 //	POST /v1/tools/computers.giveback   {"agent","surface"} -> {}
-//	GET  /v1/computers/NAME             -> {"keyboard","viewers","lease_ttl_ms"}
+//	GET  /v1/computers                  -> {"computers":[{"name","computer","computer_reason"}]}
+//	GET  /v1/computers/NAME             -> {"keyboard","keyboard_stream","keyboard_since","viewers","computer","computer_reason","lease_ttl_ms","lease_grace_ms"}
 //	GET  /v1/events                     server-sent lease events
 //	GET  /v1/streams/computers/glass?ticket=T   WebSocket (RFB)
+//
+// A take-over or renewal needs an open viewer of the surface (409
+// "no_viewer" otherwise); naming the stream that computers.watch returned
+// gives the keyboard to that viewer alone, so of two tabs of one surface
+// only one types. When the holding viewer closes, the keyboard is handed
+// back after Config.LeaseGrace unless the surface opens a viewer again.
 //
 // The tools take only application/json bodies of at most maxRequestBody
 // bytes; a browser request from an origin that is neither the relay's own
@@ -52,6 +59,7 @@ func NewHandler(r *Relay, opt HandlerOptions) http.Handler {
 	mux.Handle("/v1/tools/computers.takeover", h.guard(http.MethodPost, h.takeover))
 	mux.Handle("/v1/tools/computers.renew", h.guard(http.MethodPost, h.renew))
 	mux.Handle("/v1/tools/computers.giveback", h.guard(http.MethodPost, h.giveback))
+	mux.Handle("/v1/computers", h.guard(http.MethodGet, h.list))
 	mux.Handle("/v1/computers/{name}", h.guard(http.MethodGet, h.status))
 	mux.Handle("/v1/events", h.guard(http.MethodGet, h.events))
 	mux.HandleFunc("/v1/streams/computers/glass", func(w http.ResponseWriter, req *http.Request) {
@@ -98,6 +106,7 @@ func writeJSON(w http.ResponseWriter, v any) {
 type target struct {
 	Agent   string `json:"agent"`
 	Surface string `json:"surface"`
+	Stream  string `json:"stream,omitempty"` // optional: the viewer stream (take-over, renewal)
 }
 
 // readTarget decodes and checks {"agent","surface"}; it writes the error.
@@ -118,6 +127,10 @@ func (h *handler) readTarget(w http.ResponseWriter, req *http.Request) (target, 
 	}
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("body must be {\"agent\": NAME, \"surface\": ID}: %v", err))
+		return t, false
+	}
+	if len(t.Stream) > maxSurfaceLen || strings.ContainsAny(t.Stream, "\x00\r\n") {
+		writeError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("stream must be at most %d printable characters", maxSurfaceLen))
 		return t, false
 	}
 	for _, f := range []struct{ name, v string }{{"agent", t.Agent}, {"surface", t.Surface}} {
@@ -143,7 +156,17 @@ func (h *handler) watch(w http.ResponseWriter, req *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, "ticket_unavailable", err.Error())
 		return
 	}
-	writeJSON(w, map[string]string{"ticket": tk.Token, "expires_at": tk.ExpiresAt.UTC().Format(time.RFC3339)})
+	writeJSON(w, map[string]string{"ticket": tk.Token, "expires_at": tk.ExpiresAt.UTC().Format(time.RFC3339), "stream": streamID(tk.Token)})
+}
+
+// leaseRefused writes the refusal of a take-over or renewal.
+func leaseRefused(w http.ResponseWriter, t target, err error) {
+	switch {
+	case errors.Is(err, ErrNoViewer):
+		writeError(w, http.StatusConflict, "no_viewer", "surface "+t.Surface+" has no open viewer of "+t.Agent+": the keyboard goes only to an open viewer")
+	default:
+		writeError(w, http.StatusConflict, "not_holder", "surface "+t.Surface+" does not hold the keyboard of "+t.Agent)
+	}
 }
 
 func (h *handler) takeover(w http.ResponseWriter, req *http.Request) {
@@ -151,7 +174,12 @@ func (h *handler) takeover(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	h.writeLease(w, h.r.leases.TakeOver(t.Agent, t.Surface))
+	exp, err := h.r.TakeOver(t.Agent, t.Surface, t.Stream)
+	if err != nil {
+		leaseRefused(w, t, err)
+		return
+	}
+	h.writeLease(w, exp, h.r.clipboardFor(t.Agent, t.Surface, t.Stream))
 }
 
 func (h *handler) renew(w http.ResponseWriter, req *http.Request) {
@@ -159,18 +187,24 @@ func (h *handler) renew(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	exp, err := h.r.leases.Renew(t.Agent, t.Surface)
-	if errors.Is(err, ErrNotHolder) {
-		writeError(w, http.StatusConflict, "not_holder", "surface "+t.Surface+" does not hold the keyboard of "+t.Agent)
+	exp, err := h.r.Renew(t.Agent, t.Surface, t.Stream)
+	if err != nil {
+		leaseRefused(w, t, err)
 		return
 	}
-	h.writeLease(w, exp)
+	h.writeLease(w, exp, nil)
 }
 
 // writeLease answers a take-over or renewal: when the lease ends unless
-// renewed, and the TTL a renewal restores (a page renews at a third of it).
-func (h *handler) writeLease(w http.ResponseWriter, exp time.Time) {
-	writeJSON(w, map[string]any{"expires_at": exp.UTC().Format(time.RFC3339Nano), "ttl_ms": h.r.leases.TTL().Milliseconds()})
+// renewed, and the TTL a renewal restores (a page renews at a third of it);
+// a take-over also carries the computer's clipboard as glass last saw it
+// (null when glass has not seen its current text).
+func (h *handler) writeLease(w http.ResponseWriter, exp time.Time, clip *string) {
+	m := map[string]any{"expires_at": exp.UTC().Format(time.RFC3339Nano), "ttl_ms": h.r.leases.TTL().Milliseconds()}
+	if clip != nil {
+		m["clipboard"] = *clip
+	}
+	writeJSON(w, m)
 }
 
 func (h *handler) giveback(w http.ResponseWriter, req *http.Request) {
@@ -178,7 +212,7 @@ func (h *handler) giveback(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	if err := h.r.leases.GiveBack(t.Agent, t.Surface); errors.Is(err, ErrNotHolder) {
+	if err := h.r.GiveBack(t.Agent, t.Surface); errors.Is(err, ErrNotHolder) {
 		writeError(w, http.StatusConflict, "not_holder", "surface "+t.Surface+" does not hold the keyboard of "+t.Agent)
 		return
 	}
@@ -193,8 +227,24 @@ func (h *handler) status(w http.ResponseWriter, req *http.Request) {
 	}
 	writeJSON(w, struct {
 		ComputerStatus
-		LeaseTTLms int64 `json:"lease_ttl_ms"`
-	}{st, h.r.leases.TTL().Milliseconds()})
+		LeaseTTLms   int64 `json:"lease_ttl_ms"`
+		LeaseGraceMs int64 `json:"lease_grace_ms"`
+	}{st, h.r.leases.TTL().Milliseconds(), h.r.cfg.LeaseGrace.Milliseconds()})
+}
+
+// list names the computers a page may open, with their state.
+func (h *handler) list(w http.ResponseWriter, _ *http.Request) {
+	type entry struct {
+		Name string `json:"name"`
+		Health
+	}
+	out := struct {
+		Computers []entry `json:"computers"`
+	}{Computers: []entry{}}
+	for _, n := range h.r.Names() {
+		out.Computers = append(out.Computers, entry{n, h.r.health(n)})
+	}
+	writeJSON(w, out)
 }
 
 // eventBuffer is how many events an /v1/events stream may fall behind

@@ -13,11 +13,13 @@ const (
 	eventHandedBack = "computer.handed-back"
 )
 
-// Reasons a keyboard was handed back.
+// Reasons a keyboard was handed back, or taken over again.
 const (
-	reasonGiveBack = "giveback" // the holder gave it back
-	reasonExpired  = "expired"  // no renewal within the lease TTL
-	reasonMoved    = "moved"    // another surface took over
+	reasonGiveBack     = "giveback"      // the holder gave it back
+	reasonExpired      = "expired"       // no renewal within the lease TTL
+	reasonMoved        = "moved"         // another surface (or another tab of it) took over
+	reasonViewerClosed = "viewer-closed" // the holder's viewer closed and none reopened within the grace period
+	reasonReopened     = "reopened"      // taken-over: the holder's surface reopened its viewer (a reload) within the grace period
 )
 
 // DefaultLeaseTTL is how long a take-over lasts after its last renewal.
@@ -25,6 +27,10 @@ const DefaultLeaseTTL = 90 * time.Second
 
 // ErrNotHolder: the surface does not hold that computer's keyboard.
 var ErrNotHolder = errors.New("surface does not hold the keyboard")
+
+// ErrNoViewer: a take-over or renewal by a surface (or stream) with no open
+// viewer of that computer. A keyboard lives only while its viewer is open.
+var ErrNoViewer = errors.New("surface has no open viewer of the computer")
 
 // KeyboardHeldError refuses an agent's own input while a person holds the
 // keyboard; it names who does.
@@ -42,14 +48,31 @@ type leaseEvent struct {
 	Type    string    `json:"type"`
 	Agent   string    `json:"agent"`
 	Surface string    `json:"surface"`
+	Stream  string    `json:"stream,omitempty"` // the viewer stream holding it, when the take-over named one
 	Reason  string    `json:"reason,omitempty"`
 	At      time.Time `json:"at"`
 }
 
+// lease is one computer's keyboard holder: a surface and, when the
+// take-over named one, the viewer stream (one tab) of that surface.
 type lease struct {
 	surface string
+	stream  string // "" : any viewer of the surface
+	since   time.Time
 	expires time.Time
 	timer   *time.Timer
+}
+
+// holds reports whether the viewer stream of surface holds this lease.
+func (ls *lease) holds(surface, stream string) bool {
+	return ls != nil && ls.surface == surface && (ls.stream == "" || ls.stream == stream)
+}
+
+// Holding is a copy of a computer's keyboard lease.
+type Holding struct {
+	Surface string
+	Stream  string // "" when the take-over named no stream
+	Since   time.Time
 }
 
 // leases records which surface holds each computer's keyboard. It is safe
@@ -62,6 +85,7 @@ type leases struct {
 	nextSub  int
 	dropped  uint64
 	onChange func(agent string)
+	onEvent  func(leaseEvent) // the relay's log and metrics (logging.go); under mu, never blocks
 }
 
 // newLeases returns an empty lease table; ttl <= 0 takes DefaultLeaseTTL.
@@ -70,7 +94,7 @@ func newLeases(ttl time.Duration, onChange func(agent string)) *leases {
 	if ttl <= 0 {
 		ttl = DefaultLeaseTTL
 	}
-	return &leases{ttl: ttl, m: make(map[string]*lease), subs: make(map[int]chan leaseEvent), onChange: onChange}
+	return &leases{ttl: ttl, m: make(map[string]*lease), subs: make(map[int]chan leaseEvent), onChange: onChange, onEvent: func(leaseEvent) {}}
 }
 
 // TTL is the lease lifetime after a renewal.
@@ -79,28 +103,72 @@ func (l *leases) TTL() time.Duration { return l.ttl }
 // TakeOver gives agent's keyboard to surface (moving it from another surface
 // if one holds it) and returns when the lease expires unless renewed.
 func (l *leases) TakeOver(agent, surface string) time.Time {
+	exp, _ := l.takeOver(agent, surface, "", nil)
+	return exp
+}
+
+// takeOver gives agent's keyboard to stream of surface ("" : any stream of
+// it) if open (run under the table's lock, so no viewer-closed check can
+// fall between) reports true; else ErrNoViewer and nothing changes.
+func (l *leases) takeOver(agent, surface, stream string, open func() bool) (time.Time, error) {
 	now := time.Now()
 	var evs []leaseEvent
 	l.mu.Lock()
+	if open != nil && !open() {
+		l.mu.Unlock()
+		return time.Time{}, ErrNoViewer
+	}
 	cur := l.m[agent]
-	if cur != nil && cur.surface == surface {
+	if cur != nil && cur.surface == surface && cur.stream == stream {
 		l.renewLocked(agent, cur, now)
 		l.mu.Unlock()
-		return cur.expires
+		return cur.expires, nil
 	}
 	if cur != nil {
 		cur.timer.Stop()
-		evs = append(evs, leaseEvent{Type: eventHandedBack, Agent: agent, Surface: cur.surface, Reason: reasonMoved, At: now})
+		evs = append(evs, leaseEvent{Type: eventHandedBack, Agent: agent, Surface: cur.surface, Stream: cur.stream, Reason: reasonMoved, At: now})
 	}
-	nl := &lease{surface: surface}
+	nl := &lease{surface: surface, stream: stream, since: now}
 	l.m[agent] = nl
 	l.renewLocked(agent, nl, now)
-	evs = append(evs, leaseEvent{Type: eventTakenOver, Agent: agent, Surface: surface, At: now})
+	evs = append(evs, leaseEvent{Type: eventTakenOver, Agent: agent, Surface: surface, Stream: stream, At: now})
 	exp := nl.expires
 	l.publishLocked(evs)
 	l.mu.Unlock()
 	l.changed(agent)
-	return exp
+	return exp, nil
+}
+
+// adopt moves agent's lease, held by another stream of surface that
+// gone reports closed, to stream: a reloaded page keeps its keyboard.
+func (l *leases) adopt(agent, surface, stream string, gone func(held string) bool) {
+	l.mu.Lock()
+	cur := l.m[agent]
+	if cur == nil || cur.surface != surface || cur.stream == "" || cur.stream == stream || !gone(cur.stream) {
+		l.mu.Unlock()
+		return
+	}
+	cur.stream = stream
+	l.publishLocked([]leaseEvent{{Type: eventTakenOver, Agent: agent, Surface: surface, Stream: stream, Reason: reasonReopened, At: time.Now()}})
+	l.mu.Unlock()
+	l.changed(agent)
+}
+
+// endIf hands agent's keyboard back with reason when orphan, run under the
+// table's lock with the holder's surface and stream, reports true.
+func (l *leases) endIf(agent, reason string, orphan func(surface, stream string) bool) bool {
+	l.mu.Lock()
+	cur := l.m[agent]
+	if cur == nil || !orphan(cur.surface, cur.stream) {
+		l.mu.Unlock()
+		return false
+	}
+	cur.timer.Stop()
+	delete(l.m, agent)
+	l.publishLocked([]leaseEvent{{Type: eventHandedBack, Agent: agent, Surface: cur.surface, Stream: cur.stream, Reason: reason, At: time.Now()}})
+	l.mu.Unlock()
+	l.changed(agent)
+	return true
 }
 
 func (l *leases) renewLocked(agent string, ls *lease, now time.Time) {
@@ -118,18 +186,28 @@ func (l *leases) expire(agent string, ls *lease) {
 		return
 	}
 	delete(l.m, agent)
-	l.publishLocked([]leaseEvent{{Type: eventHandedBack, Agent: agent, Surface: ls.surface, Reason: reasonExpired, At: time.Now()}})
+	l.publishLocked([]leaseEvent{{Type: eventHandedBack, Agent: agent, Surface: ls.surface, Stream: ls.stream, Reason: reasonExpired, At: time.Now()}})
 	l.mu.Unlock()
 	l.changed(agent)
 }
 
 // Renew extends surface's take-over of agent; ErrNotHolder if it has none.
 func (l *leases) Renew(agent, surface string) (time.Time, error) {
+	return l.renew(agent, surface, "", nil)
+}
+
+// renew extends the take-over held by stream of surface ("" : whichever
+// stream holds it): ErrNotHolder if they do not hold it, ErrNoViewer if open
+// (run under the lock with the holding stream) reports it closed.
+func (l *leases) renew(agent, surface, stream string, open func(held string) bool) (time.Time, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	cur := l.m[agent]
-	if cur == nil || cur.surface != surface {
+	if cur == nil || cur.surface != surface || (stream != "" && cur.stream != "" && cur.stream != stream) {
 		return time.Time{}, ErrNotHolder
+	}
+	if open != nil && !open(cur.stream) {
+		return time.Time{}, ErrNoViewer
 	}
 	l.renewLocked(agent, cur, time.Now())
 	return cur.expires, nil
@@ -145,7 +223,7 @@ func (l *leases) GiveBack(agent, surface string) error {
 	}
 	cur.timer.Stop()
 	delete(l.m, agent)
-	l.publishLocked([]leaseEvent{{Type: eventHandedBack, Agent: agent, Surface: surface, Reason: reasonGiveBack, At: time.Now()}})
+	l.publishLocked([]leaseEvent{{Type: eventHandedBack, Agent: agent, Surface: surface, Stream: cur.stream, Reason: reasonGiveBack, At: time.Now()}})
 	l.mu.Unlock()
 	l.changed(agent)
 	return nil
@@ -159,6 +237,23 @@ func (l *leases) Holder(agent string) (string, bool) {
 		return cur.surface, true
 	}
 	return "", false
+}
+
+// holding returns a copy of agent's lease, if one is held.
+func (l *leases) holding(agent string) (Holding, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if cur := l.m[agent]; cur != nil {
+		return Holding{Surface: cur.surface, Stream: cur.stream, Since: cur.since}, true
+	}
+	return Holding{}, false
+}
+
+// holds reports whether the viewer stream of surface holds agent's keyboard.
+func (l *leases) holds(agent, surface, stream string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.m[agent].holds(surface, stream)
 }
 
 // CheckAgentInput is for the agent's own input tools: nil while no person
@@ -201,6 +296,7 @@ func (l *leases) Dropped() uint64 {
 
 func (l *leases) publishLocked(evs []leaseEvent) {
 	for _, ev := range evs {
+		l.onEvent(ev)
 		for id, ch := range l.subs {
 			select {
 			case ch <- ev:

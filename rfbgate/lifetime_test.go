@@ -18,36 +18,17 @@ import (
 // *websocket.CloseError with status and reason, or an abrupt end.
 type closeWatcher struct {
 	ws   *websocket.Conn
-	r    io.Reader
+	rw   io.ReadWriter // ByteStream(ws)
 	mu   sync.Mutex
 	n    int64
 	err  error
 	done chan struct{}
 }
 
-// Read reads message after message as one stream (the RFB handshake).
-func (c *closeWatcher) Read(p []byte) (int, error) {
-	for {
-		if c.r == nil {
-			_, r, err := c.ws.Reader(context.Background())
-			if err != nil {
-				return 0, err
-			}
-			c.r = r
-		}
-		n, err := c.r.Read(p)
-		if errors.Is(err, io.EOF) {
-			c.r, err = nil, nil
-		}
-		if n > 0 || err != nil {
-			return n, err
-		}
-	}
-}
+// Read reads message after message as one stream (ByteStream).
+func (c *closeWatcher) Read(p []byte) (int, error) { return c.rw.Read(p) }
 
-func (c *closeWatcher) Write(p []byte) (int, error) {
-	return len(p), c.ws.Write(context.Background(), websocket.MessageBinary, p)
-}
+func (c *closeWatcher) Write(p []byte) (int, error) { return c.rw.Write(p) }
 
 // watchClose opens a viewer; when read is set it reads everything in the
 // background and records how the stream ended.
@@ -64,7 +45,7 @@ func watchClose(t *testing.T, tr *testRelay, agent, surface string, read bool) *
 		t.Fatalf("%s: %v", surface, err)
 	}
 	ws.SetReadLimit(-1)
-	c := &closeWatcher{ws: ws, done: make(chan struct{})}
+	c := &closeWatcher{ws: ws, rw: ByteStream(ws), done: make(chan struct{})}
 	if _, err := rfbHandshake(c); err != nil {
 		t.Fatalf("%s: handshake: %v", surface, err)
 	}
@@ -142,7 +123,7 @@ func TestStalledViewerDropped(t *testing.T) {
 	if len(st.Viewers) != 1 || st.Viewers[0].Surface != "reader" {
 		t.Fatalf("status after the drop: %+v", st)
 	}
-	if !strings.Contains(tr.logs.String(), `surface=stalled status=1008 reason="viewer stopped reading"`) {
+	if l := tr.logs.String(); !strings.Contains(l, `surface=stalled role=watcher`) || !strings.Contains(l, `by=relay code=1008 reason="viewer stopped reading" close_sent=false`) {
 		t.Fatalf("the log does not say why the viewer went:\n%s", tr.logs.String())
 	}
 	before := good.received()

@@ -74,6 +74,13 @@ var displayMu sync.Mutex
 // authentication from a password file; it is killed at the test's end.
 func startXvnc(t testing.TB, password string, extra ...string) *xvnc {
 	t.Helper()
+	return startXvncOn(t, 0, password, extra...)
+}
+
+// startXvncOn is startXvnc listening on port (0: a free one), as a
+// restarted server does.
+func startXvncOn(t testing.TB, port int, password string, extra ...string) *xvnc {
+	t.Helper()
 	bin := needPeer(t, "Xvnc")
 	dir := t.TempDir()
 	pwFile := filepath.Join(dir, "passwd")
@@ -86,7 +93,7 @@ func startXvnc(t testing.TB, password string, extra ...string) *xvnc {
 		if !displayFree(d) {
 			continue
 		}
-		if x := tryXvnc(t, bin, d, pwFile, extra); x != nil {
+		if x := tryXvnc(t, bin, d, port, pwFile, extra); x != nil {
 			return x
 		}
 	}
@@ -115,8 +122,10 @@ func displayFree(d int) bool {
 }
 
 // tryXvnc starts Xvnc on display d; nil if it exited (display taken).
-func tryXvnc(t testing.TB, bin string, d int, pwFile string, extra []string) *xvnc {
-	port := freePort(t)
+func tryXvnc(t testing.TB, bin string, d, port int, pwFile string, extra []string) *xvnc {
+	if port == 0 {
+		port = freePort(t)
+	}
 	args := append([]string{fmt.Sprintf(":%d", d), "-localhost", "yes", "-rfbport", strconv.Itoa(port),
 		"-rfbauth", pwFile, "-geometry", "640x480", "-depth", "24", "-retro", "-nolisten", "tcp"}, extra...)
 	cmd := exec.Command(bin, args...)

@@ -1,9 +1,11 @@
 package rfbgate
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -24,9 +26,13 @@ type Computer struct {
 
 // Config configures a Relay. Zero values take the defaults named.
 type Config struct {
-	Computers    []Computer
-	TicketTTL    time.Duration // DefaultTicketTTL
-	LeaseTTL     time.Duration // DefaultLeaseTTL
+	Computers []Computer
+	TicketTTL time.Duration // DefaultTicketTTL
+	LeaseTTL  time.Duration // DefaultLeaseTTL
+	// LeaseGrace is how long a keyboard outlives the closing of its
+	// holder's viewer, so that a reload keeps it: DefaultLeaseGrace, at most
+	// MaxLeaseGrace.
+	LeaseGrace   time.Duration
 	PingInterval time.Duration // 5 s
 	// PingTimeout bounds the wait for a ping's pong; a viewer without one is
 	// closed. 30 s (a ping queues behind framebuffer data on a slow link).
@@ -59,12 +65,16 @@ type Relay struct {
 	log       *slog.Logger
 	tickets   *tickets
 	leases    *leases
+	clips     clipboards
+	metrics   *relayMetrics
 
 	mu       sync.Mutex
 	viewers  map[string]map[*viewer]struct{}
 	closed   bool
 	authHold map[string]time.Time // computer -> no dialling until then
 	dialers  map[string]*dialLimiter
+	healthOf map[string]Health // computer -> last dial outcome
+	names    []string          // the computers, sorted
 	wg       sync.WaitGroup
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -98,9 +108,13 @@ func NewRelay(cfg Config) (*Relay, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	var err error
+	if cfg.LeaseGrace, err = checkLeaseGrace(cfg.LeaseGrace); err != nil {
+		return nil, err
+	}
 	cfg.Limits = cfg.Limits.withDefaults()
 	cfg.Dial = cfg.Dial.withDefaults()
-	r := &Relay{cfg: cfg, computers: make(map[string]Computer), log: cfg.Logger, viewers: make(map[string]map[*viewer]struct{}), authHold: make(map[string]time.Time), dialers: make(map[string]*dialLimiter)}
+	r := &Relay{cfg: cfg, computers: make(map[string]Computer), log: cfg.Logger, viewers: make(map[string]map[*viewer]struct{}), authHold: make(map[string]time.Time), dialers: make(map[string]*dialLimiter), healthOf: make(map[string]Health)}
 	for _, c := range cfg.Computers {
 		if c.Name == "" || c.Addr == "" {
 			return nil, fmt.Errorf("rfbgate: computer %q: name and address are required", c.Name)
@@ -112,11 +126,15 @@ func NewRelay(cfg Config) (*Relay, error) {
 			return nil, fmt.Errorf("rfbgate: computer %s named twice", c.Name)
 		}
 		r.computers[c.Name] = c
+		r.names = append(r.names, c.Name)
 		r.dialers[c.Name] = newDialLimiter(cfg.Dial)
 	}
+	sort.Strings(r.names)
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.tickets = newTickets(cfg.TicketTTL, nil)
 	r.leases = newLeases(cfg.LeaseTTL, r.applyLease)
+	r.metrics = newRelayMetrics(r)
+	r.leases.onEvent = r.leaseChanged
 	return r, nil
 }
 
@@ -148,13 +166,17 @@ func (r *Relay) Watch(agent, surface string) (Ticket, error) {
 // ViewerStatus is one open viewer.
 type ViewerStatus struct {
 	Surface string  `json:"surface"`
+	Stream  string  `json:"stream"` // the stream's public id (computers.watch returns it)
 	RTTms   float64 `json:"rtt_ms"` // last WebSocket ping round trip; -1 before the first
 }
 
 // ComputerStatus is who holds a computer's keyboard and who watches it.
 type ComputerStatus struct {
-	Keyboard *string        `json:"keyboard"`
-	Viewers  []ViewerStatus `json:"viewers"`
+	Keyboard       *string        `json:"keyboard"`
+	KeyboardStream string         `json:"keyboard_stream,omitempty"` // the holding stream, when the take-over named one
+	KeyboardSince  *time.Time     `json:"keyboard_since,omitempty"`  // when the holder took it
+	Viewers        []ViewerStatus `json:"viewers"`
+	Health
 }
 
 // Status reports agent's keyboard holder and open viewers.
@@ -162,9 +184,9 @@ func (r *Relay) Status(agent string) (ComputerStatus, error) {
 	if !r.Known(agent) {
 		return ComputerStatus{}, ErrUnknownComputer
 	}
-	st := ComputerStatus{Viewers: []ViewerStatus{}}
-	if s, ok := r.leases.Holder(agent); ok {
-		st.Keyboard = &s
+	st := ComputerStatus{Viewers: []ViewerStatus{}, Health: r.health(agent)}
+	if h, ok := r.leases.holding(agent); ok {
+		st.Keyboard, st.KeyboardStream, st.KeyboardSince = &h.Surface, h.Stream, &h.Since
 	}
 	r.mu.Lock()
 	for v := range r.viewers[agent] {
@@ -172,10 +194,13 @@ func (r *Relay) Status(agent string) (ComputerStatus, error) {
 		if ns := v.rtt.Load(); ns >= 0 {
 			rtt = float64(ns) / 1e6
 		}
-		st.Viewers = append(st.Viewers, ViewerStatus{Surface: v.surface, RTTms: rtt})
+		st.Viewers = append(st.Viewers, ViewerStatus{Surface: v.surface, Stream: v.stream, RTTms: rtt})
 	}
 	r.mu.Unlock()
-	sort.Slice(st.Viewers, func(i, j int) bool { return st.Viewers[i].Surface < st.Viewers[j].Surface })
+	sort.Slice(st.Viewers, func(i, j int) bool {
+		a, b := st.Viewers[i], st.Viewers[j]
+		return a.Surface < b.Surface || (a.Surface == b.Surface && a.Stream < b.Stream)
+	})
 	return st, nil
 }
 
@@ -222,6 +247,7 @@ type viewer struct {
 	r       *Relay
 	agent   string
 	surface string
+	stream  string       // public id of this stream (streamID of its ticket)
 	rtt     atomic.Int64 // nanoseconds; -1 before the first pong
 
 	mu     sync.Mutex // serialises Feed, Release and writes to the server
@@ -232,7 +258,19 @@ type viewer struct {
 
 	filter *serverFilter // the server-to-client stream (pumpServer's goroutine)
 
+	ws     *websocket.Conn
+	raw    net.Conn // the browser's TCP connection under ws (write deadlines); nil if unknown
+	remote string   // the browser's address
+	opened time.Time
+
+	toViewer   atomic.Uint64 // bytes sent to the browser (WebSocket payload)
+	messages   atomic.Uint64 // WebSocket messages sent to the browser (batches)
+	toComputer atomic.Uint64 // bytes written to Xvnc
+	withheld   atomic.Uint64 // ServerCutText messages withheld from this viewer
+
 	closeMu     sync.Mutex
+	ended       bool
+	closeBy     string // endedByRelay or endedByViewer
 	closeCode   websocket.StatusCode
 	closeReason string // first cause; see end
 }
@@ -243,8 +281,7 @@ type viewer struct {
 func (v *viewer) syncKeyboard() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	holder, held := v.r.leases.Holder(v.agent)
-	has := held && holder == v.surface
+	has := v.r.leases.holds(v.agent, v.surface, v.stream)
 	prev := v.gate.HasKeyboard()
 	v.gate.SetKeyboard(has)
 	if !prev || has {
@@ -281,7 +318,8 @@ func (v *viewer) releaseOnClose() {
 	v.out = v.gate.Release(v.out[:0])
 	if len(v.out) > 0 {
 		v.server.SetWriteDeadline(time.Now().Add(time.Second))
-		v.server.Write(v.out)
+		n, _ := v.server.Write(v.out)
+		v.toComputer.Add(uint64(n))
 	}
 }
 
@@ -290,7 +328,8 @@ func (v *viewer) writeServerLocked() error {
 		return nil
 	}
 	v.server.SetWriteDeadline(time.Now().Add(10 * time.Second))
-	_, err := v.server.Write(v.out)
+	n, err := v.server.Write(v.out)
+	v.toComputer.Add(uint64(n))
 	return err
 }
 
@@ -321,7 +360,8 @@ func (r *Relay) ServeStream(w http.ResponseWriter, req *http.Request) {
 		writeError(w, http.StatusNotFound, "unknown_computer", "computer "+tk.Agent+" is not configured")
 		return
 	}
-	ws, err := websocket.Accept(w, req, &websocket.AcceptOptions{
+	hc := &hijackCapture{ResponseWriter: w}
+	ws, err := websocket.Accept(hc, req, &websocket.AcceptOptions{
 		Subprotocols:    []string{"binary"},
 		OriginPatterns:  r.cfg.OriginPatterns,
 		CompressionMode: websocket.CompressionDisabled,
@@ -339,11 +379,29 @@ func (r *Relay) ServeStream(w http.ResponseWriter, req *http.Request) {
 	r.wg.Add(1)
 	r.mu.Unlock()
 	defer r.wg.Done()
-	r.serveViewer(ws, comp, tk.Surface)
+	r.serveViewer(ws, hc.conn, req.RemoteAddr, comp, tk.Surface, streamID(tk.Token))
+}
+
+// hijackCapture keeps the connection coder/websocket hijacks, so that the
+// relay can bound its writes with a deadline (see closeViewer).
+type hijackCapture struct {
+	http.ResponseWriter
+	conn net.Conn
+}
+
+// Hijack hijacks the underlying connection and keeps it.
+func (h *hijackCapture) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	hj, ok := h.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("rfbgate: the HTTP server cannot hijack the connection")
+	}
+	c, brw, err := hj.Hijack()
+	h.conn = c
+	return c, brw, err
 }
 
 // serveViewer runs one viewer to its end.
-func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
+func (r *Relay) serveViewer(ws *websocket.Conn, raw net.Conn, remote string, comp Computer, surface, stream string) {
 	ctx, cancel := context.WithCancel(r.ctx)
 	defer cancel()
 	log := r.log.With("agent", comp.Name, "surface", surface)
@@ -354,107 +412,158 @@ func (r *Relay) serveViewer(ws *websocket.Conn, comp Computer, surface string) {
 	}
 	defer server.Close()
 
-	// The stream's own context outlives the viewer's: cancelling a
-	// coder/websocket read or write drops the connection without a close
-	// frame, so it is cancelled only after Close has sent one.
+	// The browser's side is read and written without a context (after the
+	// handshake's): cancelling a coder/websocket read or write drops the
+	// connection without a close frame, and a cancelable context costs
+	// allocations on every message. A blocked read ends when closeViewer
+	// closes the WebSocket; WriteTimeout is pumpServer's stall timer, and
+	// closeGrace bounds the end (closeViewer). Pings have their own context,
+	// cancelled only after the close frame.
 	connCtx, connCancel := context.WithCancel(context.Background())
 	defer connCancel()
-	client := websocket.NetConn(connCtx, ws, websocket.MessageBinary)
-	defer client.Close()
-	ws.SetReadLimit(maxClientMessage) // after NetConn, which turns the limit off
-	client.SetDeadline(time.Now().Add(r.cfg.HandshakeTimeout))
-	if err := serveClientHandshake(client, init); err != nil {
+	ws.SetReadLimit(maxClientMessage)
+	// The handshake's deadline drops the connection (a message reader
+	// keeps the context it started with, so the handshake cannot have one
+	// of its own: the rest of its last message is the stream's).
+	client := &clientStream{ws: ws}
+	hs := time.AfterFunc(r.cfg.HandshakeTimeout, func() { ws.CloseNow() })
+	err := serveClientHandshake(client, init)
+	if !hs.Stop() && err == nil {
+		err = fmt.Errorf("not done within %v", r.cfg.HandshakeTimeout)
+	}
+	if err != nil {
 		log.Info("rfbgate: browser handshake failed", "err", err)
+		ws.CloseNow()
 		return
 	}
-	client.SetDeadline(time.Time{})
 
-	v := &viewer{r: r, agent: comp.Name, surface: surface, gate: NewGate(r.cfg.Limits), server: server, cancel: cancel, out: make([]byte, 0, clientReadBuf)}
+	v := &viewer{r: r, agent: comp.Name, surface: surface, stream: stream, gate: NewGate(r.cfg.Limits), server: server, cancel: cancel, out: make([]byte, 0, clientReadBuf),
+		ws: ws, raw: raw, remote: remote, opened: time.Now()}
 	v.rtt.Store(-1)
-	var err error
 	if v.filter, err = newServerFilter(init.Raw[4:20], v.gate.HasKeyboard); err != nil {
 		log.Warn("rfbgate: the VNC server's pixel format cannot be framed", "err", err)
 		ws.Close(websocket.StatusInternalError, "computer's pixel format not supported")
 		return
 	}
 	v.gate.framePixelFormat(v.filter.SetPixelFormat)
+	v.tapClipboard()
 	r.addViewer(v)
-	defer r.removeViewer(v)
-	log.Info("rfbgate: viewer open", "width", init.Width, "height", init.Height)
+	log.Info("rfbgate: viewer open", "role", v.role(), "remote", remote, "width", init.Width, "height", init.Height)
 
 	var wg sync.WaitGroup
 	wg.Add(3)
 	go func() { // server to client: framed, cut text to the holder only
 		defer wg.Done()
-		v.pumpServer(server, client)
+		v.pumpServer(newUpstream(server))
 	}()
 	go func() { // client to server: through the gate
 		defer wg.Done()
-		buf := make([]byte, clientReadBuf)
-		for {
-			n, err := client.Read(buf)
-			if n > 0 {
-				v.mu.Lock()
-				var ferr error
-				v.out, ferr = v.gate.Feed(v.out[:0], buf[:n])
-				werr := v.writeServerLocked()
-				v.mu.Unlock()
-				if ferr != nil {
-					log.Warn("rfbgate: closing viewer on bad input", "err", ferr)
-					v.end(websocket.StatusPolicyViolation, reasonClientRefused)
-					return
-				}
-				if werr != nil {
-					v.end(websocket.StatusGoingAway, reasonServerEnded)
-					return
-				}
-			}
-			if err != nil {
-				v.end(websocket.StatusNormalClosure, reasonClientClosed)
-				return
-			}
-		}
+		v.pumpClient(client)
 	}()
 	go func() { // pings: round-trip time
-		// The ping's context is the viewer's own: coder/websocket closes a
-		// connection whose write outlives its context, and a ping queued
-		// behind framebuffer data on a slow link is congestion, not death.
-		// The round trip includes that queueing: it is what the viewer sees.
 		defer wg.Done()
-		t := time.NewTicker(r.cfg.PingInterval)
-		defer t.Stop()
-		for {
-			start := time.Now()
-			pctx, pcancel := context.WithTimeout(connCtx, r.cfg.PingTimeout)
-			err := ws.Ping(pctx)
-			pcancel()
-			if err != nil {
-				if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-					log.Warn("rfbgate: closing viewer: no pong", "timeout", r.cfg.PingTimeout)
-					v.end(websocket.StatusPolicyViolation, noPong(r.cfg.PingTimeout))
-				}
-				return
-			}
-			v.rtt.Store(int64(time.Since(start)))
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
+		v.pingLoop(ctx, connCtx)
 	}()
 	<-ctx.Done()
 	if r.ctx.Err() != nil {
 		v.end(websocket.StatusGoingAway, reasonShutdown)
 	}
+	role := v.role()
 	v.releaseOnClose()
 	server.Close()
-	code, reason := v.closeStatus()
-	ws.Close(code, reason) // a close frame, then (bounded) the browser's answer
-	client.Close()
+	by, code, reason := v.closeStatus()
+	sent := v.closeViewer(code, reason) // a close frame, then (bounded) the browser's answer
 	connCancel()
 	wg.Wait()
-	log.Info("rfbgate: viewer closed", "status", int(code), "reason", reason)
+	log.Info("rfbgate: viewer closed", "role", role, "remote", remote, "by", by, "code", int(code), "reason", reason, "close_sent", sent,
+		"duration", time.Since(v.opened).Round(time.Millisecond), "bytes_to_viewer", v.toViewer.Load(), "bytes_to_computer", v.toComputer.Load())
+	r.removeViewer(v, code)
+}
+
+// role is "holder" while the viewer's gate lets input through, "watcher"
+// otherwise.
+func (v *viewer) role() string {
+	if v.gate.HasKeyboard() {
+		return roleHolder
+	}
+	return roleWatcher
+}
+
+// Viewer roles, in logs and metrics.
+const (
+	roleHolder  = "holder"
+	roleWatcher = "watcher"
+)
+
+// pumpClient feeds the browser's bytes through the gate to the server
+// until either side ends, having recorded why.
+func (v *viewer) pumpClient(client io.Reader) {
+	buf := make([]byte, clientReadBuf)
+	for {
+		n, err := client.Read(buf)
+		if n > 0 {
+			v.mu.Lock()
+			var ferr error
+			v.out, ferr = v.gate.Feed(v.out[:0], buf[:n])
+			werr := v.writeServerLocked()
+			v.mu.Unlock()
+			if ferr != nil {
+				v.r.log.Warn("rfbgate: closing viewer on bad input", "agent", v.agent, "surface", v.surface, "err", ferr)
+				v.refused(ferr)
+				return
+			}
+			if werr != nil {
+				v.end(websocket.StatusGoingAway, reasonServerEnded)
+				return
+			}
+		}
+		if err != nil {
+			v.clientReadEnded(err)
+			return
+		}
+	}
+}
+
+// refused ends a viewer whose message the gate refused, with 1008 naming it.
+func (v *viewer) refused(err error) {
+	var pe *ProtocolError
+	if errors.As(err, &pe) {
+		v.r.metrics.refused(v.agent, pe.Type)
+	}
+	v.end(websocket.StatusPolicyViolation, refusedReason(err))
+}
+
+// pingLoop pings the viewer every PingInterval and records the round trip.
+//
+// The ping's context is the viewer's own: coder/websocket closes a
+// connection whose write outlives its context, and a ping queued behind
+// framebuffer data on a slow link is congestion, not death. The round trip
+// includes that queueing: it is what the viewer sees.
+func (v *viewer) pingLoop(ctx, connCtx context.Context) {
+	r := v.r
+	t := time.NewTicker(r.cfg.PingInterval)
+	defer t.Stop()
+	for {
+		start := time.Now()
+		pctx, pcancel := context.WithTimeout(connCtx, r.cfg.PingTimeout)
+		err := v.ws.Ping(pctx)
+		pcancel()
+		if err != nil {
+			if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+				r.log.Warn("rfbgate: closing viewer: no pong", "agent", v.agent, "surface", v.surface, "timeout", r.cfg.PingTimeout)
+				v.end(websocket.StatusPolicyViolation, noPong(r.cfg.PingTimeout))
+			}
+			return
+		}
+		rtt := time.Since(start)
+		v.rtt.Store(int64(rtt))
+		r.metrics.pingRTT(v.agent, rtt)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 func (r *Relay) addViewer(v *viewer) {
@@ -467,6 +576,8 @@ func (r *Relay) addViewer(v *viewer) {
 	set[v] = struct{}{}
 	n := len(set)
 	r.mu.Unlock()
+	r.viewerOpened(v)
+	r.metrics.viewerOpened(v.agent)
 	// Take the flag from the lease after registering, so a change between
 	// the two is applied by applyLease as well.
 	v.syncKeyboard()
@@ -475,11 +586,13 @@ func (r *Relay) addViewer(v *viewer) {
 	}
 }
 
-func (r *Relay) removeViewer(v *viewer) {
+func (r *Relay) removeViewer(v *viewer, code websocket.StatusCode) {
 	r.mu.Lock()
 	delete(r.viewers[v.agent], v)
 	n := len(r.viewers[v.agent])
+	r.metrics.viewerClosed(v, code) // under r.mu: a scrape sees the viewer or its totals, never both
 	r.mu.Unlock()
+	r.viewerClosed(v)
 	if r.cfg.OnViewers != nil {
 		r.cfg.OnViewers(v.agent, n)
 	}

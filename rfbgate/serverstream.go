@@ -134,6 +134,9 @@ type serverFilter struct {
 	err    error
 	stats  serverFilterStats
 	inRect bool // the skip belongs to a rectangle: return to ssRect
+
+	tap     cutTap // if set, told every ServerCutText (clipboard.go)
+	tapping bool   // the current payload is a ServerCutText's
 }
 
 // newServerFilter returns a filter for a stream whose ServerInit pixel
@@ -193,6 +196,9 @@ func (f *serverFilter) Filter(buf []byte) (out, rest []byte, err error) {
 			if int64(k) > f.skip {
 				k = int(f.skip)
 			}
+			if f.tapping {
+				f.tap.cutData(buf[r : r+k]) // before pass moves the bytes
+			}
 			w, r = f.pass(buf, w, r, k)
 			if f.skip -= int64(k); f.skip > 0 {
 				break
@@ -244,6 +250,10 @@ func (f *serverFilter) pass(buf []byte, w, r, k int) (int, int) {
 
 // endPayload moves on after a message or rectangle is complete.
 func (f *serverFilter) endPayload() {
+	if f.tapping {
+		f.tapping = false
+		f.tap.cutEnd()
+	}
 	if f.inRect && f.rects > 0 {
 		f.state = ssRect
 		return
@@ -285,6 +295,7 @@ func (f *serverFilter) message(b []byte) (int, error) {
 		}
 		l := int64(int32(binary.BigEndian.Uint32(b[4:8])))
 		n := 8
+		var flags uint32
 		if l < 0 {
 			l = -l // int64: abs(math.MinInt32) does not overflow
 			if l < 4 {
@@ -294,7 +305,8 @@ func (f *serverFilter) message(b []byte) (int, error) {
 				return 0, nil
 			}
 			n, l = 12, l-4
-			f.keep = binary.BigEndian.Uint32(b[8:12])&clipboardCaps != 0
+			flags = binary.BigEndian.Uint32(b[8:12])
+			f.keep = flags&clipboardCaps != 0
 		} else {
 			f.keep = false
 		}
@@ -306,6 +318,10 @@ func (f *serverFilter) message(b []byte) (int, error) {
 		}
 		f.skip = l
 		f.stats.Messages++
+		if f.tap != nil {
+			f.tap.cutBegin(n == 12, flags, l, f.keep)
+			f.tapping = true
+		}
 		return n, nil
 	case srvServerFence: // 3 pad, u32 flags, u8 length, payload
 		if len(b) < 9 {

@@ -1,10 +1,13 @@
 package rfbgate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"syscall"
 	"time"
 
 	"github.com/coder/websocket"
@@ -17,77 +20,251 @@ const (
 	reasonShutdown      = "relay shutting down"
 	reasonClientRefused = "client message refused"
 	reasonClientClosed  = "viewer closed"
+	reasonClientGone    = "viewer connection lost"
 	reasonStalled       = "viewer stopped reading"
 	reasonNoPong        = "no pong within the ping timeout"
 	reasonReleaseStuck  = "viewer did not finish its message after losing the keyboard"
 )
 
-// end records why the viewer ends (the first cause wins) and ends it.
+// reasonTooBig is the reason of the 1009 close coder/websocket sends when a
+// browser message passes the read limit (it writes that frame itself, with
+// its own words; the relay logs exactly what went out).
+var reasonTooBig = fmt.Sprintf("read limited at %d bytes", maxClientMessage+1)
+
+// maxCloseReason is the longest close reason a close frame carries (RFC
+// 6455: 125 bytes of payload, 2 of them the code).
+const maxCloseReason = 123
+
+// closeGrace is how long the close frame of a viewer that stopped reading
+// (and the rest of the message already being written) may take to leave
+// the socket before the relay drops the connection without it.
+const closeGrace = time.Second
+
+// closeWait bounds the same for every other end (coder/websocket waits as
+// long for its write lock before a close frame).
+const closeWait = 5 * time.Second
+
+// Who ended a viewer's stream.
+const (
+	endedByRelay  = "relay"
+	endedByViewer = "viewer"
+)
+
+// end records why the relay ends the viewer (the first cause wins) and
+// ends it.
 func (v *viewer) end(code websocket.StatusCode, reason string) {
+	v.endBy(endedByRelay, code, reason)
+}
+
+func (v *viewer) endBy(by string, code websocket.StatusCode, reason string) {
 	v.closeMu.Lock()
-	if v.closeReason == "" {
-		v.closeCode, v.closeReason = code, reason
+	if !v.ended {
+		v.ended = true
+		v.closeBy, v.closeCode, v.closeReason = by, code, reason
 	}
 	v.closeMu.Unlock()
 	v.cancel()
 }
 
-// closeStatus is the status and reason the viewer's close frame carries.
-func (v *viewer) closeStatus() (websocket.StatusCode, string) {
+// closeStatus is who ended the viewer, and the status and reason its close
+// frame carries.
+func (v *viewer) closeStatus() (by string, code websocket.StatusCode, reason string) {
 	v.closeMu.Lock()
 	defer v.closeMu.Unlock()
-	if v.closeReason == "" {
-		return websocket.StatusGoingAway, reasonClientClosed
+	if !v.ended {
+		return endedByViewer, websocket.StatusGoingAway, reasonClientClosed
 	}
-	return v.closeCode, v.closeReason
+	return v.closeBy, v.closeCode, v.closeReason
+}
+
+// refusedReason is the 1008 reason for a client message the gate refused:
+// it names the message and what was wrong, within a close frame's length.
+func refusedReason(err error) string {
+	var pe *ProtocolError
+	if !errors.As(err, &pe) {
+		return reasonClientRefused
+	}
+	return truncateReason(fmt.Sprintf("%s: %s (%v)", reasonClientRefused, messageName(pe.Type), pe.Kind))
+}
+
+// truncateReason cuts s to maxCloseReason bytes at a rune boundary.
+func truncateReason(s string) string {
+	if len(s) <= maxCloseReason {
+		return s
+	}
+	cut := maxCloseReason
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut]
+}
+
+// clientReadEnded records why the browser side's read ended: a message over
+// the read limit (coder/websocket has sent 1009 itself), the viewer's own
+// close frame (echoed back by coder/websocket), or a lost connection.
+func (v *viewer) clientReadEnded(err error) {
+	if errors.Is(err, websocket.ErrMessageTooBig) {
+		v.r.log.Warn("rfbgate: closing viewer: message over the read limit", "agent", v.agent, "surface", v.surface, "limit", maxClientMessage)
+		v.endBy(endedByRelay, websocket.StatusMessageTooBig, reasonTooBig)
+		return
+	}
+	var ce websocket.CloseError
+	if errors.As(err, &ce) {
+		v.endBy(endedByViewer, ce.Code, ce.Reason)
+		return
+	}
+	v.endBy(endedByViewer, websocket.StatusAbnormalClosure, reasonClientGone)
+}
+
+// closeViewer sends the viewer's close frame with a deadline, then drops
+// the connection: a viewer whose socket takes the rest of the message being
+// written and the close frame within closeWait (closeGrace for one that
+// stopped reading: stalled set it) gets them; one whose socket takes
+// nothing more is dropped without. It reports whether the close frame was
+// written (for the viewer's own close, the echo).
+func (v *viewer) closeViewer(code websocket.StatusCode, reason string) bool {
+	if v.raw != nil && reason != reasonStalled {
+		v.raw.SetWriteDeadline(time.Now().Add(closeWait))
+	}
+	if code == websocket.StatusAbnormalClosure { // the connection is gone: nothing to send
+		v.ws.CloseNow()
+		return false
+	}
+	err := v.ws.Close(code, reason)
+	return !(errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET))
+}
+
+// ByteStream reads and writes ws as one byte stream, as noVNC does:
+// binary messages read back to back, each Write one binary message, with
+// no context (so no allocation per message; close ws to end a blocked
+// Read). A close frame from the peer comes back from Read as a
+// websocket.CloseError with its code and reason. The relay reads its
+// browsers this way; a Go viewer of glass can too.
+func ByteStream(ws *websocket.Conn) io.ReadWriter { return &clientStream{ws: ws} }
+
+// clientStream is ByteStream's stream.
+type clientStream struct {
+	ws *websocket.Conn
+	r  io.Reader // the message being read
+}
+
+// Read reads the next bytes of the browser's stream. A close frame from
+// the browser comes back as a websocket.CloseError with its code and reason.
+func (s *clientStream) Read(p []byte) (int, error) {
+	for {
+		if s.r == nil {
+			_, r, err := s.ws.Reader(context.Background())
+			if err != nil {
+				return 0, err
+			}
+			s.r = r
+		}
+		n, err := s.r.Read(p)
+		if err == io.EOF {
+			s.r, err = nil, nil
+		}
+		if n > 0 || err != nil {
+			return n, err
+		}
+	}
+}
+
+// Write sends p as one binary message.
+func (s *clientStream) Write(p []byte) (int, error) {
+	if err := s.ws.Write(context.Background(), websocket.MessageBinary, p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // pumpServer relays the server's stream to the browser through the
 // viewer's serverFilter (framed; ServerCutText only while this viewer holds
-// the keyboard). Every write to the browser has WriteTimeout: a viewer
-// that stops reading is dropped, not left to hold the server's data. It
+// the keyboard), batching what Xvnc has ready into messages of up to
+// serverBatchMax bytes, each sent the moment a read would wait. A write
+// that takes longer than WriteTimeout ends the viewer (see stalled). It
 // returns when either side ends, having recorded why.
-func (v *viewer) pumpServer(server, client net.Conn) {
-	// The stall timer records why before it unblocks the write: the
-	// WebSocket then drops, and the other goroutines' errors must not be
-	// taken for the cause.
-	stall := time.AfterFunc(time.Hour, func() {
-		v.r.log.Warn("rfbgate: dropping a viewer that stopped reading", "agent", v.agent, "surface", v.surface, "timeout", v.r.cfg.WriteTimeout)
-		v.end(websocket.StatusPolicyViolation, reasonStalled)
-		client.SetWriteDeadline(time.Now())
-	})
+func (v *viewer) pumpServer(up *upstream) {
+	stall := time.AfterFunc(time.Hour, v.stalled)
 	stall.Stop()
 	defer stall.Stop()
-	const head = maxServerHeader // room for a header split across reads
-	buf := make([]byte, head+serverReadBuf)
-	carry := 0
+	buf := make([]byte, serverBatchMin)
+	// buf[:out] is filtered and waits to be sent; buf[out:out+carry] is a
+	// header split across reads, put in front of the next read.
+	out, carry := 0, 0
+	send := func() bool {
+		stall.Reset(v.r.cfg.WriteTimeout)
+		err := v.ws.Write(context.Background(), websocket.MessageBinary, buf[:out])
+		stall.Stop()
+		if err != nil {
+			v.endBy(endedByViewer, websocket.StatusAbnormalClosure, reasonClientGone)
+			return false
+		}
+		v.toViewer.Add(uint64(out))
+		v.messages.Add(1)
+		return true
+	}
 	for {
-		n, err := server.Read(buf[head:])
+		var n int
+		var err error
+		idle := false
+		if out == 0 {
+			n, err = up.Read(buf[carry:])
+		} else {
+			n, idle, err = up.tryRead(buf[out+carry:])
+		}
 		if n > 0 {
-			out, rest, ferr := v.filter.Filter(buf[head-carry : head+n])
-			if len(out) > 0 {
-				stall.Reset(v.r.cfg.WriteTimeout)
-				_, werr := client.Write(out)
-				stall.Stop()
-				if werr != nil {
-					v.end(websocket.StatusGoingAway, reasonClientClosed)
-					return
-				}
-			}
+			kept, rest, ferr := v.filter.Filter(buf[out : out+carry+n])
+			out += len(kept)
+			carry = copy(buf[out:], rest)
+			v.withheld.Store(v.filter.stats.CutTextDropped)
 			if ferr != nil {
+				if out > 0 {
+					send()
+				}
 				v.r.log.Warn("rfbgate: closing viewer on a server message it cannot frame", "agent", v.agent, "surface", v.surface, "err", ferr)
 				v.end(websocket.StatusInternalError, reasonServerUnframe)
 				return
 			}
-			carry = copy(buf[head-len(rest):head], rest)
 		}
 		if err != nil {
+			if out > 0 && !send() {
+				return
+			}
 			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
 				v.r.log.Info("rfbgate: reading the VNC server", "agent", v.agent, "err", err)
 			}
 			v.end(websocket.StatusGoingAway, reasonServerEnded)
 			return
 		}
+		if out == 0 || (!idle && len(buf)-out-carry >= serverReadMin) {
+			continue
+		}
+		if !send() {
+			return
+		}
+		if !idle && len(buf) < serverBatchMax { // Xvnc had more than the buffer: grow it
+			nb := make([]byte, min(2*len(buf), serverBatchMax))
+			copy(nb, buf[out:out+carry])
+			buf = nb
+		} else {
+			copy(buf, buf[out:out+carry])
+		}
+		out = 0
+	}
+}
+
+// stalled ends a viewer whose write has taken WriteTimeout: it records why
+// before anything unblocks the write (the other goroutines' errors must not
+// be taken for the cause) and gives the write and the close frame
+// closeGrace to leave the socket; then the connection is dropped.
+func (v *viewer) stalled() {
+	v.r.log.Warn("rfbgate: dropping a viewer that stopped reading", "agent", v.agent, "surface", v.surface, "timeout", v.r.cfg.WriteTimeout)
+	v.r.metrics.writeTimeout(v.agent)
+	v.end(websocket.StatusPolicyViolation, reasonStalled)
+	if v.raw != nil {
+		v.raw.SetWriteDeadline(time.Now().Add(closeGrace))
+	} else {
+		v.ws.CloseNow()
 	}
 }
 

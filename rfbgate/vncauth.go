@@ -5,8 +5,10 @@ import (
 	"crypto/des"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/bits"
 	"os"
+	"unicode/utf8"
 )
 
 // redacted is what a Secret prints as, in every format.
@@ -40,8 +42,13 @@ func (s Secret) IsZero() bool { return len(s.b) == 0 }
 // maxPasswordFile bounds a password file; VNC uses only 8 bytes anyway.
 const maxPasswordFile = 4096
 
-// ReadPasswordFile reads a VNC password from a text file: its first line,
-// without the line ending. Errors name the file, never its content.
+// ReadPasswordFile reads a VNC password from a file in either form: the
+// binary file vncpasswd writes for Xvnc's -rfbauth (8 bytes, DES-encrypted
+// under VNC's fixed key; 16 with a view-only password, which is ignored),
+// or text, whose first line without the line ending is the password. A
+// file of 8 or 16 bytes that is not text (valid UTF-8 without control
+// characters other than line endings and tabs) is read as vncpasswd's.
+// Errors name the file, never its content.
 func ReadPasswordFile(path string) (Secret, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -55,6 +62,16 @@ func ReadPasswordFile(path string) (Secret, error) {
 	if len(b) > maxPasswordFile {
 		return Secret{}, fmt.Errorf("rfbgate: password file %s: longer than %d bytes", path, maxPasswordFile)
 	}
+	if !isText(b) {
+		if len(b) != 8 && len(b) != 16 {
+			return Secret{}, fmt.Errorf("rfbgate: password file %s: neither text nor a vncpasswd file (%d bytes of binary; vncpasswd writes 8 or 16)", path, len(b))
+		}
+		pw := decryptVNCPasswd(b[:8])
+		if len(pw) == 0 {
+			return Secret{}, fmt.Errorf("rfbgate: password file %s: a vncpasswd file holding an empty password", path)
+		}
+		return Secret{b: pw}, nil
+	}
 	if i := bytes.IndexByte(b, '\n'); i >= 0 {
 		b = b[:i]
 	}
@@ -63,6 +80,62 @@ func ReadPasswordFile(path string) (Secret, error) {
 		return Secret{}, fmt.Errorf("rfbgate: password file %s: empty first line", path)
 	}
 	return Secret{b: b}, nil
+}
+
+// isText reports whether b reads as a text file: valid UTF-8 with no
+// control characters but tab, CR and LF.
+func isText(b []byte) bool {
+	if !utf8.Valid(b) {
+		return false
+	}
+	for _, c := range b {
+		if (c < 0x20 && c != '\t' && c != '\r' && c != '\n') || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// vncPasswdKey is the fixed DES key under which vncpasswd stores a
+// password (TigerVNC's d3des "fixedkey", before VNC's bit reversal).
+var vncPasswdKey = []byte{23, 82, 107, 6, 35, 78, 88, 7}
+
+// decryptVNCPasswd recovers the password of an 8-byte vncpasswd block,
+// without its zero padding.
+func decryptVNCPasswd(block []byte) []byte {
+	c, err := des.NewCipher(vncKey(vncPasswdKey))
+	if err != nil {
+		panic("rfbgate: DES key: " + err.Error())
+	}
+	out := make([]byte, 8)
+	c.Decrypt(out, block)
+	return bytes.TrimRight(out, "\x00")
+}
+
+// ExposedPasswordFileError says that a password file can be read by users
+// other than its owner.
+type ExposedPasswordFileError struct {
+	Path string
+	Mode fs.FileMode
+}
+
+// Error names the file, its mode and the fix.
+func (e *ExposedPasswordFileError) Error() string {
+	return fmt.Sprintf("password file %s can be read by group or others (mode %#o): chmod 600 it", e.Path, e.Mode.Perm())
+}
+
+// CheckPasswordFileMode returns an *ExposedPasswordFileError when the file
+// at path can be read by its group or by others, nil when only its owner
+// can read it, or the error of stat.
+func CheckPasswordFileMode(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("rfbgate: password file: %w", err)
+	}
+	if st.Mode().Perm()&0o044 != 0 {
+		return &ExposedPasswordFileError{Path: path, Mode: st.Mode()}
+	}
+	return nil
 }
 
 // vncKey is the DES key VNC derives from a password: cut or zero-padded to

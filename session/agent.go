@@ -24,6 +24,10 @@ type AgentConfig struct {
 	Name string
 	// Device describes the device, when known.
 	Device codec.Opt[codec.Device]
+	// MaxBacklog is how many bytes may wait for PollTransmit before the
+	// agent refuses events (SendEvent): 0 means DefaultMaxBacklog.
+	// Responses and control frames are queued whatever the backlog.
+	MaxBacklog int
 }
 
 // Agent is the device's end of a connection: it says hello, delivers the
@@ -62,6 +66,7 @@ type AgentStats struct {
 	Refused        uint64 // requests answered by the session (unknown method, missing capability, oversized, undecodable)
 	Expired        uint64 // requests answered deadline_exceeded
 	LateAnswers    uint64 // answers dropped because their request had expired
+	Backpressured  uint64 // events refused because the backlog was at its limit, their numbers skipped
 	OversizedIn    uint64 // incoming frames over the limit
 	DiscardedBytes uint64 // payload bytes of oversized frames, discarded as they arrive
 }
@@ -70,8 +75,11 @@ type AgentStats struct {
 // PollTransmit; now starts its silence timer.
 func NewAgent(cfg AgentConfig, now time.Time) *Agent {
 	cfg.Versions, cfg.MaxFrame = withDefaults(cfg.Versions, cfg.MaxFrame)
+	if cfg.MaxBacklog <= 0 {
+		cfg.MaxBacklog = DefaultMaxBacklog
+	}
 	a := &Agent{cfg: cfg, pending: make(map[uint64]agentPending), seqs: make(map[codec.Stream]uint64)}
-	a.init(cfg.MaxFrame, now, (*agentSink)(a))
+	a.init(cfg.MaxFrame, now, a)
 	err := a.send(&codec.Hello{Versions: cfg.Versions, MaxFrame: cfg.MaxFrame, Capabilities: cfg.Capabilities, Token: cfg.Token, Agent: cfg.Name, Device: cfg.Device})
 	if err != nil {
 		a.close(codec.NewError(codec.CodeInternal, "encode hello: "+err.Error()))
@@ -110,9 +118,27 @@ func (a *Agent) Stats() AgentStats {
 // a resync of s answers, since the stream is in sync from it on.
 func (a *Agent) NextSeq(s codec.Stream) uint64 { return a.seqs[s] + 1 }
 
-// PollTransmit returns the bytes to write to the host, or nil. The slice
-// is valid until the next call into the agent.
-func (a *Agent) PollTransmit() []byte { return a.pollTransmit() }
+// PollTransmit returns every byte queued for the host, control frames
+// (ping, pong) first, or nil; they count as handed to the transport at
+// the latest time passed in. The slice is valid until the next
+// PollTransmit or PollTransmitAt.
+func (a *Agent) PollTransmit() []byte { return a.pollTransmit(a.now, 0) }
+
+// PollTransmitAt returns the next bytes to write to the host, handed to
+// the transport at now, or nil: the queued control frames (ping, pong) if
+// there are any, otherwise whole frames of at most max bytes in all (at
+// least one frame, however long; max <= 0 for all of them). The slice is
+// valid until the next PollTransmit or PollTransmitAt.
+func (a *Agent) PollTransmitAt(now time.Time, max int) []byte { return a.pollTransmit(now, max) }
+
+// Backlog is the number of bytes queued for the host and not handed out
+// by PollTransmit yet.
+func (a *Agent) Backlog() int { return a.tx.backlog() }
+
+// Writable reports whether the backlog is under the limit
+// (AgentConfig.MaxBacklog), so that SendEvent would queue an event: a
+// producer checks it before it does the work of making one.
+func (a *Agent) Writable() bool { return a.tx.backlog() < a.cfg.MaxBacklog }
 
 // PollEvent returns the next event, if any.
 func (a *Agent) PollEvent() (AgentEvent, bool) { return a.events.pop() }
@@ -246,7 +272,10 @@ func (a *Agent) answer(id uint64, m codec.Method, r codec.Result, e *codec.Error
 // none), numbering it one past the stream's last number, and returns
 // that number. An event over the frame limit is not sent, its number
 // skipped so the host sees the gap, and SendEvent returns the
-// *codec.FrameTooLargeError.
+// *codec.FrameTooLargeError. So is an event sent while the backlog is at
+// its limit (see Writable): SendEvent then returns an error matched by
+// ErrBackpressure, and the host sees a dropped frame (lossy streams) or
+// resyncs the stream (lossless ones).
 func (a *Agent) SendEvent(s codec.Stream, t codec.EventType, b codec.EventBody) (uint64, error) {
 	if a.phase != phaseOpen {
 		if a.phase == phaseClosed {
@@ -256,6 +285,10 @@ func (a *Agent) SendEvent(s codec.Stream, t codec.EventType, b codec.EventBody) 
 	}
 	seq := a.seqs[s] + 1
 	a.seqs[s] = seq
+	if n := a.tx.backlog(); n >= a.cfg.MaxBacklog {
+		a.stats.Backpressured++
+		return seq, fmt.Errorf("session: %s event %d not sent, its number skipped: %d bytes wait for the transport, at the limit of %d: %w", s, seq, n, a.cfg.MaxBacklog, ErrBackpressure)
+	}
 	if err := a.send(&codec.Event{Stream: s, Seq: seq, Type: t, Body: b}); err != nil {
 		return seq, fmt.Errorf("session: %s event %d not sent, its number skipped: %w", s, seq, err)
 	}
@@ -276,13 +309,10 @@ func (a *Agent) refuse(id uint64, m codec.Method, e *codec.Error) {
 	_ = a.answer(id, m, nil, e)
 }
 
-// agentSink is the agent's end of the conn: its frames and its close.
-type agentSink Agent
+// The agent's end of the conn (the end interface): bad and frame here, shut above.
 
-func (s *agentSink) shut(reason CloseReason, what string) { (*Agent)(s).shut(reason, what) }
-
-func (s *agentSink) bad(now time.Time, env codec.Envelope, size uint64, err error) {
-	a := (*Agent)(s)
+// bad handles a frame that cannot be read (see frameSink).
+func (a *Agent) bad(now time.Time, env codec.Envelope, size uint64, err error) {
 	big, tooLarge := err.(*codec.FrameTooLargeError)
 	request := env.Kind.Ok && env.Kind.Val == codec.KindRequest && env.ID.Ok
 	switch {
@@ -306,8 +336,8 @@ func (s *agentSink) bad(now time.Time, env codec.Envelope, size uint64, err erro
 	a.events.push(&ProtocolError{Err: skipped("agent", env, size, err)})
 }
 
-func (s *agentSink) frame(now time.Time, m codec.Message) {
-	a := (*Agent)(s)
+// frame handles a decoded message the conn did not take (see frameSink).
+func (a *Agent) frame(now time.Time, m codec.Message) {
 	handshake := a.phase == phaseHandshake
 	switch m := m.(type) {
 	case *codec.Welcome:

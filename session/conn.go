@@ -17,6 +17,10 @@ var ErrNotConnected = errors.New("session: the handshake is not complete")
 // answer is dropped), or never received.
 var ErrNotPending = errors.New("session: request is not pending")
 
+// ErrBackpressure is matched by the error of Agent.SendEvent for an event
+// refused because the transmit backlog is at its limit.
+var ErrBackpressure = errors.New("session: the transmit backlog is full")
+
 type phase uint8
 
 const (
@@ -29,9 +33,8 @@ const (
 // liveness and the clock's high-water mark.
 type conn struct {
 	split  *codec.Splitter
-	limit  uint32 // the sending limit
-	out    []byte // bytes waiting for PollTransmit
-	spare  []byte // the buffer PollTransmit returned last
+	limit  uint32  // the sending limit
+	tx     txQueue // frames waiting for PollTransmit
 	live   liveness
 	now    time.Time // the latest time passed in
 	phase  phase
@@ -56,6 +59,7 @@ func (c *conn) init(limit uint32, now time.Time, e end) {
 	c.limit = limit
 	c.now = now
 	c.live.hear(now)
+	c.live.sentAt = now
 }
 
 // withDefaults fills in what both configs leave to the package when unset:
@@ -106,22 +110,10 @@ func (c *conn) setLimit(limit uint32) {
 }
 
 // send queues m as one frame, refusing it (and queueing nothing) when it
-// exceeds the sending limit.
+// exceeds the sending limit. Pings and pongs go ahead of everything else
+// not handed out yet.
 func (c *conn) send(m codec.Message) error {
-	out, err := codec.AppendFrame(c.out, m, c.limit)
-	c.out = out
-	return err
-}
-
-// pollTransmit hands out the queued bytes; they stay valid until the next
-// call into the session.
-func (c *conn) pollTransmit() []byte {
-	if len(c.out) == 0 {
-		return nil
-	}
-	b := c.out
-	c.out, c.spare = c.spare[:0], b
-	return b
+	return c.tx.queue(m, c.limit)
 }
 
 // frameSink receives what the splitter cuts from the stream.
@@ -234,7 +226,7 @@ func (c *conn) timeout() (time.Time, bool) {
 		return time.Time{}, false
 	}
 	at := c.live.silentAt()
-	if c.phase == phaseOpen {
+	if c.phase == phaseOpen && !c.tx.pingQueued {
 		if p, ok := c.live.pingAt(); ok && p.Before(at) {
 			at = p
 		}
@@ -248,9 +240,11 @@ func (c *conn) checkLiveness(now time.Time) (silent bool) {
 	if !now.Before(c.live.silentAt()) {
 		return true
 	}
-	if c.phase == phaseOpen {
+	if c.phase == phaseOpen && !c.tx.pingQueued {
 		if p, ok := c.live.pingAt(); ok && !now.Before(p) {
-			_ = c.send(&codec.Ping{Nonce: c.live.ping()})
+			if c.send(&codec.Ping{Nonce: c.live.ping(now)}) == nil {
+				c.tx.pingQueued = true
+			}
 		}
 	}
 	return false

@@ -28,6 +28,18 @@
 // earlier than the latest already passed in is taken as that latest one,
 // so it neither fires nor re-arms a timer.
 //
+// # Sending
+//
+// A session queues what it sends in two queues: control frames (ping and
+// pong), which go out first at the next frame boundary, and the rest in
+// order. PollTransmitAt(now, max) hands out the control frames, or whole
+// frames of at most max bytes; a driver writing one take at a time keeps
+// a ping from waiting behind more than one. The answer to a ping is timed
+// from when it was handed out. An Agent refuses events once
+// AgentConfig.MaxBacklog bytes wait (Writable, ErrBackpressure): their
+// numbers are skipped, so the host counts a dropped frame or resyncs a
+// lossless stream, and the queue stays bounded.
+//
 // # Closing
 //
 // A session closes on a failed handshake, on silence (SilentAfter without

@@ -71,7 +71,7 @@ type HostStats struct {
 func NewHost(cfg HostConfig, now time.Time) *Host {
 	cfg.Versions, cfg.MaxFrame = withDefaults(cfg.Versions, cfg.MaxFrame)
 	h := &Host{cfg: cfg, nextID: 1, pending: make(map[uint64]hostPending)}
-	h.init(cfg.MaxFrame, now, (*hostSink)(h))
+	h.init(cfg.MaxFrame, now, h)
 	return h
 }
 
@@ -118,9 +118,24 @@ func (h *Host) InSyncStream(s codec.Stream) bool {
 	return true
 }
 
-// PollTransmit returns the bytes to write to the agent, or nil. The slice
-// is valid until the next call into the host.
-func (h *Host) PollTransmit() []byte { return h.pollTransmit() }
+// PollTransmit returns every byte queued for the agent, control frames
+// (ping, pong) first, or nil; they count as handed to the transport at
+// the latest time passed in. The slice is valid until the next
+// PollTransmit or PollTransmitAt.
+func (h *Host) PollTransmit() []byte { return h.pollTransmit(h.now, 0) }
+
+// PollTransmitAt returns the next bytes to write to the agent, handed to
+// the transport at now, or nil: the queued control frames (ping, pong) if
+// there are any, otherwise whole frames of at most max bytes in all (at
+// least one frame, however long; max <= 0 for all of them). A driver that
+// writes one such slice at a time keeps a ping from waiting behind more
+// than one of them. The slice is valid until the next PollTransmit or
+// PollTransmitAt.
+func (h *Host) PollTransmitAt(now time.Time, max int) []byte { return h.pollTransmit(now, max) }
+
+// Backlog is the number of bytes queued for the agent and not handed
+// out by PollTransmit yet.
+func (h *Host) Backlog() int { return h.tx.backlog() }
 
 // PollEvent returns the next event, if any.
 func (h *Host) PollEvent() (HostEvent, bool) { return h.events.pop() }
@@ -284,7 +299,7 @@ func (h *Host) finish(now time.Time, id uint64, p hostPending, r codec.Result, e
 	}
 	if p.auto && e.Retryable && h.phase == phaseOpen {
 		st.failures++
-		st.retry, st.retryAt = true, now.Add(resyncBackoff(st.failures))
+		st.retry, st.retryAt = true, now.Add(Backoff(st.failures))
 		return
 	}
 	if h.phase == phaseOpen {
@@ -292,9 +307,10 @@ func (h *Host) finish(now time.Time, id uint64, p hostPending, r codec.Result, e
 	}
 }
 
-// resyncBackoff is the wait after the n-th automatic resync failure in a
-// row: ResyncBackoff doubled n-1 times, at most ResyncBackoffMax.
-func resyncBackoff(n int) time.Duration {
+// Backoff is the wait after the n-th failure in a row (n >= 1) of an
+// automatic resync, or of a dial to the agent (package netconn's
+// Redialer): ResyncBackoff doubled n-1 times, at most ResyncBackoffMax.
+func Backoff(n int) time.Duration {
 	d := ResyncBackoff
 	for i := 1; i < n && d < ResyncBackoffMax; i++ {
 		d *= 2
@@ -343,13 +359,10 @@ func (h *Host) expire(now time.Time, t timer) {
 	h.finish(now, t.id, p, nil, err)
 }
 
-// hostSink is the host's end of the conn: its frames and its close.
-type hostSink Host
+// The host's end of the conn (the end interface): bad and frame here, shut above.
 
-func (s *hostSink) shut(reason CloseReason, what string) { (*Host)(s).shut(reason, what) }
-
-func (s *hostSink) bad(now time.Time, env codec.Envelope, size uint64, err error) {
-	h := (*Host)(s)
+// bad handles a frame that cannot be read (see frameSink).
+func (h *Host) bad(now time.Time, env codec.Envelope, size uint64, err error) {
 	big, tooLarge := err.(*codec.FrameTooLargeError)
 	if tooLarge {
 		h.stats.OversizedIn++
@@ -372,8 +385,8 @@ func (s *hostSink) bad(now time.Time, env codec.Envelope, size uint64, err error
 	h.events.push(&ProtocolError{Err: skipped("host", env, size, err)})
 }
 
-func (s *hostSink) frame(now time.Time, m codec.Message) {
-	h := (*Host)(s)
+// frame handles a decoded message the conn did not take (see frameSink).
+func (h *Host) frame(now time.Time, m codec.Message) {
 	if h.phase == phaseHandshake {
 		hello, ok := m.(*codec.Hello)
 		if !ok {

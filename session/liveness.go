@@ -2,37 +2,83 @@ package session
 
 import "time"
 
+// KeepaliveAfter is how long a session that has heard from its peer since
+// it last sent anything waits before it sends a ping all the same:
+// SilentAfter - PingAfter. A peer busy sending never lacks news of its
+// own, so it never pings; this ping is what keeps its peer hearing from
+// it when that peer's own ping waits on a slow link behind the bulk.
+const KeepaliveAfter = SilentAfter - PingAfter
+
 // liveness times pings and silence. It knows when the peer was last
-// heard from: the bytes of a frame the splitter delivers (or is
-// delivering) count, bytes that only feed an oversized frame's discard do
-// not.
+// heard from (the bytes of a frame the splitter delivers, or is
+// delivering, count; bytes that only feed an oversized frame's discard do
+// not) and when the session last handed bytes to the transport.
 type liveness struct {
 	heard  time.Time // when the peer was last heard from
-	pinged bool      // a ping went out since then
+	sentAt time.Time // when bytes were last handed to the transport
+	probed bool      // a ping was queued since the peer was last heard from
+	left   bool      // that ping has been handed to the transport,
+	leftAt time.Time // at leftAt
 	nonce  uint64    // the last ping's nonce
 }
 
 // hear records a sign of life at now.
 func (l *liveness) hear(now time.Time) {
 	l.heard = now
-	l.pinged = false
+	l.probed, l.left = false, false
+}
+
+// sent records bytes handed to the transport at now; ping says they
+// carried the ping queued last.
+func (l *liveness) sent(now time.Time, ping bool) {
+	l.sentAt = now
+	if ping && l.probed && !l.left {
+		l.left, l.leftAt = true, now
+	}
 }
 
 // pingAt is when a ping is due, if one is: PingAfter after the peer was
-// last heard from, once per silence.
+// last heard from (once per silence), or KeepaliveAfter after the session
+// last sent anything when the peer has been heard from since (at once if
+// that time has passed when it is heard from).
 func (l *liveness) pingAt() (time.Time, bool) {
-	if l.pinged {
-		return time.Time{}, false
+	var at time.Time
+	ok := false
+	if !l.probed {
+		at, ok = l.heard.Add(PingAfter), true
 	}
-	return l.heard.Add(PingAfter), true
+	if l.heard.After(l.sentAt) {
+		// Never earlier than the hearing that made it due.
+		keep := l.sentAt.Add(KeepaliveAfter)
+		if keep.Before(l.heard) {
+			keep = l.heard
+		}
+		at, ok = earliest(at, ok, keep, true)
+	}
+	return at, ok
 }
 
-// silentAt is when the session closes as Silent.
-func (l *liveness) silentAt() time.Time { return l.heard.Add(SilentAfter) }
+// silentAt is when the session closes as Silent: SilentAfter after the
+// peer was last heard from, or, once the ping of this silence has left,
+// SilentAfter - PingAfter after it left, whichever is later. A ping held
+// up behind a frame being written thus still has its full time for an
+// answer, and one that never leaves (a transport that takes nothing)
+// does not put the close off.
+func (l *liveness) silentAt() time.Time {
+	at := l.heard.Add(SilentAfter)
+	if l.left {
+		if a := l.leftAt.Add(SilentAfter - PingAfter); a.After(at) {
+			at = a
+		}
+	}
+	return at
+}
 
-// ping marks a ping sent and returns its nonce.
-func (l *liveness) ping() uint64 {
-	l.pinged = true
+// ping marks a ping queued at now and returns its nonce.
+func (l *liveness) ping(now time.Time) uint64 {
+	if !now.Before(l.heard.Add(PingAfter)) {
+		l.probed = true
+	}
 	l.nonce++
 	return l.nonce
 }

@@ -155,7 +155,7 @@ func runSim(t *testing.T, seed uint64, steps int, maxStall time.Duration, allowC
 	// Drain: no new work; every answer still scheduled goes out.
 	s.quiet = true
 	for i := 0; ; i++ {
-		if s.h.InFlight() == 0 && len(s.answers) == 0 && len(s.toH.buf) == 0 && len(s.toA.buf) == 0 {
+		if s.h.InFlight() == 0 && len(s.answers) == 0 && len(s.toH.buf) == 0 && len(s.toA.buf) == 0 && s.h.Backlog() == 0 && s.a.Backlog() == 0 {
 			break
 		}
 		if i > 200000 {
@@ -198,10 +198,25 @@ func (s *sim) tick() {
 	}
 	s.agentWork()
 	s.hostWork()
-	s.move(&s.toH, s.a.PollTransmit(), s.h.Receive)
-	s.move(&s.toA, s.h.PollTransmit(), s.a.Receive)
+	s.move(&s.toH, s.take(s.a.PollTransmitAt), s.h.Receive)
+	s.move(&s.toA, s.take(s.h.PollTransmitAt), s.a.Receive)
 	s.hostEvents()
 	s.agentEvents()
+}
+
+// take hands out what a side has to send as a driver would: everything
+// at once, or one take of whole frames up to a random size (control
+// frames first), or nothing this step, as a writer still busy.
+func (s *sim) take(poll func(time.Time, int) []byte) []byte {
+	switch s.rng.IntN(4) {
+	case 0:
+		return poll(s.now, 0)
+	case 1:
+		return poll(s.now, 1+s.rng.IntN(2000))
+	case 2:
+		return poll(s.now, 1+s.rng.IntN(50))
+	}
+	return nil
 }
 
 // move queues out on the link and delivers a random chunk unless the

@@ -326,11 +326,11 @@ func resyncing(t *testing.T) *pair {
 func TestResyncBackoffDoublesToItsMaximum(t *testing.T) {
 	want := []time.Duration{100, 200, 400, 800, 1600, 3200, 5000, 5000, 5000}
 	for i, w := range want {
-		if got := resyncBackoff(i + 1); got != w*time.Millisecond {
+		if got := Backoff(i + 1); got != w*time.Millisecond {
 			t.Errorf("failure %d: backoff %v, want %v", i+1, got, w*time.Millisecond)
 		}
 	}
-	if resyncBackoff(1000) != ResyncBackoffMax {
+	if Backoff(1000) != ResyncBackoffMax {
 		t.Error("backoff past the maximum")
 	}
 }

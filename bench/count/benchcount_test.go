@@ -157,6 +157,16 @@ func TestCheck(t *testing.T) {
 	if c := Check(rows[:1], []Row{with(rows[0], rows[0].Instructions, 2)}, MaxGrowth); !Failed(c) || !strings.Contains(c[0].Reasons[0], "allocs 1 -> 2") {
 		t.Errorf("an added allocation: %+v", c)
 	}
+	// More bytes fail too, at the same instructions and allocations.
+	more := with(rows[0], rows[0].Instructions, 1)
+	more.Bytes = 96
+	if c := Check(rows[:1], []Row{more}, MaxGrowth); !Failed(c) || !strings.Contains(c[0].Reasons[0], "B/op 48 -> 96") {
+		t.Errorf("bytes doubled: %+v", c)
+	}
+	more.Bytes = 32
+	if c := Check(rows[:1], []Row{more}, MaxGrowth); Failed(c) {
+		t.Errorf("fewer bytes: %+v", c)
+	}
 	// A row missing from the run is listed, not failed.
 	c := Check(rows, rows[:1], MaxGrowth)
 	if Failed(c) || len(c) != 3 || !c[1].MissingLatest {
@@ -313,6 +323,13 @@ done
 // its rows' instructions/op by name and how many valgrind processes ran.
 func fakeRun(t *testing.T, script string, classes []Class) (map[string]float64, string, error) {
 	t.Helper()
+	return fakeRunWith(t, script, Options{Classes: classes})
+}
+
+// fakeRunWith is fakeRun with more options (Binary, Bench, Valgrind and
+// Dir are set).
+func fakeRunWith(t *testing.T, script string, o Options) (map[string]float64, string, error) {
+	t.Helper()
 	dir := t.TempDir()
 	vg := filepath.Join(dir, "valgrind")
 	if err := os.WriteFile(vg, []byte(script), 0o755); err != nil {
@@ -320,7 +337,8 @@ func fakeRun(t *testing.T, script string, classes []Class) (map[string]float64, 
 	}
 	counter := filepath.Join(dir, "counter")
 	t.Setenv("COUNTER", counter)
-	res, err := Run(context.Background(), Options{Binary: "bench.test", Bench: ".", Valgrind: vg, Dir: dir, Classes: classes})
+	o.Binary, o.Bench, o.Valgrind, o.Dir = "bench.test", ".", vg, dir
+	res, err := Run(context.Background(), o)
 	n, _ := os.ReadFile(counter)
 	if err != nil {
 		return nil, strings.TrimSpace(string(n)), err
@@ -431,5 +449,35 @@ func TestRunRounds(t *testing.T) {
 		if got, _, err := fakeRun(t, fakeSlowValgrind, []Class{{Pattern: ".", N: 11, Rounds: rounds}}); err != nil || got[row] != want {
 			t.Errorf("%d rounds: %v instructions/op (%v), want %v", rounds, got[row], err, want)
 		}
+	}
+}
+
+// TestRunSkipsUnlistedClasses: with the names of a quick run, a class
+// none of them falls in runs no valgrind process; ListedNames reads those
+// names from go test output.
+func TestRunSkipsUnlistedClasses(t *testing.T) {
+	listed := "goos: linux\nBenchmarkDecode/impl=codec/msg=x-2   \t1\t100 ns/op\nallocations: 1\n" +
+		"BenchmarkDecode/impl=fxamacker/msg=x-2\t1\t200 ns/op\nBenchmarkDecode/impl=codec/msg=x-2\t1\t90 ns/op\n" +
+		"BenchmarkEncode/impl=fxamacker/msg=x\t1\t50 ns/op\n--- FAIL: BenchmarkFrame\n"
+	names := ListedNames(listed)
+	want := []string{"BenchmarkDecode/impl=codec/msg=x", "BenchmarkDecode/impl=fxamacker/msg=x", "BenchmarkEncode/impl=fxamacker/msg=x"}
+	if !reflect.DeepEqual(names, want) {
+		t.Fatalf("ListedNames = %q, want %q", names, want)
+	}
+	t.Setenv("HEAP", "10 10 10")
+	classes := []Class{{Pattern: `^BenchmarkGate/`, N: 10}, {Pattern: `^BenchmarkDecode/`, N: 11}, {Pattern: `impl=codec`, N: 11}, {Pattern: `.`, N: 11}}
+	got, processes, err := fakeRunWith(t, fakeHeapValgrind, Options{Classes: classes[:2], Names: names})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if processes != "1" || len(got) != 3 {
+		t.Errorf("%s processes, rows %v: want the Decode class's process alone", processes, got)
+	}
+	// A class whose rows an earlier class took runs no process either.
+	if _, processes, _ = fakeRunWith(t, fakeHeapValgrind, Options{Classes: classes[1:3], Names: names[:2]}); processes != "1" {
+		t.Errorf("%s processes, want 1: impl=codec's rows are in the Decode class", processes)
+	}
+	if _, _, err := fakeRunWith(t, fakeHeapValgrind, Options{Classes: classes[:1], Names: names}); err == nil || !strings.Contains(err.Error(), "no benchmark matched") {
+		t.Errorf("no class with a listed row: %v, want no benchmark matched", err)
 	}
 }

@@ -48,8 +48,10 @@ func IsPeer(name string) bool {
 }
 
 // Check compares latest with base: a row of ours fails when its
-// instructions/op grew by more than maxGrowth or its allocs/op grew at
-// all. Rows of one side only are listed, not failed (a narrowed run or a
+// instructions/op grew by more than maxGrowth or its allocs/op or B/op
+// grew at all (the count tier runs with the collector off, so the bytes a
+// loop allocates are what shows the collector's share of its cost: a
+// change that doubles them must not pass). Rows of one side only are listed, not failed (a narrowed run or a
 // new benchmark), and so are the peers' rows (Peers).
 func Check(base, latest []Row, maxGrowth float64) []Change {
 	byName := map[string]Row{}
@@ -73,6 +75,10 @@ func Check(base, latest []Row, maxGrowth float64) []Change {
 		if b.Allocs >= 0 && l.Allocs > b.Allocs {
 			c.Failed = true
 			c.Reasons = append(c.Reasons, fmt.Sprintf("allocs %s -> %s", trim(b.Allocs), trim(l.Allocs)))
+		}
+		if b.Bytes >= 0 && l.Bytes > b.Bytes {
+			c.Failed = true
+			c.Reasons = append(c.Reasons, fmt.Sprintf("B/op %s -> %s", trim(b.Bytes), trim(l.Bytes)))
 		}
 		if c.Failed && IsPeer(c.Name) {
 			c.Failed, c.Reasons = false, append(c.Reasons, "a peer: not gated")

@@ -15,7 +15,7 @@
 // start and stop of the count, the loop's own set-up) cancelled out.
 //
 // The runtime settings that make the count repeat are fixed in Env and in
-// benchsupport's count mode:
+// bench/support's count mode:
 //   - the loops that never block (OneThread: Encode, Decode, Frame) run
 //     pinned to their P, so that the scheduler cannot preempt them, and
 //     are counted in their own thread alone (valgrind runs with

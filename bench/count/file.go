@@ -3,6 +3,7 @@ package count
 import (
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -96,4 +97,19 @@ func Read(r io.Reader, name string) ([]Row, []Config, error) {
 		return nil, nil, err
 	}
 	return rows, cfg, nil
+}
+
+// ReadFile reads the counts file at path (Read); a file without an
+// instructions/op row is an error.
+func ReadFile(path string) ([]Row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rows, _, err := Read(f, path)
+	if err == nil && len(rows) == 0 {
+		err = fmt.Errorf("%s: no instructions/op rows", path)
+	}
+	return rows, err
 }

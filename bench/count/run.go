@@ -133,6 +133,10 @@ type Options struct {
 	Dir      string  // scratch directory for the dumps
 	Classes  []Class // Classes if nil
 	Log      io.Writer
+	// Names, if not nil, are the full names of the benchmarks Bench
+	// selects (from a quick run of the binary, see ListedNames): a class
+	// none of them falls in is not run, which saves its valgrind process.
+	Names []string
 }
 
 // Result is a count run: its rows in the order they ran and what the
@@ -157,6 +161,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		start := time.Now()
 		skip := strings.Join(before, "|")
 		before = append(before, "(?:"+c.Pattern+")")
+		if o.Names != nil {
+			if in, err := anyInClass(o.Names, c.Pattern, skip); err != nil {
+				return nil, err
+			} else if !in {
+				continue
+			}
+		}
 		p, err := runClass(ctx, o, c, levels, filepath.Join(o.Dir, "cg"+strconv.Itoa(i)), skip, "")
 		if err != nil {
 			return nil, err
@@ -188,6 +199,49 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	return res, nil
 }
+
+// anyInClass reports whether one of names matches pattern and not skip.
+func anyInClass(names []string, pattern, skip string) (bool, error) {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return false, fmt.Errorf("class %s: %v", pattern, err)
+	}
+	var sk *regexp.Regexp
+	if skip != "" {
+		if sk, err = regexp.Compile(skip); err != nil {
+			return false, fmt.Errorf("class %s: %v", pattern, err)
+		}
+	}
+	for _, n := range names {
+		if re.MatchString(n) && (sk == nil || !sk.MatchString(n)) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// ListedNames returns the full benchmark names of go test output (the
+// first field of each "Benchmark" line, without its -GOMAXPROCS suffix),
+// each once.
+func ListedNames(output string) []string {
+	names := []string{}
+	seen := map[string]bool{}
+	for _, line := range strings.Split(output, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || !strings.HasPrefix(f[0], "Benchmark") {
+			continue
+		}
+		name := procsSuffix.ReplaceAllString(f[0], "")
+		if !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// procsSuffix is the -GOMAXPROCS suffix go test appends to a benchmark's name.
+var procsSuffix = regexp.MustCompile(`-[0-9]+$`)
 
 // process is one valgrind process's count.
 type process struct {

@@ -1,5 +1,5 @@
-// Package support holds what the benchmarks and the golden tests share:
-// seeded, deterministic inputs (snapshots of N nodes, client streams), the
-// reference codec's twin types with its options set to check what ours
-// checks, and allocation counting around timed loops.
+// Package support holds what the benchmarks share: seeded, deterministic
+// inputs (snapshots of N nodes, client streams) and allocation and
+// instruction counting around timed loops. The peers' twins are in
+// package twins.
 package support

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/wirebench/wirebench/bench/twins"
 	"github.com/wirebench/wirebench/codec"
 )
 
@@ -228,14 +229,14 @@ func roundTrip(t *testing.T, name string, m codec.Message) {
 	if !reflect.DeepEqual(got, m) {
 		t.Errorf("%s: our decode differs from the message", name)
 	}
-	ref, err := RefUnmarshal(b)
+	ref, err := twins.Unmarshal(b)
 	if err != nil {
 		t.Fatalf("%s: fxamacker decode: %v", name, err)
 	}
 	if !reflect.DeepEqual(ref, m) {
 		t.Errorf("%s: fxamacker's decode differs from the message", name)
 	}
-	rb, err := RefMarshal(m)
+	rb, err := twins.Marshal(m)
 	if err != nil {
 		t.Fatalf("%s: fxamacker encode: %v", name, err)
 	}

@@ -1,12 +1,14 @@
 // Command benchcount is the workbench's deterministic tier (make
 // micro-count, make micro-check; see bench/count):
 //
-//	benchcount run -bin bench.test [-bench regexp] [-o counts.txt] [-commit id]
+//	benchcount run -bin bench.test [-bench regexp] [-o counts.txt] [-commit id] [-list file]
 //	    count the instructions of each benchmark's timed loop under
-//	    valgrind and write them as Go benchmark text
+//	    valgrind and write them as Go benchmark text; with -list (the
+//	    output of a quick run, -test.benchtime 1x), the count classes
+//	    none of the listed benchmarks fall in are not run
 //	benchcount check -baseline baseline-counts.txt [-recount bench.test] counts.txt
 //	    exit 1, with a table, when a row of ours grew more than 2 % in
-//	    instructions/op or at all in allocs/op (the peers' rows are listed,
+//	    instructions/op or at all in allocs/op or B/op (the peers' rows are listed,
 //	    not gated); with -recount, such rows are counted once more in a
 //	    new process first and the lesser count stands
 //	benchcount same counts-a.txt counts-b.txt
@@ -66,11 +68,20 @@ func runCounts(args []string, log io.Writer) error {
 	out := fl.String("o", "", "write the counts to `file` (default stdout)")
 	commit := fl.String("commit", "", "the commit, for the header")
 	vg := fl.String("valgrind", "valgrind", "the valgrind `command`")
+	list := fl.String("list", "", "go test output of a quick run of the same benchmarks (`file`): the classes it lists none of are not run")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
 	if *bin == "" || fl.NArg() > 0 {
-		return errors.New("usage: benchcount run -bin bench.test [-bench regexp] [-o file] [-commit id]")
+		return errors.New("usage: benchcount run -bin bench.test [-bench regexp] [-o file] [-commit id] [-list file]")
+	}
+	var names []string
+	if *list != "" {
+		data, err := os.ReadFile(*list)
+		if err != nil {
+			return err
+		}
+		names = count.ListedNames(string(data))
 	}
 	binary, err := filepath.Abs(*bin) // valgrind looks a bare name up in PATH
 	if err != nil {
@@ -85,7 +96,7 @@ func runCounts(args []string, log io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	res, err := count.Run(context.Background(), count.Options{Binary: binary, Bench: *bench, Valgrind: *vg, Dir: dir, Log: log})
+	res, err := count.Run(context.Background(), count.Options{Binary: binary, Bench: *bench, Valgrind: *vg, Dir: dir, Log: log, Names: names})
 	if err != nil {
 		return err
 	}
@@ -111,19 +122,6 @@ func runCounts(args []string, log io.Writer) error {
 	return count.Write(w, cfg, res.Rows)
 }
 
-func readRows(path string) ([]count.Row, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	rows, _, err := count.Read(f, path)
-	if err == nil && len(rows) == 0 {
-		err = fmt.Errorf("%s: no instructions/op rows", path)
-	}
-	return rows, err
-}
-
 func check(args []string, stdout io.Writer) error {
 	fl := flag.NewFlagSet("benchcount check", flag.ContinueOnError)
 	baseline := fl.String("baseline", "reports/micro/baseline-counts.txt", "the stored counts `file`")
@@ -136,11 +134,11 @@ func check(args []string, stdout io.Writer) error {
 	if fl.NArg() != 1 {
 		return errors.New("usage: benchcount check [-baseline file] [-all] [-recount bench.test] counts.txt")
 	}
-	base, err := readRows(*baseline)
+	base, err := count.ReadFile(*baseline)
 	if err != nil {
 		return fmt.Errorf("%v (make baseline-counts records one)", err)
 	}
-	latest, err := readRows(fl.Arg(0))
+	latest, err := count.ReadFile(fl.Arg(0))
 	if err != nil {
 		return err
 	}
@@ -167,10 +165,10 @@ func check(args []string, stdout io.Writer) error {
 	}
 	count.WriteTable(stdout, changes, *all)
 	if failed {
-		fmt.Fprintf(stdout, "micro-check: FAILED against %s: instructions/op may grow at most %.0f%%, allocs/op not at all; a deliberate change re-records with make baseline-counts\n", *baseline, 100*count.MaxGrowth)
+		fmt.Fprintf(stdout, "micro-check: FAILED against %s: instructions/op may grow at most %.0f%%, allocs/op and B/op not at all; a deliberate change re-records with make baseline-counts\n", *baseline, 100*count.MaxGrowth)
 		return errFailed
 	}
-	fmt.Fprintf(stdout, "micro-check: %d rows within %.0f%% of %s, no allocation added\n", len(latest), 100*count.MaxGrowth, *baseline)
+	fmt.Fprintf(stdout, "micro-check: %d rows within %.0f%% of %s, no allocation or byte per op added\n", len(latest), 100*count.MaxGrowth, *baseline)
 	return nil
 }
 
@@ -197,11 +195,11 @@ func same(args []string, stdout io.Writer) error {
 	if len(args) != 2 {
 		return errors.New("usage: benchcount same counts-a.txt counts-b.txt")
 	}
-	a, err := readRows(args[0])
+	a, err := count.ReadFile(args[0])
 	if err != nil {
 		return err
 	}
-	b, err := readRows(args[1])
+	b, err := count.ReadFile(args[1])
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,16 @@
 // text; a missing baseline file is noted in the summary, not an error.
 // -attach appends a text report (benchstat output) in a collapsed section.
 // The summary goes to stdout, or to -o. Exit status 1 on error.
+//
+//	benchsummary diff [-base-counts file] -head-counts file
+//	             [-base-times file -head-times file] [-base-rev name]
+//	             [-head-rev name] [-threshold 2] [-rounds n] [-unverified]
+//	             [-benchstat file] [-o reports/micro] [-chart path]
+//
+// writes the reports of make micro-diff (diff.txt, diff.md, diff.svg; see
+// internal/diff) and prints diff.txt. Exit status 1 when a row of ours
+// grew more than -threshold percent in instructions/op or at all in
+// allocs/op, 2 on error.
 package main
 
 import (
@@ -31,6 +41,16 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "diff" {
+		switch err := runDiff(os.Args[2:], os.Stdout); {
+		case errors.Is(err, errFailed):
+			os.Exit(1)
+		case err != nil:
+			fmt.Fprintf(os.Stderr, "benchsummary diff: %v\n", err)
+			os.Exit(2)
+		}
+		return
+	}
 	if err := run(os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintf(os.Stderr, "benchsummary: %v\n", err)
 		os.Exit(1)

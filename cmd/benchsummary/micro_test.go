@@ -15,14 +15,16 @@ func microSh(t *testing.T, env []string, args ...string) (int, string) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
 	}
-	script, err := os.ReadFile(filepath.Join("..", "..", "mk", "micro.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "mk"), 0o755)
 	os.MkdirAll(filepath.Join(dir, "lib"), 0o755)
-	os.WriteFile(filepath.Join(dir, "mk", "micro.sh"), script, 0o755)
+	for _, name := range []string{"micro.sh", "lib.sh"} { // micro.sh sources lib.sh
+		script, err := os.ReadFile(filepath.Join("..", "..", "mk", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "mk", name), script, 0o755)
+	}
 	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/nobench\n\ngo 1.26\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "lib", "lib.go"), []byte("package lib\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "lib", "lib_test.go"), []byte("package lib\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {}\n"), 0o644)

@@ -4,11 +4,19 @@
 //	glass -computer agent1=127.0.0.1:5901 -password-file agent1=/run/vnc/agent1 \
 //	      -novnc node_modules/@novnc/novnc
 //
-// Then open http://127.0.0.1:7900/glass/?agent=agent1&surface=laptop.
+// Then open http://127.0.0.1:7900/glass/ (it lists the computers).
+//
+// At start glass dials each computer, completes the RFB handshake and the
+// VNC authentication, and exits (status 2, one line) if one refuses the
+// password or cannot be reached, unless -allow-down starts it anyway with
+// that computer shown as down. It refuses to listen beyond loopback
+// without -tls-cert and -tls-key (the screen and the keys would cross the
+// network in clear) unless -insecure-listen says so.
 package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -33,11 +41,18 @@ type options struct {
 	passwords  map[string]string
 	ticketTTL  time.Duration
 	leaseTTL   time.Duration
+	leaseGrace time.Duration
 	adminToken string
 	novnc      string
 	origins    []string
 	maxCutText int
 	dial       rfbgate.DialPolicy
+	tlsCert    string
+	tlsKey     string
+	cert       *tls.Certificate // loaded from tlsCert and tlsKey
+	insecure   bool             // -insecure-listen
+	allowDown  bool             // -allow-down
+	logFormat  string
 }
 
 // pairFlag collects repeatable NAME=VALUE flags.
@@ -64,6 +79,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.Func("password-file", "NAME=PATH of a file whose first line is that computer's VNC password (repeatable)", pairFlag(o.passwords, "PATH"))
 	fs.DurationVar(&o.ticketTTL, "ticket-ttl", rfbgate.DefaultTicketTTL, "how long a watch ticket lives")
 	fs.DurationVar(&o.leaseTTL, "lease-ttl", rfbgate.DefaultLeaseTTL, "how long a take-over lasts after its last renewal")
+	fs.DurationVar(&o.leaseGrace, "lease-grace", rfbgate.DefaultLeaseGrace, fmt.Sprintf("how long the keyboard outlives its holder's closed viewer, so that a reload keeps it (at most %v)", rfbgate.MaxLeaseGrace))
 	tokenFile := fs.String("admin-token-file", "", "file holding a bearer token the control API requires (optional)")
 	fs.StringVar(&o.novnc, "novnc", "", "noVNC 1.7 package directory; serves the viewer at /glass/")
 	origins := fs.String("origins", "", "comma-separated browser origins (host patterns, path.Match syntax) allowed to use the control API and open streams besides glass's own")
@@ -71,8 +87,16 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.dial.InFlight, "dial-in-flight", rfbgate.DefaultDialInFlight, "most handshakes in flight to one computer's Xvnc (TigerVNC blacklists the relay's address at 5 unauthenticated connections)")
 	fs.IntVar(&o.dial.Queue, "dial-queue", rfbgate.DefaultDialQueue, "most viewers of one computer waiting for a turn to connect; more are closed with 1013")
 	fs.DurationVar(&o.dial.Wait, "dial-wait", rfbgate.DefaultDialWait, "a viewer's deadline to be connected to Xvnc, waiting and retries included; then it is closed with 1013")
+	fs.StringVar(&o.tlsCert, "tls-cert", "", "PEM certificate (chain) to serve HTTPS and WSS with; needs -tls-key")
+	fs.StringVar(&o.tlsKey, "tls-key", "", "PEM private key of -tls-cert")
+	fs.BoolVar(&o.insecure, "insecure-listen", false, "allow -listen on a non-loopback address without TLS (the screen and the keys cross the network in clear)")
+	fs.BoolVar(&o.allowDown, "allow-down", false, "start even when a computer fails its start-up check (wrong password, unreachable); it is shown as down")
+	fs.StringVar(&o.logFormat, "log-format", "text", "log records as text (slog's key=value) or json (one object a line)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if o.logFormat != "text" && o.logFormat != "json" {
+		return nil, fmt.Errorf("-log-format %q: want text or json", o.logFormat)
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments: %q", fs.Args())
@@ -114,10 +138,52 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if o.ticketTTL <= 0 || o.leaseTTL <= 0 {
 		return nil, errors.New("-ticket-ttl and -lease-ttl must be positive")
 	}
+	if o.leaseGrace <= 0 || o.leaseGrace > rfbgate.MaxLeaseGrace {
+		return nil, fmt.Errorf("-lease-grace %v: want more than 0 and at most %v", o.leaseGrace, rfbgate.MaxLeaseGrace)
+	}
 	if o.dial.InFlight <= 0 || o.dial.Queue <= 0 || o.dial.Wait <= 0 {
 		return nil, errors.New("-dial-in-flight, -dial-queue and -dial-wait must be positive")
 	}
+	if (o.tlsCert == "") != (o.tlsKey == "") {
+		return nil, errors.New("-tls-cert and -tls-key go together")
+	}
+	if o.tlsCert != "" {
+		c, err := tls.LoadX509KeyPair(o.tlsCert, o.tlsKey)
+		if err != nil {
+			return nil, fmt.Errorf("-tls-cert %s, -tls-key %s: %v", o.tlsCert, o.tlsKey, err)
+		}
+		o.cert = &c
+	}
+	if o.cert == nil && !o.insecure {
+		if err := loopbackOnly(o.listen); err != nil {
+			return nil, fmt.Errorf("-listen %s: %v; serve TLS with -tls-cert and -tls-key, put glass behind a TLS reverse proxy on loopback, or accept the risk with -insecure-listen", o.listen, err)
+		}
+	}
 	return o, nil
+}
+
+// loopbackOnly says why addr (host:port) is reachable from beyond this
+// machine, or nil when it is loopback only.
+func loopbackOnly(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if host == "" {
+		return errors.New("every interface would be served without TLS")
+	}
+	var ips []net.IP
+	if ip := net.ParseIP(host); ip != nil {
+		ips = []net.IP{ip}
+	} else if ips, err = net.LookupIP(host); err != nil {
+		return fmt.Errorf("cannot tell whether %s is loopback: %v", host, err)
+	}
+	for _, ip := range ips {
+		if !ip.IsLoopback() {
+			return fmt.Errorf("%s is not a loopback address: the network would see the screen and the keys in clear", ip)
+		}
+	}
+	return nil
 }
 
 // newServer builds the relay and its HTTP handler from options.
@@ -133,12 +199,17 @@ func newServer(o *options, log *slog.Logger) (*rfbgate.Relay, http.Handler, erro
 		if err != nil {
 			return nil, nil, fmt.Errorf("computer %s: %w", n, err)
 		}
+		var exposed *rfbgate.ExposedPasswordFileError
+		if err := rfbgate.CheckPasswordFileMode(o.passwords[n]); errors.As(err, &exposed) {
+			log.Warn("glass: "+exposed.Error(), "computer", n)
+		}
 		comps = append(comps, rfbgate.Computer{Name: n, Addr: o.computers[n], Password: pw})
 	}
 	r, err := rfbgate.NewRelay(rfbgate.Config{
 		Computers:      comps,
 		TicketTTL:      o.ticketTTL,
 		LeaseTTL:       o.leaseTTL,
+		LeaseGrace:     o.leaseGrace,
 		OriginPatterns: o.origins,
 		Limits:         rfbgate.Limits{MaxCutText: o.maxCutText},
 		Dial:           o.dial,
@@ -150,7 +221,48 @@ func newServer(o *options, log *slog.Logger) (*rfbgate.Relay, http.Handler, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	return r, rfbgate.NewHandler(r, rfbgate.HandlerOptions{AdminToken: o.adminToken, NoVNCDir: o.novnc}), nil
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", r.MetricsHandler(o.adminToken))
+	mux.Handle("/", rfbgate.NewHandler(r, rfbgate.HandlerOptions{AdminToken: o.adminToken, NoVNCDir: o.novnc}))
+	return r, mux, nil
+}
+
+// newLogger is the program's logger: slog text or JSON on w.
+func newLogger(format string, w io.Writer) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+// checkComputers dials each computer once (all at a time). The first
+// failure, as one line, stops the start unless -allow-down; then every
+// failure is logged and the computer shown as down.
+func checkComputers(ctx context.Context, o *options, relay *rfbgate.Relay, log *slog.Logger) error {
+	names := relay.Names()
+	errs := make([]error, len(names))
+	done := make(chan struct{})
+	for i, n := range names {
+		go func() { errs[i] = relay.Check(ctx, n); done <- struct{}{} }()
+	}
+	for range names {
+		<-done
+	}
+	if err := errors.Join(errs...); err != nil && !o.allowDown {
+		for _, err := range errs {
+			if err != nil { // the first, in name order: one line
+				return fmt.Errorf("start-up check: %s (-allow-down starts anyway)", strings.TrimPrefix(err.Error(), "rfbgate: "))
+			}
+		}
+	}
+	for i, err := range errs {
+		if err != nil {
+			log.Warn("glass: start-up check failed; starting anyway (-allow-down): "+strings.TrimPrefix(err.Error(), "rfbgate: "), "computer", names[i])
+			continue
+		}
+		log.Info("glass: start-up check passed", "computer", names[i])
+	}
+	return nil
 }
 
 func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr string)) error {
@@ -158,23 +270,37 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	log := newLogger(o.logFormat, stderr)
 	relay, h, err := newServer(o, log)
 	if err != nil {
 		return err
 	}
 	defer relay.Close()
+	if err := checkComputers(ctx, o, relay, log); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	log.Info("glass: listening", "addr", ln.Addr().String(), "computers", len(o.computers), "viewer", o.novnc != "")
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelInfo)}
+	scheme := "http"
+	if o.cert != nil {
+		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*o.cert}, MinVersion: tls.VersionTLS12}
+		scheme = "https"
+	}
+	log.Info("glass: listening", "addr", ln.Addr().String(), "scheme", scheme, "computers", len(o.computers), "viewer", o.novnc != "")
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() {
+		if o.cert != nil {
+			errc <- srv.ServeTLS(ln, "", "")
+			return
+		}
+		errc <- srv.Serve(ln)
+	}()
 	select {
 	case err := <-errc:
 		return err

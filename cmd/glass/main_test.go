@@ -18,7 +18,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/wirebench/wirebench/internal/testio"
 	"github.com/wirebench/wirebench/rfbgate"
 )
 
@@ -45,6 +44,15 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-dial-in-flight", "0"}, "-dial-in-flight, -dial-queue and -dial-wait must be positive"},
 		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-dial-queue", "-1"}, "must be positive"},
 		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-dial-wait", "0s"}, "must be positive"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-lease-grace", "6s"}, "-lease-grace 6s: want more than 0 and at most 5s"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-lease-grace", "0s"}, "-lease-grace 0s"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-tls-cert", pw}, "-tls-cert and -tls-key go together"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-tls-cert", pw, "-tls-key", pw}, "-tls-cert " + pw},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-listen", "0.0.0.0:7900"}, "0.0.0.0 is not a loopback address"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-listen", "[::]:7900"}, ":: is not a loopback address"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-listen", ":7900"}, "every interface would be served without TLS"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-listen", "192.0.2.7:7900"}, "-insecure-listen"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-log-format", "xml"}, "want text or json"},
 	} {
 		_, err := parseFlags(c.args, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -55,8 +63,17 @@ func TestFlagErrors(t *testing.T) {
 	if err != nil || o.listen != "127.0.0.1:7900" || o.ticketTTL != 5*time.Second || o.leaseTTL != 90*time.Second {
 		t.Fatalf("defaults: %+v %v", o, err)
 	}
+	// Loopback needs no TLS; beyond it, -insecure-listen says so.
+	for _, l := range [][]string{{"-listen", "127.0.0.2:0"}, {"-listen", "[::1]:0"}, {"-listen", "localhost:0"}, {"-listen", "0.0.0.0:7900", "-insecure-listen"}} {
+		if _, err := parseFlags(append([]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw}, l...), io.Discard); err != nil {
+			t.Errorf("%q: %v", l, err)
+		}
+	}
 	if o.dial != (rfbgate.DialPolicy{InFlight: 3, Queue: 512, Wait: 30 * time.Second}) {
 		t.Fatalf("dial defaults: %+v", o.dial)
+	}
+	if o, err := parseFlags([]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-lease-grace", "5s"}, io.Discard); err != nil || o.leaseGrace != 5*time.Second {
+		t.Fatalf("-lease-grace at its limit: %v", err)
 	}
 	o, err = parseFlags([]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-dial-in-flight", "1", "-dial-queue", "8", "-dial-wait", "2s"}, io.Discard)
 	if err != nil || o.dial != (rfbgate.DialPolicy{InFlight: 1, Queue: 8, Wait: 2 * time.Second}) {
@@ -114,6 +131,52 @@ func fakeVNC(t *testing.T, password string) string {
 	return ln.Addr().String()
 }
 
+// TestGlassJSONLogAndMetrics: -log-format json writes one JSON object a
+// line; /metrics needs the admin token and serves the relay's metrics.
+func TestGlassJSONLogAndMetrics(t *testing.T) {
+	dir := t.TempDir()
+	pwFile := filepath.Join(dir, "pw")
+	os.WriteFile(pwFile, []byte("glass-pw-2\n"), 0o600)
+	tokFile := filepath.Join(dir, "tok")
+	os.WriteFile(tokFile, []byte("admintok\n"), 0o600)
+	g := startGlass(t, "-listen", "127.0.0.1:0", "-log-format", "json", "-computer", "agent1="+fakeVNC(t, "glass-pw-2"),
+		"-password-file", "agent1="+pwFile, "-admin-token-file", tokFile)
+	base := "http://" + g.addr
+	get := func(auth string) (int, string) {
+		req, _ := http.NewRequest("GET", base+"/metrics", nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get(""); code != http.StatusUnauthorized {
+		t.Fatalf("/metrics without the token: %d %s", code, body)
+	}
+	code, body := get("Bearer admintok")
+	if code != 200 || !strings.Contains(body, `glass_viewers{computer="agent1",role="watcher"} 0`) || !strings.Contains(body, "go_build_info") {
+		t.Fatalf("/metrics: %d\n%s", code, body)
+	}
+	if err := g.stop(); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(g.logs.String()), "\n")
+	for _, l := range lines {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(l), &rec); err != nil || rec["msg"] == nil {
+			t.Fatalf("not a JSON log record: %q (%v)", l, err)
+		}
+	}
+	if !strings.Contains(lines[0], `"msg":"glass: listening"`) {
+		t.Fatalf("first record %s", lines[0])
+	}
+}
+
 func TestGlassServes(t *testing.T) {
 	const password = "glass-pw-1"
 	dir := t.TempDir()
@@ -122,24 +185,9 @@ func TestGlassServes(t *testing.T) {
 	tokFile := filepath.Join(dir, "tok")
 	os.WriteFile(tokFile, []byte("admintok\n"), 0o600)
 	addr := fakeVNC(t, password)
-
-	ctx, cancel := context.WithCancel(context.Background())
-	logs := &testio.SyncBuffer{}
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-listen", "127.0.0.1:0", "-computer", "agent1=" + addr,
-			"-password-file", "agent1=" + pwFile, "-admin-token-file", tokFile}, logs, func(a string) { ready <- a })
-	}()
-	var base string
-	select {
-	case a := <-ready:
-		base = "http://" + a
-	case err := <-done:
-		t.Fatalf("glass exited: %v", err)
-	case <-time.After(5 * time.Second):
-		t.Fatal("glass did not start")
-	}
+	g := startGlass(t, "-listen", "127.0.0.1:0", "-computer", "agent1="+addr,
+		"-password-file", "agent1="+pwFile, "-admin-token-file", tokFile)
+	base := "http://" + g.addr
 	post := func(tool string) (int, map[string]any) {
 		req, _ := http.NewRequest("POST", base+"/v1/tools/computers."+tool, strings.NewReader(`{"agent":"agent1","surface":"s1"}`))
 		req.Header.Set("Authorization", "Bearer admintok")
@@ -175,9 +223,6 @@ func TestGlassServes(t *testing.T) {
 	if _, err := io.ReadFull(nc, init); err != nil || string(init[24:]) != "fake" || init[1] != 100 {
 		t.Fatalf("ServerInit through glass: %q %v", init, err)
 	}
-	if code, _ := post("takeover"); code != 200 {
-		t.Fatalf("takeover %d", code)
-	}
 	var st struct {
 		Keyboard *string `json:"keyboard"`
 		Viewers  []struct {
@@ -204,26 +249,32 @@ func TestGlassServes(t *testing.T) {
 			break
 		}
 	}
-	if st.Keyboard == nil || *st.Keyboard != "s1" || len(st.Viewers) != 1 || st.Viewers[0].Surface != "s1" {
+	if code, _ := post("takeover"); code != 200 {
+		t.Fatalf("takeover %d", code)
+	}
+	req, _ := http.NewRequest("GET", base+"/v1/computers/agent1", nil)
+	req.Header.Set("Authorization", "Bearer admintok")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = json.NewDecoder(resp.Body).Decode(&st)
+	resp.Body.Close()
+	if err != nil || st.Keyboard == nil || *st.Keyboard != "s1" || len(st.Viewers) != 1 || st.Viewers[0].Surface != "s1" {
 		t.Fatalf("status %+v", st)
 	}
 	// Shutdown (SIGTERM) with the viewer open: it gets a close frame (the
 	// NetConn reads a 1000 or 1001 close as EOF; an abrupt end is an error).
-	cancel()
+	g.cancel()
 	nc.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if rest, err := io.ReadAll(nc); err != nil {
 		t.Fatalf("at shutdown the viewer's stream ended without a close frame: %v (after %d bytes)", err, len(rest))
 	}
 	nc.Close()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("shutdown: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("glass did not stop")
+	if err := g.stop(); err != nil {
+		t.Fatalf("shutdown: %v", err)
 	}
-	if l := logs.String(); strings.Contains(l, password) || !strings.Contains(l, "viewer open") || !strings.Contains(l, `status=1001 reason="relay shutting down"`) {
+	if l := g.logs.String(); strings.Contains(l, password) || !strings.Contains(l, "viewer open") || !strings.Contains(l, `code=1001 reason="relay shutting down"`) {
 		t.Fatalf("log (must say viewer open and closed going away at shutdown, must not hold the password):\n%s", l)
 	}
 }

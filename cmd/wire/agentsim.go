@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wirebench/wirebench/cmd/wire/internal/simdisplay"
@@ -25,11 +26,15 @@ import (
 // seed) and the tree stream says so; input methods move the display;
 // screenshots and frames are real PNGs (or JPEGs) of it.
 
-const asimUsage = `usage: wire agent-sim -listen 127.0.0.1:PORT [-token T] [-seed N] [-size WxH] [-caps LIST] [-max-frame N] [-once]
+const asimUsage = `usage: wire agent-sim -listen 127.0.0.1:PORT [-token T] [-seed N] [-size WxH] [-caps LIST] [-max-frame N] [-max-backlog N] [-once]
 
 A simulated device agent. It listens on a loopback address only, prints
 "listening on ADDR" on stdout (PORT 0 picks a free port), and serves
-every host that connects until interrupted (or, with -once, one).
+every host that connects until interrupted (or, with -once, one): a host
+that reconnects gets a new session, and each is logged on stderr. When
+the host reads slower than the agent sends, the agent queues at most
+-max-backlog bytes: frames past it are dropped and tree events skipped
+(the host sees the gap and resyncs), so its memory stays flat.
 
 flags:
 `
@@ -44,6 +49,10 @@ type asimConfig struct {
 	maxFrame uint32
 	once     bool
 	tick     time.Duration // how often the display changes by itself
+	backlog  int           // the agent's backlog limit (session.AgentConfig.MaxBacklog); 0 for the default
+	// peakBacklog, when set, records the largest backlog any connection's
+	// agent has had, in bytes (tests watch it).
+	peakBacklog *atomic.Int64
 }
 
 func runAgentSim(args []string, stdout, stderr io.Writer) int {
@@ -55,6 +64,7 @@ func runAgentSim(args []string, stdout, stderr io.Writer) int {
 	caps := fs.String("caps", "all", "capabilities to advertise: all, or a comma-separated `list` such as tree,input")
 	once := fs.Bool("once", false, "serve one connection, then exit")
 	tick := fs.Duration("tick", time.Second, "how often the display changes by itself")
+	backlog := fs.Int("max-backlog", session.DefaultMaxBacklog, "`bytes` queued for a slow host before the agent drops frames and skips tree events (the host resyncs)")
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
@@ -62,7 +72,7 @@ func runAgentSim(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "wire agent-sim: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	cfg := asimConfig{seed: *seed, once: *once, tick: *tick}
+	cfg := asimConfig{seed: *seed, once: *once, tick: *tick, backlog: *backlog}
 	if *token != "" {
 		cfg.token = codec.Some(*token)
 	}
@@ -80,6 +90,10 @@ func runAgentSim(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cfg.maxFrame = maxFrame.limit
+	if *backlog <= 0 {
+		fmt.Fprintf(stderr, "wire agent-sim: -max-backlog %d: want a positive byte count\n", *backlog)
+		return 2
+	}
 	if *tick <= 0 {
 		fmt.Fprintf(stderr, "wire agent-sim: -tick %v: want a positive duration\n", *tick)
 		return 2
@@ -189,12 +203,23 @@ func asimServe(ctx context.Context, ln net.Listener, cfg asimConfig, logw io.Wri
 	}
 }
 
+// asimWriteBuffer is the kernel send buffer agent-sim asks for on each
+// connection: kept small, a slow host fills it soon, and what the agent
+// has to send then waits in its session, where pings and pongs go first
+// and the backlog limit (-max-backlog) drops frames, instead of in the
+// kernel, where it would only make every frame later.
+const asimWriteBuffer = 16 << 10
+
 // asimConn runs one agent session on c.
 func asimConn(ctx context.Context, c net.Conn, cfg asimConfig, disp *simdisplay.Display, logf func(string, ...any)) error {
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(asimWriteBuffer)
+	}
 	dev := codec.Device{Model: "wire agent-sim", SDK: 34, ABI: "x86_64", Display: codec.Display{Width: uint32(cfg.width), Height: uint32(cfg.height), DensityDPI: 420}}
 	a := session.NewAgent(session.AgentConfig{
 		MaxFrame: cfg.maxFrame, Capabilities: cfg.caps, Token: cfg.token,
 		Name: "wire-agent-sim/1 seed " + strconv.FormatUint(cfg.seed, 10), Device: codec.Some(dev),
+		MaxBacklog: cfg.backlog,
 	}, time.Now())
 	d := netconn.New(c, a)
 	defer d.Close()
@@ -207,6 +232,14 @@ func asimConn(ctx context.Context, c net.Conn, cfg asimConfig, disp *simdisplay.
 	defer stopPump()
 	go st.pump(pumpCtx, cfg.tick)
 	err := d.Run(ctx, func() bool {
+		st.writable.Store(a.Writable())
+		if p := cfg.peakBacklog; p != nil {
+			for b := int64(a.Backlog()); ; {
+				if old := p.Load(); b <= old || p.CompareAndSwap(old, b) {
+					break
+				}
+			}
+		}
 		for e, ok := a.PollEvent(); ok; e, ok = a.PollEvent() {
 			switch e := e.(type) {
 			case *session.Welcomed:
@@ -253,13 +286,23 @@ func (st *asimConnState) pump(ctx context.Context, every time.Duration) {
 	}
 }
 
-// startFrames sends a frame fps times a second, from a goroutine that
-// posts each to the driver's loop, until stopFrames.
-func (st *asimConnState) startFrames(fps int) {
+// frameSpec is how a frames stream encodes its frames.
+type frameSpec struct {
+	fps, scale, quality int
+	format              uint32
+	start               time.Time
+}
+
+// startFrames sends a frame fps times a second until stopFrames. A
+// goroutine of its own encodes each frame, off the session's loop so that
+// pings and answers never wait for an image, and posts it to the loop;
+// while the agent's backlog is at its limit it encodes nothing and posts
+// the frame's number as skipped.
+func (st *asimConnState) startFrames(f frameSpec) {
 	st.stopFrames()
 	stop := make(chan struct{})
 	st.framesStop = stop
-	t := time.NewTicker(time.Second / time.Duration(fps))
+	t := time.NewTicker(time.Second / time.Duration(f.fps))
 	go func() {
 		defer t.Stop()
 		for {
@@ -267,14 +310,28 @@ func (st *asimConnState) startFrames(fps int) {
 			case <-stop:
 				return
 			case <-t.C:
+				fr := st.encodeFrame(f)
 				st.d.Post(func() {
 					if st.framesStop == stop {
-						st.sendFrame()
+						st.sendFrame(fr)
 					}
 				})
 			}
 		}
 	}()
+}
+
+// encodeFrame encodes a frame of the display, or returns nil while the
+// agent cannot take it or the encoder fails: its number is skipped then.
+func (st *asimConnState) encodeFrame(f frameSpec) *codec.ScreenFrame {
+	if !st.writable.Load() {
+		return nil
+	}
+	img, w, h, err := st.disp.Encode(f.format, f.quality, f.scale)
+	if err != nil {
+		return nil
+	}
+	return &codec.ScreenFrame{Width: w, Height: h, Format: f.format, UptimeMS: uint64(time.Since(f.start).Milliseconds()), Image: img}
 }
 
 // stopFrames ends the frames stream, if it runs.
@@ -298,33 +355,54 @@ type asimConnState struct {
 	caps       codec.Capabilities
 	changes    chan []codec.EventBody
 	framesStop chan struct{} // closed to end the frames stream; nil when it does not run
-	fscale     int
-	fformat    uint32
-	fqual      int
-	start      time.Time
+	// writable is the agent's Writable as of the loop's last round, for
+	// the goroutines that make frames.
+	writable atomic.Bool
 }
 
-func (st *asimConnState) sendFrame() {
-	img, w, h, err := st.disp.Encode(st.fformat, st.fqual, st.fscale)
-	if err != nil {
+// sendFrame sends fr, or skips the frame's number for a nil fr, so the
+// host counts it dropped; SendEvent skips it too when the backlog has
+// reached its limit since fr was encoded.
+func (st *asimConnState) sendFrame(fr *codec.ScreenFrame) {
+	if fr == nil {
 		st.a.SkipEvent(codec.StreamFrames)
 		return
 	}
-	up := uint64(time.Since(st.start).Milliseconds())
-	if _, err := st.a.SendEvent(codec.StreamFrames, codec.TypeFrame, &codec.ScreenFrame{Width: w, Height: h, Format: st.fformat, UptimeMS: up, Image: img}); err != nil {
-		return // over the limit: its number is skipped, a dropped frame
-	}
+	st.a.SendEvent(codec.StreamFrames, codec.TypeFrame, fr)
 }
 
-// handle runs one request against the display and answers it.
+// handle runs one request against the display and answers it. A
+// screenshot is encoded off the session's loop, and answered when done.
 func (st *asimConnState) handle(in *session.Incoming) {
-	now := time.Now()
+	if p, ok := in.Params.(*codec.ScreenshotParams); ok {
+		go func() {
+			res, perr := st.screenshot(p)
+			st.d.Post(func() { st.answer(in, res, perr) })
+		}()
+		return
+	}
 	res, perr := st.run(in)
+	st.answer(in, res, perr)
+}
+
+// answer answers in with res, or with perr when it is not nil.
+func (st *asimConnState) answer(in *session.Incoming, res codec.Result, perr *codec.Error) {
+	now := time.Now()
 	if perr != nil {
 		st.a.Fail(now, in.ID, perr)
 		return
 	}
 	st.a.Respond(time.Now(), in.ID, res)
+}
+
+// screenshot encodes the display as p asks.
+func (st *asimConnState) screenshot(p *codec.ScreenshotParams) (codec.Result, *codec.Error) {
+	format := p.Format.Or(codec.FormatPNG)
+	img, w, h, err := st.disp.Encode(format, int(p.Quality.Or(80)), int(p.ScalePct.Or(100)))
+	if err != nil {
+		return nil, err
+	}
+	return &codec.ScreenshotResult{Width: w, Height: h, Format: format, Image: img}, nil
 }
 
 func (st *asimConnState) run(in *session.Incoming) (codec.Result, *codec.Error) {
@@ -354,16 +432,12 @@ func (st *asimConnState) run(in *session.Incoming) (codec.Result, *codec.Error) 
 			return nil, codec.NewError(codec.CodeNotFound, fmt.Sprintf("node %d is not an editable node on screen (the text field is node %d)", p.Node, simdisplay.NodeField))
 		}
 		return &codec.Empty{}, nil
-	case *codec.ScreenshotParams:
-		format := p.Format.Or(codec.FormatPNG)
-		img, w, h, err := d.Encode(format, int(p.Quality.Or(80)), int(p.ScalePct.Or(100)))
-		if err != nil {
-			return nil, err
-		}
-		return &codec.ScreenshotResult{Width: w, Height: h, Format: format, Image: img}, nil
 	case *codec.FramesStartParams:
-		st.startFrames(min(max(int(p.MaxFPS.Or(2)), 1), 30))
-		st.fscale, st.fqual, st.fformat, st.start = int(p.ScalePct.Or(25)), int(p.Quality.Or(70)), codec.FormatPNG, time.Now()
+		scale := int(p.ScalePct.Or(25))
+		if scale < 1 || scale > 100 {
+			return nil, codec.NewError(codec.CodeBadRequest, fmt.Sprintf("scale_pct %d is outside 1..100", scale))
+		}
+		st.startFrames(frameSpec{fps: min(max(int(p.MaxFPS.Or(2)), 1), 30), scale: scale, quality: int(p.Quality.Or(70)), format: codec.FormatPNG, start: time.Now()})
 		return &codec.FramesStartResult{Stream: codec.StreamFrames}, nil
 	case *codec.FramesStopParams:
 		st.stopFrames()

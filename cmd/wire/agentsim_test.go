@@ -13,6 +13,7 @@ import (
 
 	"github.com/wirebench/wirebench/cmd/wire/internal/simdisplay"
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/internal/testio"
 	"github.com/wirebench/wirebench/session"
 	"github.com/wirebench/wirebench/session/netconn"
 )
@@ -21,6 +22,31 @@ import (
 // address; it stops when the test ends.
 func asimStart(t *testing.T, cfg asimConfig) string {
 	t.Helper()
+	cfg = asimTestDefaults(cfg)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	logs := &testio.SyncBuffer{}
+	go func() { done <- asimServe(ctx, ln, cfg, logs) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("agent-sim: %v", err)
+		}
+		if t.Failed() {
+			t.Logf("agent-sim's log:\n%s", logs.String())
+		}
+	})
+	return ln.Addr().String()
+}
+
+// asimTestDefaults fills in what a test's config leaves unset: a
+// 1080x1920 display, every capability, the default frame limit, and a
+// clock that does not tick by itself.
+func asimTestDefaults(cfg asimConfig) asimConfig {
 	if cfg.width == 0 {
 		cfg.width, cfg.height = 1080, 1920
 	}
@@ -33,21 +59,7 @@ func asimStart(t *testing.T, cfg asimConfig) string {
 	if cfg.tick == 0 {
 		cfg.tick = time.Hour
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	var logs bytes.Buffer
-	go func() { done <- asimServe(ctx, ln, cfg, &logs) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("agent-sim: %v", err)
-		}
-	})
-	return ln.Addr().String()
+	return cfg
 }
 
 // asimClient is a session.Host over TCP for the tests.
@@ -162,6 +174,7 @@ func TestAgentSimRefusesNonLoopbackAndBadFlags(t *testing.T) {
 		{"-listen", "127.0.0.1:0", "-size", "10x"},
 		{"-listen", "127.0.0.1:0", "-caps", "tree,warp"},
 		{"-listen", "127.0.0.1:0", "extra"},
+		{"-listen", "127.0.0.1:0", "-max-backlog", "0"},
 	} {
 		var out, errb bytes.Buffer
 		if code := runAgentSim(args, &out, &errb); code != 2 {

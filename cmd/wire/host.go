@@ -24,7 +24,7 @@ import (
 // host: a session.Host over TCP that performs calls and prints their
 // results, and with -watch the agent's events, as JSON Lines.
 
-const hostUsage = `usage: wire host -connect ADDR [-token T] [-watch] [-for D] [-deadline D] [-timeout D] CALL...
+const hostUsage = `usage: wire host -connect ADDR [-token T] [-watch] [-for D] [-deadline D] [-timeout D] [-no-reconnect] CALL...
 
 Connects to an agent on a loopback address, performs the calls in order
 and prints each result as one JSON object per line, {"call", "id",
@@ -34,6 +34,14 @@ image empty); with -watch it also prints the session's events (and keeps
 watching after the calls, for -for or until interrupted), stream events
 in the same JSON form. Without CALLs it reads them from stdin, one a line.
 An error prints its code and message on stderr and exits 1.
+
+When the session closes (the agent went silent, the connection ended)
+or a dial fails, wire host dials again after 100 ms, doubling to 5 s,
+and says so on stderr, one line per attempt; a call cut off by a
+reconnection is sent again once reconnected (its error, disconnected,
+is retryable), within -timeout. With -watch each new session prints a
+"connected" line, and the frames and streams the host had started are
+restored. -no-reconnect ends the run at the first close instead.
 
 calls:
   snapshot [max_depth=N] [max_nodes=N] [max_windows=N] [evict_event_less] [evict=ID,...]
@@ -70,7 +78,8 @@ func runHost(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	watch := fs.Bool("watch", false, "print the session's events too, and keep watching after the calls")
 	watchFor := fs.Duration("for", 0, "with -watch, stop watching after this `duration` (0: until interrupted or the agent leaves)")
 	deadline := fs.Duration("deadline", 10*time.Second, "each request's deadline")
-	timeout := fs.Duration("timeout", 10*time.Second, "how long to wait for the connection and the handshake")
+	timeout := fs.Duration("timeout", 10*time.Second, "how long to wait for the connection and the handshake, and for a reconnection")
+	noReconnect := fs.Bool("no-reconnect", false, "end at the first close of the session instead of dialing again")
 	if err := fs.Parse(args); err != nil { // flags end at the first CALL, whose words may look like flags
 		return parseExit(err)
 	}
@@ -108,7 +117,7 @@ func runHost(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	r := &hostRun{cfg: cfg, watch: *watch, watchFor: *watchFor, deadline: *deadline, timeout: *timeout, out: bufio.NewWriter(stdout), stderr: stderr}
+	r := &hostRun{cfg: cfg, reconnect: !*noReconnect, watch: *watch, watchFor: *watchFor, deadline: *deadline, timeout: *timeout, out: bufio.NewWriter(stdout), stderr: stderr}
 	code := r.run(ctx, *connect, calls)
 	r.out.Flush()
 	return code
@@ -386,17 +395,18 @@ func hostParseCall(name string, words []string) (hostCall, error) {
 
 // hostRun is one run of the host verb.
 type hostRun struct {
-	cfg      session.HostConfig
-	watch    bool
-	watchFor time.Duration
-	deadline time.Duration
-	timeout  time.Duration
-	out      *bufio.Writer
-	stderr   io.Writer
+	cfg       session.HostConfig
+	reconnect bool
+	watch     bool
+	watchFor  time.Duration
+	deadline  time.Duration
+	timeout   time.Duration
+	out       *bufio.Writer
+	stderr    io.Writer
 
-	h    *session.Host
-	d    *netconn.Conn
-	done map[uint64]*session.Completed
+	rd       *netconn.Redialer
+	done     map[uint64]*session.Completed
+	sessions int // sessions that completed their handshake
 }
 
 // hostFail is an error that ends the run with exit status 1.
@@ -406,14 +416,13 @@ type hostFail struct{ msg string }
 func (e *hostFail) Error() string { return e.msg }
 
 func (r *hostRun) run(ctx context.Context, addr string, calls []hostCall) int {
-	c, err := net.DialTimeout("tcp", addr, r.timeout)
-	if err != nil {
-		fmt.Fprintf(r.stderr, "wire host: %v\n", err)
-		return 1
-	}
-	r.h = session.NewHost(r.cfg, time.Now())
-	r.d = netconn.New(c, r.h)
-	defer r.d.Close()
+	dialer := &net.Dialer{Timeout: r.timeout}
+	r.rd = netconn.NewRedialer(netconn.RedialConfig{
+		Dial: func(ctx context.Context) (net.Conn, error) { return dialer.DialContext(ctx, "tcp", addr) },
+		Host: r.cfg,
+		Once: !r.reconnect,
+	})
+	defer r.rd.Close()
 	r.done = map[uint64]*session.Completed{}
 	if err := r.handshake(ctx); err != nil {
 		return r.fail(err)
@@ -445,8 +454,8 @@ func (r *hostRun) fail(err error) int {
 var errHostStop = errors.New("stop")
 
 func (r *hostRun) handshake(ctx context.Context) error {
-	err := r.wait(ctx, r.timeout, r.h.Connected)
-	if errors.Is(err, errHostStop) {
+	err := r.wait(ctx, r.timeout, r.rd.Connected)
+	if errors.Is(err, errHostStop) && ctx.Err() == nil {
 		return fmt.Errorf("no handshake with the agent within %v", r.timeout)
 	}
 	return err
@@ -461,15 +470,10 @@ func (r *hostRun) call(ctx context.Context, c hostCall) error {
 		}
 		return err
 	}
-	id, err := r.h.Request(time.Now(), c.method, c.params, r.deadline)
+	done, id, err := r.send(ctx, c)
 	if err != nil {
-		return fmt.Errorf("%s: %w", c.name, err)
-	}
-	if err := r.wait(ctx, 0, func() bool { return r.done[id] != nil }); err != nil {
 		return err
 	}
-	done := r.done[id]
-	delete(r.done, id)
 	if done.Err != nil {
 		return &hostFail{msg: fmt.Sprintf("%s (request %d): %s: %s", c.name, id, done.Err.Code, done.Err.Message)}
 	}
@@ -486,6 +490,40 @@ func (r *hostRun) call(ctx context.Context, c hostCall) error {
 		return fmt.Errorf("%s: %w", c.name, err2)
 	}
 	return r.print(line)
+}
+
+// send performs one request and waits for its outcome; a request cut
+// off by a reconnection, or made while the host reconnects, is sent again
+// once reconnected (disconnected is retryable), unless reconnecting is
+// off or takes longer than the timeout.
+func (r *hostRun) send(ctx context.Context, c hostCall) (*session.Completed, uint64, error) {
+	for {
+		id, err := r.rd.Request(time.Now(), c.method, c.params, r.deadline)
+		var done *session.Completed
+		if err == nil {
+			if err := r.wait(ctx, 0, func() bool { return r.done[id] != nil }); err != nil {
+				return nil, id, err
+			}
+			done = r.done[id]
+			delete(r.done, id)
+		}
+		var pe *codec.Error
+		if done != nil {
+			pe = done.Err
+		} else if !errors.As(err, &pe) {
+			return nil, id, fmt.Errorf("%s: %w", c.name, err)
+		}
+		if pe == nil || pe.Code != codec.CodeDisconnected || !r.reconnect {
+			if done == nil {
+				return nil, id, fmt.Errorf("%s: %w", c.name, err)
+			}
+			return done, id, nil
+		}
+		fmt.Fprintf(r.stderr, "wire host: %s: %s; sending it again once reconnected\n", c.name, pe.Message)
+		if err := r.handshake(ctx); err != nil {
+			return nil, id, err
+		}
+	}
 }
 
 // hostLine is one output line for a call's result, in the JSON form of
@@ -518,7 +556,7 @@ func (r *hostRun) wait(ctx context.Context, limit time.Duration, done func() boo
 		defer cancel()
 	}
 	var evErr error
-	err := r.d.Run(ctx, func() bool {
+	err := r.rd.Run(ctx, func() bool {
 		if evErr = r.events(); evErr != nil {
 			return true
 		}
@@ -533,15 +571,61 @@ func (r *hostRun) wait(ctx context.Context, limit time.Duration, done func() boo
 	return err
 }
 
+// reconnectNote is what wire host says on stderr about a reconnection
+// event, or "" for an event that is not one.
+func (r *hostRun) reconnectNote(e any) string {
+	switch e := e.(type) {
+	case *netconn.Attempt:
+		if e.Err == nil {
+			if r.sessions == 0 && e.N == 1 {
+				return ""
+			}
+			return fmt.Sprintf("dial %d: connected", e.N)
+		}
+		if e.Retry == 0 {
+			return fmt.Sprintf("dial %d failed: %v", e.N, e.Err)
+		}
+		return fmt.Sprintf("dial %d failed: %v; dialing again in %v", e.N, e.Err, e.Retry)
+	case *netconn.Redialing:
+		return fmt.Sprintf("reconnecting in %v", e.Retry)
+	case *netconn.Restored:
+		if e.Err != nil {
+			return fmt.Sprintf("restoring %s of stream %s after the reconnection failed: %s: %s", e.Method, e.Stream, e.Err.Code, e.Err.Message)
+		}
+		return fmt.Sprintf("restored %s of stream %s", e.Method, e.Stream)
+	case *session.Connected:
+		if r.sessions > 1 {
+			return fmt.Sprintf("reconnected, session %d", e.Session)
+		}
+	case *session.Closed:
+		if r.reconnect && e.Reason != session.CloseRejected {
+			return fmt.Sprintf("session closed (%s): %s: %s", e.Reason, e.Err.Code, e.Err.Message)
+		}
+	}
+	return ""
+}
+
 // events reads the session's events, printing them with -watch.
 func (r *hostRun) events() error {
-	for e, ok := r.h.PollEvent(); ok; e, ok = r.h.PollEvent() {
+	for e, ok := r.rd.PollEvent(); ok; e, ok = r.rd.PollEvent() {
+		if _, ok := e.(*session.Connected); ok {
+			r.sessions++
+		}
+		if note := r.reconnectNote(e); note != "" {
+			fmt.Fprintf(r.stderr, "wire host: %s\n", note)
+		}
 		var line any
 		switch e := e.(type) {
 		case *session.Completed:
 			r.done[e.ID] = e
 		case *session.Closed:
-			return &hostFail{msg: fmt.Sprintf("session closed (%s): %s: %s", e.Reason, e.Err.Code, e.Err.Message)}
+			if !r.reconnect || e.Reason == session.CloseRejected || e.Reason == session.CloseLocal {
+				return &hostFail{msg: fmt.Sprintf("session closed (%s): %s: %s", e.Reason, e.Err.Code, e.Err.Message)}
+			}
+		case *netconn.Attempt:
+			if e.Err != nil && e.Retry == 0 {
+				return &hostFail{msg: e.Err.Error()}
+			}
 		case *session.Connected:
 			line = map[string]any{"connected": hostConnectedJSON{Version: e.Version, MaxFrame: e.MaxFrame, Session: e.Session, Agent: e.Agent, Capabilities: nonNilStrings(e.Capabilities.Names())}}
 		case *session.StreamEvent:

@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"image/png"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/faultproxy"
 )
 
 // hostTestRun runs wire host in-process and returns its exit status,
@@ -252,5 +255,76 @@ func TestHostAndAgentSimVerbsTogether(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("agent-sim -once did not exit after its connection")
+	}
+}
+
+// hostCutRun runs wire host through a fault proxy in front of agent-sim
+// with args, cutting the connection once the first result line is out,
+// and returns the exit status, the result lines and stderr.
+func hostCutRun(t *testing.T, args ...string) (int, []string, string) {
+	t.Helper()
+	p := linkProxy(t, asimStart(t, asimConfig{seed: 3}), faultproxy.Config{})
+	pr, pw := io.Pipe()
+	var errb bytes.Buffer
+	code := make(chan int, 1)
+	go func() {
+		code <- runHost(append([]string{"-connect", p.Addr()}, args...), strings.NewReader(""), pw, &errb)
+		pw.Close()
+	}()
+	var lines []string
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if len(lines) == 1 {
+			p.Cut()
+		}
+	}
+	return <-code, lines, errb.String()
+}
+
+func TestHostReconnectsAndSaysSo(t *testing.T) {
+	code, lines, stderr := hostCutRun(t, "device_info", "sleep", "1s", "device_info")
+	if code != 0 || len(lines) != 2 {
+		t.Fatalf("exit %d, lines %q, stderr %q", code, lines, stderr)
+	}
+	for _, want := range []string{"session closed (end_of_stream)", "reconnecting in 100ms", "reconnected, session"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr %q does not say %q", stderr, want)
+		}
+	}
+}
+
+func TestHostNoReconnectEndsAtTheCut(t *testing.T) {
+	code, lines, stderr := hostCutRun(t, "-no-reconnect", "device_info", "sleep", "1s", "device_info")
+	if code != 1 || len(lines) != 1 || !strings.Contains(stderr, "session closed (end_of_stream)") || strings.Contains(stderr, "reconnecting") || strings.Contains(stderr, "reconnected") {
+		t.Fatalf("exit %d, lines %q, stderr %q; want exit 1 at the close, no reconnection", code, lines, stderr)
+	}
+}
+
+// TestHostWaitsForTheAgent: started before the agent listens, wire host
+// keeps dialing, saying so, and connects once it does.
+func TestHostWaitsForTheAgent(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	var out, errb bytes.Buffer
+	code := make(chan int, 1)
+	go func() { code <- runHost([]string{"-connect", addr, "device_info"}, strings.NewReader(""), &out, &errb) }()
+	var ln2 net.Listener
+	for ln2 == nil {
+		time.Sleep(50 * time.Millisecond)
+		ln2, _ = net.Listen("tcp", addr) // once the host has tried at least once
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- asimServe(ctx, ln2, asimTestDefaults(asimConfig{}), io.Discard)
+	}()
+	defer func() { cancel(); <-done }()
+	if c := <-code; c != 0 || !strings.Contains(out.String(), `"device_info"`) {
+		t.Fatalf("exit %d, out %q, stderr %q", c, out.String(), errb.String())
 	}
 }

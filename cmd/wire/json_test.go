@@ -92,9 +92,19 @@ func TestEncodeReportsEveryLine(t *testing.T) {
 	if code != 1 || !bytes.Equal(out, want) {
 		t.Errorf("exit %d, out %x", code, out)
 	}
-	if !strings.Contains(errs, "line 2: field kind") || !strings.Contains(errs, "line 6: field ping.nonce: required field is missing") {
+	if !strings.Contains(errs, "line 2: field /kind") || !strings.Contains(errs, "line 6: field /nonce: required field is missing") {
 		t.Errorf("stderr %q", errs)
 	}
+}
+
+// encodeLine is wire encode's path for one line: the frame of its
+// message appended to dst.
+func encodeLine(dst, line []byte, limit uint32) ([]byte, error) {
+	m, err := safely(func() (codec.Message, error) { return parseLine(line, limit) })
+	if err != nil {
+		return dst, err
+	}
+	return safely(func() ([]byte, error) { return appendFrame(dst, m, limit) })
 }
 
 // FuzzEncodeJSON feeds the JSON → frame path arbitrary lines, seeded with
@@ -148,6 +158,9 @@ func FuzzDecodeJSON(f *testing.F) {
 		want, err := codec.AppendFrame(nil, m, 1<<32-1)
 		if err != nil {
 			t.Fatalf("%x decodes to %#v, which does not encode: %v", payload, m, err)
+		}
+		if n, err := wirejson.PayloadLen(m); err != nil || n != len(want)-codec.HeaderLen {
+			t.Fatalf("%x: PayloadLen %d (%v), encoded %d bytes", payload, n, err, len(want)-codec.HeaderLen)
 		}
 		line := vtJSONLine(t, m)
 		got, err := encodeLine(nil, line, 1<<32-1)

@@ -3,14 +3,21 @@
 // JSON Lines and back, shows their payloads in CBOR diagnostic notation,
 // and writes the golden samples.
 //
-//	wire decode [-max-frame N] [FILE...]   frames → one JSON object per frame
+//	wire decode [-max-frame N] [-in FORM] [-resync] [FILE...]   frames → one JSON object per frame
 //	wire encode [-max-frame N] [FILE...]   JSON Lines → frames
-//	wire diag [-max-frame N] [FILE...]     frames → RFC 8949 diagnostic notation, one line each
+//	wire diag [-max-frame N] [-in FORM] [-resync] [FILE...]     frames → RFC 8949 diagnostic notation, one line each
 //	wire samples [-o FILE] [NAME...]       list the golden samples, or write them as frames
 //	wire agent-sim ...                     a simulated device agent
 //	wire host ...                          a host session against an agent
 //
-// Input comes from the files named, one stream each, or from stdin. Bad
+// Input comes from the files named, one stream each, or from stdin.
+// decode and diag read frames as people have them (-in): raw (as on the
+// wire), hex (plain digits, xxd or hexdump -C), base64, or pcap: a pcap
+// or pcapng capture of TCP traffic (an `adb forward` port captured with
+// tcpdump, say), each direction of each connection reassembled and its
+// messages labelled with it. -resync starts each stream at the first
+// frame head followed by a decodable message, saying how many bytes it
+// skipped. Bad
 // input is reported on stderr with the frame's index (from 0) and stream
 // offset, the byte offset of the problem and the field it is in (for JSON,
 // the line number and field), and makes the exit status 1; frames or lines
@@ -40,9 +47,11 @@ func main() {
 const usage = `usage: wire <verb> [flags] [args]
 
 verbs:
-  decode [-max-frame N] [FILE...]   frames (stdin when no FILE) → JSON Lines
+  decode [-max-frame N] [-in raw|hex|base64|pcap] [-resync] [FILE...]
+                                    frames (stdin when no FILE) → JSON Lines
   encode [-max-frame N] [FILE...]   JSON Lines (stdin when no FILE) → frames
-  diag [-max-frame N] [FILE...]     frames → RFC 8949 diagnostic notation
+  diag [-max-frame N] [-in raw|hex|base64|pcap] [-resync] [FILE...]
+                                    frames → RFC 8949 diagnostic notation
   samples [-o FILE] [NAME...]       list the golden samples, or write them as frames
   agent-sim ...                     a simulated device agent
   host ...                          a host session against an agent

@@ -1,6 +1,8 @@
 // Package testio holds io helpers the tests of several packages share, in
 // the manner of testing/iotest: a buffer that goroutines may write at once,
-// and a reader that returns nothing, without an error, on every other Read.
+// a reader that returns nothing, without an error, on every other Read (or,
+// Stuck, on every Read once its input is done), and a loopback server for
+// a test's lifetime.
 package testio
 
 import (
@@ -46,4 +48,20 @@ func (e *emptyReads) Read(p []byte) (int, error) {
 		return 0, nil
 	}
 	return e.r.Read(p)
+}
+
+// Stuck reads R, then answers every Read with no bytes and no error for
+// ever, counting those empty reads in Empty: a stream that hangs without
+// closing, which a reader must give up on.
+type Stuck struct {
+	R     io.Reader
+	Empty int
+}
+
+func (s *Stuck) Read(p []byte) (int, error) {
+	if n, err := s.R.Read(p); n > 0 || (err != nil && err != io.EOF) {
+		return n, err
+	}
+	s.Empty++
+	return 0, nil
 }

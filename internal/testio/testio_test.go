@@ -3,6 +3,7 @@ package testio
 import (
 	"bytes"
 	"io"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -46,5 +47,36 @@ func TestEmptyReads(t *testing.T) {
 	}
 	if string(got) != "xyz" || empty < 2 {
 		t.Fatalf("read %q with %d empty reads", got, empty)
+	}
+}
+
+func TestServe(t *testing.T) {
+	addr := Serve(t, func(c net.Conn) { c.Write([]byte("hi")) })
+	for i := 0; i < 2; i++ {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(c) // Serve closes the connection after serve
+		c.Close()
+		if err != nil || string(b) != "hi" {
+			t.Fatalf("connection %d read %q, %v", i, b, err)
+		}
+	}
+}
+
+func TestStuck(t *testing.T) {
+	s := &Stuck{R: bytes.NewReader([]byte("ab"))}
+	p := make([]byte, 1)
+	var got []byte
+	for range 10 {
+		n, err := s.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, p[:n]...)
+	}
+	if string(got) != "ab" || s.Empty != 8 {
+		t.Fatalf("read %q with %d empty reads", got, s.Empty)
 	}
 }

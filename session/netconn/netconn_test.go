@@ -29,7 +29,7 @@ func (f *fakeSession) HandleTimeout(now time.Time) {
 	f.timeouts++
 	f.at = time.Time{}
 }
-func (f *fakeSession) PollTransmit() []byte {
+func (f *fakeSession) PollTransmitAt(now time.Time, max int) []byte {
 	b := f.out
 	f.out = nil
 	return b
@@ -133,16 +133,59 @@ func TestRunEndOfStream(t *testing.T) {
 	}
 }
 
-// TestRunWriteError: a failed write ends Run with its error.
+// failWrites is a connection whose writes fail and whose reads wait.
+type failWrites struct{ net.Conn }
+
+var errWrite = errors.New("the link is gone")
+
+func (failWrites) Write([]byte) (int, error) { return 0, errWrite }
+
+// TestRunWriteError: a failed write ends the stream (the session sees
+// EndOfStream) and Run with the write's error.
 func TestRunWriteError(t *testing.T) {
-	c, peer := pipe(t)
+	c, _ := pipe(t)
 	s := &fakeSession{}
+	d := New(failWrites{c}, s)
+	defer d.Close()
+	s.out = []byte("x")
+	if err := d.Run(context.Background(), nil); !errors.Is(err, errWrite) || s.ended != 1 {
+		t.Fatalf("Run: %v, EndOfStream %d times; want the write's error once", err, s.ended)
+	}
+}
+
+// slowSession queues a long take at first, and a short one whenever a
+// ping is due; it records the order the peer reads them in.
+type slowSession struct {
+	fakeSession
+	takes [][]byte
+}
+
+func (f *slowSession) PollTransmitAt(now time.Time, max int) []byte {
+	if len(f.takes) == 0 {
+		return nil
+	}
+	b := f.takes[0]
+	f.takes = f.takes[1:]
+	return b
+}
+
+// TestRunKeepsGoingWhileAWriteWaits: while the peer takes nothing, Run
+// still reads, fires timers and runs posted functions.
+func TestRunKeepsGoingWhileAWriteWaits(t *testing.T) {
+	c, peer := pipe(t) // net.Pipe: a write waits until the peer reads
+	s := &slowSession{takes: [][]byte{[]byte("bulk")}}
+	s.at = time.Now().Add(20 * time.Millisecond)
 	d := New(c, s)
 	defer d.Close()
-	peer.Close()
-	s.out = []byte("x")
-	if err := d.Run(context.Background(), nil); err == nil || err == io.EOF {
-		t.Fatalf("Run: %v, want the write's error", err)
+	go peer.Write([]byte("ping"))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := d.Run(ctx, func() bool { return s.got.String() == "ping" && s.timeouts == 1 }); err != nil {
+		t.Fatalf("Run: %v (got %q, %d timeouts) while its write waited", err, s.got.String(), s.timeouts)
+	}
+	buf := make([]byte, 4)
+	if _, err := io.ReadFull(peer, buf); err != nil || string(buf) != "bulk" {
+		t.Fatalf("peer read %q, %v", buf, err)
 	}
 }
 
@@ -163,4 +206,43 @@ func TestPost(t *testing.T) {
 	}
 	d.Close()
 	d.Post(func() { t.Error("ran after Close") }) // dropped, and does not block
+}
+
+// orderSession records the order of reads and timeouts.
+type orderSession struct {
+	fakeSession
+	order []string
+}
+
+func (o *orderSession) Receive(now time.Time, b []byte) { o.order = append(o.order, "read") }
+func (o *orderSession) HandleTimeout(now time.Time) {
+	o.order = append(o.order, "timeout")
+	o.at = time.Time{}
+}
+
+// TestReadsAreHeardBeforeTimers: when Run was held up and finds both bytes
+// read and its timer due, the bytes reach the session first, so it never
+// closes as Silent with the peer's bytes waiting.
+func TestReadsAreHeardBeforeTimers(t *testing.T) {
+	for i := 0; i < 20; i++ {
+		c, peer := pipe(t)
+		s := &orderSession{}
+		s.at = time.Now().Add(5 * time.Millisecond)
+		d := New(c, s)
+		wrote := make(chan struct{})
+		go func() {
+			peer.Write([]byte("x"))
+			close(wrote)
+			io.Copy(io.Discard, peer) // what Close writes
+		}()
+		// Hold the loop until the read is waiting and the timer is due.
+		go d.Post(func() { <-wrote; time.Sleep(10 * time.Millisecond) })
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := d.Run(ctx, func() bool { return len(s.order) == 2 })
+		cancel()
+		d.Close()
+		if err != nil || len(s.order) != 2 || s.order[0] != "read" {
+			t.Fatalf("round %d: %v, order %v; want the read before the timeout", i, err, s.order)
+		}
+	}
 }

@@ -209,6 +209,9 @@ func Write(w io.Writer, latest *Set, opt Options) error {
 	if writeOthers(&b, latest, opt.Baseline, opt.Counts) {
 		found = true
 	}
+	if writeRelay(&b, latest) {
+		found = true
+	}
 	if !found {
 		b.WriteString("No Encode, Decode, Frame, Gate, Relay or Session results in this run.\n\n")
 	} else {
@@ -297,7 +300,7 @@ func (s *Set) other() []string {
 	var out []string
 	for _, name := range s.order {
 		x := s.samples[name]
-		if (x.base == "Encode" || x.base == "Decode") && x.get("impl") != "" || slices.Contains(Families, x.base) {
+		if (x.base == "Encode" || x.base == "Decode") && x.get("impl") != "" || slices.Contains(Families, x.base) || x.base == keyToPixel {
 			continue
 		}
 		out = append(out, name)
@@ -543,3 +546,32 @@ func sig3(v float64) string {
 	}
 	return fmt.Sprintf("%.2f", v)
 }
+
+// Names returns the benchmark names of s in order of appearance, without
+// the "Benchmark" prefix and the -GOMAXPROCS suffix
+// ("Decode/impl=codec/msg=request_tap", as Counts has them).
+func (s *Set) Names() []string {
+	if s == nil {
+		return nil
+	}
+	return slices.Clone(s.order)
+}
+
+// Values returns the values of the benchmark name in unit (UnitTime,
+// UnitAllocs, UnitBytes), one per run, or nil.
+func (s *Set) Values(name, unit string) []float64 {
+	if s == nil {
+		return nil
+	}
+	if x, ok := s.samples[name]; ok {
+		return x.values[unit]
+	}
+	return nil
+}
+
+// The units of Values.
+const (
+	UnitTime   = unitTime
+	UnitAllocs = unitAllocs
+	UnitBytes  = unitBytes
+)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"unicode/utf16"
@@ -143,38 +144,58 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// elems calls fn for each element of an array, in order, until it
-// returns false.
-func (v *jval) elems(fn func(i int, it *jval) bool) {
-	b := v.doc.line
-	j := skipSpace(b, v.off+1)
-	for i := 0; b[j] != ']'; i++ {
-		it := v.doc.at(j)
-		if !fn(i, &it) {
-			return
-		}
-		j = skipSpace(b, it.end)
-		if b[j] == ',' {
-			j++
-		}
-		j = skipSpace(b, j)
+// elemIter walks the elements of an array in place, allocating nothing.
+type elemIter struct {
+	doc *jdoc
+	j   int // the offset of the next element, or of the closing ]
+}
+
+// iter starts a walk over the elements of an array.
+func (v *jval) iter() elemIter {
+	return elemIter{doc: v.doc, j: skipSpace(v.doc.line, v.off+1)}
+}
+
+// next sets e to the next element and reports whether there was one.
+func (it *elemIter) next(e *jval) bool {
+	b := it.doc.line
+	if b[it.j] == ']' {
+		return false
 	}
+	*e = it.doc.at(it.j)
+	j := skipSpace(b, e.end)
+	if b[j] == ',' {
+		j++
+	}
+	it.j = skipSpace(b, j)
+	return true
 }
 
 // count is the number of elements of an array.
 func (v *jval) count() int {
 	n := 0
-	v.elems(func(int, *jval) bool { n++; return true })
+	var e jval
+	for it := v.iter(); it.next(&e); {
+		n++
+	}
 	return n
 }
 
-// members indexes an object's members, rejecting a duplicate key.
+// maxMembers bounds the members of an object, so that indexing one takes
+// little memory whatever the line: no object of the protocol has half
+// as many.
+const maxMembers = 64
+
+// members indexes an object's members, rejecting a duplicate key and
+// more than maxMembers.
 func (v *jval) members(path *jpath) ([]jmember, error) {
 	b := v.doc.line
 	var out []jmember
 	var keys map[string]bool // for large objects only
 	j := skipSpace(b, v.off+1)
 	for b[j] != '}' {
+		if len(out) == maxMembers {
+			return nil, &FieldError{Path: path.String(), Msg: "more than " + strconv.Itoa(maxMembers) + " fields: want an object of the protocol, none of which has as many"}
+		}
 		kv := v.doc.at(j)
 		key := kv.text()
 		dup := false
@@ -260,10 +281,10 @@ func parseJSON(line []byte) (*jval, error) {
 			}
 			i += n
 		}
-		return nil, &SyntaxError{Column: int64(i) + 1, Msg: "invalid UTF-8"}
+		return nil, &SyntaxError{Column: int64(i) + 1, Path: pointerAt(line, i), Msg: fmt.Sprintf("invalid UTF-8 (byte %#02x): want text in UTF-8", line[i])}
 	}
 	if i := badSurrogate(line); i >= 0 {
-		return nil, &SyntaxError{Column: int64(i) + 1, Msg: "unpaired UTF-16 surrogate escape " + string(line[i:i+6])}
+		return nil, &SyntaxError{Column: int64(i) + 1, Path: pointerAt(line, i), Msg: "unpaired UTF-16 surrogate escape " + string(line[i:i+6]) + ": want a character, or a surrogate pair"}
 	}
 	if !json.Valid(line) {
 		return nil, syntaxError(line)
@@ -287,7 +308,7 @@ func (d *jdoc) shape() error {
 			i = stringEnd(b, i) - 1
 		case '[', '{':
 			if len(open) == maxJSONDepth {
-				return &SyntaxError{Column: int64(i) + 1, Msg: "JSON nested deeper than " + strconv.Itoa(maxJSONDepth) + " levels"}
+				return &SyntaxError{Column: int64(i) + 1, Path: pointerAt(b, i), Msg: "JSON nested deeper than " + strconv.Itoa(maxJSONDepth) + " levels: want at most " + strconv.Itoa(maxJSONDepth) + " (a node tree of " + strconv.Itoa(codec.MaxNodeDepth) + " levels takes two per level)"}
 			}
 			open = append(open, i)
 		case ']', '}':
@@ -311,7 +332,7 @@ func syntaxError(line []byte) error {
 	case err == nil:
 		return &SyntaxError{Column: dec.InputOffset() + 1, Msg: "more than one JSON value on the line"}
 	case errors.As(err, &se):
-		return &SyntaxError{Column: se.Offset, Msg: se.Error()}
+		return &SyntaxError{Column: se.Offset, Path: pointerAt(line, int(max(se.Offset-1, 0))), Msg: se.Error()}
 	case err == io.EOF || err == io.ErrUnexpectedEOF:
 		return &SyntaxError{Column: int64(len(line)) + 1, Msg: "the line ends inside a JSON value"}
 	}
@@ -356,4 +377,75 @@ func hex4(b []byte) (rune, bool) {
 	}
 	v, err := strconv.ParseUint(string(b[:4]), 16, 16)
 	return rune(v), err == nil
+}
+
+// pointerAt is the JSON pointer of the innermost value that holds
+// line[off], read from the line's text before it, which need not be
+// well-formed after off: a member's name when off is in its value, an
+// element's index when off is in an element. It names where an error of
+// the JSON text itself lies.
+func pointerAt(line []byte, off int) string {
+	type open struct {
+		obj    bool
+		idx    int
+		key    []byte // the current member's name, raw
+		inName bool   // between a member and its colon: no value yet
+	}
+	var stack []open
+	for i := 0; i < off && i < len(line); i++ {
+		switch line[i] {
+		case '"':
+			end := i + 1
+			for end < len(line) && line[end] != '"' {
+				if line[end] == '\\' {
+					end++
+				}
+				end++
+			}
+			if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].inName && end < off {
+				stack[n-1].key = line[i+1 : end]
+			}
+			i = end
+		case ':':
+			if n := len(stack); n > 0 {
+				stack[n-1].inName = false
+			}
+		case '{', '[':
+			stack = append(stack, open{obj: line[i] == '{', inName: line[i] == '{'})
+		case '}', ']':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		case ',':
+			if n := len(stack); n > 0 {
+				stack[n-1].idx++
+				stack[n-1].inName = stack[n-1].obj
+			}
+		}
+	}
+	p := (*jpath)(nil)
+	for _, o := range stack {
+		switch {
+		case !o.obj:
+			p = index(p, o.idx)
+		case o.inName:
+			return p.String()
+		default:
+			p = join(p, memberName(o.key))
+		}
+	}
+	return p.String()
+}
+
+// memberName decodes a member's raw name; a name that is not valid JSON
+// text stays raw.
+func memberName(raw []byte) string {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw)
+	}
+	var s string
+	if json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &s) != nil {
+		return string(raw)
+	}
+	return s
 }

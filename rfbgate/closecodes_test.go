@@ -1,0 +1,63 @@
+package rfbgate
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// TestSlowViewerGetsCloseFrame: a viewer that stops reading is ended after
+// WriteTimeout; one that reads again within closeGrace gets the rest of
+// the message being written and then the close frame (1008, "viewer
+// stopped reading"), and the log says the frame went out.
+func TestSlowViewerGetsCloseFrame(t *testing.T) {
+	addr, _ := syntheticVNC(t, testPassword, 64<<10, 2*time.Millisecond)
+	tr := newTestRelay(t, Config{
+		Computers:    []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}},
+		WriteTimeout: time.Second,
+	})
+	c := watchClose(t, tr, "a", "slow", false)
+	waitFor(t, func() bool { return strings.Contains(tr.logs.String(), "dropping a viewer that stopped reading") })
+	buf := make([]byte, 256<<10)
+	var err error
+	for err == nil {
+		_, err = c.Read(buf)
+	}
+	var ce websocket.CloseError
+	if !errors.As(err, &ce) || ce.Code != websocket.StatusPolicyViolation || ce.Reason != reasonStalled {
+		t.Fatalf("a viewer reading again within the grace: stream ended with %v, want close 1008 %q", err, reasonStalled)
+	}
+	waitViewers(t, tr, "a", 0, 5*time.Second)
+	if l := tr.logs.String(); !strings.Contains(l, `code=1008 reason="viewer stopped reading" close_sent=true`) {
+		t.Fatalf("the log does not say the close frame went out:\n%s", l)
+	}
+}
+
+// TestIdleLinkNotHeldBack: bytes the computer sends before going quiet
+// reach the viewer while the link stays idle (the batch is sent when a read
+// would wait, not when it is full): one byte alone, and a burst larger
+// than the batch buffer followed by one byte.
+func TestIdleLinkNotHeldBack(t *testing.T) {
+	burst := make([]byte, 100*seededMsg) // 400 KiB: fills and grows the batch buffer
+	newSeededStream(7).fill(burst)
+	for _, c := range []struct {
+		name   string
+		script []byte
+	}{
+		{"one byte", []byte{srvBell}},
+		{"burst then one byte", append(burst, srvBell)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			addr := scriptedVNC(t, testPassword, c.script) // then quiet, connection open
+			tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
+			v := watchClose(t, tr, "a", "s", true)
+			waitFor(t, func() bool { return v.received() == int64(len(c.script)) })
+			if n := v.received(); n != int64(len(c.script)) {
+				t.Fatalf("received %d of the %d bytes the computer sent before going quiet", n, len(c.script))
+			}
+		})
+	}
+}

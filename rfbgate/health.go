@@ -1,0 +1,93 @@
+package rfbgate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Health is whether the relay last reached a computer's Xvnc, in words a
+// page can show.
+type Health struct {
+	State  string `json:"computer"`                  // "up", "down" or "unknown" (not dialled yet)
+	Reason string `json:"computer_reason,omitempty"` // why it is down
+}
+
+// Computer states.
+const (
+	stateUnknown = "unknown"
+	stateUp      = "up"
+	stateDown    = "down"
+)
+
+// health returns agent's last known state.
+func (r *Relay) health(agent string) Health {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if h, ok := r.healthOf[agent]; ok {
+		return h
+	}
+	return Health{State: stateUnknown}
+}
+
+// setHealth records the outcome of a dial of agent: nil is up.
+func (r *Relay) setHealth(agent string, err error) {
+	h := Health{State: stateUp}
+	if err != nil {
+		h = Health{State: stateDown, Reason: dialFailure(err)}
+	}
+	r.mu.Lock()
+	r.healthOf[agent] = h
+	r.mu.Unlock()
+}
+
+// dialFailure says in words why a dial failed for good.
+func dialFailure(err error) string {
+	var ce *connectError
+	switch {
+	case errors.Is(err, ErrAuthFailed):
+		return "the computer refused glass's VNC password"
+	case errors.As(err, &ce):
+		return "glass cannot reach the computer's VNC server: " + ce.err.Error()
+	}
+	return "the computer's VNC server refused glass: " + err.Error()
+}
+
+// Check dials the computer named agent once, completes the RFB handshake
+// and the VNC authentication, and hangs up. The error is one line naming
+// the computer, its address and the cause; the outcome is what Status
+// reports until a viewer dials again. A refused password holds off
+// dialling as a viewer's refusal does.
+func (r *Relay) Check(ctx context.Context, agent string) error {
+	comp, ok := r.computers[agent]
+	if !ok {
+		return fmt.Errorf("rfbgate: computer %s: %w", agent, ErrUnknownComputer)
+	}
+	l := r.dialers[agent]
+	if err := l.acquire(ctx); err != nil {
+		return fmt.Errorf("rfbgate: computer %s (%s): %w", agent, comp.Addr, err)
+	}
+	server, _, err := r.dialAttempt(ctx, comp, time.Now().Add(r.cfg.HandshakeTimeout))
+	var proven *bool
+	switch {
+	case err == nil:
+		server.Close()
+		proven = ptr(true)
+	case errors.Is(err, ErrAuthFailed):
+		r.mu.Lock()
+		r.authHold[agent] = time.Now().Add(authHoldOff)
+		r.mu.Unlock()
+		proven = ptr(false)
+		l.count(func(s *DialStats) { s.AuthFailures++ })
+	}
+	l.release(proven)
+	r.setHealth(agent, err)
+	if err != nil {
+		return fmt.Errorf("rfbgate: computer %s (%s): %s", agent, comp.Addr, dialFailure(err))
+	}
+	return nil
+}
+
+// Names lists the configured computers, sorted.
+func (r *Relay) Names() []string { return append([]string(nil), r.names...) }

@@ -1,0 +1,109 @@
+package rfbgate
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"time"
+)
+
+// The keyboard lives with its viewer: a take-over or renewal needs an open
+// viewer stream of the surface, and when the holding stream closes the
+// keyboard is handed back after LeaseGrace unless the surface opens a
+// viewer again (a reload), which then inherits it.
+
+// DefaultLeaseGrace is how long a keyboard outlives its holder's viewer
+// stream, so that a reload keeps it; MaxLeaseGrace bounds Config.LeaseGrace.
+const (
+	DefaultLeaseGrace = 4 * time.Second
+	MaxLeaseGrace     = 5 * time.Second
+)
+
+// streamID is the public name of the viewer stream a ticket opens: a page
+// names its own stream in take-overs, so that of two tabs of one surface
+// only the one that took over types. It reveals nothing of the ticket.
+func streamID(token string) string {
+	h := sha256.Sum256([]byte("rfbgate stream\x00" + token))
+	return hex.EncodeToString(h[:8])
+}
+
+// streamOpenLocked reports whether agent has an open viewer of surface and,
+// unless stream is "", of that stream. r.mu is held.
+func (r *Relay) streamOpenLocked(agent, surface, stream string) bool {
+	for v := range r.viewers[agent] {
+		if v.surface == surface && (stream == "" || v.stream == stream) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Relay) streamOpen(agent, surface, stream string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.streamOpenLocked(agent, surface, stream)
+}
+
+// TakeOver gives agent's keyboard to stream of surface (any of its streams
+// when stream is ""), which must be an open viewer: ErrUnknownComputer,
+// ErrNoViewer. It returns when the lease ends unless renewed.
+func (r *Relay) TakeOver(agent, surface, stream string) (time.Time, error) {
+	if !r.Known(agent) {
+		return time.Time{}, ErrUnknownComputer
+	}
+	return r.leases.takeOver(agent, surface, stream, func() bool { return r.streamOpen(agent, surface, stream) })
+}
+
+// Renew extends the take-over of agent by surface (and stream, if not
+// ""): ErrNotHolder if they do not hold it, ErrNoViewer if the holding
+// stream has closed (the keyboard is then handed back after LeaseGrace).
+func (r *Relay) Renew(agent, surface, stream string) (time.Time, error) {
+	if !r.Known(agent) {
+		return time.Time{}, ErrUnknownComputer
+	}
+	return r.leases.renew(agent, surface, stream, func(held string) bool { return r.streamOpen(agent, surface, held) })
+}
+
+// GiveBack ends surface's take-over of agent: ErrNotHolder if it has none.
+func (r *Relay) GiveBack(agent, surface string) error {
+	if !r.Known(agent) {
+		return ErrUnknownComputer
+	}
+	return r.leases.GiveBack(agent, surface)
+}
+
+// viewerOpened lets a new stream of the surface holding agent's keyboard
+// inherit it when the holding stream has closed (a reload in the grace
+// period).
+func (r *Relay) viewerOpened(v *viewer) {
+	r.leases.adopt(v.agent, v.surface, v.stream, func(held string) bool { return !r.streamOpen(v.agent, v.surface, held) })
+}
+
+// viewerClosed hands the keyboard back LeaseGrace after v closed, if by
+// then the lease is still held by a stream (or surface) with no open viewer.
+// A closing relay hands nothing back: the lease table goes with it.
+func (r *Relay) viewerClosed(v *viewer) {
+	if r.ctx.Err() != nil || !r.leases.holds(v.agent, v.surface, v.stream) {
+		return
+	}
+	time.AfterFunc(r.cfg.LeaseGrace, func() {
+		if r.ctx.Err() != nil {
+			return
+		}
+		// Only the lease v held: one a reload passed to a new stream has
+		// that stream's own grace period when it closes.
+		if r.leases.endIf(v.agent, reasonViewerClosed, func(surface, stream string) bool {
+			return surface == v.surface && (stream == "" || stream == v.stream) && !r.streamOpen(v.agent, surface, stream)
+		}) {
+			r.log.Info("rfbgate: keyboard handed back: its viewer closed and did not reopen", "agent", v.agent, "surface", v.surface, "grace", r.cfg.LeaseGrace)
+		}
+	})
+}
+
+// checkLeaseGrace validates Config.LeaseGrace (0 takes the default).
+func checkLeaseGrace(d time.Duration) (time.Duration, error) {
+	if d < 0 || d > MaxLeaseGrace {
+		return 0, fmt.Errorf("rfbgate: lease grace %v: want 0 to %v", d, MaxLeaseGrace)
+	}
+	return positiveOr(d, DefaultLeaseGrace), nil
+}

@@ -1,0 +1,310 @@
+package rfbgate
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// relayMetrics is a relay's Prometheus metrics, in a registry of its own
+// (so many relays can live in one process, as in the tests). Events are
+// counted as they happen; the per-byte and per-message counters are the
+// viewers' own (atomics, the gate's and the filter's stats) and are summed
+// at scrape time, with the totals of closed viewers folded in, so the hot
+// paths pay nothing for them.
+type relayMetrics struct {
+	reg *prometheus.Registry
+
+	opened        *prometheus.CounterVec
+	closes        *prometheus.CounterVec
+	writeTimeouts *prometheus.CounterVec
+	rtt           *prometheus.HistogramVec
+	leaseChanges  *prometheus.CounterVec
+	dialAttempts  *prometheus.CounterVec
+
+	mu     sync.Mutex
+	closed map[string]*viewerTotals // by computer: viewers gone, and refusals
+}
+
+// viewerTotals is what viewers of one computer counted.
+type viewerTotals struct {
+	toViewer, toComputer, withheld, messages uint64
+	passed, dropped, refused                 [256]uint64
+}
+
+// add adds one open viewer's counters (under v.mu for its gate).
+func (t *viewerTotals) add(v *viewer) {
+	t.toViewer += v.toViewer.Load()
+	t.toComputer += v.toComputer.Load()
+	t.withheld += v.withheld.Load()
+	t.messages += v.messages.Load()
+	v.mu.Lock()
+	st := &v.gate.stats
+	for i := range st.PassedByType {
+		t.passed[i] += st.PassedByType[i]
+		t.dropped[i] += st.DroppedByType[i]
+	}
+	v.mu.Unlock()
+}
+
+// Metric descriptions of the scrape-time collector.
+var (
+	descViewers = prometheus.NewDesc("glass_viewers", "Open viewers, by computer and role (holder: its input reaches the computer; watcher).",
+		[]string{"computer", "role"}, nil)
+	descBytes = prometheus.NewDesc("glass_bytes_total", "Bytes relayed: to_viewer is WebSocket payload sent to browsers, to_computer is bytes written to Xvnc.",
+		[]string{"computer", "direction"}, nil)
+	descClientMsgs = prometheus.NewDesc("glass_client_messages_total", "Browser RFB messages by type and the gate's verdict: passed, dropped (the viewer may not type, or over a limit) or refused (the viewer was closed with 1008).",
+		[]string{"computer", "type", "verdict"}, nil)
+	descWithheld = prometheus.NewDesc("glass_server_messages_withheld_total", "Server messages withheld from viewers without the keyboard (clipboard), counted once per viewer.",
+		[]string{"computer", "type"}, nil)
+	descMessages = prometheus.NewDesc("glass_viewer_messages_total", "WebSocket messages sent to viewers: each carries what Xvnc had ready, up to 256 KiB (glass_bytes_total{direction=\"to_viewer\"} over this is the batch size).",
+		[]string{"computer"}, nil)
+	descDialWaits = prometheus.NewDesc("glass_dial_limiter_waits_total", "Viewers that waited in line for a handshake slot with the computer's Xvnc.",
+		[]string{"computer"}, nil)
+	descDialTurnedAway = prometheus.NewDesc("glass_dial_turned_away_total", "Viewers closed with 1013 before reaching Xvnc: queue_full, or deadline (not connected within the dial wait).",
+		[]string{"computer", "reason"}, nil)
+)
+
+// Dial attempt results (glass_dial_attempts_total's result label).
+const (
+	dialOK          = "ok"
+	dialAuth        = "auth_failed"
+	dialBlacklisted = "blacklisted"
+	dialTimeout     = "timeout"
+	dialUnreachable = "unreachable"
+	dialHandshake   = "handshake_failed"
+)
+
+func newRelayMetrics(r *Relay) *relayMetrics {
+	m := &relayMetrics{reg: prometheus.NewRegistry(), closed: make(map[string]*viewerTotals)}
+	m.opened = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "glass_viewers_opened_total",
+		Help: "Viewers that completed the handshake and were counted open."}, []string{"computer"})
+	m.closes = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "glass_viewer_closes_total",
+		Help: "Viewers closed, by the WebSocket close code sent (1006: the connection was lost, none sent)."}, []string{"computer", "code"})
+	m.writeTimeouts = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "glass_write_timeout_drops_total",
+		Help: "Viewers dropped because a write to them took longer than the write timeout (they stopped reading)."}, []string{"computer"})
+	m.rtt = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "glass_ping_rtt_seconds",
+		Help:    "Round trip of the relay's WebSocket pings to viewers (queued behind screen data on a busy link).",
+		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}}, []string{"computer"})
+	m.leaseChanges = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "glass_lease_changes_total",
+		Help: "Keyboard lease changes, by cause: take-over, give-back, expiry, or the holder's viewer gone."}, []string{"computer", "cause"})
+	m.dialAttempts = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "glass_dial_attempts_total",
+		Help: "Handshakes the relay tried with a computer's Xvnc, by result (ok, or why it failed)."}, []string{"computer", "result"})
+	for name := range r.computers {
+		m.opened.WithLabelValues(name)
+		m.writeTimeouts.WithLabelValues(name)
+		m.dialAttempts.WithLabelValues(name, dialOK)
+		m.closed[name] = &viewerTotals{}
+	}
+	m.reg.MustRegister(m.opened, m.closes, m.writeTimeouts, m.rtt, m.leaseChanges, m.dialAttempts,
+		&relayCollector{r: r, m: m},
+		collectors.NewBuildInfoCollector(),
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+func (m *relayMetrics) viewerOpened(agent string) { m.opened.WithLabelValues(agent).Inc() }
+
+// viewerClosed counts v's close and folds its counters into its computer's
+// totals. Called under Relay.mu with v leaving the viewer set, so a scrape
+// counts v either open or closed, never both.
+func (m *relayMetrics) viewerClosed(v *viewer, code websocket.StatusCode) {
+	m.closes.WithLabelValues(v.agent, strconv.Itoa(int(code))).Inc()
+	m.mu.Lock()
+	m.closed[v.agent].add(v)
+	m.mu.Unlock()
+}
+
+func (m *relayMetrics) refused(agent string, typ uint8) {
+	m.mu.Lock()
+	m.closed[agent].refused[typ]++
+	m.mu.Unlock()
+}
+
+func (m *relayMetrics) writeTimeout(agent string) { m.writeTimeouts.WithLabelValues(agent).Inc() }
+
+func (m *relayMetrics) pingRTT(agent string, d time.Duration) {
+	m.rtt.WithLabelValues(agent).Observe(d.Seconds())
+}
+
+// leaseChanged counts a lease change by cause (leaseCause). A take-over
+// from another surface is one change: its "moved" hand-back, cause "", is
+// not counted again.
+func (m *relayMetrics) leaseChanged(agent, cause string) {
+	if cause == "" {
+		return
+	}
+	m.leaseChanges.WithLabelValues(agent, cause).Inc()
+}
+
+// leaseCause names a lease event's cause for metrics and logs; "" for the
+// hand-back half of a take-over.
+func leaseCause(ev leaseEvent) string {
+	if ev.Type == eventTakenOver {
+		return "take-over"
+	}
+	switch ev.Reason {
+	case reasonMoved:
+		return ""
+	case reasonGiveBack:
+		return "give-back"
+	case reasonExpired:
+		return "expiry"
+	case "":
+		return ev.Type
+	}
+	return ev.Reason
+}
+
+// dialAttempt counts one handshake attempt with agent's Xvnc by result.
+func (m *relayMetrics) dialAttempt(agent string, err error) {
+	m.dialAttempts.WithLabelValues(agent, dialResult(err)).Inc()
+}
+
+// dialResult classifies a handshake attempt's outcome.
+func dialResult(err error) string {
+	var re *RefusedError
+	var ce *connectError
+	switch {
+	case err == nil:
+		return dialOK
+	case errors.Is(err, ErrAuthFailed):
+		return dialAuth
+	case errors.As(err, &re) && re.IsBlacklist():
+		return dialBlacklisted
+	case isTimeout(err):
+		return dialTimeout
+	case errors.As(err, &ce):
+		return dialUnreachable
+	}
+	return dialHandshake
+}
+
+// relayCollector reports, at scrape time, what the open viewers and the
+// dial limiters count.
+type relayCollector struct {
+	r *Relay
+	m *relayMetrics
+}
+
+// Describe sends the collector's descriptions.
+func (c *relayCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descViewers, descBytes, descMessages, descClientMsgs, descWithheld, descDialWaits, descDialTurnedAway} {
+		ch <- d
+	}
+}
+
+// Collect sums closed viewers' totals and the open viewers' counters.
+func (c *relayCollector) Collect(ch chan<- prometheus.Metric) {
+	r := c.r
+	// Copy the totals and the open viewers together (under Relay.mu, as
+	// viewerClosed folds), then read the viewers: one that closes meanwhile
+	// is counted once, from its own counters.
+	r.mu.Lock()
+	open := make(map[string][]*viewer, len(r.computers))
+	for agent, set := range r.viewers {
+		for v := range set {
+			open[agent] = append(open[agent], v)
+		}
+	}
+	c.m.mu.Lock()
+	totals := make(map[string]viewerTotals, len(c.m.closed))
+	for agent, t := range c.m.closed {
+		totals[agent] = *t
+	}
+	c.m.mu.Unlock()
+	r.mu.Unlock()
+
+	counter := func(d *prometheus.Desc, v uint64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), labels...)
+	}
+	for agent, t := range totals {
+		holders, watchers := 0, 0
+		for _, v := range open[agent] {
+			t.add(v)
+			if v.gate.HasKeyboard() {
+				holders++
+			} else {
+				watchers++
+			}
+		}
+		ch <- prometheus.MustNewConstMetric(descViewers, prometheus.GaugeValue, float64(holders), agent, roleHolder)
+		ch <- prometheus.MustNewConstMetric(descViewers, prometheus.GaugeValue, float64(watchers), agent, roleWatcher)
+		counter(descBytes, t.toViewer, agent, "to_viewer")
+		counter(descBytes, t.toComputer, agent, "to_computer")
+		counter(descMessages, t.messages, agent)
+		counter(descWithheld, t.withheld, agent, "ServerCutText")
+		for typ := range 256 {
+			for _, vc := range []struct {
+				verdict string
+				n       uint64
+			}{{"passed", t.passed[typ]}, {"dropped", t.dropped[typ]}, {"refused", t.refused[typ]}} {
+				if vc.n > 0 {
+					counter(descClientMsgs, vc.n, agent, messageName(uint8(typ)), vc.verdict)
+				}
+			}
+		}
+		ds := r.DialStats(agent)
+		counter(descDialWaits, uint64(ds.Waits), agent)
+		counter(descDialTurnedAway, uint64(ds.QueueFull), agent, "queue_full")
+		counter(descDialTurnedAway, uint64(ds.Expired), agent, "deadline")
+	}
+}
+
+// MetricsHandler serves the relay's metrics in the Prometheus text format
+// (GET /metrics). It is guarded as the control API is, and more: with a
+// token, every request needs "Authorization: Bearer TOKEN"; without one,
+// only requests from a loopback address are served. A browser request from
+// another origin is refused as on the control API.
+func (r *Relay) MetricsHandler(token string) http.Handler {
+	h := promhttp.HandlerFor(r.metrics.reg, promhttp.HandlerOpts{ErrorLog: slogPromLogger{r}})
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Method != http.MethodGet && req.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", req.Method+" "+req.URL.Path+": use GET")
+			return
+		}
+		if why := crossSiteRefusal(req, r.cfg.OriginPatterns); why != "" {
+			writeError(w, http.StatusForbidden, "origin_forbidden", why)
+			return
+		}
+		if token != "" {
+			if !bearerOK(req.Header.Get("Authorization"), token) {
+				writeError(w, http.StatusUnauthorized, "unauthorized", "a bearer token is required")
+				return
+			}
+		} else if !fromLoopback(req.RemoteAddr) {
+			writeError(w, http.StatusForbidden, "loopback_only", "without an admin token the metrics are served to loopback clients only")
+			return
+		}
+		h.ServeHTTP(w, req)
+	})
+}
+
+// fromLoopback reports whether a request's RemoteAddr is a loopback address.
+func fromLoopback(remote string) bool {
+	host, _, err := net.SplitHostPort(remote)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// slogPromLogger sends promhttp's errors to the relay's log.
+type slogPromLogger struct{ r *Relay }
+
+// Println logs one promhttp error.
+func (l slogPromLogger) Println(v ...any) {
+	l.r.log.Warn("rfbgate: serving metrics", "err", fmt.Sprint(v...))
+}

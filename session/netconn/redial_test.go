@@ -1,0 +1,78 @@
+package netconn
+
+import (
+	"context"
+	"errors"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/internal/testio"
+	"github.com/wirebench/wirebench/session"
+)
+
+// agents serves every connection on a loopback port with an agent that
+// presents no token, until the test ends.
+func agents(t *testing.T) string {
+	t.Helper()
+	return testio.Serve(t, func(c net.Conn) {
+		a := session.NewAgent(session.AgentConfig{Name: "t"}, time.Now())
+		d := New(c, a)
+		defer d.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		d.Run(ctx, func() bool { return !a.Connected() && a.Version() != 0 })
+	})
+}
+
+func dialer(addr string) func(context.Context) (net.Conn, error) {
+	return func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", addr)
+	}
+}
+
+// TestRedialStopsAtARefusedHandshake: a bad token is not something a
+// redial fixes.
+func TestRedialStopsAtARefusedHandshake(t *testing.T) {
+	rd := NewRedialer(RedialConfig{Dial: dialer(agents(t)), Host: session.HostConfig{Token: codec.Some("secret")}})
+	defer rd.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var closed *session.Closed
+	err := rd.Run(ctx, func() bool {
+		for e, ok := rd.PollEvent(); ok; e, ok = rd.PollEvent() {
+			if c, ok := e.(*session.Closed); ok {
+				closed = c
+			}
+		}
+		return false
+	})
+	if !errors.Is(err, ErrRedialStopped) || closed == nil || closed.Reason != session.CloseRejected {
+		t.Fatalf("Run: %v after %+v; want ErrRedialStopped after a rejected handshake", err, closed)
+	}
+	if _, err := rd.Request(time.Now(), codec.MethodDeviceInfo, nil, 0); err == nil || err.(*codec.Error).Code != codec.CodeDisconnected {
+		t.Fatalf("request after the stop: %v", err)
+	}
+}
+
+// TestRedialOnceEndsAtTheFirstFailure: with Once, a refused dial ends Run.
+func TestRedialOnceEndsAtTheFirstFailure(t *testing.T) {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close()
+	rd := NewRedialer(RedialConfig{Dial: dialer(addr), Once: true})
+	var attempts []*Attempt
+	err := rd.Run(context.Background(), func() bool {
+		for e, ok := rd.PollEvent(); ok; e, ok = rd.PollEvent() {
+			if a, ok := e.(*Attempt); ok {
+				attempts = append(attempts, a)
+			}
+		}
+		return false
+	})
+	if !errors.Is(err, ErrRedialStopped) || len(attempts) != 1 || attempts[0].Err == nil || attempts[0].Retry != 0 {
+		t.Fatalf("Run: %v, attempts %+v; want one failed attempt and no retry", err, attempts)
+	}
+}
