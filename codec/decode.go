@@ -48,7 +48,7 @@ func decodeWith(b []byte, copyInput bool) (Message, error) {
 		err = d.Done()
 	}
 	d.Decoder.Reset(nil)
-	d.src, d.own, d.slab, d.scrolls, d.winBuf = nil, nil, nil, nil, nil
+	d.src, d.own, d.slab, d.scrolls, d.winBuf, d.winPending = nil, nil, nil, nil, nil, 0
 	decoders.Put(d)
 	if err != nil {
 		return nil, err
@@ -67,6 +67,9 @@ type decoder struct {
 	spilled   bool        // fast holds frames to clear
 	slabs                 // where a snapshot's nodes and scrolls come from
 	winBuf    []Window    // room for a snapshot's windows, allocated with its response
+	// winPending is the windows of the array being read still to come
+	// after the one being read (0 for an indefinite array).
+	winPending int
 }
 
 // keep returns b, a slice read from the input, as memory the message may

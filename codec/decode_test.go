@@ -476,3 +476,17 @@ func TestReservationsCappedByInput(t *testing.T) {
 	}
 	codec.CheckAllocsAtMost(t, "decode of a hostile children count", 40, func() { codec.Decode(snapshotResponse(root)) })
 }
+
+// TestIndefiniteWindows: a windows array of indefinite length decodes,
+// its windows appended as they come.
+func TestIndefiniteWindows(t *testing.T) {
+	in := []byte{0xa4, 0x00, 0x03, 0x01, 0x01, 0x02, 0x01, 0x03, 0xa4, 0x00, 0x81, 0x61, 'V', 0x01, 0x9f,
+		0xa5, 0x00, 0x07, 0x01, 0x01, 0x02, 0x00, 0x03, 0x84, 0x00, 0x00, 0x01, 0x01, 0x04, 0x00, 0xff, 0x02, 0x00, 0x03, 0x00}
+	m, err := codec.Decode(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := m.(*codec.Response).Result.(*codec.Snapshot).Windows; len(w) != 1 || w[0].ID != 7 {
+		t.Fatalf("%+v", w)
+	}
+}

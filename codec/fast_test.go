@@ -250,7 +250,10 @@ func TestFastStackSpills(t *testing.T) {
 		}
 		for _, cut := range []int{0, 1} { // whole, and missing its last byte
 			in := b[:len(b)-cut]
-			d := &decoder{src: in, copyInput: true}
+			// A slab with room for the chain, as a learned decoder has:
+			// a claim past the room is checked before it is read, and a
+			// cut chain would be refused before the stack grows.
+			d := &decoder{src: in, copyInput: true, slabs: slabs{slab: make([]Node, 0, depth)}}
 			d.Decoder.Reset(in)
 			root := new(Node)
 			if ok := d.nodeTreeFast(root); ok != (cut == 0) {
@@ -282,7 +285,12 @@ func TestFastStackSpills(t *testing.T) {
 func TestSlabsLearnSnapshotSize(t *testing.T) {
 	tree := &Node{ID: 1, Children: make([]Node, 400), Scroll: &Scroll{Axis: 1}}
 	for i := range tree.Children {
-		tree.Children[i] = Node{ID: uint32(i + 2), Text: Some("item text"), Scroll: &Scroll{Axis: 1}}
+		// Nodes of 36 bytes, an app's size: a first chunk holds at most
+		// a node per firstChunkLen bytes.
+		tree.Children[i] = Node{ID: uint32(i + 2), Text: Some("item text of the app")}
+		if i%8 == 7 { // a scroll every 8 nodes, 240 bytes apart: the arena holds one per maxArenaGap bytes
+			tree.Children[i].Scroll = &Scroll{Axis: 1}
+		}
 	}
 	snap := &Snapshot{Strings: []string{"a"}, Windows: []Window{{ID: 1, Root: tree}, {ID: 2}, {ID: 3}}}
 	b, err := Marshal(&Response{ID: 1, Method: MethodSnapshot, Result: snap})
@@ -318,7 +326,7 @@ func TestSlabsLearnSnapshotSize(t *testing.T) {
 	if room := 8 + 2*401*unsafe.Sizeof(Scroll{}); sc < end || sc >= end+room {
 		t.Error("the last scroll is not in the room after the input's copy")
 	}
-	if uintptr(unsafe.Pointer(kids[0].Scroll))%unsafe.Alignof(Scroll{}) != 0 {
+	if uintptr(unsafe.Pointer(kids[7].Scroll))%unsafe.Alignof(Scroll{}) != 0 {
 		t.Error("a misaligned scroll")
 	}
 	// The response, the input's copy with the scrolls, the string
@@ -427,4 +435,76 @@ func TestSlabsAfterSparseSnapshot(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestFastPathGivesBack: a tree the fast path gives up on deep inside
+// (a null in its last node) is read by the general path, and the nodes
+// and scrolls the fast path took are given back: the slab holds each
+// node once, whatever the width of the children heads.
+func TestFastPathGivesBack(t *testing.T) {
+	for _, kids := range []int{20, 300} { // one- and two-byte heads
+		root := &Node{ID: 1, Children: make([]Node, kids)}
+		for i := range root.Children {
+			root.Children[i] = Node{ID: uint32(i + 2), Children: []Node{{ID: 9}}, Scroll: &Scroll{Axis: 1}}
+		}
+		b, err := Marshal(&Response{ID: 1, Method: MethodSnapshot, Result: &Snapshot{Strings: []string{"a"}, Windows: []Window{{ID: 1, Root: root}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The last node's map: {0: 9, 1: 0, 2: [0,0,0,0], 3: 0} becomes
+		// {0: 9, 1: 0, 2: [...], 3: 0, 4: null} in the same bytes,
+		// by turning the window's trailing pairs into it.
+		last := bytes.LastIndex(b, []byte{0xa4, 0x00, 0x09})
+		if last < 0 {
+			t.Fatal("no last node")
+		}
+		patched := append(append(append([]byte{}, b[:last]...), 0xa5), b[last+1:last+13]...)
+		patched = append(append(patched, 4, 0xf6), b[last+13:]...)
+		d := new(decoder)
+		d.Decoder.Reset(patched)
+		d.src, d.copyInput = patched, true
+		m, err := d.message()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := m.(*Response).Result.(*Snapshot).Windows[0].Root
+		if len(got.Children) != kids || got.Children[kids-1].Children[0].ID != 9 {
+			t.Fatalf("%d kids: read another tree", kids)
+		}
+		if want := 1 + 2*kids; d.nodesTaken != want {
+			t.Errorf("%d kids: %d nodes taken, want %d: the fast path's were not given back", kids, d.nodesTaken, want)
+		}
+		if d.scrollsTaken != kids {
+			t.Errorf("%d kids: %d scrolls taken, want %d", kids, d.scrollsTaken, kids)
+		}
+	}
+}
+
+// TestClaimsBeyondTheBytesLeft: a children head whose nodes, beside those
+// the open arrays still promise, cannot fit in the bytes left is refused
+// at once, at its own offset, naming the field, even when the slab has
+// room for them; with one byte more the claims fit, and the decoder goes
+// on to fail where the nodes are not.
+func TestClaimsBeyondTheBytesLeft(t *testing.T) {
+	node := []byte{0xa5, 0, 1, 1, 0, 2, 0x84, 0, 0, 0, 0, 3, 0, 8}
+	// The root claims 4 children; its first child claims 3 more: 6
+	// nodes still to come, 78 bytes, with 77 left (or 78).
+	tree := append(append([]byte{}, node...), 0x84)
+	tree = append(tree, node...)
+	at := len(tree)
+	tree = append(tree, 0x83)
+	tree = append(tree, make([]byte, 78)...)
+	for extra, want := range []string{"3 children cannot fit in the 77 bytes left beside the 3 nodes", "unsigned integer where a map was expected"} {
+		in := tree[:len(tree)-1+extra]
+		d := &decoder{src: in, slabs: slabs{slab: make([]Node, 0, 100)}}
+		d.Decoder.Reset(in)
+		err := d.nodeTree(&d.takeNodes(1)[0])
+		var de *cbor.Error
+		if !errors.As(err, &de) || !strings.Contains(err.Error(), want) {
+			t.Fatalf("%d bytes more: %v, want %q", extra, err, want)
+		}
+		if extra == 0 && (de.Offset != at || !errors.Is(err, cbor.ErrTruncated) || !strings.Contains(err.Error(), "children[0].children")) {
+			t.Fatalf("%v at %d, want truncated at %d in children[0].children", err, de.Offset, at)
+		}
+	}
 }

@@ -1,6 +1,10 @@
 package codec
 
-import "github.com/wirebench/wirebench/codec/cbor"
+import (
+	"unsafe"
+
+	"github.com/wirebench/wirebench/codec/cbor"
+)
 
 // The canonical node-tree fast path. Nodes are the bulk of a snapshot,
 // and an encoder that follows docs/protocol.md writes each one the same way:
@@ -218,6 +222,11 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 	}
 	var frames [localFrames]fastFrame
 	stack := frames[:0]
+	// Where the slabs stood: a tree the fast path gives up on gives back
+	// what it took, so that the general path reserves it once.
+	nodeMark, nodeBase := len(d.slab), unsafe.SliceData(d.slab)
+	scrollMark, scrollBase := len(d.scrolls), unsafe.SliceData(d.scrolls)
+	nodesTaken, scrollsTaken := d.nodesTaken, d.scrollsTaken
 	// The node being read, its pairs not yet read and its last key read.
 	// openNode reads the required keys 0 to 3, so every node read whole
 	// has them.
@@ -255,10 +264,21 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 				if i += h; kn == 0 {
 					continue // as the general path: no children, nil
 				}
-				if kn > (len(b)-i)/MinNodeLen || len(stack) == MaxNodeDepth-1 {
+				if len(stack) == MaxNodeDepth-1 {
 					goto fail // the general path reports it
 				}
-				d.Seek(i) // takeNodes sizes its chunks by the bytes left
+				if !d.fits(kn) {
+					// Past the slab's room: reserved as the general
+					// path reserves it (claimKids), or left to it.
+					d.Seek(i) // the claim is checked against the bytes left
+					p := 0
+					for j := range stack {
+						p += len(stack[j].kids) - stack[j].ki
+					}
+					if size, err := d.claimKids(p, kn, i-h); err != nil || size < kn {
+						goto fail // not all there: the general path reports where
+					}
+				}
 				kids := d.takeNodes(kn)
 				if len(stack) == cap(stack) {
 					stack = d.spill(stack)
@@ -307,5 +327,17 @@ fail:
 	d.unspill()
 	*root = Node{}
 	d.Seek(start)
+	// A new chunk keeps its room for the general path, from its start.
+	if unsafe.SliceData(d.slab) != nodeBase {
+		nodeMark = 0
+	}
+	clear(d.slab[nodeMark:])
+	d.slab = d.slab[:nodeMark]
+	if unsafe.SliceData(d.scrolls) != scrollBase {
+		scrollMark = 0
+	}
+	clear(d.scrolls[scrollMark:])
+	d.scrolls = d.scrolls[:scrollMark]
+	d.nodesTaken, d.scrollsTaken = nodesTaken, scrollsTaken
 	return false
 }

@@ -258,7 +258,7 @@ func (s *Splitter) feed(b []byte) Step {
 				s.state, s.peekN = statePeek, 0
 				continue
 			}
-			s.buf = getBuffer(int(s.length))
+			s.buf = getBuffer(int(s.length), min(int(s.length), firstRoom))
 			s.state = statePayload
 			if s.length == 0 {
 				return s.deliver(st)
@@ -266,7 +266,7 @@ func (s *Splitter) feed(b []byte) Step {
 		case statePayload:
 			need := int(s.length) - len(s.buf.B)
 			c := min(need, len(in))
-			s.buf.B = append(s.buf.B, in[:c]...)
+			s.buf.B = append(grow(s.buf.B, c, int(s.length)), in[:c]...)
 			st.N += c
 			if c == need {
 				return s.deliver(st)
@@ -313,19 +313,22 @@ func (s *Splitter) whole(b []byte) (f Frame, n int, ok bool) {
 	if length > s.limit || uint64(length) > uint64(len(b)-HeaderLen) {
 		return Frame{}, 0, false
 	}
-	buf := getBuffer(int(length))
+	buf := getBuffer(int(length), int(length)) // the whole payload is here
 	buf.B = append(buf.B, b[HeaderLen:HeaderLen+int(length)]...)
 	return Frame{Payload: buf.B, buf: buf}, HeaderLen + int(length), true
 }
 
-// payloadRoom is the part of the payload being collected that has not
-// arrived yet, for a reader to fill in place (then it calls filled); nil
-// between payloads.
+// payloadRoom is room for the part of the payload being collected that
+// has not arrived yet, for a reader to fill in place (then it calls
+// filled); nil between payloads. The buffer grows as it fills: the
+// room is what it holds, not all the header claimed.
 func (s *Splitter) payloadRoom() []byte {
 	if s.state != statePayload {
 		return nil
 	}
-	return s.buf.B[len(s.buf.B):s.length]
+	b := grow(s.buf.B, 1, int(s.length))
+	s.buf.B = b
+	return b[len(b):min(cap(b), int(s.length))]
 }
 
 // filled takes n bytes written into payloadRoom as fed, and completes

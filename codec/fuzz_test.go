@@ -8,14 +8,36 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/internal/allocbound"
 )
 
+// Decode's bound for any input (package doc): k·n + C.
+const (
+	decodeK = 24
+	decodeC = 64 << 10
+)
+
+// decodeBound is the most Decode may allocate for n bytes of any input:
+// its own bound, or allocbound.Hostile when that is more.
+func decodeBound(n int) uint64 { return max(allocbound.Hostile(n), decodeK*uint64(n)+decodeC) }
+
+// seedHostile adds the hostile frames' payloads, cut to their first
+// 4 KiB, to f's seed corpus: the shapes, at a size a fuzzer can mutate.
+func seedHostile(f *testing.F, dir string) {
+	for _, frame := range allocbound.Frames(f, dir) {
+		f.Add(frame[codec.HeaderLen:min(len(frame), 4<<10)])
+	}
+}
+
 // FuzzDecode: any input decodes or fails with a *DecodeError inside the
-// input, and never panics.
+// input, never panics, and allocates at most decodeBound of its size.
 func FuzzDecode(f *testing.F) {
 	codec.SeedGolden(f)
+	seedHostile(f, "testdata/hostile")
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := codec.Decode(b)
+		var m codec.Message
+		var err error
+		allocbound.Check(t, "Decode", len(b), decodeBound(len(b)), func() { m, err = codec.Decode(b) })
 		if err != nil {
 			var de *codec.DecodeError
 			if !errors.As(err, &de) {
@@ -109,23 +131,28 @@ func FuzzFrameReader(f *testing.F) {
 			over    uint64
 		}
 		var viaReader, viaSplitter []event
-		r := codec.NewReader(&chunkReader{b: stream, sizes: sizes}, limit)
-		for {
-			fr, err := r.Next()
-			var oe *codec.FrameTooLargeError
-			if errors.As(err, &oe) {
-				viaReader = append(viaReader, event{over: oe.Size})
-				continue
+		// The Reader's memory follows the bytes that came, whatever a
+		// header claims (the payloads kept here are clones, one byte a
+		// byte, within the bound).
+		allocbound.Check(t, "Reader", len(stream), allocbound.Hostile(len(stream)), func() {
+			r := codec.NewReader(&chunkReader{b: stream, sizes: sizes}, limit)
+			for {
+				fr, err := r.Next()
+				var oe *codec.FrameTooLargeError
+				if errors.As(err, &oe) {
+					viaReader = append(viaReader, event{over: oe.Size})
+					continue
+				}
+				if err != nil {
+					break
+				}
+				if len(fr.Payload) > limit {
+					t.Fatalf("payload of %d bytes over the limit", len(fr.Payload))
+				}
+				viaReader = append(viaReader, event{payload: bytes.Clone(fr.Payload)})
+				fr.Release()
 			}
-			if err != nil {
-				break
-			}
-			if len(fr.Payload) > limit {
-				t.Fatalf("payload of %d bytes over the limit", len(fr.Payload))
-			}
-			viaReader = append(viaReader, event{payload: bytes.Clone(fr.Payload)})
-			fr.Release()
-		}
+		})
 		s := codec.NewSplitter(limit)
 		cr := &chunkReader{b: stream, sizes: sizes}
 		buf := make([]byte, 300)

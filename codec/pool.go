@@ -24,14 +24,38 @@ func sizeClass(n int) int {
 	return len(classLimits) - 1
 }
 
-// getBuffer returns a pooled buffer with room for n bytes and length 0.
-func getBuffer(n int) *bytebufferpool.ByteBuffer {
+// getBuffer returns a pooled buffer of length 0 for a frame of n bytes,
+// with room for first of them at least (first <= n): a pooled buffer
+// with room for all n when there is one, else a new one of first bytes,
+// which grow grows as the bytes arrive.
+func getBuffer(n, first int) *bytebufferpool.ByteBuffer {
 	b := framePools[sizeClass(n)].Get()
-	if cap(b.B) < n {
-		b.B = make([]byte, 0, n)
+	if cap(b.B) < first {
+		b.B = make([]byte, 0, first)
 	}
 	b.B = b.B[:0]
 	return b
+}
+
+// firstRoom is the most a frame's buffer holds before its payload's
+// bytes arrive: a header claims up to the limit, and memory follows the
+// bytes that came, doubling as they come (grow).
+const firstRoom = 64 << 10
+
+// grow makes room in b for more bytes of a payload of n in all, at
+// least need more: twice its room, or all n when twice that would pass
+// n (so the buffers of a frame add up to at most twice its size).
+func grow(b []byte, need, n int) []byte {
+	if cap(b)-len(b) >= need {
+		return b
+	}
+	size := max(2*cap(b), len(b)+need)
+	if 2*size > n {
+		size = n
+	}
+	out := make([]byte, len(b), size)
+	copy(out, b)
+	return out
 }
 
 // putBuffer returns b to the pool of its capacity's class. Under the

@@ -24,6 +24,11 @@ const (
 	// tree, likewise.
 	typicalScrollGap = 512
 	minScrollLen     = 5 // map head, keys 0 and 1, two one-byte values
+	// maxArenaGap caps the scrolls reserved after the input's copy at
+	// one per maxArenaGap bytes left (half a byte of room per byte), what
+	// ever the last snapshot taught: more come from takeScroll as they
+	// arrive.
+	maxArenaGap = 128
 )
 
 // slabs is the decoder's memory for nodes and scrolls.
@@ -69,19 +74,61 @@ func chunk(n, last, left, per, least int) int {
 
 // takeNodes returns n zeroed nodes for one children array (or a root),
 // capped at n, so that appending to it cannot reach the next array's
-// nodes.
+// nodes. A new chunk is sized as chunk says; the first of a snapshot,
+// which rests on the last snapshot alone, holds at most a node per
+// firstChunkLen bytes left; a later one, beside the claim that needs it,
+// room for at most as many nodes as the snapshot took so far. A claim
+// past the room is taken only once claimKids has shown its nodes are
+// there, so chunks grow with the items that arrived.
 func (d *decoder) takeNodes(n int) []Node {
 	if len(d.slab)+n > cap(d.slab) {
 		per := d.nodeLen
 		if per == 0 {
 			per = typicalNodeLen
 		}
-		d.slab = make([]Node, 0, chunk(n, cap(d.slab), d.Len(), per, MinNodeLen))
+		left := d.Len()
+		size := chunk(n, cap(d.slab), left, per, MinNodeLen)
+		if cap(d.slab) == 0 {
+			size = max(n, min(size, left/firstChunkLen+1)) // the first, on a guess alone
+		} else {
+			size = max(n, min(size, n+d.nodesTaken)) // room for as many more as came so far
+		}
+		d.slab = make([]Node, 0, size)
 	}
 	d.nodesTaken += n
 	i := len(d.slab)
 	d.slab = d.slab[:i+n]
 	return d.slab[i : i+n : i+n]
+}
+
+// fits reports whether n nodes fit in the room of the slab: a claim that
+// does is taken from memory already reserved.
+func (d *decoder) fits(n int) bool { return len(d.slab)+n <= cap(d.slab) }
+
+// firstChunkLen is the least bytes a node of a new chunk is reserved
+// for, when no claim asks for more: about twice MinNodeLen. A chunk
+// reserved on a guess that a claim then finds too small (present shows
+// its nodes are there, and they get a chunk of their own) is lost room,
+// and this keeps it under half of what the nodes that follow need:
+// honest snapshots of an app take about 47 bytes a node, and their guess
+// stays well under it.
+const firstChunkLen = 28
+
+// present counts the items, of n claimed, that follow the decoder's
+// position whole, each a well-formed item of at least least bytes, up to
+// the first that is not; the decoder does not move. An array whose
+// items are not all there cannot decode (an item Skip refuses, or too
+// short to be one, is one the decoding refuses too): a claim that does
+// not fit in memory already reserved is reserved only when they are.
+func (d *decoder) present(n, least int) int {
+	s := d.Decoder // a copy: d stays where it is
+	for i := 0; i < n; i++ {
+		start := s.Offset()
+		if s.Skip() != nil || s.Offset()-start < least {
+			return i
+		}
+	}
+	return n
 }
 
 // takeScroll returns a zeroed Scroll.
@@ -91,7 +138,9 @@ func (d *decoder) takeScroll() *Scroll {
 		if per == 0 {
 			per = typicalScrollGap
 		}
-		d.scrolls = make([]Scroll, 0, chunk(4, cap(d.scrolls), d.Len(), per, minScrollLen))
+		// Sized by the scrolls that came so far, not only by the bytes
+		// left: each new chunk holds half as many as came before it.
+		d.scrolls = make([]Scroll, 0, min(chunk(4, cap(d.scrolls), d.Len(), per, minScrollLen), d.scrollsTaken/2+4))
 	}
 	d.scrollsTaken++
 	d.scrolls = d.scrolls[:len(d.scrolls)+1]
@@ -113,7 +162,7 @@ func (d *decoder) reserveArena() {
 		per = typicalScrollGap
 	}
 	const size, align = int(unsafe.Sizeof(Scroll{})), int(unsafe.Alignof(Scroll{}))
-	k := chunk(4, 0, d.Len(), per, minScrollLen)
+	k := min(chunk(4, 0, d.Len(), per, minScrollLen), d.Len()/maxArenaGap+4)
 	// append grows into new memory and clears only the room: the copy
 	// is not cleared first.
 	n := len(d.src)

@@ -498,20 +498,45 @@ func (s *Snapshot) decodeFrom(d *decoder) error {
 	})
 }
 
+// inlineStrings is the longest string table reserved as its head says,
+// without a look at the strings first: tables of apps hold a few dozen.
+const inlineStrings = 256
+
 func (d *decoder) stringTable() ([]string, error) {
 	n, err := d.ArrayHead()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]string, 0, max(n, 0))
+	// A table longer than the common ones is reserved only when its
+	// strings are there (present), for a string header takes 16 times
+	// the byte of an empty string; when they are not, its decoding fails,
+	// and the strings are read to find where, keeping none.
+	doomed := n > inlineStrings && d.present(n, 1) < n
+	var out []string
+	if !doomed {
+		out = make([]string, 0, max(n, 0))
+	}
 	for i := 0; d.More(n, i); i++ {
 		s, err := d.text()
 		if err != nil {
 			return nil, cbor.WithIndex(err, i)
 		}
-		out = append(out, s)
+		if !doomed {
+			out = append(out, s)
+		}
+	}
+	if doomed {
+		return nil, notThere(d.Offset(), "strings")
 	}
 	return out, nil
+}
+
+// notThere is the error of an array whose items present counted short
+// and whose decoding nevertheless ended: it cannot happen, since an item
+// present refuses is one the decoding refuses too, but the decoder's
+// reading of such an array kept none of its items.
+func notThere(off int, what string) error {
+	return cbor.Errorf(cbor.ErrInvalid, off, what+": items a walk found missing or malformed were decoded")
 }
 
 func (d *decoder) windows() ([]Window, error) {
@@ -520,8 +545,13 @@ func (d *decoder) windows() ([]Window, error) {
 		return nil, err
 	}
 	var out []Window
+	doomed := false
 	if n >= 0 && n <= len(d.winBuf) {
 		out = d.winBuf[:n:n] // allocated with the response
+	} else if doomed = n > 0 && d.present(n, MinWindowLen) < n; doomed {
+		// Not all there: the decoding fails, and the windows are read
+		// into one to find where.
+		out = make([]Window, 1)
 	} else {
 		out = make([]Window, max(n, 0))
 	}
@@ -529,12 +559,27 @@ func (d *decoder) windows() ([]Window, error) {
 	d.startTrees()
 	defer d.endTrees()
 	for i := 0; d.More(n, i); i++ {
-		if n < 0 {
+		var w *Window
+		switch {
+		case doomed:
+			w = &out[0]
+			*w = Window{}
+		case n < 0:
 			out = append(out, Window{})
+			fallthrough
+		default:
+			w = &out[i]
 		}
-		if err := d.window(&out[i]); err != nil {
+		if n >= 0 {
+			d.winPending = n - i - 1
+		}
+		if err := d.window(w); err != nil {
 			return nil, cbor.WithIndex(err, i)
 		}
+	}
+	d.winPending = 0
+	if doomed {
+		return nil, notThere(d.Offset(), "windows")
 	}
 	return out, nil
 }
@@ -606,6 +651,7 @@ type nodeFrame struct {
 	kids   []Node // the children being decoded while inKids
 	kn, ki int    // children in the array (-1: indefinite), children started
 	inKids bool
+	doomed bool // the children are not all there: read into kids[0], kept by none
 }
 
 // nodeTree decodes the tree rooted at root depth first, keeping the open
@@ -640,15 +686,27 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 				if len(stack) == MaxNodeDepth {
 					return cbor.Errorf(cbor.ErrDepth, d.Offset(), "node tree deeper than "+itoa(MaxNodeDepth)+" levels")
 				}
-				if f.kn < 0 {
+				var child *Node
+				switch {
+				case f.doomed:
+					// Not all there (claimKids): the decoding fails,
+					// and the children are read into one to find where.
+					child = &f.kids[0]
+					*child = Node{}
+				case f.kn < 0:
 					f.kids = append(f.kids, Node{})
+					fallthrough
+				default:
+					child = &f.kids[f.ki]
 				}
-				child := &f.kids[f.ki]
 				f.ki++
 				if err := open(child); err != nil {
 					return err
 				}
 				continue
+			}
+			if f.doomed {
+				return notThere(d.Offset(), "children")
 			}
 			if len(f.kids) > 0 {
 				f.node.Children = f.kids
@@ -677,14 +735,19 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 			continue
 		}
 		if k == KeyNodeChildren {
+			at := d.Offset()
 			kn, err := d.Decoder.ArrayHeadOf(MinNodeLen, "children")
+			size := 0
+			if err == nil && kn > 0 {
+				size, err = d.claimKids(promised(stack), kn, at)
+			}
 			if err != nil {
 				return cbor.WithField(err, "children")
 			}
 			f.node.Children = nil
-			f.kids, f.kn, f.ki, f.inKids = nil, kn, 0, true
-			if kn > 0 {
-				f.kids = d.takeNodes(kn)
+			f.kids, f.kn, f.ki, f.inKids, f.doomed = nil, kn, 0, true, size < kn
+			if size > 0 {
+				f.kids = d.takeNodes(size)
 			}
 			continue
 		}
@@ -694,6 +757,41 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 		f.i++
 	}
 	return nil
+}
+
+// claimKids checks a children array of kn nodes whose head is at at,
+// the decoder just past it, with promised nodes still to come of the
+// arrays open around it, and returns how many nodes to reserve for it.
+// Those nodes, this array's and the windows still to come each take
+// their least bytes, after the position and apart: together they must fit
+// in the bytes left, or the head is refused at once. A claim that fits in
+// the slab's room is reserved whole, and so is one whose nodes a walk
+// shows are there (present); for one whose nodes are not, whose decoding
+// is bound to fail, it reserves one node, into which the children are
+// read until the decoding finds where (the error is then the one the
+// decoding meets, whatever was reserved before). Both node-tree readers
+// claim through it.
+func (d *decoder) claimKids(promised, kn, at int) (int, error) {
+	if need := (promised+kn)*MinNodeLen + d.winPending*MinWindowLen; need > d.Len() {
+		return 0, cbor.Errorf(cbor.ErrTruncated, at, itoa(kn)+" children cannot fit in the "+itoa(d.Len())+" bytes left beside the "+
+			itoa(promised)+" nodes and "+itoa(d.winPending)+" windows still to come")
+	}
+	if d.fits(kn) || d.present(kn, MinNodeLen) == kn {
+		return kn, nil
+	}
+	return 1, nil
+}
+
+// promised is the nodes still to come of the open children arrays of
+// the general reader's stack.
+func promised(stack []nodeFrame) int {
+	p := 0
+	for i := range stack {
+		if f := &stack[i]; f.inKids && f.kn > 0 {
+			p += f.kn - f.ki
+		}
+	}
+	return p
 }
 
 // treePath adds the path inside the tree to an error: the children

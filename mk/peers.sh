@@ -2,7 +2,9 @@
 # mk/peers.sh — make sure the real peers of the relay's tests are here before
 # `make test` runs them: Xvnc, vncpasswd, xinput, xclip, xkbwatch (TigerVNC and X tools),
 # Chromium, websockify (Debian packages, .ci/install-rfb.sh), valgrind (the
-# workbench's counts, .ci/install-valgrind.sh) and noVNC (npm).
+# workbench's counts, .ci/install-valgrind.sh), python3-cbor2 (the second
+# language that checks the golden frames, .ci/install-cbor2.sh) and noVNC
+# (npm).
 #
 # Missing programs are installed when we are root; otherwise this stops and
 # prints the one command to run. PEERS=off skips all of it: the real-peer
@@ -28,6 +30,15 @@ ensure() {
 	for p in "$@"; do
 		command -v "$p" >/dev/null 2>&1 || missing+=("$p")
 	done
+	install_or_stop "$script" "${missing[@]}"
+}
+
+# install_or_stop SCRIPT MISSING...: installs MISSING... (when any) with
+# SCRIPT when root; otherwise stops with the one command to run.
+install_or_stop() {
+	local script=$1
+	shift
+	local missing=("$@")
 	[ ${#missing[@]} -eq 0 ] && return 0
 	if [ "$(id -u)" -eq 0 ]; then
 		say "missing ${missing[*]}: installing with $script"
@@ -43,6 +54,9 @@ ensure() {
 ensure .ci/install-rfb.sh Xvnc vncpasswd xinput xkbcomp xclip xkbwatch chromium websockify
 # valgrind: the workbench's instruction counts (bench/internal/callgrind's test).
 ensure .ci/install-valgrind.sh valgrind
+# python3-cbor2 for Debian's python3 (golden/cbor2_test.go; a python3 earlier
+# on the PATH, pyenv's say, does not see Debian's modules).
+/usr/bin/python3 -c 'import cbor2' >/dev/null 2>&1 || install_or_stop .ci/install-cbor2.sh python3-cbor2
 
 if [ ! -f node_modules/@novnc/novnc/core/rfb.js ]; then
 	if ! command -v npm >/dev/null 2>&1; then

@@ -37,4 +37,12 @@
 // when a frame has more nodes than any before; from then on, parsing and
 // walking allocate nothing. A Snapshot used for a single frame has no
 // table, and its walks decode the nodes from the bytes.
+//
+// No view reserves anything for what a head claims: a frame whose heads
+// claim more than it holds costs a view only its error (the message and
+// field path, at most about 20 KB for the deepest tree). ToOwned, after
+// a Parse that validated every item, allocates for the items present,
+// at most k·n + C in total for a payload of n bytes with k = 16 and
+// C = 64 KiB: a node (192 bytes) for each 13 bytes, and the text copied
+// (a snapshot of nodes of the least bytes reaches 14.8 bytes a byte).
 package zerocopy

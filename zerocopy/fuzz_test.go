@@ -7,18 +7,34 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/internal/allocbound"
 )
 
 // FuzzView checks that the views and codec.Decode agree on any payload:
 // both fail, or both succeed and the view's owned copy equals the codec's
-// message. Seeded from the golden frames and generated snapshots.
+// message; and that the views allocate at most allocbound.Hostile of the
+// payload's size. Seeded from the golden frames, generated snapshots and
+// the hostile frames' first 4 KiB.
 func FuzzView(f *testing.F) {
 	for _, g := range goldenFrames(f) {
 		f.Add(g.payload)
 	}
 	f.Add(snapshotPayload(f, 40, 5))
 	f.Add(chain(codec.MaxNodeDepth))
+	for _, frame := range allocbound.Frames(f, "../codec/testdata/hostile") {
+		f.Add(frame[4:min(len(frame), 4<<10)])
+	}
 	f.Fuzz(func(t *testing.T, p []byte) {
+		// The views reserve nothing, whatever a head claims.
+		allocbound.Check(t, "views", len(p), allocbound.Hostile(len(p)), func() {
+			var v Snapshot
+			var ev EventView
+			Header(p)
+			ParseRequest(p)
+			ev.Parse(p)
+			v.Parse(p)
+			v.ParseResult(p)
+		})
 		m, derr := codec.Decode(p)
 		h, herr := Header(p)
 		if derr == nil {

@@ -463,7 +463,7 @@ func (d *Decoder) Skip() error {
 	if d.SkipDefinite() {
 		return nil
 	}
-	return d.skipSlow()
+	return d.skipSlow(nil)
 }
 
 // SkipDefinite skips one item built only of integers, simple values 0 to
@@ -514,12 +514,14 @@ func (d *Decoder) SkipDefinite() bool {
 			}
 			i += int(arg)
 		case MajorArray:
-			if arg > left {
+			// Every item still to skip takes a byte at least: claims
+			// that the bytes left cannot hold together fail at once.
+			if arg > left-min(left, uint64(pending-1)) {
 				return false
 			}
 			pending += int(arg)
 		case MajorMap:
-			if arg > left/2 {
+			if arg > (left-min(left, uint64(pending-1)))/2 {
 				return false
 			}
 			pending += 2 * int(arg)
@@ -535,7 +537,10 @@ func (d *Decoder) SkipDefinite() bool {
 	return true
 }
 
-func (d *Decoder) skipSlow() error {
+// skipSlow is Skip for any item. With counts, it also appends the number
+// of items (pairs, for a map) of each indefinite-length container it
+// meets, in the order their heads come.
+func (d *Decoder) skipSlow(counts *[]int) error {
 	// pending counts the items still to skip in the innermost run of
 	// definite containers. Each open indefinite container saves the
 	// pending count of its parent, and counts its own items so that a map
@@ -543,11 +548,13 @@ func (d *Decoder) skipSlow() error {
 	type indef struct {
 		saved uint64
 		items uint64
+		slot  int // its place in counts
 		isMap bool
 	}
 	var openBuf [8]indef
 	open := openBuf[:0]
 	pending := uint64(1)
+	outer := uint64(0) // the items still to skip of the runs around the innermost (saved)
 	for {
 		if pending == 0 {
 			if len(open) == 0 {
@@ -559,7 +566,11 @@ func (d *Decoder) skipSlow() error {
 					return Errorf(ErrMalformed, d.off, "indefinite-length map ends after a key")
 				}
 				d.off++
+				if counts != nil {
+					(*counts)[top.slot] = int(top.items) / (1 + btoi(top.isMap))
+				}
 				pending = top.saved
+				outer -= top.saved
 				open = open[:len(open)-1]
 				continue
 			}
@@ -589,7 +600,13 @@ func (d *Decoder) skipSlow() error {
 				if len(open) >= MaxSkipNesting {
 					return Errorf(ErrDepth, start, "more than "+strconv.Itoa(MaxSkipNesting)+" nested indefinite-length containers")
 				}
-				open = append(open, indef{saved: pending, isMap: h.Major == MajorMap})
+				slot := 0
+				if counts != nil {
+					slot = len(*counts)
+					*counts = append(*counts, 0)
+				}
+				open = append(open, indef{saved: pending, slot: slot, isMap: h.Major == MajorMap})
+				outer += pending
 				pending = 0
 				continue
 			}
@@ -601,6 +618,11 @@ func (d *Decoder) skipSlow() error {
 				n *= 2
 			} else if n > left {
 				return Errorf(ErrTruncated, start, "array of "+strconv.FormatUint(n, 10)+" elements with only "+strconv.FormatUint(left, 10)+" bytes left")
+			}
+			// Every item still to skip takes a byte at least.
+			if rest := pending + outer; n > left-min(left, rest) {
+				return Errorf(ErrTruncated, start, h.Major.String()+" of "+strconv.FormatUint(n, 10)+" items with "+strconv.FormatUint(left, 10)+
+					" bytes left and "+strconv.FormatUint(rest, 10)+" more items still to come")
 			}
 			pending += n
 		case MajorTag:
@@ -632,4 +654,11 @@ func (d *Decoder) skipIndefiniteString(m Major) error {
 		}
 	}
 	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

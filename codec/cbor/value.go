@@ -26,23 +26,36 @@ const (
 )
 
 // Value is a generic CBOR data item, for tools and conformance tests; the
-// message codec never builds one.
+// message codec never builds one. It takes ValueSize bytes.
 type Value struct {
-	Kind  ValueKind
-	Uint  uint64
-	Bytes []byte
-	Text  string
-	Items []Value
-	Bool  bool
-	Float float64
+	Kind ValueKind
+	Bool bool
 	// Indefinite records that the item was encoded with indefinite length.
 	Indefinite bool
+	Uint       uint64
+	Bytes      []byte
+	Text       string
+	Items      []Value
+	Float      float64
 }
+
+// ValueSize is the size of a Value on 64-bit platforms: what each item
+// of a decoded container costs (see DecodeValue).
+const ValueSize = 88
 
 // MaxValueDepth bounds the nesting DecodeValue accepts.
 const MaxValueDepth = 1024
 
 // DecodeValue decodes exactly one item from b into a generic Value.
+//
+// Memory follows the items present, never the counts the heads claim:
+// the item is walked once first (as Skip does, allocating nothing), so
+// that a head claiming more than the input holds fails before anything
+// is reserved for it, and then every container is given exactly as many
+// Values as it holds, indefinite ones included. Decoding n bytes
+// allocates at most k·n + C bytes in total, with k = ValueSize (88: an
+// array of one-byte items reaches it, each item a Value) and C = 16 KiB;
+// text is copied into strings, one byte each besides.
 func DecodeValue(b []byte) (Value, error) {
 	d := NewDecoder(b)
 	v, err := d.Value()
@@ -52,11 +65,29 @@ func DecodeValue(b []byte) (Value, error) {
 	return v, d.Done()
 }
 
-// Value decodes the next item, of any type, into a generic Value. Nesting is
-// limited to MaxValueDepth levels.
-func (d *Decoder) Value() (Value, error) { return d.value(0) }
+// Value decodes the next item, of any type, into a generic Value, with
+// the memory DecodeValue describes. Nesting is limited to MaxValueDepth
+// levels.
+func (d *Decoder) Value() (Value, error) {
+	// The first pass: the item is well-formed and whole, and the count of
+	// each indefinite container, in the order of their heads.
+	walk := *d
+	vd := valueDecoder{Decoder: d}
+	if err := walk.skipSlow(&vd.counts); err != nil {
+		return Value{}, err
+	}
+	return vd.value(0)
+}
 
-func (d *Decoder) value(depth int) (Value, error) {
+// valueDecoder decodes a Value whose indefinite containers' counts the
+// first pass found.
+type valueDecoder struct {
+	*Decoder
+	counts []int // items (pairs for a map) of each indefinite container
+	next   int   // the next indefinite container's place in counts
+}
+
+func (d *valueDecoder) value(depth int) (Value, error) {
 	start := d.off
 	if depth > MaxValueDepth {
 		return Value{}, Errorf(ErrDepth, start, "more than "+strconv.Itoa(MaxValueDepth)+" nested items")
@@ -93,8 +124,13 @@ func (d *Decoder) value(depth int) (Value, error) {
 		if h.Major == MajorMap {
 			v.Kind, per = KindMap, 2
 		}
-		if n > 0 {
-			v.Items = make([]Value, 0, n*per)
+		size := n // the first pass checked a definite count against the items present
+		if n < 0 && d.next < len(d.counts) {
+			size = d.counts[d.next]
+			d.next++
+		}
+		if size > 0 {
+			v.Items = make([]Value, 0, size*per)
 		}
 		for i := 0; d.More(n, i); i++ {
 			for j := 0; j < per; j++ {

@@ -1,5 +1,6 @@
 // Package peertest finds the real peer programs (Xvnc, vncpasswd, xinput,
-// Chromium, websockify, noVNC) that the relay's tests run against.
+// Chromium, websockify, noVNC) that the relay's tests run against, and
+// the Python with Debian's python3-cbor2 that checks the golden frames.
 //
 // A missing peer fails the test: `make test` installs the peers before it
 // runs the tests, so a missing one is a broken set-up, never a reason to
@@ -58,6 +59,37 @@ func NoVNC(t testing.TB) string {
 		return ""
 	}
 	return dir
+}
+
+// debianPython is where Debian's python3 is, the one its python3-*
+// packages install modules for.
+const debianPython = "/usr/bin/python3"
+
+// Python returns a Python 3 interpreter that imports module: Debian's
+// /usr/bin/python3 first (apt's python3-<module> packages install there,
+// and a python3 earlier on the PATH, pyenv's say, does not see them),
+// then python3 on the PATH. When none does, the test fails, naming the
+// script that installs it; with PEERS=off it is skipped and recorded.
+func Python(t testing.TB, module, script string) string {
+	t.Helper()
+	if Off() {
+		skip(t, "python3 with "+module, "PEERS=off")
+		return ""
+	}
+	var tried []string
+	candidates := []string{debianPython}
+	if p, err := exec.LookPath("python3"); err == nil && p != debianPython {
+		candidates = append(candidates, p)
+	}
+	for _, p := range candidates {
+		out, err := exec.Command(p, "-c", "import "+module).CombinedOutput()
+		if err == nil {
+			return p
+		}
+		tried = append(tried, fmt.Sprintf("%s (%v: %.200s)", p, err, out))
+	}
+	t.Fatalf("real peer missing: no python3 imports %s; tried %v (`make test` installs it with %s); PEERS=off skips the real-peer tests instead", module, tried, script)
+	return ""
 }
 
 // RepoRoot is the repository's top directory (the one holding go.mod).
