@@ -20,19 +20,26 @@ func runDecode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return runFrames("decode", doc, args, stdin, stdout, stderr, func(out *bufio.Writer) eachFunc {
 		enc := json.NewEncoder(out)
 		enc.SetEscapeHTML(false)
+		var line []byte
 		return func(label *streamLabel, payload []byte) error {
 			m, err := codec.Decode(payload)
 			if err != nil {
 				return err
 			}
-			j, err := wirejson.Value(m)
-			if err != nil {
-				return err
-			}
 			if label != nil {
+				j, err := wirejson.Value(m)
+				if err != nil {
+					return err
+				}
 				return writeErr{enc.Encode(labelled{streamLabel: *label, Message: j})}.orNil()
 			}
-			return writeErr{enc.Encode(j)}.orNil()
+			// The line as the encoder would print it, without its second
+			// pass over JSON that wirejson wrote (AppendJSON).
+			if line, err = wirejson.AppendJSON(line[:0], m); err != nil {
+				return err
+			}
+			_, err = out.Write(append(line, '\n'))
+			return writeErr{err}.orNil()
 		}
 	})
 }
