@@ -107,20 +107,20 @@ func (d *decoder) fits(n int) bool { return len(d.slab)+n <= cap(d.slab) }
 
 // firstChunkLen is the least bytes a node of a new chunk is reserved
 // for, when no claim asks for more: about twice MinNodeLen. A chunk
-// reserved on a guess that a claim then finds too small (present shows
-// its nodes are there, and they get a chunk of their own) is lost room,
+// reserved on a guess that a claim then finds too small (itemsPresent
+// shows its nodes are there, and they get a chunk of their own) is lost room,
 // and this keeps it under half of what the nodes that follow need:
 // honest snapshots of an app take about 47 bytes a node, and their guess
 // stays well under it.
 const firstChunkLen = 28
 
-// present counts the items, of n claimed, that follow the decoder's
+// itemsPresent counts the items, of n claimed, that follow the decoder's
 // position whole, each a well-formed item of at least least bytes, up to
 // the first that is not; the decoder does not move. An array whose
 // items are not all there cannot decode (an item Skip refuses, or too
 // short to be one, is one the decoding refuses too): a claim that does
 // not fit in memory already reserved is reserved only when they are.
-func (d *decoder) present(n, least int) int {
+func (d *decoder) itemsPresent(n, least int) int {
 	s := d.Decoder // a copy: d stays where it is
 	for i := 0; i < n; i++ {
 		start := s.Offset()

@@ -511,7 +511,7 @@ func (d *decoder) stringTable() ([]string, error) {
 	// strings are there (present), for a string header takes 16 times
 	// the byte of an empty string; when they are not, its decoding fails,
 	// and the strings are read to find where, keeping none.
-	doomed := n > inlineStrings && d.present(n, 1) < n
+	doomed := n > inlineStrings && d.itemsPresent(n, 1) < n
 	var out []string
 	if !doomed {
 		out = make([]string, 0, max(n, 0))
@@ -548,7 +548,7 @@ func (d *decoder) windows() ([]Window, error) {
 	doomed := false
 	if n >= 0 && n <= len(d.winBuf) {
 		out = d.winBuf[:n:n] // allocated with the response
-	} else if doomed = n > 0 && d.present(n, MinWindowLen) < n; doomed {
+	} else if doomed = n > 0 && d.itemsPresent(n, MinWindowLen) < n; doomed {
 		// Not all there: the decoding fails, and the windows are read
 		// into one to find where.
 		out = make([]Window, 1)
@@ -776,7 +776,7 @@ func (d *decoder) claimKids(promised, kn, at int) (int, error) {
 		return 0, cbor.Errorf(cbor.ErrTruncated, at, itoa(kn)+" children cannot fit in the "+itoa(d.Len())+" bytes left beside the "+
 			itoa(promised)+" nodes and "+itoa(d.winPending)+" windows still to come")
 	}
-	if d.fits(kn) || d.present(kn, MinNodeLen) == kn {
+	if d.fits(kn) || d.itemsPresent(kn, MinNodeLen) == kn {
 		return kn, nil
 	}
 	return 1, nil
