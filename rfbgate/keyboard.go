@@ -92,11 +92,10 @@ func (r *Relay) viewerClosed(v *viewer) {
 		}
 		// Only the lease v held: one a reload passed to a new stream has
 		// that stream's own grace period when it closes.
-		if r.leases.endIf(v.agent, reasonViewerClosed, func(surface, stream string) bool {
+		// The hand-back is logged, with its cause, as every lease change is.
+		r.leases.endIf(v.agent, reasonViewerClosed, func(surface, stream string) bool {
 			return surface == v.surface && (stream == "" || stream == v.stream) && !r.streamOpen(v.agent, surface, stream)
-		}) {
-			r.log.Info("rfbgate: keyboard handed back: its viewer closed and did not reopen", "agent", v.agent, "surface", v.surface, "grace", r.cfg.LeaseGrace)
-		}
+		})
 	})
 }
 

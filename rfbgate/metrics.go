@@ -56,6 +56,19 @@ func (t *viewerTotals) add(v *viewer) {
 	v.mu.Unlock()
 }
 
+// merge adds o's counters to t.
+func (t *viewerTotals) merge(o *viewerTotals) {
+	t.toViewer += o.toViewer
+	t.toComputer += o.toComputer
+	t.withheld += o.withheld
+	t.messages += o.messages
+	for i := range t.passed {
+		t.passed[i] += o.passed[i]
+		t.dropped[i] += o.dropped[i]
+		t.refused[i] += o.refused[i]
+	}
+}
+
 // Metric descriptions of the scrape-time collector.
 var (
 	descViewers = prometheus.NewDesc("glass_viewers", "Open viewers, by computer and role (holder: its input reaches the computer; watcher).",
@@ -96,7 +109,7 @@ func newRelayMetrics(r *Relay) *relayMetrics {
 		Help:    "Round trip of the relay's WebSocket pings to viewers (queued behind screen data on a busy link).",
 		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}}, []string{"computer"})
 	m.leaseChanges = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "glass_lease_changes_total",
-		Help: "Keyboard lease changes, by cause: take-over, give-back, expiry, or the holder's viewer gone."}, []string{"computer", "cause"})
+		Help: "Keyboard lease changes, by cause: take-over, give-back, expiry, viewer-closed (the holder's viewer gone), reopened (a reload keeping it)."}, []string{"computer", "cause"})
 	m.dialAttempts = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "glass_dial_attempts_total",
 		Help: "Handshakes the relay tried with a computer's Xvnc, by result (ok, or why it failed)."}, []string{"computer", "result"})
 	for name := range r.computers {
@@ -115,13 +128,14 @@ func newRelayMetrics(r *Relay) *relayMetrics {
 
 func (m *relayMetrics) viewerOpened(agent string) { m.opened.WithLabelValues(agent).Inc() }
 
-// viewerClosed counts v's close and folds its counters into its computer's
-// totals. Called under Relay.mu with v leaving the viewer set, so a scrape
-// counts v either open or closed, never both.
-func (m *relayMetrics) viewerClosed(v *viewer, code websocket.StatusCode) {
-	m.closes.WithLabelValues(v.agent, strconv.Itoa(int(code))).Inc()
+// viewerClosed counts a close of agent's viewer and folds its final
+// counters into the computer's totals. Called under Relay.mu with the
+// viewer leaving the viewer set, so a scrape counts it either open or
+// closed, never both.
+func (m *relayMetrics) viewerClosed(agent string, code websocket.StatusCode, final *viewerTotals) {
+	m.closes.WithLabelValues(agent, strconv.Itoa(int(code))).Inc()
 	m.mu.Lock()
-	m.closed[v.agent].add(v)
+	m.closed[agent].merge(final)
 	m.mu.Unlock()
 }
 
@@ -150,7 +164,10 @@ func (m *relayMetrics) leaseChanged(agent, cause string) {
 // leaseCause names a lease event's cause for metrics and logs; "" for the
 // hand-back half of a take-over.
 func leaseCause(ev leaseEvent) string {
-	if ev.Type == eventTakenOver {
+	switch {
+	case ev.Reason == reasonReopened:
+		return reasonReopened // a reload's stream adopting the keyboard, not a take-over
+	case ev.Type == eventTakenOver:
 		return "take-over"
 	}
 	switch ev.Reason {
@@ -160,8 +177,6 @@ func leaseCause(ev leaseEvent) string {
 		return "give-back"
 	case reasonExpired:
 		return "expiry"
-	case "":
-		return ev.Type
 	}
 	return ev.Reason
 }

@@ -40,11 +40,16 @@ func scrape(t testing.TB, r *Relay) metrics {
 // given (name, value, name, value...): a counter's or gauge's value, a
 // histogram's sample count.
 func (m metrics) get(name string, pairs ...string) float64 {
+	sum, _ := m.lookup(name, pairs...)
+	return sum
+}
+
+// lookup is get, and whether any series matched.
+func (m metrics) lookup(name string, pairs ...string) (sum float64, found bool) {
 	f := m[name]
 	if f == nil {
-		return 0
+		return 0, false
 	}
-	sum := 0.0
 next:
 	for _, s := range f.Metric {
 		for i := 0; i+1 < len(pairs); i += 2 {
@@ -58,6 +63,7 @@ next:
 				continue next
 			}
 		}
+		found = true
 		switch {
 		case s.Counter != nil:
 			sum += s.Counter.GetValue()
@@ -67,13 +73,17 @@ next:
 			sum += float64(s.Histogram.GetSampleCount())
 		}
 	}
-	return sum
+	return sum, found
 }
 
-// want checks name{pairs} == v.
+// want checks name{pairs} == v: a series must be exported, so a zero is
+// a zero the relay reports, not a family it forgot.
 func (m metrics) want(t testing.TB, v float64, name string, pairs ...string) {
 	t.Helper()
-	if got := m.get(name, pairs...); got != v {
+	got, found := m.lookup(name, pairs...)
+	if !found {
+		t.Errorf("%s%v: no such series exported", name, pairs)
+	} else if got != v {
 		t.Errorf("%s%v = %v, want %v", name, pairs, got, v)
 	}
 }

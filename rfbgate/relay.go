@@ -587,10 +587,15 @@ func (r *Relay) addViewer(v *viewer) {
 }
 
 func (r *Relay) removeViewer(v *viewer, code websocket.StatusCode) {
+	// v's goroutines have ended, so its counters are final: read them
+	// (v.mu) before r.mu, never under it, since v.mu is held while the
+	// lease table is read and the lease table calls back into r.mu.
+	var final viewerTotals
+	final.add(v)
 	r.mu.Lock()
 	delete(r.viewers[v.agent], v)
 	n := len(r.viewers[v.agent])
-	r.metrics.viewerClosed(v, code) // under r.mu: a scrape sees the viewer or its totals, never both
+	r.metrics.viewerClosed(v.agent, code, &final) // under r.mu: a scrape sees the viewer or its totals, never both
 	r.mu.Unlock()
 	r.viewerClosed(v)
 	if r.cfg.OnViewers != nil {
