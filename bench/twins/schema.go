@@ -107,7 +107,6 @@ func protocolName(goName string) string {
 // keyedField is one field of ours matched to its twin's by protocol key.
 type keyedField struct {
 	own, twin int // field indexes
-	key       uint64
 	required  bool
 }
 
@@ -140,7 +139,7 @@ func keyed(own, tw reflect.Type) []keyedField {
 		if !ok {
 			panic(mismatch(fmt.Sprintf("twin %s has no key %d for codec.%s.%s", tw.Name(), k, own.Name(), f.Name)))
 		}
-		out = append(out, keyedField{own: i, twin: j, key: k, required: fields.Required(k)})
+		out = append(out, keyedField{own: i, twin: j, required: fields.Required(k)})
 	}
 	return out
 }

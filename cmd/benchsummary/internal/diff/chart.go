@@ -41,7 +41,7 @@ func (r *Result) WriteChart(w io.Writer) error {
 	span := max(th*2, 1)
 	for _, row := range rows {
 		if row.Status != New && row.Status != Gone {
-			span = max(span, abs(100*row.Count.InstrChange))
+			span = max(span, math.Abs(100*row.Count.InstrChange))
 		}
 	}
 	span = niceCeil(span)

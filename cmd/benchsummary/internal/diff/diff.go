@@ -13,6 +13,7 @@ package diff
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -212,7 +213,7 @@ func (r *Result) Verdict() string {
 		}
 		if row.Counted && row.Status != New && row.Status != Gone {
 			compared++
-			if !row.Peer && abs(row.Count.InstrChange) > abs(largest) {
+			if !row.Peer && math.Abs(row.Count.InstrChange) > math.Abs(largest) {
 				largest = row.Count.InstrChange
 			}
 		}
@@ -245,8 +246,6 @@ func (r *Result) Verdict() string {
 	return fmt.Sprintf("OK: %d counted rows compared, none of ours grew more than %s in instructions/op or at all in allocs/op or B/op (largest change of ours %+.2f%%)%s",
 		compared, pct(r.Options.Threshold), 100*largest, tail)
 }
-
-func abs(v float64) float64 { return max(v, -v) }
 
 // pct formats a threshold: "2 %", "0.5 %".
 func pct(v float64) string {
