@@ -324,7 +324,7 @@ func (p *Proxy) pipe(l *link, src, dst net.Conn, dir int) {
 			return
 		}
 		for b := c.b; len(b) > 0; {
-			f, ok := p.await(l, dir, c.at)
+			f, change, ok := p.await(l, dir, c.at)
 			if !ok {
 				return
 			}
@@ -342,7 +342,7 @@ func (p *Proxy) pipe(l *link, src, dst net.Conn, dir int) {
 					next = now.Add(-catchUp)
 				}
 				if wait := time.Until(next); wait > 0 {
-					if changed, alive := p.sleep(l, wait); !alive {
+					if changed, alive := p.sleep(l, wait, change); !alive {
 						return
 					} else if changed {
 						continue // the faults changed: look again
@@ -363,35 +363,35 @@ func (p *Proxy) pipe(l *link, src, dst net.Conn, dir int) {
 }
 
 // await waits until direction dir is not stalled and a chunk read at at
-// has had its delay, and returns the faults then; false once the link is
-// reset.
-func (p *Proxy) await(l *link, dir int, at time.Time) (faults, bool) {
+// has had its delay, and returns the faults then, with the channel that
+// closes when they next change; false once the link is reset.
+func (p *Proxy) await(l *link, dir int, at time.Time) (faults, <-chan struct{}, bool) {
 	for {
+		// The faults and their change channel in one look, so that a
+		// change between the two (a Resume) cannot be missed.
 		p.mu.Lock()
-		f := p.faults[dir]
+		f, change := p.faults[dir], p.change
 		p.mu.Unlock()
 		if f.stalled {
-			if _, alive := p.sleep(l, -1); !alive {
-				return f, false
+			if _, alive := p.sleep(l, -1, change); !alive {
+				return f, change, false
 			}
 			continue
 		}
 		wait := time.Until(at.Add(f.delay))
 		if wait <= 0 {
-			return f, true
+			return f, change, true
 		}
-		if _, alive := p.sleep(l, wait); !alive {
-			return f, false
+		if _, alive := p.sleep(l, wait, change); !alive {
+			return f, change, false
 		}
 	}
 }
 
-// sleep waits for d (d < 0: for ever) or until the faults change
-// (changed) or the link is reset (!alive).
-func (p *Proxy) sleep(l *link, d time.Duration) (changed, alive bool) {
-	p.mu.Lock()
-	change := p.change
-	p.mu.Unlock()
+// sleep waits for d (d < 0: for ever) or until change closes, the faults
+// having changed since it was read with them (changed), or the link is
+// reset (!alive).
+func (p *Proxy) sleep(l *link, d time.Duration, change <-chan struct{}) (changed, alive bool) {
 	var tc <-chan time.Time
 	if d >= 0 {
 		t := time.NewTimer(d)

@@ -283,8 +283,7 @@ func (a *Agent) SendEvent(s codec.Stream, t codec.EventType, b codec.EventBody) 
 		}
 		return 0, fmt.Errorf("session: send %s event: %w", s, ErrNotConnected)
 	}
-	seq := a.seqs[s] + 1
-	a.seqs[s] = seq
+	seq := a.SkipEvent(s) // the event's number, used whether it goes out or not
 	if n := a.tx.backlog(); n >= a.cfg.MaxBacklog {
 		a.stats.Backpressured++
 		return seq, fmt.Errorf("session: %s event %d not sent, its number skipped: %d bytes wait for the transport, at the limit of %d: %w", s, seq, n, a.cfg.MaxBacklog, ErrBackpressure)
