@@ -28,8 +28,9 @@ import (
 // 90th percentile in ms besides ns/op.
 func BenchmarkKeyToPixel(b *testing.B) {
 	const pw = "k2p-pw"
-	xaddr, display, _, stopX := startScaleXvnc(b, b.TempDir(), pw)
-	defer stopX()
+	x := launchScaleXvnc(b, pw)
+	defer x.Stop()
+	xaddr, display := x.Addr, x.Display
 	xkb := exec.Command(peertest.Program(b, "xkbwatch"))
 	xkb.Env = append(os.Environ(), "DISPLAY=:"+display)
 	if err := xkb.Start(); err != nil {

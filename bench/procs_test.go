@@ -5,7 +5,6 @@ package bench
 // from /proc.
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -54,45 +53,10 @@ func buildGlass(b *testing.B) string {
 	return glassBin
 }
 
-// startScaleXvnc starts Xvnc on a display it picks itself (-displayfd),
-// loopback only, VNC authentication (vncpasswd -f), otherwise at its
-// defaults.
-func startScaleXvnc(b *testing.B, dir, pw string) (addr, display string, pid int, stop func()) {
-	bin := peertest.Program(b, "Xvnc")
-	vp := exec.Command(peertest.Program(b, "vncpasswd"), "-f")
-	vp.Stdin = strings.NewReader(pw + "\n")
-	enc, err := vp.Output()
-	if err != nil {
-		b.Fatalf("vncpasswd -f: %v", err)
-	}
-	pwFile := filepath.Join(dir, "rfbauth")
-	if err := os.WriteFile(pwFile, enc, 0o600); err != nil {
-		b.Fatal(err)
-	}
-	port := scaleFreePort(b)
-	pr, pw2, err := os.Pipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd := exec.Command(bin, "-displayfd", "3", "-localhost", "yes", "-rfbport", strconv.Itoa(port), "-rfbauth", pwFile,
-		"-geometry", fmt.Sprintf("%dx%d", scaleWidth, scaleHeight), "-depth", "24", "-nolisten", "tcp")
-	cmd.ExtraFiles = []*os.File{pw2}
-	var logb syncBuf
-	cmd.Stdout, cmd.Stderr = io.Discard, &logb
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	pw2.Close()
-	display, _ = bufio.NewReader(pr).ReadString('\n')
-	display = strings.TrimSpace(display)
-	pr.Close()
-	stop = stopper(cmd, 5*time.Second)
-	addr = "127.0.0.1:" + strconv.Itoa(port)
-	if display == "" || !scaleWaitListen(addr) {
-		stop()
-		b.Fatalf("Xvnc did not start: %s", logb.String())
-	}
-	return addr, display, cmd.Process.Pid, stop
+// launchScaleXvnc starts Xvnc (peertest.LaunchXvnc: loopback only, VNC
+// authentication) with the scale benchmarks' screen; Stop ends it.
+func launchScaleXvnc(b *testing.B, pw string) *peertest.XvncServer {
+	return peertest.LaunchXvnc(b, pw, "-geometry", fmt.Sprintf("%dx%d", scaleWidth, scaleHeight), "-depth", "24")
 }
 
 // startGlass runs the glass binary for one computer, "scale".

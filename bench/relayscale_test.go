@@ -75,24 +75,24 @@ func scaleSetup(b *testing.B, n int) *scaleRig {
 	}
 	const pw = "scale-pw"
 	bin := buildGlass(b)
-	xaddr, _, xpid, stopX := startScaleXvnc(b, tmp, pw)
+	x := launchScaleXvnc(b, pw)
 	started := false
 	defer func() {
 		if !started { // b.Fatal on the way: the rig never ran
-			stopX()
+			x.Stop()
 			os.RemoveAll(tmp)
 		}
 	}()
-	gaddr, gpid, stopG := startGlass(b, bin, tmp, xaddr, pw)
+	gaddr, gpid, stopG := startGlass(b, bin, tmp, x.Addr, pw)
 	started = true
-	s := &scaleRig{name: b.Name(), glass: gpid, xvnc: xpid, viewers: n, errc: make(chan error, n)}
+	s := &scaleRig{name: b.Name(), glass: gpid, xvnc: x.Pid, viewers: n, errc: make(chan error, n)}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	s.end = func() {
 		cancel()
 		stopG()
 		wg.Wait()
-		stopX()
+		x.Stop()
 		os.RemoveAll(tmp)
 	}
 	scaleCur = s
