@@ -59,19 +59,7 @@ func vtFrameOf(payload []byte) []byte {
 // goldenFiles returns the frames of golden/*.bin by sample name.
 func goldenFiles(t *testing.T) map[string][]byte {
 	t.Helper()
-	paths, err := filepath.Glob("../../golden/*.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string][]byte{}
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[strings.TrimSuffix(filepath.Base(p), ".bin")] = b
-	}
-	return out
+	return testio.ReadFiles(t, "../../golden", ".bin")
 }
 
 // TestRoundTripEverySample: decode then encode gives back every golden

@@ -8,11 +8,10 @@
 package allocbound
 
 import (
-	"os"
-	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
+
+	"github.com/wirebench/wirebench/internal/testio"
 )
 
 // Hostile is the most a decoder may allocate in total for n bytes of
@@ -57,19 +56,7 @@ func Check(tb testing.TB, what string, n int, limit uint64, f func()) uint64 {
 // .bin): whole frames, the length header first.
 func Frames(tb testing.TB, dir string) map[string][]byte {
 	tb.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "*.bin"))
-	if err != nil || len(files) == 0 {
-		tb.Fatalf("no hostile frames in %s: %v", dir, err)
-	}
-	out := make(map[string][]byte, len(files))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		out[strings.TrimSuffix(filepath.Base(f), ".bin")] = b
-	}
-	return out
+	return testio.ReadFiles(tb, dir, ".bin")
 }
 
 // CheckHostile runs f on the payload of each hostile frame of dir, after

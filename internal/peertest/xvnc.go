@@ -2,7 +2,6 @@ package peertest
 
 import (
 	"bufio"
-	"bytes"
 	"net"
 	"os"
 	"os/exec"
@@ -14,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wirebench/wirebench/internal/testio"
 )
 
 // XvncServer is a TigerVNC Xvnc started by StartXvnc.
@@ -87,7 +88,7 @@ func LaunchXvnc(t testing.TB, password string, extra ...string) *XvncServer {
 	}
 	cmd := exec.Command(bin, append(args, extra...)...)
 	cmd.ExtraFiles = []*os.File{displayW}
-	var log lockedBuffer
+	var log testio.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {
 		os.RemoveAll(dir)
@@ -123,23 +124,4 @@ func LaunchXvnc(t testing.TB, password string, extra ...string) *XvncServer {
 			t.Fatalf("Xvnc did not listen on %s (display %q): %s", x.Addr, x.Display, log.String())
 		}
 	}
-}
-
-// lockedBuffer is a buffer a child process's output goroutine may write
-// while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

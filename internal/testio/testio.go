@@ -1,14 +1,18 @@
 // Package testio holds io helpers the tests of several packages share, in
 // the manner of testing/iotest: a buffer that goroutines may write at once,
 // a reader that returns nothing, without an error, on every other Read (or,
-// Stuck, on every Read once its input is done), and a loopback server for
-// a test's lifetime.
+// Stuck, on every Read once its input is done), a loopback server for
+// a test's lifetime, and the files of a testdata directory by name.
 package testio
 
 import (
 	"bytes"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
+	"testing"
 )
 
 // SyncBuffer is a bytes.Buffer behind a mutex: a log destination that
@@ -64,4 +68,23 @@ func (s *Stuck) Read(p []byte) (int, error) {
 	}
 	s.Empty++
 	return 0, nil
+}
+
+// ReadFiles returns the files of dir whose names end in ext, by name less
+// ext. It fails tb when dir has none or one cannot be read.
+func ReadFiles(tb testing.TB, dir, ext string) map[string][]byte {
+	tb.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*"+ext))
+	if err != nil || len(files) == 0 {
+		tb.Fatalf("no %s files in %s: %v", ext, dir, err)
+	}
+	out := make(map[string][]byte, len(files))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out[strings.TrimSuffix(filepath.Base(f), ext)] = b
+	}
+	return out
 }
