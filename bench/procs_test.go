@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/wirebench/wirebench/internal/peertest"
+	"github.com/wirebench/wirebench/internal/testio"
 )
 
 var (
@@ -67,7 +68,7 @@ func startGlass(b *testing.B, bin, dir, xaddr, pw string) (addr string, pid int,
 	}
 	addr = "127.0.0.1:" + strconv.Itoa(scaleFreePort(b))
 	cmd := exec.Command(bin, "-listen", addr, "-computer", "scale="+xaddr, "-password-file", "scale="+pwFile, "-dial-wait", "60s")
-	var logb syncBuf
+	var logb testio.SyncBuffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &logb
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
@@ -79,16 +80,6 @@ func startGlass(b *testing.B, bin, dir, xaddr, pw string) (addr string, pid int,
 	}
 	return addr, cmd.Process.Pid, stop
 }
-
-// syncBuf is a buffer a child process's output goroutine may write while
-// the benchmark reads it.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
-func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 // stopper returns a function that interrupts cmd and waits for it, killing
 // it after grace.
