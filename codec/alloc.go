@@ -71,7 +71,12 @@ type snapshotResponse struct {
 // snapshotResponseOf returns a snapshot response and its result; the
 // snapshot's windows go to d.winBuf, when they fit.
 func snapshotResponseOf(d *decoder) (*Response, Result) {
-	x := new(snapshotResponse)
+	var x *snapshotResponse
+	if d.r != nil {
+		x = d.r.snapshotResponse()
+	} else {
+		x = new(snapshotResponse)
+	}
 	d.winBuf = x.wins[:]
 	return &x.r, &x.s
 }

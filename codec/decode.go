@@ -33,23 +33,34 @@ var fastPaths = true
 
 func decodeWith(b []byte, copyInput bool) (Message, error) {
 	if fastPaths {
-		if r, ok := decodeRequestFast(b); ok {
+		if r, ok := decodeRequestFast(b, nil); ok {
 			return r, nil // holds no strings: nothing to copy
 		}
-		if e, ok := decodeEventFast(b); ok {
+		if e, ok := decodeEventFast(b, nil); ok {
 			return e, nil // holds no strings either
 		}
 	}
 	d := decoders.Get().(*decoder)
+	m, err := d.run(b, copyInput)
+	decoders.Put(d)
+	return m, err
+}
+
+// run decodes the message b holds with the general decoder, and leaves d
+// holding none of its memory (a Decoder's reuse takes what it keeps
+// before).
+func (d *decoder) run(b []byte, copyInput bool) (Message, error) {
 	d.Decoder.Reset(b)
 	d.src, d.copyInput, d.own = b, copyInput, nil
 	m, err := d.message()
 	if err == nil {
 		err = d.Done()
 	}
+	if d.r != nil {
+		d.r.end(d)
+	}
 	d.Decoder.Reset(nil)
 	d.src, d.own, d.slab, d.scrolls, d.winBuf, d.winPending = nil, nil, nil, nil, nil, 0
-	decoders.Put(d)
 	if err != nil {
 		return nil, err
 	}
@@ -70,6 +81,9 @@ type decoder struct {
 	// winPending is the windows of the array being read still to come
 	// after the one being read (0 for an indefinite array).
 	winPending int
+	// r is the memory a Decoder reuses from message to message; nil
+	// under Decode.
+	r *reuse
 }
 
 // keep returns b, a slice read from the input, as memory the message may
@@ -93,7 +107,11 @@ func (d *decoder) keep(b []byte) []byte {
 // need.
 func (d *decoder) ownInput() []byte {
 	if d.own == nil {
-		d.own = bytes.Clone(d.src)
+		if d.r != nil {
+			d.own = d.r.input(d.src)
+		} else {
+			d.own = bytes.Clone(d.src)
+		}
 	}
 	return d.own
 }

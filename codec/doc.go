@@ -65,6 +65,16 @@
 // four allocations. Borrowed, allocation-free views live in package
 // zerocopy.
 //
+// A Decoder is the third form, for a read loop that handles each message
+// before it reads the next: it decodes into memory it keeps from call
+// to call (the input's copy, the slabs, the string table, the message
+// itself), and what it returns is valid until its next call. A stream
+// of snapshots, tree events and the requests of the fast paths costs it
+// no allocation in steady state. It keeps at most the bound given to
+// NewDecoder (DefaultMaxRetained, 4 MiB) between calls and lets go of
+// everything after a message that took more; under the
+// wirebench_poison tag it poisons the last message at each call.
+//
 // Memory follows the items present, never the counts heads claim. What
 // is reserved on a guess (the first node chunk, the scroll room) is
 // capped by the bytes left: at most a node per 28 bytes and a scroll per

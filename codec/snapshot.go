@@ -470,7 +470,11 @@ func (n *Node) putTail(b []byte, i, window, level int) (int, byte, error) {
 
 func (s *Snapshot) decodeFrom(d *decoder) error {
 	*s = Snapshot{}
-	d.reserveArena()
+	if d.r != nil {
+		d.r.startSnapshot(d)
+	} else {
+		d.reserveArena()
+	}
 	return d.fields(SnapshotFields, func(k uint64) (err error) {
 		switch k {
 		case KeySnapshotStrings:
@@ -514,7 +518,7 @@ func (d *decoder) stringTable() ([]string, error) {
 	doomed := n > inlineStrings && d.itemsPresent(n, 1) < n
 	var out []string
 	if !doomed {
-		out = make([]string, 0, max(n, 0))
+		out = d.stringsRoom(max(n, 0))
 	}
 	for i := 0; d.More(n, i); i++ {
 		s, err := d.text()

@@ -1,0 +1,48 @@
+//go:build !race && !wirebench_poison
+
+// Left out of poison builds too: there a Decoder allocates anew each call.
+
+package codec_test
+
+import (
+	"testing"
+
+	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/golden"
+)
+
+// TestDecoderAllocatesNothing: in steady state a Decoder reads
+// snapshots, tree events and the requests of the fast path without an
+// allocation, each message over and over and all of them in turn.
+func TestDecoderAllocatesNothing(t *testing.T) {
+	var in [][]byte
+	for _, name := range []string{"request_tap", "request_swipe", "request_key_meta", "request_snapshot", "request_snapshot_evict_windows",
+		"event_content_changed", "event_window_changed", "response_snapshot", "response_snapshot_scroll", "response_snapshot_deep"} {
+		s, ok := golden.Lookup(name)
+		if !ok {
+			t.Fatalf("no golden %s", name)
+		}
+		in = append(in, mustMarshal(t, s.Msg))
+	}
+	in = append(in, mustMarshal(t, &codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: denseSnapshot(3000, true)}))
+	dec := codec.NewDecoder(0)
+	decode := func(b []byte) {
+		if _, err := dec.Decode(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, b := range in {
+		decode(b)
+		decode(b)
+		if got := testing.AllocsPerRun(20, func() { decode(b) }); got != 0 {
+			t.Errorf("% x...: %v allocations a message", b[:min(len(b), 12)], got)
+		}
+	}
+	if got := testing.AllocsPerRun(10, func() {
+		for _, b := range in {
+			decode(b)
+		}
+	}); got != 0 {
+		t.Errorf("all in turn: %v allocations a round", got)
+	}
+}
