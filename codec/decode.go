@@ -33,10 +33,10 @@ var fastPaths = true
 
 func decodeWith(b []byte, copyInput bool) (Message, error) {
 	if fastPaths {
-		if r, ok := decodeRequestFast(b, nil); ok {
+		if r, ok := decodeRequestFast(b); ok {
 			return r, nil // holds no strings: nothing to copy
 		}
-		if e, ok := decodeEventFast(b, nil); ok {
+		if e, ok := decodeEventFast(b); ok {
 			return e, nil // holds no strings either
 		}
 	}

@@ -62,7 +62,7 @@ func TestRequestFastPathTaken(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, ok := decodeRequestFast(b, nil)
+		got, ok := decodeRequestFast(b)
 		if !ok {
 			t.Errorf("%s request % x: fast path not taken", r.Method, b)
 			continue
@@ -99,7 +99,7 @@ func TestRequestFastPathRefuses(t *testing.T) {
 		{"evict_event_less null", []byte{0xa4, 0x00, 0x02, 0x01, 0x07, 0x02, 0x01, 0x03, 0xa2, 0x03, 0xf6, 0x04, 0x80}},
 		{"snapshot pairs miscounted", []byte{0xa4, 0x00, 0x02, 0x01, 0x07, 0x02, 0x01, 0x03, 0xa2, 0x04, 0x80, 0x05, 0x00}},
 	} {
-		if _, ok := decodeRequestFast(c.b, nil); ok {
+		if _, ok := decodeRequestFast(c.b); ok {
 			t.Errorf("%s: fast path taken for % x", c.name, c.b)
 		}
 		decodeBoth(t, c.b)
@@ -122,14 +122,14 @@ func TestEventFastPath(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, ok := decodeEventFast(b, nil); !ok || !reflect.DeepEqual(got, ev) {
+			if got, ok := decodeEventFast(b); !ok || !reflect.DeepEqual(got, ev) {
 				t.Errorf("% x: fast path %v, read %#v, want %#v", b, ok, got, ev)
 			}
 			taken++
 			decodeBoth(t, b)
 			longer := append(append([]byte{b[0] + 1}, b[1:]...), 0)
 			for _, v := range [][]byte{b[:len(b)-1], append(b[:len(b):len(b)], 0), longer} {
-				if _, ok := decodeEventFast(v, nil); ok {
+				if _, ok := decodeEventFast(v); ok {
 					t.Errorf("% x: fast path taken", v)
 				}
 				decodeBoth(t, v)
@@ -141,7 +141,7 @@ func TestEventFastPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range [][]byte{frame, {0x86, 0x06, 0x00, 0x01, 0x02, 0x01, 0x01}, {0x85, 0x06, 0x00, 0x01, 0x00, 0x01}} {
-		if _, ok := decodeEventFast(v, nil); ok {
+		if _, ok := decodeEventFast(v); ok {
 			t.Errorf("% x: fast path taken", v)
 		}
 		decodeBoth(t, v)

@@ -41,19 +41,15 @@ func treeEventFields(b []byte) (seq uint64, t EventType, body [3]uint32, ok bool
 }
 
 // decodeEventFast is the fast path of Decode for the tree events.
-// With r, the event is r's, reused.
-func decodeEventFast(b []byte, r *reuse) (*Event, bool) {
+func decodeEventFast(b []byte) (*Event, bool) {
 	seq, t, f, ok := treeEventFields(b)
 	if !ok {
 		return nil, false
 	}
 	var e *Event
-	switch {
-	case r != nil:
-		e = r.treeEvent(t, f)
-	case t == TypeWindowChanged:
+	if t == TypeWindowChanged {
 		e = eventFor(WindowChanged{Window: f[0], Change: f[1]})
-	default:
+	} else {
 		e = eventFor(ContentChanged{Window: f[0], Node: f[1], Change: f[2]})
 	}
 	e.Stream, e.Seq, e.Type = StreamTree, seq, t

@@ -98,9 +98,8 @@ func scanInts(b []byte, i int, p *intParams) (int, bool) {
 }
 
 // decodeRequestFast decodes b if it is a request in the canonical layout
-// with params it knows, and reports whether it did. With r, the request
-// is r's, reused.
-func decodeRequestFast(b []byte, r *reuse) (*Request, bool) {
+// with params it knows, and reports whether it did.
+func decodeRequestFast(b []byte) (*Request, bool) {
 	if len(b) < 8 || (b[0] != 0xa4 && b[0] != 0xa5) || b[1] != KeyKind || b[2] != byte(KindRequest) || b[3] != KeyRequestID {
 		return nil, false
 	}
@@ -126,7 +125,7 @@ func decodeRequestFast(b []byte, r *reuse) (*Request, bool) {
 		return nil, false
 	}
 	i++
-	var req *Request
+	var r *Request
 	switch Method(m) {
 	case MethodTap:
 		// The commonest request of all: {0: x, 1: y} read in line.
@@ -140,22 +139,21 @@ func decodeRequestFast(b []byte, r *reuse) (*Request, bool) {
 		if y, i = i32At(b, i+1); i == 0 {
 			return nil, false
 		}
-		req = requestIn(r, MethodTap, TapParams{X: x, Y: y})
+		r = requestFor(TapParams{X: x, Y: y})
 	case MethodSnapshot:
 		var p SnapshotParams
 		ok := false
-		if i, ok = snapshotParamsFast(b, i, &p, r.evictRoom()); !ok {
+		if i, ok = snapshotParamsFast(b, i, &p); !ok {
 			return nil, false
 		}
-		req = requestIn(r, MethodSnapshot, p)
-		r.keepEvict(p.Evict)
+		r = requestFor(p)
 	default:
 		var p intParams
 		ok := false
 		if i, ok = scanInts(b, i, &p); !ok {
 			return nil, false
 		}
-		if req = intRequest(Method(m), &p, r); req == nil {
+		if r = intRequest(Method(m), &p); r == nil {
 			return nil, false
 		}
 	}
@@ -164,52 +162,51 @@ func decodeRequestFast(b []byte, r *reuse) (*Request, bool) {
 		if n == 0 || b[i] != KeyRequestDeadlineMS {
 			return nil, false
 		}
-		req.DeadlineMS = Opt[uint32]{Val: d, Ok: true}
+		r.DeadlineMS = Opt[uint32]{Val: d, Ok: true}
 		i += 1 + n
 	}
 	if i != len(b) {
 		return nil, false
 	}
-	req.ID, req.Method = id, Method(m)
-	return req, true
+	r.ID, r.Method = id, Method(m)
+	return r, true
 }
 
 // intRequest returns a request of method m with the params p holds, or
-// nil when m's params are not integers or p does not fit them; with r,
-// r's request, reused.
-func intRequest(m Method, p *intParams, r *reuse) *Request {
+// nil when m's params are not integers or p does not fit them.
+func intRequest(m Method, p *intParams) *Request {
 	switch m { // tap is read in line by decodeRequestFast
 	case MethodLongPress:
 		if !p.fits(m, 1<<KeyLongPressParamsX|1<<KeyLongPressParamsY) {
 			return nil
 		}
-		return requestIn(r, m, LongPressParams{X: p.i32(KeyLongPressParamsX), Y: p.i32(KeyLongPressParamsY), DurationMS: p.u32(KeyLongPressParamsDurationMS)})
+		return requestFor(LongPressParams{X: p.i32(KeyLongPressParamsX), Y: p.i32(KeyLongPressParamsY), DurationMS: p.u32(KeyLongPressParamsDurationMS)})
 	case MethodSwipe:
 		if !p.fits(m, 1<<KeySwipeParamsX1|1<<KeySwipeParamsY1|1<<KeySwipeParamsX2|1<<KeySwipeParamsY2) {
 			return nil
 		}
-		return requestIn(r, m, SwipeParams{X1: p.i32(KeySwipeParamsX1), Y1: p.i32(KeySwipeParamsY1), X2: p.i32(KeySwipeParamsX2), Y2: p.i32(KeySwipeParamsY2),
+		return requestFor(SwipeParams{X1: p.i32(KeySwipeParamsX1), Y1: p.i32(KeySwipeParamsY1), X2: p.i32(KeySwipeParamsX2), Y2: p.i32(KeySwipeParamsY2),
 			DurationMS: p.u32(KeySwipeParamsDurationMS), RestMS: p.optU32(KeySwipeParamsRestMS)})
 	case MethodKey:
 		if !p.fits(m, 0) {
 			return nil
 		}
-		return requestIn(r, m, KeyParams{Keycode: p.u32(KeyKeyParamsKeycode), Meta: p.optU32(KeyKeyParamsMeta)})
+		return requestFor(KeyParams{Keycode: p.u32(KeyKeyParamsKeycode), Meta: p.optU32(KeyKeyParamsMeta)})
 	case MethodResync:
 		if !p.fits(m, 0) {
 			return nil
 		}
-		return requestIn(r, m, ResyncParams{Stream: Stream(p.u32(KeyResyncParamsStream))})
+		return requestFor(ResyncParams{Stream: Stream(p.u32(KeyResyncParamsStream))})
 	case MethodScreenshot:
 		if !p.fits(m, 0) {
 			return nil
 		}
-		return requestIn(r, m, ScreenshotParams{Format: p.optU32(KeyScreenshotParamsFormat), Quality: p.optU32(KeyScreenshotParamsQuality), ScalePct: p.optU32(KeyScreenshotParamsScalePct)})
+		return requestFor(ScreenshotParams{Format: p.optU32(KeyScreenshotParamsFormat), Quality: p.optU32(KeyScreenshotParamsQuality), ScalePct: p.optU32(KeyScreenshotParamsScalePct)})
 	case MethodFramesStart:
 		if !p.fits(m, 0) {
 			return nil
 		}
-		return requestIn(r, m, FramesStartParams{MaxFPS: p.optU32(KeyFramesStartParamsMaxFPS), ScalePct: p.optU32(KeyFramesStartParamsScalePct), Quality: p.optU32(KeyFramesStartParamsQuality)})
+		return requestFor(FramesStartParams{MaxFPS: p.optU32(KeyFramesStartParamsMaxFPS), ScalePct: p.optU32(KeyFramesStartParamsScalePct), Quality: p.optU32(KeyFramesStartParamsQuality)})
 	case MethodFramesStop, MethodDeviceInfo:
 		if p.mask != 0 {
 			return nil
@@ -221,9 +218,8 @@ func intRequest(m Method, p *intParams, r *reuse) *Request {
 
 // snapshotParamsFast reads snapshot params in the canonical layout,
 // {0?: u32, 1?: u32, 2?: u32, 3?: bool, 4: [u32]}, at b[i], and returns
-// the offset past them, or false for any other layout. The evict list
-// goes to room when it fits (a Decoder's, reused), else to a new slice.
-func snapshotParamsFast(b []byte, i int, p *SnapshotParams, room []uint32) (int, bool) {
+// the offset past them, or false for any other layout.
+func snapshotParamsFast(b []byte, i int, p *SnapshotParams) (int, bool) {
 	if i >= len(b) || b[i] < 0xa1 || b[i] > 0xa5 {
 		return 0, false
 	}
@@ -249,11 +245,7 @@ func snapshotParamsFast(b []byte, i int, p *SnapshotParams, room []uint32) (int,
 	cnt := int(b[i+1] - 0x80)
 	i += 2
 	// As the general decoder: a non-nil slice, empty for [].
-	if cap(room) >= cnt && room != nil {
-		p.Evict = room[:0]
-	} else {
-		p.Evict = make([]uint32, 0, cnt)
-	}
+	p.Evict = make([]uint32, 0, cnt)
 	for range cnt {
 		v, n := cbor.Uint32At(b, i)
 		if n == 0 {

@@ -10,9 +10,11 @@ const DefaultMaxRetained = 4 << 20
 // Decoder decodes messages into memory it keeps and reuses from call to
 // call: the copy of its input, the nodes and scroll semantics of a
 // snapshot, the string table and the message itself (a snapshot
-// response, a tree event, a request the fast path reads). It is the form
-// a daemon's read loop wants: in steady state, a stream of such messages
-// costs no allocation.
+// response, a tree event). It is the form a daemon's read loop wants: in
+// steady state, a stream of snapshots and tree events costs no
+// allocation. Other messages allocate their message struct as Decode
+// does (a tap request, one allocation), and what they hold beyond it
+// lives in the reused input's copy.
 //
 // What Decode returns, and every string, slice and pointer in it, is
 // valid until the next call to Decode, which overwrites it: a caller
@@ -60,10 +62,12 @@ func (dec *Decoder) Decode(b []byte) (Message, error) {
 		r.poison()
 	}
 	if fastPaths {
-		if m, ok := decodeRequestFast(b, r); ok {
-			return m, nil
+		if m, ok := decodeRequestFast(b); ok {
+			return m, nil // the message is the request's one allocation
 		}
-		if e, ok := decodeEventFast(b, r); ok {
+		if seq, t, f, ok := treeEventFields(b); ok {
+			e := r.treeEvent(t, f)
+			e.Stream, e.Seq, e.Type = StreamTree, seq, t
 			return e, nil
 		}
 	}
@@ -91,19 +95,10 @@ type reuse struct {
 	inSnapshot               bool // a snapshot took from the slabs in this call
 
 	strs           []string // the string table
-	evict          []uint32 // a snapshot request's evict list
 	snap           *snapshotResponse
 	windowChanged  *with[Event, WindowChanged]
 	contentChanged *with[Event, ContentChanged]
-	reqs           [methodSlots]any // *with[Request, P] by method
-	reqHeads       [methodSlots]*Request
 }
-
-// methodSlots is one more than the highest method id (a constant, not
-// len(methods), whose type refers to the decoder's).
-const methodSlots = int(MethodDeviceInfo) + 1
-
-var _ = [1]struct{}{}[methodSlots-len(methods)] // methods has no other length
 
 // Sizes of what retained counts.
 const (
@@ -113,13 +108,13 @@ const (
 )
 
 func (r *reuse) retained() int {
-	return cap(r.in) + cap(r.slab)*nodeSize + cap(r.scrolls)*scrollSize + cap(r.strs)*stringSize + 4*cap(r.evict)
+	return cap(r.in) + cap(r.slab)*nodeSize + cap(r.scrolls)*scrollSize + cap(r.strs)*stringSize
 }
 
 // trim lets go of everything kept once it passes the bound.
 func (r *reuse) trim() {
 	if r.retained() > r.max {
-		r.in, r.strs, r.evict = nil, nil, nil
+		r.in, r.strs = nil, nil
 		r.slab, r.nodesUsed, r.wantNodes = nil, 0, 0
 		r.scrolls, r.scrollsUsed, r.wantScrolls = nil, 0, 0
 	}
@@ -214,42 +209,6 @@ func (r *reuse) treeEvent(t EventType, f [3]uint32) *Event {
 	return &x.head
 }
 
-// requestIn is requestFor, into r's kept request of method m when r is
-// not nil.
-func requestIn[P any, PT paramsPtr[P]](r *reuse, m Method, p P) *Request {
-	if r == nil {
-		return requestFor[P, PT](p)
-	}
-	x, ok := r.reqs[m].(*with[Request, P])
-	if !ok {
-		x = new(with[Request, P])
-		r.reqs[m], r.reqHeads[m] = x, &x.head
-	}
-	x.body = p
-	x.head = Request{Params: PT(&x.body)}
-	return &x.head
-}
-
-// evictRoom returns the kept room for a snapshot request's evict list
-// (nil without r).
-func (r *reuse) evictRoom() []uint32 {
-	if r == nil {
-		return nil
-	}
-	if r.evict == nil {
-		r.evict = make([]uint32, 0, 16)
-	}
-	return r.evict
-}
-
-// keepEvict keeps the evict list's memory for the next request.
-func (r *reuse) keepEvict(e []uint32) {
-	if r != nil && cap(e) > cap(r.evict) {
-		r.evict = e[:0]
-		r.trim()
-	}
-}
-
 // The poison of a message used after the next call.
 const (
 	poisonByte = 0xDB
@@ -289,15 +248,6 @@ func (r *reuse) poison() {
 	}
 	if x := r.contentChanged; x != nil {
 		x.head.Seq, x.body = poison64, ContentChanged{poison32, poison32, poison32}
-	}
-	for _, h := range r.reqHeads {
-		if h != nil {
-			h.ID = poison64
-		}
-	}
-	evict := r.evict[:cap(r.evict)]
-	for i := range evict {
-		evict[i] = poison32
 	}
 	*r = reuse{max: r.max}
 }
