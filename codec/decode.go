@@ -52,6 +52,7 @@ func decodeWith(b []byte, copyInput bool) (Message, error) {
 func (d *decoder) run(b []byte, copyInput bool) (Message, error) {
 	d.Decoder.Reset(b)
 	d.src, d.copyInput, d.own = b, copyInput, nil
+	d.spent, d.walked, d.walkErr = 0, false, nil
 	m, err := d.message()
 	if err == nil {
 		err = d.Done()
@@ -84,6 +85,11 @@ type decoder struct {
 	// r is the memory a Decoder reuses from message to message; nil
 	// under Decode.
 	r *reuse
+	// What the message being read has reserved (afford), and whether
+	// the whole input was walked and what the walk found.
+	spent   int
+	walked  bool
+	walkErr *cbor.Error
 }
 
 // keep returns b, a slice read from the input, as memory the message may
@@ -112,6 +118,7 @@ func (d *decoder) ownInput() []byte {
 		} else {
 			d.own = bytes.Clone(d.src)
 		}
+		d.spent += len(d.src) // charged in reuse too: an upper bound
 	}
 	return d.own
 }

@@ -143,10 +143,10 @@ func (r *reuse) startSnapshot(d *decoder) {
 	clear(r.scrolls[:r.scrollsUsed])
 	r.nodesUsed, r.scrollsUsed = 0, 0
 	left := d.Len()
-	if want := min(r.wantNodes+r.wantNodes/16, left/MinNodeLen+1); cap(r.slab) < want && want*nodeSize <= r.max {
+	if want := min(r.wantNodes+r.wantNodes/16, left/MinNodeLen+1); cap(r.slab) < want && want*nodeSize <= r.max && d.afford(want*nodeSize) == nil {
 		r.slab = make([]Node, 0, want)
 	}
-	if want := min(r.wantScrolls+r.wantScrolls/16, left/minScrollLen+1); cap(r.scrolls) < want && want*scrollSize <= r.max {
+	if want := min(r.wantScrolls+r.wantScrolls/16, left/minScrollLen+1); cap(r.scrolls) < want && want*scrollSize <= r.max && d.afford(want*scrollSize) == nil {
 		r.scrolls = make([]Scroll, 0, want)
 	}
 	d.slab, d.scrolls = r.slab[:0], r.scrolls[:0]

@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/binary"
 	"slices"
+	"unsafe"
 
 	"github.com/wirebench/wirebench/codec/cbor"
 )
@@ -518,6 +519,9 @@ func (d *decoder) stringTable() ([]string, error) {
 	doomed := n > inlineStrings && d.itemsPresent(n, 1) < n
 	var out []string
 	if !doomed {
+		if err := d.afford(max(n, 0) * stringSize); err != nil {
+			return nil, cbor.WithField(err, "strings")
+		}
 		out = d.stringsRoom(max(n, 0))
 	}
 	for i := 0; d.More(n, i); i++ {
@@ -557,6 +561,9 @@ func (d *decoder) windows() ([]Window, error) {
 		// into one to find where.
 		out = make([]Window, 1)
 	} else {
+		if err := d.afford(max(n, 0) * int(unsafe.Sizeof(Window{}))); err != nil {
+			return nil, cbor.WithField(err, "windows")
+		}
 		out = make([]Window, max(n, 0))
 	}
 	d.winBuf = nil
@@ -606,7 +613,11 @@ func (d *decoder) window(w *Window) error {
 		case KeyWindowPackage:
 			w.Package, err = d.optU32()
 		case KeyWindowRoot:
-			w.Root = &d.takeNodes(1)[0]
+			var root []Node
+			if root, err = d.takeNodes(1); err != nil {
+				return err
+			}
+			w.Root = &root[0]
 			if !fastPaths || !d.nodeTreeFast(w.Root) {
 				err = d.nodeTree(w.Root)
 			}
@@ -751,7 +762,9 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 			f.node.Children = nil
 			f.kids, f.kn, f.ki, f.inKids, f.doomed = nil, kn, 0, true, size < kn
 			if size > 0 {
-				f.kids = d.takeNodes(size)
+				if f.kids, err = d.takeNodes(size); err != nil {
+					return cbor.WithField(err, "children")
+				}
 			}
 			continue
 		}
@@ -853,8 +866,9 @@ func (d *decoder) nodeField(f *nodeFrame, k uint64) (err error) {
 	case KeyNodeResName:
 		n.ResName, err = d.optText()
 	case KeyNodeScroll:
-		n.Scroll = d.takeScroll()
-		err = d.scroll(n.Scroll)
+		if n.Scroll, err = d.takeScroll(); err == nil {
+			err = d.scroll(n.Scroll)
+		}
 	case KeyNodeHint:
 		n.Hint, err = d.optText()
 	case KeyNodeState:
