@@ -25,18 +25,6 @@ func warmDecoder(t *testing.T) {
 	}
 }
 
-// denseSnapshot is a valid snapshot of a root and kids nodes of the least
-// bytes (each with a scroll, when scrolls).
-func denseSnapshot(kids int, scrolls bool) *codec.Snapshot {
-	root := &codec.Node{ID: 1, Children: make([]codec.Node, kids)}
-	for i := range root.Children {
-		if scrolls {
-			root.Children[i].Scroll = &codec.Scroll{}
-		}
-	}
-	return &codec.Snapshot{Strings: []string{"V"}, Windows: []codec.Window{{ID: 1, Root: root}}}
-}
-
 // TestHostileFramesAllocation: no hostile frame makes Decode, a Decoder,
 // or a Reader reading it, allocate more than allocbound.Hostile of its
 // size, from a fresh decoder or from one that learned the densest

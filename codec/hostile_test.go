@@ -203,6 +203,18 @@ func hostileShapes() map[string][]byte {
 	return shapes
 }
 
+// denseSnapshot is a valid snapshot of a root and kids nodes of the least
+// bytes (each with a scroll, when scrolls).
+func denseSnapshot(kids int, scrolls bool) *codec.Snapshot {
+	root := &codec.Node{ID: 1, Children: make([]codec.Node, kids)}
+	for i := range root.Children {
+		if scrolls {
+			root.Children[i].Scroll = &codec.Scroll{}
+		}
+	}
+	return &codec.Snapshot{Strings: []string{"V"}, Windows: []codec.Window{{ID: 1, Root: root}}}
+}
+
 // hostileFrame is payload p as a frame.
 func hostileFrame(p []byte) []byte {
 	return append(binary.BigEndian.AppendUint32(nil, uint32(len(p))), p...)
