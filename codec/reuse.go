@@ -138,6 +138,11 @@ func (r *reuse) input(src []byte) []byte {
 // frame costs at most a node per MinNodeLen of its bytes for what an
 // earlier one taught.
 func (r *reuse) startSnapshot(d *decoder) {
+	if r.inSnapshot {
+		// A repeated result key: the nodes of the snapshot read first
+		// are cleared too.
+		r.takeBack(d)
+	}
 	r.inSnapshot = true
 	clear(r.slab[:r.nodesUsed])
 	clear(r.scrolls[:r.scrollsUsed])
@@ -159,10 +164,16 @@ func (r *reuse) startSnapshot(d *decoder) {
 func (r *reuse) end(d *decoder) {
 	if r.inSnapshot {
 		r.inSnapshot = false
-		r.slab, r.nodesUsed, r.wantNodes = d.slab[:0], len(d.slab), d.nodesTaken
-		r.scrolls, r.scrollsUsed, r.wantScrolls = d.scrolls[:0], len(d.scrolls), d.scrollsTaken
+		r.takeBack(d)
 	}
 	r.trim()
+}
+
+// takeBack keeps the last chunks of d's slabs, what of them d handed
+// out, and how many nodes and scrolls d's snapshot took in all.
+func (r *reuse) takeBack(d *decoder) {
+	r.slab, r.nodesUsed, r.wantNodes = d.slab[:0], len(d.slab), d.nodesTaken
+	r.scrolls, r.scrollsUsed, r.wantScrolls = d.scrolls[:0], len(d.scrolls), d.scrollsTaken
 }
 
 // stringsRoom returns an empty string slice with room for n.

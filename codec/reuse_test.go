@@ -24,7 +24,18 @@ func reuseInputs(t *testing.T) [][]byte {
 	for _, s := range []*codec.Snapshot{denseSnapshot(3000, true), denseSnapshot(10, false), many} {
 		in = append(in, mustMarshal(t, &codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: s}))
 	}
-	return append(in, []byte{0xa1}, chain(codec.MaxNodeDepth+1), snapshotResponse([]byte{0xa5, 0, 1, 1, 0, 2, 0x84, 0, 0, 0, 0, 3, 0, 8, 0x82, 0xa0}))
+	dense := in[len(in)-3]
+	// A response whose result key comes twice (the last wins): a
+	// snapshot with texts, then one of bare nodes, which must not find
+	// the first one's texts in its nodes.
+	s, _ := golden.Lookup("response_snapshot")
+	b := mustMarshal(t, s.Msg)
+	bare := mustMarshal(t, &codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: denseSnapshot(10, false)})
+	if b[0] != 0xa4 || b[7] != 0x03 || bare[0] != 0xa4 || bare[7] != 0x03 {
+		t.Fatalf("the responses begin % x and % x", b[:8], bare[:8])
+	}
+	twice := append(append([]byte{0xa5}, b[1:]...), bare[7:]...)
+	return append(in, b, twice, dense, twice, []byte{0xa1}, chain(codec.MaxNodeDepth+1), snapshotResponse([]byte{0xa5, 0, 1, 1, 0, 2, 0x84, 0, 0, 0, 0, 3, 0, 8, 0x82, 0xa0}))
 }
 
 // TestDecoderReadsAsDecode: a Decoder reads every input as Decode does,
