@@ -51,8 +51,13 @@ func newRequest(m Method) *Request {
 	return r
 }
 
-func responseOf[R any, RT resultPtr[R]](*decoder) (*Response, Result) {
-	x := new(with[Response, R])
+func responseOf[R any, RT resultPtr[R]](d *decoder) (*Response, Result) {
+	var x *with[Response, R]
+	if d.r != nil {
+		x = keptResponse[R](d.r)
+	} else {
+		x = new(with[Response, R])
+	}
 	return &x.head, RT(&x.body)
 }
 

@@ -69,7 +69,7 @@
 // before it reads the next: it decodes into memory it keeps from call
 // to call (the input's copy, the slabs, the string table, the message
 // itself), and what it returns is valid until its next call. A stream
-// of snapshots and tree events costs it no allocation in steady state
+// of responses and tree events costs it no allocation in steady state
 // (a request, its message's one). It keeps at most the bound given to
 // NewDecoder (DefaultMaxRetained, 4 MiB) between calls and lets go of
 // everything after a message that took more; under the

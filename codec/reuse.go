@@ -9,12 +9,12 @@ const DefaultMaxRetained = 4 << 20
 
 // Decoder decodes messages into memory it keeps and reuses from call to
 // call: the copy of its input, the nodes and scroll semantics of a
-// snapshot, the string table and the message itself (a snapshot
-// response, a tree event). It is the form a daemon's read loop wants: in
-// steady state, a stream of snapshots and tree events costs no
-// allocation. Other messages allocate their message struct as Decode
-// does (a tap request, one allocation), and what they hold beyond it
-// lives in the reused input's copy.
+// snapshot, the string table, a bounds result's entries and the message
+// itself (a response, a tree event). It is the form a daemon's read loop
+// wants: in steady state, a stream of responses and tree events costs no
+// allocation. Other messages (requests, hello) allocate as Decode does
+// (a tap request, one allocation), and what they hold beyond that lives
+// in the reused input's copy.
 //
 // What Decode returns, and every string, slice and pointer in it, is
 // valid until the next call to Decode, which overwrites it: a caller
@@ -96,6 +96,9 @@ type reuse struct {
 
 	strs           []string // the string table
 	snap           *snapshotResponse
+	responses      [int(MethodDeviceInfo) + 1]any // *with[Response, R], one a result type
+	responseHeads  [int(MethodDeviceInfo) + 1]*Response
+	boundsNodes    []NodeBounds
 	windowChanged  *with[Event, WindowChanged]
 	contentChanged *with[Event, ContentChanged]
 }
@@ -108,13 +111,13 @@ const (
 )
 
 func (r *reuse) retained() int {
-	return cap(r.in) + cap(r.slab)*nodeSize + cap(r.scrolls)*scrollSize + cap(r.strs)*stringSize
+	return cap(r.in) + cap(r.slab)*nodeSize + cap(r.scrolls)*scrollSize + cap(r.strs)*stringSize + cap(r.boundsNodes)*int(unsafe.Sizeof(NodeBounds{}))
 }
 
 // trim lets go of everything kept once it passes the bound.
 func (r *reuse) trim() {
 	if r.retained() > r.max {
-		r.in, r.strs = nil, nil
+		r.in, r.strs, r.boundsNodes = nil, nil, nil
 		r.slab, r.nodesUsed, r.wantNodes = nil, 0, 0
 		r.scrolls, r.scrollsUsed, r.wantScrolls = nil, 0, 0
 	}
@@ -197,6 +200,33 @@ func (r *reuse) snapshotResponse() *snapshotResponse {
 	return r.snap
 }
 
+// keptResponse returns r's kept response with a result of type R,
+// zeroed.
+func keptResponse[R any](r *reuse) *with[Response, R] {
+	for i, a := range r.responses {
+		if x, ok := a.(*with[Response, R]); ok {
+			*x = with[Response, R]{}
+			return x
+		} else if a == nil {
+			x = new(with[Response, R])
+			r.responses[i], r.responseHeads[i] = x, &x.head
+			return x
+		}
+	}
+	return new(with[Response, R]) // more result types than slots: not kept
+}
+
+// boundsRoom returns an empty NodeBounds slice with room for n.
+func (d *decoder) boundsRoom(n int) []NodeBounds {
+	if d.r == nil {
+		return make([]NodeBounds, 0, n)
+	}
+	if cap(d.r.boundsNodes) < n {
+		d.r.boundsNodes = make([]NodeBounds, 0, n)
+	}
+	return d.r.boundsNodes[:0]
+}
+
 // treeEvent returns the kept tree event of type t with body fields f;
 // the caller sets its stream, seq and type.
 func (r *reuse) treeEvent(t EventType, f [3]uint32) *Event {
@@ -253,6 +283,15 @@ func (r *reuse) poison() {
 		for i := range x.wins {
 			x.wins[i].ID, x.wins[i].Flags = poison32, poison32
 		}
+	}
+	for _, h := range r.responseHeads {
+		if h != nil {
+			h.ID = poison64
+		}
+	}
+	bounds := r.boundsNodes[:cap(r.boundsNodes)]
+	for i := range bounds {
+		bounds[i].Node = poison32
 	}
 	if x := r.windowChanged; x != nil {
 		x.head.Seq, x.body = poison64, WindowChanged{poison32, poison32}

@@ -12,12 +12,12 @@ import (
 )
 
 // TestDecoderAllocatesNothing: in steady state a Decoder reads
-// snapshots and tree events without an allocation, each message over
+// snapshots, the other responses and tree events without an allocation, each message over
 // and over and all of them in turn (a request between them too, which
 // costs its own message only).
 func TestDecoderAllocatesNothing(t *testing.T) {
 	var in [][]byte
-	for _, name := range []string{"event_content_changed", "event_window_changed", "response_snapshot", "response_snapshot_scroll", "response_snapshot_deep"} {
+	for _, name := range []string{"event_content_changed", "response_bounds", "response_screenshot", "response_resync", "response_device_info", "event_window_changed", "response_snapshot", "response_snapshot_scroll", "response_snapshot_deep"} {
 		s, ok := golden.Lookup(name)
 		if !ok {
 			t.Fatalf("no golden %s", name)
