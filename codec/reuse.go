@@ -179,15 +179,21 @@ func (r *reuse) takeBack(d *decoder) {
 	r.scrolls, r.scrollsUsed, r.wantScrolls = d.scrolls[:0], len(d.scrolls), d.scrollsTaken
 }
 
+// roomIn returns an empty slice with room for n: kept's memory when it
+// has the room, else a new slice that kept keeps from then on.
+func roomIn[T any](kept *[]T, n int) []T {
+	if cap(*kept) < n {
+		*kept = make([]T, 0, n)
+	}
+	return (*kept)[:0]
+}
+
 // stringsRoom returns an empty string slice with room for n.
 func (d *decoder) stringsRoom(n int) []string {
 	if d.r == nil {
 		return make([]string, 0, n)
 	}
-	if cap(d.r.strs) < n {
-		d.r.strs = make([]string, 0, n)
-	}
-	return d.r.strs[:0]
+	return roomIn(&d.r.strs, n)
 }
 
 // snapshotResponse returns the kept snapshot response, zeroed.
@@ -221,10 +227,7 @@ func (d *decoder) boundsRoom(n int) []NodeBounds {
 	if d.r == nil {
 		return make([]NodeBounds, 0, n)
 	}
-	if cap(d.r.boundsNodes) < n {
-		d.r.boundsNodes = make([]NodeBounds, 0, n)
-	}
-	return d.r.boundsNodes[:0]
+	return roomIn(&d.r.boundsNodes, n)
 }
 
 // treeEvent returns the kept tree event of type t with body fields f;
