@@ -75,8 +75,9 @@ func (dec *Decoder) Decode(b []byte) (Message, error) {
 }
 
 // Retained returns the bytes of memory the Decoder keeps for the next
-// call: its input copy, node and scroll slabs and string table (the
-// message structs, a few hundred bytes, are not counted).
+// call: its input copy, node and scroll slabs, string table and bounds
+// entries (the message structs, a few hundred bytes each, are not
+// counted).
 func (dec *Decoder) Retained() int { return dec.r.retained() }
 
 // reuse is the memory a Decoder keeps between calls.
@@ -96,7 +97,7 @@ type reuse struct {
 
 	strs           []string // the string table
 	snap           *snapshotResponse
-	responses      [int(MethodDeviceInfo) + 1]any // *with[Response, R], one a result type
+	responses      [int(MethodDeviceInfo) + 1]any // *with[Response, R], one per result type R
 	responseHeads  [int(MethodDeviceInfo) + 1]*Response
 	boundsNodes    []NodeBounds
 	windowChanged  *with[Event, WindowChanged]
