@@ -221,6 +221,35 @@ func TestDecodeAllocationBudgets(t *testing.T) {
 	}
 }
 
+// TestDecoderAllocationBudgets: a codec.Decoder, which reuses its memory
+// and its message from call to call, reads the snapshots and the tree
+// event of the benchmarks without an allocation in steady state, and a
+// tap with one (its message, as Decode).
+func TestDecoderAllocationBudgets(t *testing.T) {
+	budgets := map[string]float64{"event_content_changed": 0, "response_snapshot_500": 0, "response_snapshot_5000": 0, "request_tap": 1}
+	dec := codec.NewDecoder(0)
+	for _, bm := range benchMessages(t) {
+		budget, ok := budgets[bm.name]
+		if !ok {
+			continue
+		}
+		delete(budgets, bm.name)
+		decode := func() {
+			if _, err := dec.Decode(bm.enc); err != nil {
+				t.Fatal(err)
+			}
+		}
+		decode()
+		decode()
+		if got := allocsIn(budgetRuns(len(bm.enc)), decode) / float64(budgetRuns(len(bm.enc))); got > budget {
+			t.Errorf("a Decoder's decode of %s allocates %v times, budget %v", bm.name, got, budget)
+		}
+	}
+	if len(budgets) > 0 {
+		t.Errorf("no benchmark message for the budgets of %v", budgets)
+	}
+}
+
 // TestZerocopyDecodeAllocs: the zerocopy decode of every benchmark message
 // a view applies to allocates nothing.
 func TestZerocopyDecodeAllocs(t *testing.T) {

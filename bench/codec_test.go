@@ -21,7 +21,7 @@ import (
 // Decode), named so that `benchstat -col /impl` puts them side by side:
 //
 //	BenchmarkEncode/impl=<codec|fxamacker|msgp|floor>/msg=<name>
-//	BenchmarkDecode/impl=<codec|fxamacker|msgp|floor|zerocopy>/msg=<name>
+//	BenchmarkDecode/impl=<codec|codec-reuse|fxamacker|msgp|floor|zerocopy>/msg=<name>
 //	BenchmarkFrame/op=<write|read|memmove|oversized>/msg=<name>
 //
 // The two implementations of a message run one after the other (siblings
@@ -227,7 +227,10 @@ func head(b []byte) []byte { return b[:min(len(b), 64)] }
 //
 // Our codec's Decode copies its input once and returns a message that owns
 // its memory: what a caller gets who keeps the message after the frame
-// buffer goes back to the pool.
+// buffer goes back to the pool. impl=codec-reuse decodes with one
+// codec.Decoder, which reuses its memory and its message from call to
+// call: what a daemon's read loop gets that handles each message before
+// it reads the next.
 //
 // fxamacker decodes into the twin structs as a user of it must: the
 // envelope twin first (params or result kept as a cbor.RawMessage), then
@@ -256,6 +259,23 @@ func BenchmarkDecode(b *testing.B) {
 			c := support.CountAllocs(b)
 			for i := 0; i < b.N; i++ {
 				m, err := codec.Decode(bm.enc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sinkMsg = m
+			}
+			c.Stop()
+		})
+		support.Run(b, "impl=codec-reuse/msg="+bm.name, func(b *testing.B) {
+			dec := codec.NewDecoder(0)
+			if got, err := dec.Decode(bm.enc); err != nil || !reflect.DeepEqual(got, bm.msg) {
+				b.Fatalf("the reusing decoder: %v, or another message", err)
+			}
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bm.enc)))
+			c := support.CountAllocs(b)
+			for i := 0; i < b.N; i++ {
+				m, err := dec.Decode(bm.enc)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -51,8 +51,13 @@ func newRequest(m Method) *Request {
 	return r
 }
 
-func responseOf[R any, RT resultPtr[R]](*decoder) (*Response, Result) {
-	x := new(with[Response, R])
+func responseOf[R any, RT resultPtr[R]](d *decoder) (*Response, Result) {
+	var x *with[Response, R]
+	if d.r != nil {
+		x = keptResponse[R](d.r)
+	} else {
+		x = new(with[Response, R])
+	}
 	return &x.head, RT(&x.body)
 }
 
@@ -71,7 +76,12 @@ type snapshotResponse struct {
 // snapshotResponseOf returns a snapshot response and its result; the
 // snapshot's windows go to d.winBuf, when they fit.
 func snapshotResponseOf(d *decoder) (*Response, Result) {
-	x := new(snapshotResponse)
+	var x *snapshotResponse
+	if d.r != nil {
+		x = d.r.snapshotResponse()
+	} else {
+		x = new(snapshotResponse)
+	}
 	d.winBuf = x.wins[:]
 	return &x.r, &x.s
 }

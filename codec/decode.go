@@ -41,15 +41,27 @@ func decodeWith(b []byte, copyInput bool) (Message, error) {
 		}
 	}
 	d := decoders.Get().(*decoder)
+	m, err := d.run(b, copyInput)
+	decoders.Put(d)
+	return m, err
+}
+
+// run decodes the message b holds with the general decoder, and leaves d
+// holding none of its memory (a Decoder's reuse takes what it keeps
+// before).
+func (d *decoder) run(b []byte, copyInput bool) (Message, error) {
 	d.Decoder.Reset(b)
 	d.src, d.copyInput, d.own = b, copyInput, nil
+	d.spent, d.walked, d.walkErr = 0, false, nil
 	m, err := d.message()
 	if err == nil {
 		err = d.Done()
 	}
+	if d.r != nil {
+		d.r.end(d)
+	}
 	d.Decoder.Reset(nil)
 	d.src, d.own, d.slab, d.scrolls, d.winBuf, d.winPending = nil, nil, nil, nil, nil, 0
-	decoders.Put(d)
 	if err != nil {
 		return nil, err
 	}
@@ -70,6 +82,14 @@ type decoder struct {
 	// winPending is the windows of the array being read still to come
 	// after the one being read (0 for an indefinite array).
 	winPending int
+	// r is the memory a Decoder reuses from message to message; nil
+	// under Decode.
+	r *reuse
+	// What the message being read has reserved (afford), and whether
+	// the whole input was walked and what the walk found.
+	spent   int
+	walked  bool
+	walkErr *cbor.Error
 }
 
 // keep returns b, a slice read from the input, as memory the message may
@@ -93,7 +113,12 @@ func (d *decoder) keep(b []byte) []byte {
 // need.
 func (d *decoder) ownInput() []byte {
 	if d.own == nil {
-		d.own = bytes.Clone(d.src)
+		if d.r != nil {
+			d.own = d.r.input(d.src)
+		} else {
+			d.own = bytes.Clone(d.src)
+		}
+		d.spent += len(d.src) // charged in reuse too: an upper bound
 	}
 	return d.own
 }

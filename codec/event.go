@@ -274,64 +274,42 @@ func (d *decoder) eventField(n, i int, name string, start int) error {
 	return nil
 }
 
-func (b *WindowChanged) decodeFrom(d *decoder, n, i int) (err error) {
+// eventU32s reads u32 fields named names into dst in turn: elements i,
+// i+1, ... of an event array of n elements (-1: indefinite), the first
+// of them at the decoder's position.
+func (d *decoder) eventU32s(n, i int, names []string, dst ...*uint32) error {
 	start := d.Offset()
-	if err = d.eventField(n, i, "window", start); err != nil {
-		return err
-	}
-	if b.Window, err = d.u32(); err != nil {
-		return cbor.WithField(err, "window")
-	}
-	if err = d.eventField(n, i+1, "change", start); err != nil {
-		return err
-	}
-	if b.Change, err = d.u32(); err != nil {
-		return cbor.WithField(err, "change")
-	}
-	return nil
-}
-
-func (b *ContentChanged) decodeFrom(d *decoder, n, i int) (err error) {
-	start := d.Offset()
-	if err = d.eventField(n, i, "window", start); err != nil {
-		return err
-	}
-	if b.Window, err = d.u32(); err != nil {
-		return cbor.WithField(err, "window")
-	}
-	if err = d.eventField(n, i+1, "node", start); err != nil {
-		return err
-	}
-	if b.Node, err = d.u32(); err != nil {
-		return cbor.WithField(err, "node")
-	}
-	if err = d.eventField(n, i+2, "change", start); err != nil {
-		return err
-	}
-	if b.Change, err = d.u32(); err != nil {
-		return cbor.WithField(err, "change")
-	}
-	return nil
-}
-
-func (b *ScreenFrame) decodeFrom(d *decoder, n, i int) (err error) {
-	start := d.Offset()
-	for j, name := range [...]string{"width", "height", "format"} {
-		if err = d.eventField(n, i+j, name, start); err != nil {
+	for j, name := range names {
+		if err := d.eventField(n, i+j, name, start); err != nil {
 			return err
 		}
 		v, err := d.u32()
 		if err != nil {
 			return cbor.WithField(err, name)
 		}
-		switch j {
-		case 0:
-			b.Width = v
-		case 1:
-			b.Height = v
-		default:
-			b.Format = v
-		}
+		*dst[j] = v
+	}
+	return nil
+}
+
+var (
+	windowChangedNames  = []string{"window", "change"}
+	contentChangedNames = []string{"window", "node", "change"}
+	screenFrameNames    = []string{"width", "height", "format"}
+)
+
+func (b *WindowChanged) decodeFrom(d *decoder, n, i int) error {
+	return d.eventU32s(n, i, windowChangedNames, &b.Window, &b.Change)
+}
+
+func (b *ContentChanged) decodeFrom(d *decoder, n, i int) error {
+	return d.eventU32s(n, i, contentChangedNames, &b.Window, &b.Node, &b.Change)
+}
+
+func (b *ScreenFrame) decodeFrom(d *decoder, n, i int) (err error) {
+	start := d.Offset()
+	if err = d.eventU32s(n, i, screenFrameNames, &b.Width, &b.Height, &b.Format); err != nil {
+		return err
 	}
 	if err = d.eventField(n, i+3, "uptime_ms", start); err != nil {
 		return err

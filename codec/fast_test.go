@@ -498,7 +498,8 @@ func TestClaimsBeyondTheBytesLeft(t *testing.T) {
 		in := tree[:len(tree)-1+extra]
 		d := &decoder{src: in, slabs: slabs{slab: make([]Node, 0, 100)}}
 		d.Decoder.Reset(in)
-		err := d.nodeTree(&d.takeNodes(1)[0])
+		root, _ := d.takeNodes(1)
+		err := d.nodeTree(&root[0])
 		var de *cbor.Error
 		if !errors.As(err, &de) || !strings.Contains(err.Error(), want) {
 			t.Fatalf("%d bytes more: %v, want %q", extra, err, want)

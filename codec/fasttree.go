@@ -201,7 +201,10 @@ func (d *decoder) scrollAt(b []byte, i int) (*Scroll, int) {
 		return nil, 0
 	}
 	d.Seek(i) // takeScroll sizes its chunks by the bytes left
-	sp := d.takeScroll()
+	sp, err := d.takeScroll()
+	if err != nil {
+		return nil, 0
+	}
 	*sp = s
 	return sp, i
 }
@@ -279,7 +282,10 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 						goto fail // not all there: the general path reports where
 					}
 				}
-				kids := d.takeNodes(kn)
+				kids, err := d.takeNodes(kn)
+				if err != nil {
+					goto fail // the general path meets it again, and reports it
+				}
 				if len(stack) == cap(stack) {
 					stack = d.spill(stack)
 				}

@@ -57,6 +57,33 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
+// fuzzDecoder is FuzzDecoder's Decoder, shared by its inputs: each
+// input is read after whatever the ones before left in it.
+var fuzzDecoder = codec.NewDecoder(1 << 20)
+
+// FuzzDecoder: a Decoder that read other inputs before reads any input
+// as Decode does (the same message, or an error of the same words),
+// allocates at most decodeBound of its size, and keeps at most its bound.
+func FuzzDecoder(f *testing.F) {
+	codec.SeedGolden(f)
+	seedHostile(f, "testdata/hostile")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want, wantErr := codec.Decode(b)
+		var got codec.Message
+		var err error
+		allocbound.Check(t, "Decoder", len(b), decodeBound(len(b)), func() { got, err = fuzzDecoder.Decode(b) })
+		if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+			t.Fatalf("Decoder: %v, Decode: %v", err, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("Decoder read %+v, Decode %+v", got, want)
+		}
+		if r := fuzzDecoder.Retained(); r > 1<<20 {
+			t.Fatalf("the Decoder keeps %d bytes, over its bound of 1 MiB", r)
+		}
+	})
+}
+
 // FuzzRoundTrip: decode → encode → decode is stable, and the second
 // encoding equals the first.
 func FuzzRoundTrip(f *testing.F) {

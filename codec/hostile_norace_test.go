@@ -25,21 +25,10 @@ func warmDecoder(t *testing.T) {
 	}
 }
 
-// denseSnapshot is a valid snapshot of a root and kids nodes of the least
-// bytes (each with a scroll, when scrolls).
-func denseSnapshot(kids int, scrolls bool) *codec.Snapshot {
-	root := &codec.Node{ID: 1, Children: make([]codec.Node, kids)}
-	for i := range root.Children {
-		if scrolls {
-			root.Children[i].Scroll = &codec.Scroll{}
-		}
-	}
-	return &codec.Snapshot{Strings: []string{"V"}, Windows: []codec.Window{{ID: 1, Root: root}}}
-}
-
-// TestHostileFramesAllocation: no hostile frame makes Decode, or a
-// Reader reading it, allocate more than allocbound.Hostile of its size,
-// from a fresh decoder or from one that learned the densest snapshot.
+// TestHostileFramesAllocation: no hostile frame makes Decode, a Decoder,
+// or a Reader reading it, allocate more than allocbound.Hostile of its
+// size, from a fresh decoder or from one that learned the densest
+// snapshot.
 func TestHostileFramesAllocation(t *testing.T) {
 	for name, frame := range allocbound.Frames(t, "testdata/hostile") {
 		payload := frame[codec.HeaderLen:]
@@ -55,6 +44,20 @@ func TestHostileFramesAllocation(t *testing.T) {
 				t.Errorf("%s: decoded", name)
 			}
 			t.Logf("%-24s warm %-5v %6.2f bytes a byte: %v", name, warm, float64(got)/float64(n), err)
+			// A Decoder, fresh or after the densest snapshot (whose
+			// slabs it keeps: what it allocates anew is counted).
+			allocbound.Fresh()
+			dec := codec.NewDecoder(0)
+			if warm {
+				if _, err := dec.Decode(mustMarshal(t, &codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: denseSnapshot(2000, true)})); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got = allocbound.Check(t, name+" Decoder", n, allocbound.Hostile(n), func() { _, err = dec.Decode(payload) })
+			if err == nil {
+				t.Errorf("%s: a Decoder decoded it", name)
+			}
+			t.Logf("%-24s warm %-5v %6.2f bytes a byte with a Decoder", name, warm, float64(got)/float64(n))
 		}
 		allocbound.Fresh()
 		allocbound.Check(t, name+" Reader", n, allocbound.Hostile(n), func() {

@@ -123,6 +123,33 @@ func hostileShapes() map[string][]byte {
 		shapes["last_byte_claim"] = append(append(b, parentHead...), 0x97)
 	}
 
+	// Honest up to one late lie, the biggest honest part there can be: a
+	// windows array of two, the first window's root with as many nodes
+	// of the least bytes as the frame holds (a few of 14 bytes, so that
+	// they fill it exactly), all there; the second window's root, in the
+	// last bytes, ends in a children head claiming 23 nodes with no byte
+	// after it. Decoded as it comes, the honest part costs what an
+	// honest frame of its nodes costs, more than 16 bytes a byte; the
+	// decoder walks the frame before that and refuses it.
+	{
+		b := snapshotPrefix([]byte{0x82})
+		b = append(b, parentHead...)
+		tail := []byte{0xa6, 0x00, 0x02, 0x01, 0x01, 0x02, 0x00, 0x03, 0x84, 0x00, 0x00, 0x01, 0x01, 0x04, 0x00, 0x07}
+		tail = append(append(tail, parentHead...), 0x97)
+		room := hostileLen - len(b) - 5 - len(tail)
+		wide := room % codec.MinNodeLen // nodes of 14 bytes
+		kids := (room-wide*(codec.MinNodeLen+1))/codec.MinNodeLen + wide
+		b = head(b, 4, kids, 4)
+		for i := range kids {
+			if i < wide {
+				b = append(b, 0xa4, 0, 0x18, 0x18, 1, 0, 2, 0x84, 0, 0, 0, 0, 3, 0)
+			} else {
+				b = append(b, minNode...)
+			}
+		}
+		shapes["honest_then_late_lie"] = append(b, tail...)
+	}
+
 	// Claims inside skipped unknown fields: the root carries key 20, an
 	// array nested as deep as the bytes allow, each level claiming
 	// every byte left; and key 21, maps likewise.
@@ -174,6 +201,18 @@ func hostileShapes() map[string][]byte {
 		shapes["value_maps_of_arrays"] = pad(s, valueLen, 0)
 	}
 	return shapes
+}
+
+// denseSnapshot is a valid snapshot of a root and kids nodes of the least
+// bytes (each with a scroll, when scrolls).
+func denseSnapshot(kids int, scrolls bool) *codec.Snapshot {
+	root := &codec.Node{ID: 1, Children: make([]codec.Node, kids)}
+	for i := range root.Children {
+		if scrolls {
+			root.Children[i].Scroll = &codec.Scroll{}
+		}
+	}
+	return &codec.Snapshot{Strings: []string{"V"}, Windows: []codec.Window{{ID: 1, Root: root}}}
 }
 
 // hostileFrame is payload p as a frame.

@@ -236,7 +236,9 @@ func (r *BoundsResult) decodeFrom(d *decoder) error {
 		if err != nil {
 			return err
 		}
-		r.Nodes = make([]NodeBounds, 0, max(n, 0)/6) // each entry takes at least 6 bytes
+		// Each entry takes at least 6 bytes: room for as many as the
+		// bytes left can hold, or as the head claims when fewer.
+		r.Nodes = d.boundsRoom(min(max(n, 0), d.Len()/6))
 		for i := 0; d.More(n, i); i++ {
 			var nb NodeBounds
 			if err := d.nodeBounds(&nb); err != nil {

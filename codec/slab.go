@@ -1,6 +1,11 @@
 package codec
 
-import "unsafe"
+import (
+	"errors"
+	"unsafe"
+
+	"github.com/wirebench/wirebench/codec/cbor"
+)
 
 // Memory for the decoded nodes and scroll semantics of a snapshot: they
 // are carved from slabs, so that a snapshot's nodes cost one allocation,
@@ -80,7 +85,7 @@ func chunk(n, last, left, per, least int) int {
 // room for at most as many nodes as the snapshot took so far. A claim
 // past the room is taken only once claimKids has shown its nodes are
 // there, so chunks grow with the items that arrived.
-func (d *decoder) takeNodes(n int) []Node {
+func (d *decoder) takeNodes(n int) ([]Node, error) {
 	if len(d.slab)+n > cap(d.slab) {
 		per := d.nodeLen
 		if per == 0 {
@@ -93,12 +98,15 @@ func (d *decoder) takeNodes(n int) []Node {
 		} else {
 			size = max(n, min(size, n+d.nodesTaken)) // room for as many more as came so far
 		}
+		if err := d.afford(size * nodeSize); err != nil {
+			return nil, err
+		}
 		d.slab = make([]Node, 0, size)
 	}
 	d.nodesTaken += n
 	i := len(d.slab)
 	d.slab = d.slab[:i+n]
-	return d.slab[i : i+n : i+n]
+	return d.slab[i : i+n : i+n], nil
 }
 
 // fits reports whether n nodes fit in the room of the slab: a claim that
@@ -132,7 +140,7 @@ func (d *decoder) itemsPresent(n, least int) int {
 }
 
 // takeScroll returns a zeroed Scroll.
-func (d *decoder) takeScroll() *Scroll {
+func (d *decoder) takeScroll() (*Scroll, error) {
 	if len(d.scrolls) == cap(d.scrolls) {
 		per := d.scrollGap
 		if per == 0 {
@@ -140,11 +148,15 @@ func (d *decoder) takeScroll() *Scroll {
 		}
 		// Sized by the scrolls that came so far, not only by the bytes
 		// left: each new chunk holds half as many as came before it.
-		d.scrolls = make([]Scroll, 0, min(chunk(4, cap(d.scrolls), d.Len(), per, minScrollLen), d.scrollsTaken/2+4))
+		size := min(chunk(4, cap(d.scrolls), d.Len(), per, minScrollLen), d.scrollsTaken/2+4)
+		if err := d.afford(size * scrollSize); err != nil {
+			return nil, err
+		}
+		d.scrolls = make([]Scroll, 0, size)
 	}
 	d.scrollsTaken++
 	d.scrolls = d.scrolls[:len(d.scrolls)+1]
-	return &d.scrolls[len(d.scrolls)-1]
+	return &d.scrolls[len(d.scrolls)-1], nil
 }
 
 // reserveArena makes the decoder's copy of its input (see keep) at the
@@ -166,9 +178,56 @@ func (d *decoder) reserveArena() {
 	// append grows into new memory and clears only the room: the copy
 	// is not cleared first.
 	n := len(d.src)
+	d.spent += n + align + k*size
 	arena := append(d.src[:n:n], make([]byte, align+k*size)...)
 	d.own = arena[:n:n]
 	room := arena[n:]
 	room = room[(align-int(uintptr(unsafe.Pointer(unsafe.SliceData(room))))%align)%align:]
 	d.scrolls = unsafe.Slice((*Scroll)(unsafe.Pointer(unsafe.SliceData(room))), len(room)/size)[:0]
+}
+
+// hostileSlack is what a frame may cost past 16 bytes a byte before
+// its reservations are checked against a walk of the whole frame: 1 MiB
+// (the slack of the hostile bound, allocbound.Hostile) less 256 KiB for
+// what the decoder allocates without asking afford (the message and
+// response structs, a short string table, a scroll room, errors).
+const hostileSlack = 1<<20 - 256<<10
+
+// afford charges a reservation of size bytes to the message being read,
+// and refuses it when the message has cost more than 16 bytes a byte and
+// hostileSlack and its input is not well-formed. The first reservation
+// past that mark walks the whole input once (cbor Skip) and keeps what
+// the walk found: a frame whose heads claim more items than it holds
+// fails the walk, and its decoding ends there, with the walk's error
+// (kind, offset and what was wrong), before the reservation is made; a
+// well-formed frame goes on, and costs what its items cost (k·n + C, see
+// Memory in the package doc). So no frame whose heads lie costs more
+// than 16·n + 1 MiB, however much its honest part before the lie costs,
+// and a frame that does not pass the mark is never walked twice.
+func (d *decoder) afford(size int) error {
+	d.spent += size
+	if d.spent <= 16*len(d.src)+hostileSlack {
+		return nil
+	}
+	if !d.walked {
+		d.walked = true
+		w := d.Decoder
+		w.Reset(d.src)
+		err := w.Skip()
+		if err == nil {
+			err = w.Done()
+		}
+		if err != nil {
+			var ce *cbor.Error
+			if !errors.As(err, &ce) {
+				ce = cbor.Errorf(cbor.ErrInvalid, 0, err.Error())
+			}
+			d.walkErr = ce
+		}
+	}
+	if e := d.walkErr; e != nil {
+		d.spent -= size
+		return cbor.Errorf(e.Kind, e.Offset, e.Detail+" (found by a walk of the whole frame, before reserving "+itoa(d.spent+size)+" bytes for its "+itoa(len(d.src))+")")
+	}
+	return nil
 }

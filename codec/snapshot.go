@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/binary"
 	"slices"
+	"unsafe"
 
 	"github.com/wirebench/wirebench/codec/cbor"
 )
@@ -470,7 +471,11 @@ func (n *Node) putTail(b []byte, i, window, level int) (int, byte, error) {
 
 func (s *Snapshot) decodeFrom(d *decoder) error {
 	*s = Snapshot{}
-	d.reserveArena()
+	if d.r != nil {
+		d.r.startSnapshot(d)
+	} else {
+		d.reserveArena()
+	}
 	return d.fields(SnapshotFields, func(k uint64) (err error) {
 		switch k {
 		case KeySnapshotStrings:
@@ -514,7 +519,10 @@ func (d *decoder) stringTable() ([]string, error) {
 	doomed := n > inlineStrings && d.itemsPresent(n, 1) < n
 	var out []string
 	if !doomed {
-		out = make([]string, 0, max(n, 0))
+		if err := d.afford(max(n, 0) * stringSize); err != nil {
+			return nil, cbor.WithField(err, "strings")
+		}
+		out = d.stringsRoom(max(n, 0))
 	}
 	for i := 0; d.More(n, i); i++ {
 		s, err := d.text()
@@ -553,6 +561,9 @@ func (d *decoder) windows() ([]Window, error) {
 		// into one to find where.
 		out = make([]Window, 1)
 	} else {
+		if err := d.afford(max(n, 0) * int(unsafe.Sizeof(Window{}))); err != nil {
+			return nil, cbor.WithField(err, "windows")
+		}
 		out = make([]Window, max(n, 0))
 	}
 	d.winBuf = nil
@@ -602,7 +613,11 @@ func (d *decoder) window(w *Window) error {
 		case KeyWindowPackage:
 			w.Package, err = d.optU32()
 		case KeyWindowRoot:
-			w.Root = &d.takeNodes(1)[0]
+			var root []Node
+			if root, err = d.takeNodes(1); err != nil {
+				return err
+			}
+			w.Root = &root[0]
 			if !fastPaths || !d.nodeTreeFast(w.Root) {
 				err = d.nodeTree(w.Root)
 			}
@@ -747,7 +762,9 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 			f.node.Children = nil
 			f.kids, f.kn, f.ki, f.inKids, f.doomed = nil, kn, 0, true, size < kn
 			if size > 0 {
-				f.kids = d.takeNodes(size)
+				if f.kids, err = d.takeNodes(size); err != nil {
+					return cbor.WithField(err, "children")
+				}
 			}
 			continue
 		}
@@ -849,8 +866,9 @@ func (d *decoder) nodeField(f *nodeFrame, k uint64) (err error) {
 	case KeyNodeResName:
 		n.ResName, err = d.optText()
 	case KeyNodeScroll:
-		n.Scroll = d.takeScroll()
-		err = d.scroll(n.Scroll)
+		if n.Scroll, err = d.takeScroll(); err == nil {
+			err = d.scroll(n.Scroll)
+		}
 	case KeyNodeHint:
 		n.Hint, err = d.optText()
 	case KeyNodeState:

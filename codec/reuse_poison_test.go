@@ -1,0 +1,78 @@
+//go:build wirebench_poison
+
+package codec_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/golden"
+)
+
+// TestDecoderPoisonsTheLastMessage: under the wirebench_poison tag (make
+// test-poison), a message a Decoder returned and that is used after the
+// next call reads poison: its texts are 0xDB bytes, its ids, bounds,
+// flags and sequence numbers 0xDBDBDBDB words. A test of code that keeps
+// a message too long sees it there.
+func TestDecoderPoisonsTheLastMessage(t *testing.T) {
+	s, _ := golden.Lookup("response_snapshot")
+	ev, _ := golden.Lookup("event_content_changed")
+	tap, _ := golden.Lookup("request_tap")
+	snapB, evB, tapB := mustMarshal(t, s.Msg), mustMarshal(t, ev.Msg), mustMarshal(t, tap.Msg)
+	dec := codec.NewDecoder(0)
+
+	m, err := dec.Decode(snapB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := m.(*codec.Response).Result.(*codec.Snapshot)
+	root := snap.Windows[0].Root
+	text := findText(root)
+	if text == nil || strings.Contains(text.Val, "\xdb") {
+		t.Fatalf("no text in the sample, or poisoned already: %v", text)
+	}
+	m2, err := dec.Decode(evB) // the next call: snap is now used too long
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text.Val != strings.Repeat("\xdb", len(text.Val)) {
+		t.Errorf("a text used after the next call reads %q, not poison", text.Val)
+	}
+	if root.ID != 0xDBDBDBDB || root.Flags != 0xDBDBDBDB || root.Bounds.Left != -0x24242425 {
+		t.Errorf("a node used after the next call reads id %#x flags %#x bounds %v, not poison", root.ID, root.Flags, root.Bounds)
+	}
+	if snap.Strings[0] != strings.Repeat("\xdb", len(snap.Strings[0])) {
+		t.Errorf("the string table after the next call reads %q", snap.Strings[0])
+	}
+	e := m2.(*codec.Event)
+	if _, err := dec.Decode(tapB); err != nil {
+		t.Fatal(err)
+	}
+	if e.Seq != 0xDBDBDBDBDBDBDBDB {
+		t.Errorf("an event used after the next call has seq %#x, not poison", e.Seq)
+	}
+	// The message of the last call is whole.
+	m3, err := dec.Decode(snapB)
+	if err != nil || findText(m3.(*codec.Response).Result.(*codec.Snapshot).Windows[0].Root).Val != text2(t, s.Msg) {
+		t.Errorf("the message of the last call: %v", err)
+	}
+}
+
+// findText returns the first present text of the tree at n, depth first.
+func findText(n *codec.Node) *codec.Opt[string] {
+	if n.Text.Ok {
+		return &n.Text
+	}
+	for i := range n.Children {
+		if t := findText(&n.Children[i]); t != nil {
+			return t
+		}
+	}
+	return nil
+}
+
+func text2(t *testing.T, m codec.Message) string {
+	t.Helper()
+	return findText(m.(*codec.Response).Result.(*codec.Snapshot).Windows[0].Root).Val
+}
