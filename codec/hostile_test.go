@@ -1,14 +1,13 @@
 package codec_test
 
 import (
-	"bytes"
 	"encoding/binary"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/internal/testio"
 )
 
 // The hostile frames of testdata/hostile: heads that claim more items
@@ -227,21 +226,8 @@ func TestHostileFiles(t *testing.T) {
 		if name[:5] != "value" && len(p) != hostileLen {
 			t.Errorf("%s: %d bytes, want %d", name, len(p), hostileLen)
 		}
-		path := filepath.Join("testdata", "hostile", name+".bin")
-		want := hostileFrame(p)
-		if *writeHostile {
-			if err := os.WriteFile(path, want, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		got, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (go test ./codec -run TestHostileFiles -hostile.write writes it)", err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s differs from its shape: rewrite with -hostile.write", path)
-		}
+		testio.Fixture(t, filepath.Join("testdata", "hostile", name+".bin"), hostileFrame(p), *writeHostile,
+			"go test ./codec -run TestHostileFiles -hostile.write writes it")
 	}
 	files, _ := filepath.Glob(filepath.Join("testdata", "hostile", "*.bin"))
 	if len(files) != len(shapes) {

@@ -10,7 +10,6 @@ import (
 	"encoding/binary"
 	"flag"
 	"net"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -21,6 +20,7 @@ import (
 	"github.com/google/gopacket/pcapgo"
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/golden"
+	"github.com/wirebench/wirebench/internal/testio"
 )
 
 var updateCaptures = flag.Bool("update-captures", false, "write testdata/capture again")
@@ -257,22 +257,6 @@ func TestCaptureFixtures(t *testing.T) {
 		"session.pcap":     sessionCapture(t),
 		"midstream.pcapng": mid,
 	} {
-		path := filepath.Join("testdata", "capture", name)
-		if *updateCaptures {
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, want, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		got, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (write it with -update-captures)", err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s is not what capture_fixture_test.go writes (write it again with -update-captures)", path)
-		}
+		testio.Fixture(t, filepath.Join("testdata", "capture", name), want, *updateCaptures, "write it again with -update-captures")
 	}
 }

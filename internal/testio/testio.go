@@ -2,7 +2,8 @@
 // the manner of testing/iotest: a buffer that goroutines may write at once,
 // a reader that returns nothing, without an error, on every other Read (or,
 // Stuck, on every Read once its input is done), a loopback server for
-// a test's lifetime, and the files of a testdata directory by name.
+// a test's lifetime, and the files of a testdata directory: read by name,
+// or checked against what the test makes.
 package testio
 
 import (
@@ -87,4 +88,27 @@ func ReadFiles(tb testing.TB, dir, ext string) map[string][]byte {
 		out[strings.TrimSuffix(filepath.Base(f), ext)] = b
 	}
 	return out
+}
+
+// Fixture checks that the file at path holds want, or, when write is set,
+// writes want there (making its directory) instead. how says how to
+// write it again, for the failure's message.
+func Fixture(tb testing.TB, path string, want []byte, write bool, how string) {
+	tb.Helper()
+	if write {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(path, want, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		return
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatalf("%v (%s)", err, how)
+	}
+	if !bytes.Equal(got, want) {
+		tb.Errorf("%s is not what the test makes (%s)", path, how)
+	}
 }
