@@ -19,12 +19,13 @@ import "sync"
 //	256 KiB read, 32 KiB client, 64 KiB gate          411-456 KB  346-360 KB
 //	64 KiB read (one message a read), 4+4 KiB         254-289 KB  152-210 KB
 //	64 KiB batch growing to 256 KiB, 4+4 KiB          455-463 KB  431-441 KB
+//	none: pooled for one batch or message              112 KB      68 KB
 //
-// every viewer under that load grew its batch buffer to the cap and kept
+// Every viewer under that load grew its batch buffer to the cap and kept
 // it. Pooled, the buffers in use at once are those of the viewers being
 // served at that moment (a few per core, and the writes a slow viewer has
-// not taken yet), whatever the number of viewers; see buffers_test.go and
-// the commit that pooled them for the figures.
+// not taken yet), whatever the number of viewers. TestIdleViewersRetain
+// (heap_test.go) bounds what idle viewers keep.
 //
 // The server side batches: RFB is a byte stream, so WebSocket message
 // boundaries mean nothing to noVNC, and each message costs a frame, a
