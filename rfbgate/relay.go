@@ -107,9 +107,11 @@ func NewRelay(cfg Config) (*Relay, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	var err error
-	if cfg.LeaseGrace, err = checkLeaseGrace(cfg.LeaseGrace); err != nil {
-		return nil, err
+	if cfg.LeaseGrace == 0 {
+		cfg.LeaseGrace = DefaultLeaseGrace
+	}
+	if err := CheckLeaseGrace(cfg.LeaseGrace); err != nil {
+		return nil, fmt.Errorf("rfbgate: %w", err)
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
 	cfg.Dial = cfg.Dial.withDefaults()
