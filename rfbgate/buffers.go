@@ -1,54 +1,54 @@
 package rfbgate
 
-// Per-viewer buffers of the relay loops. Each viewer allocates them and
-// holds them for its whole life: a goroutine blocked in Read keeps its
-// buffer, and every viewer of a computer receives the same updates at the
-// same moment, so a pool shared between viewers would be empty exactly
-// when it is needed. They are sized, not pooled.
+import "sync"
+
+// Buffers of the relay loops. A viewer holds none between messages: the
+// server side waits for Xvnc's bytes without a buffer (upstream.wait) and
+// takes a batch buffer from batchPool only while it reads and sends one
+// batch; the browser side waits for a message (clientStream.next) and
+// takes a read buffer from clientPool only while it feeds that message to
+// the gate. A viewer idle or blocked waiting keeps nothing but its
+// connections, its gate's output (sized to what the gate wrote) and a
+// split header of at most maxServerHeader bytes.
 //
-// They were 256 KiB (Xvnc to browser), 32 KiB (browser to Xvnc) and a
-// 64 KiB gate output: 352 KiB of heap per viewer. BenchmarkRelayScale
-// (glass as its own process, a real Xvnc sending full Raw frames, three
-// interleaved rounds) measured glass's resident set per viewer under load
-// and its CPU per 100 MB against Xvnc's in the same run:
+// History, measured with BenchmarkRelayScale (glass as its own process, a
+// real Xvnc sending full Raw frames to every viewer; RSS per viewer under
+// load):
 //
-//	Xvnc read   50 viewers          200 viewers         glass/Xvnc CPU
-//	256 KiB     411-456 KB/viewer   346-360 KB/viewer   0.71-0.83
-//	 64 KiB     254-267 KB/viewer   152-201 KB/viewer   0.65-0.93
-//	 32 KiB     207-212 KB/viewer   139-140 KB/viewer   0.98-1.31
+//	per-viewer buffers held for the viewer's life    50 viewers  200 viewers
+//	256 KiB read, 32 KiB client, 64 KiB gate          411-456 KB  346-360 KB
+//	64 KiB read (one message a read), 4+4 KiB         254-289 KB  152-210 KB
+//	64 KiB batch growing to 256 KiB, 4+4 KiB          455-463 KB  431-441 KB
+//	none: pooled for one batch or message              112 KB      68 KB
 //
-// With every viewer open and no update yet all three cost 63-91 KB per
-// viewer (pages never written are not resident). 64 KiB keeps most of the
-// memory saving at a small CPU cost; 32 KiB costs a third more CPU per
-// byte. The browser side reads small messages (noVNC's are a few bytes,
-// its send queue 10 KiB), so 4 KiB is plenty there.
+// Every viewer under that load grew its batch buffer to the cap and kept
+// it. Pooled, the buffers in use at once are those of the viewers being
+// served at that moment (a few per core, and the writes a slow viewer has
+// not taken yet), whatever the number of viewers. TestIdleViewersRetain
+// (heap_test.go) bounds what idle viewers keep.
 //
 // The server side batches: RFB is a byte stream, so WebSocket message
 // boundaries mean nothing to noVNC, and each message costs a frame, a
 // write and the browser's event. pumpServer gathers what Xvnc has ready
 // into one message of up to serverBatchMax bytes and sends it as soon as a
-// read would wait (see upstream). Its buffer starts at serverBatchMin and
-// doubles only when a batch fills it while Xvnc still has more: a viewer
-// on a slow or idle computer keeps the small one.
-//
-// The cap is a trade. BenchmarkRelay (one viewer, interleaved rounds on a
-// busy host) measured the CPU glass adds per MiB relayed, over the same
-// bytes read straight from the server: 0.99 ms with batches of at most
-// 64 KiB, 0.66 at 128 KiB, 0.56 at 256 KiB (1.08 before batching, with a
-// cancelable context per write). But under BenchmarkRelayScale's load
-// (Xvnc sending whole Raw frames as fast as it can) every viewer's buffer
-// grows to the cap: RSS per viewer was 455 KB at 50 viewers and 441 KB at
-// 200, against 289 and 172 KB with 64 KiB reads.
+// read would wait (see upstream). The cap is a trade: BenchmarkRelay (one
+// viewer) measured the CPU glass adds per MiB relayed, over the same bytes
+// read straight from the server, at 0.99 ms with batches of at most
+// 64 KiB, 0.66 at 128 KiB, 0.56 at 256 KiB (1.08 before batching).
 const (
-	// serverBatchMin is the batch buffer a viewer starts with.
-	serverBatchMin = 64 << 10
-	// serverBatchMax is the largest batch: one WebSocket message.
+	// serverBatchMax is the largest batch: one WebSocket message, and the
+	// size of batchPool's buffers.
 	serverBatchMax = 256 << 10
 	// serverReadMin is the least room worth a read: with less left the
 	// batch is sent first.
 	serverReadMin = 16 << 10
-	// clientReadBuf is one read from the browser, fed to the gate; the
-	// gate's output buffer starts at this size and grows if a message
-	// or a release of held keys needs more.
+	// clientReadBuf is one read from the browser, fed to the gate (noVNC's
+	// messages are a few bytes, its send queue 10 KiB).
 	clientReadBuf = 4 << 10
 )
+
+// batchPool holds server batch buffers of serverBatchMax bytes.
+var batchPool = sync.Pool{New: func() any { b := make([]byte, serverBatchMax); return &b }}
+
+// clientPool holds browser read buffers of clientReadBuf bytes.
+var clientPool = sync.Pool{New: func() any { b := make([]byte, clientReadBuf); return &b }}

@@ -41,7 +41,7 @@ func TestSlowViewerGetsCloseFrame(t *testing.T) {
 // would wait, not when it is full): one byte alone, and a burst larger
 // than the batch buffer followed by one byte.
 func TestIdleLinkNotHeldBack(t *testing.T) {
-	burst := make([]byte, 100*seededMsg) // 400 KiB: fills and grows the batch buffer
+	burst := make([]byte, 100*seededMsg) // 400 KiB: more than one batch
 	newSeededStream(7).fill(burst)
 	for _, c := range []struct {
 		name   string

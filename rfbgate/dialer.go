@@ -78,12 +78,57 @@ type DialStats struct {
 	Handshakes   int64 // reached ServerInit
 	Retries      int64 // attempts repeated after a blacklist refusal or a timeout
 	Blacklisted  int64 // attempts Xvnc turned away before authentication
-	Timeouts     int64 // attempts that timed out connecting or waiting for ProtocolVersion
+	Timeouts     int64 // attempts that timed out connecting or in the handshake
 	AuthFailures int64 // attempts where Xvnc refused the password (never retried)
 	QueueFull    int64 // viewers closed because the queue was full
 	Expired      int64 // viewers closed because their deadline passed
 	Waits        int64 // viewers that waited in line for a slot
 	MaxInFlight  int   // the most handshakes in flight at once so far
+}
+
+// Dial attempt results: glass_dial_attempts_total's result label, and
+// the DialStats counter an attempt adds to (dialResult).
+const (
+	dialOK          = "ok"
+	dialAuth        = "auth_failed"
+	dialBlacklisted = "blacklisted"
+	dialTimeout     = "timeout"
+	dialUnreachable = "unreachable"
+	dialHandshake   = "handshake_failed"
+)
+
+// dialResult classifies a handshake attempt's outcome: the one place a
+// dial error becomes a metric's reason and a counter.
+func dialResult(err error) string {
+	var re *RefusedError
+	var ce *connectError
+	switch {
+	case err == nil:
+		return dialOK
+	case errors.Is(err, ErrAuthFailed):
+		return dialAuth
+	case errors.As(err, &re) && re.IsBlacklist():
+		return dialBlacklisted
+	case isTimeout(err):
+		return dialTimeout
+	case errors.As(err, &ce):
+		return dialUnreachable
+	}
+	return dialHandshake
+}
+
+// countAttempt adds an attempt that ended with result to its counter.
+func (s *DialStats) countAttempt(result string) {
+	switch result {
+	case dialOK:
+		s.Handshakes++
+	case dialAuth:
+		s.AuthFailures++
+	case dialBlacklisted:
+		s.Blacklisted++
+	case dialTimeout:
+		s.Timeouts++
+	}
 }
 
 // Errors of a dial that did not reach ServerInit.
@@ -269,6 +314,33 @@ func (r *Relay) dialAttempt(ctx context.Context, comp Computer, deadline time.Ti
 	return server, init, nil
 }
 
+// dialOnce runs one handshake with comp's Xvnc in a slot of l the caller
+// has taken, for a viewer (dialComputer) or a check (Check), and does the
+// bookkeeping of every attempt: it counts it by result (DialStats and
+// glass_dial_attempts_total), holds off dialling after a password
+// refusal, records whether the password is proven, and gives the slot
+// back.
+func (r *Relay) dialOnce(ctx context.Context, comp Computer, l *dialLimiter, deadline time.Time) (net.Conn, *ServerInit, error) {
+	server, init, err := r.dialAttempt(ctx, comp, deadline)
+	result := dialResult(err)
+	r.metrics.dialAttempt(comp.Name, result)
+	var proven *bool
+	switch result {
+	case dialOK:
+		proven = ptr(true)
+	case dialAuth:
+		// Hold off before the slot passes on, so no viewer waiting for it
+		// tries the refused password again.
+		r.mu.Lock()
+		r.authHold[comp.Name] = time.Now().Add(authHoldOff)
+		r.mu.Unlock()
+		proven = ptr(false)
+	}
+	l.count(func(s *DialStats) { s.countAttempt(result) })
+	l.release(proven)
+	return server, init, err
+}
+
 // dialComputer connects a viewer to comp's Xvnc: it waits its turn in the
 // computer's limiter, retries refusals that are not about the password
 // with backoff until the viewer's deadline, and returns the connection
@@ -296,23 +368,7 @@ func (r *Relay) dialComputer(ctx context.Context, ws *websocket.Conn, comp Compu
 			ws.Close(websocket.StatusTryAgainLater, reasonAuthHeld)
 			return nil, nil, false
 		}
-		server, init, err := r.dialAttempt(ctx, comp, deadline)
-		r.metrics.dialAttempt(comp.Name, err)
-		var proven *bool
-		switch {
-		case err == nil:
-			proven = ptr(true)
-			l.count(func(s *DialStats) { s.Handshakes++ })
-		case errors.Is(err, ErrAuthFailed):
-			// Hold off before the slot passes on, so no viewer waiting
-			// for it tries the refused password again.
-			r.mu.Lock()
-			r.authHold[comp.Name] = time.Now().Add(authHoldOff)
-			r.mu.Unlock()
-			proven = ptr(false)
-			l.count(func(s *DialStats) { s.AuthFailures++ })
-		}
-		l.release(proven)
+		server, init, err := r.dialOnce(ctx, comp, l, deadline)
 		if err == nil {
 			r.setHealth(comp.Name, nil)
 			return server, init, true
@@ -321,12 +377,6 @@ func (r *Relay) dialComputer(ctx context.Context, ws *websocket.Conn, comp Compu
 			r.setHealth(comp.Name, err)
 			r.dialFailed(ws, comp, log, err)
 			return nil, nil, false
-		}
-		var re *RefusedError
-		if errors.As(err, &re) {
-			l.count(func(s *DialStats) { s.Blacklisted++ })
-		} else {
-			l.count(func(s *DialStats) { s.Timeouts++ })
 		}
 		last = err
 		wait := backoff/2 + rand.N(backoff/2+1)

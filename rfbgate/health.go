@@ -68,20 +68,10 @@ func (r *Relay) Check(ctx context.Context, agent string) error {
 	if err := l.acquire(ctx); err != nil {
 		return fmt.Errorf("rfbgate: computer %s (%s): %w", agent, comp.Addr, err)
 	}
-	server, _, err := r.dialAttempt(ctx, comp, time.Now().Add(r.cfg.HandshakeTimeout))
-	var proven *bool
-	switch {
-	case err == nil:
+	server, _, err := r.dialOnce(ctx, comp, l, time.Now().Add(r.cfg.HandshakeTimeout))
+	if err == nil {
 		server.Close()
-		proven = ptr(true)
-	case errors.Is(err, ErrAuthFailed):
-		r.mu.Lock()
-		r.authHold[agent] = time.Now().Add(authHoldOff)
-		r.mu.Unlock()
-		proven = ptr(false)
-		l.count(func(s *DialStats) { s.AuthFailures++ })
 	}
-	l.release(proven)
 	r.setHealth(agent, err)
 	if err != nil {
 		return fmt.Errorf("rfbgate: computer %s (%s): %s", agent, comp.Addr, dialFailure(err))

@@ -91,7 +91,8 @@ func TestPasswordFileForms(t *testing.T) {
 // the computer is up; a wrong one fails in one line naming the computer
 // and the refusal, shows it down in the status with the reason, and holds
 // off viewers (no second refused attempt); a server that is not there
-// fails in one line too.
+// fails in one line too. Each check's dial shows in the dial counters and
+// the metrics by its result.
 func TestCheckComputers(t *testing.T) {
 	xv := startXvnc(t, testPassword)
 	dir := t.TempDir()
@@ -138,5 +139,15 @@ func TestCheckComputers(t *testing.T) {
 	}
 	if n := tr.DialStats("wrong").AuthFailures; n != 1 {
 		t.Fatalf("%d password failures, want the check's one", n)
+	}
+	// The checks' dials are counted as a viewer's are: one attempt each,
+	// by result, in the dial counters and in /metrics.
+	if n := tr.DialStats("good").Handshakes; n != 1 {
+		t.Fatalf("%d handshakes counted for the good computer, want the check's one", n)
+	}
+	m := scrape(t, tr.Relay)
+	for _, c := range []struct{ name, result string }{{"good", dialOK}, {"wrong", dialAuth}, {"gone", dialUnreachable}} {
+		m.want(t, 1, "glass_dial_attempts_total", "computer", c.name, "result", c.result)
+		m.want(t, 1, "glass_dial_attempts_total", "computer", c.name)
 	}
 }

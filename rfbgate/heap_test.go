@@ -7,44 +7,79 @@ package rfbgate
 
 import (
 	"fmt"
+	"io"
 	"runtime"
 	"testing"
 	"time"
 )
 
 // viewerHeapBudget bounds the live heap one open viewer costs, everything
-// in this process: the relay's side (its buffers, gate, WebSocket and TCP
+// in this process: the relay's side (its gate, WebSocket and TCP
 // connections, goroutine stacks), the test client's WebSocket and the
-// synthetic server's connection. About 155 KiB with the buffers of
-// buffers.go (72 KiB of them); the relay's buffers alone were 352 KiB
-// before.
-const viewerHeapBudget = 192 << 10
+// synthetic server's connection. About 84 KiB, with no buffer held between
+// messages (buffers.go); 155 KiB when each viewer kept a 64 KiB batch and
+// 4+4 KiB of browser-side buffers, 402 KiB with 256+32+64 KiB.
+const viewerHeapBudget = 96 << 10
+
+// heapViewers is how many viewers the heap tests open.
+const heapViewers = 50
 
 // TestViewerHeap: 50 viewers at rest (the server sends a byte every
 // 200 ms) cost at most viewerHeapBudget of live heap each.
 func TestViewerHeap(t *testing.T) {
 	addr, _ := syntheticVNC(t, testPassword, 1, 200*time.Millisecond)
+	per := heapPerViewer(t, addr, nil)
+	t.Logf("%d viewers at rest: %.1f KiB of live heap each (budget %d KiB), relay and client together", heapViewers, float64(per)/1024, viewerHeapBudget>>10)
+	if per > viewerHeapBudget {
+		t.Fatalf("a viewer costs %d bytes of live heap, budget %d", per, viewerHeapBudget)
+	}
+}
+
+// TestIdleViewersRetain: 50 viewers that each received a 1 MB update at
+// full speed (in batches of up to serverBatchMax) and then went idle
+// retain no more live heap each than viewerHeapBudget: no batch buffer
+// outlives its batch. When each viewer kept its grown batch buffer, this
+// was over 300 KiB a viewer.
+func TestIdleViewersRetain(t *testing.T) {
+	const w, h = 640, 400
+	script := append(srvUpdate(srvRect(0, 0, w, h, encodingRaw)), make([]byte, w*h*4)...)
+	addr := scriptedVNC(t, testPassword, script)
+	per := heapPerViewer(t, addr, func(v *rawViewer) {
+		if _, err := io.CopyN(io.Discard, v.conn, int64(len(script))); err != nil {
+			t.Errorf("viewer %s: reading the update: %v", v.name, err)
+		}
+	})
+	t.Logf("%d viewers idle after %d bytes each: %.1f KiB of live heap each (budget %d KiB), relay and client together", heapViewers, len(script), float64(per)/1024, viewerHeapBudget>>10)
+	if per > viewerHeapBudget {
+		t.Fatalf("an idle viewer retains %d bytes of live heap, budget %d", per, viewerHeapBudget)
+	}
+}
+
+// heapPerViewer opens heapViewers viewers of the server at addr, runs use
+// on each (nil: nothing), and returns the live heap they cost each.
+func heapPerViewer(t *testing.T, addr string, use func(*rawViewer)) int64 {
 	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
-	const n = 50
 	before := liveHeap()
-	for i := range n {
+	for i := range heapViewers {
 		tk, _ := tr.Watch("a", fmt.Sprintf("s%d", i))
 		v, err := dialRFBRaw(tr.wsURL(tk.Token, "a"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(v.close)
+		if use != nil {
+			use(v)
+		}
 	}
-	waitFor(t, func() bool { return tr.Viewers("a") == n })
-	per := (liveHeap() - before) / n
-	t.Logf("%d viewers at rest: %.1f KiB of live heap each (budget %d KiB), relay and client together", n, float64(per)/1024, viewerHeapBudget>>10)
-	if per > viewerHeapBudget {
-		t.Fatalf("a viewer costs %d bytes of live heap, budget %d", per, viewerHeapBudget)
-	}
+	waitFor(t, func() bool { return tr.Viewers("a") == heapViewers })
+	return (liveHeap() - before) / heapViewers
 }
 
-// liveHeap is the heap in use after a collection, stacks included.
+// liveHeap is the heap in use after collections, stacks included. Two
+// collections: what a sync.Pool held at the first is freed by the second,
+// so pooled buffers no viewer holds are not counted.
 func liveHeap() int64 {
+	runtime.GC()
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)

@@ -170,29 +170,31 @@ func leaseRefused(w http.ResponseWriter, t target, err error) {
 }
 
 func (h *handler) takeover(w http.ResponseWriter, req *http.Request) {
-	t, ok := h.readTarget(w, req)
-	if !ok {
-		return
-	}
-	exp, err := h.r.TakeOver(t.Agent, t.Surface, t.Stream)
-	if err != nil {
-		leaseRefused(w, t, err)
-		return
-	}
-	h.writeLease(w, exp, h.r.clipboardFor(t.Agent, t.Surface, t.Stream))
+	h.lease(w, req, h.r.TakeOver, true)
 }
 
 func (h *handler) renew(w http.ResponseWriter, req *http.Request) {
+	h.lease(w, req, h.r.Renew, false)
+}
+
+// lease runs do (a take-over or a renewal) for the target the request
+// names and answers it; withClipboard adds the computer's clipboard (a
+// take-over's answer).
+func (h *handler) lease(w http.ResponseWriter, req *http.Request, do func(agent, surface, stream string) (time.Time, error), withClipboard bool) {
 	t, ok := h.readTarget(w, req)
 	if !ok {
 		return
 	}
-	exp, err := h.r.Renew(t.Agent, t.Surface, t.Stream)
+	exp, err := do(t.Agent, t.Surface, t.Stream)
 	if err != nil {
 		leaseRefused(w, t, err)
 		return
 	}
-	h.writeLease(w, exp, nil)
+	var clip *string
+	if withClipboard {
+		clip = h.r.clipboardFor(t.Agent, t.Surface, t.Stream)
+	}
+	h.writeLease(w, exp, clip)
 }
 
 // writeLease answers a take-over or renewal: when the lease ends unless

@@ -99,10 +99,13 @@ func (r *Relay) viewerClosed(v *viewer) {
 	})
 }
 
-// checkLeaseGrace validates Config.LeaseGrace (0 takes the default).
-func checkLeaseGrace(d time.Duration) (time.Duration, error) {
-	if d < 0 || d > MaxLeaseGrace {
-		return 0, fmt.Errorf("rfbgate: lease grace %v: want 0 to %v", d, MaxLeaseGrace)
+// CheckLeaseGrace reports whether d is a lease grace the relay takes:
+// more than 0 and at most MaxLeaseGrace. NewRelay checks Config.LeaseGrace
+// with it (after its zero took the default); a program can check a flag
+// with it before it builds the relay.
+func CheckLeaseGrace(d time.Duration) error {
+	if d <= 0 || d > MaxLeaseGrace {
+		return fmt.Errorf("lease grace %v: want more than 0 and at most %v", d, MaxLeaseGrace)
 	}
-	return positiveOr(d, DefaultLeaseGrace), nil
+	return nil
 }

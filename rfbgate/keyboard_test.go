@@ -141,8 +141,17 @@ func TestKeyboardLivesWithViewer(t *testing.T) {
 }
 
 // TestLeaseGraceLimit: Config.LeaseGrace at MaxLeaseGrace is taken, past it
-// refused; zero takes the default.
+// refused; zero takes the default. CheckLeaseGrace, which a program's flag
+// goes through, takes the same range without the default.
 func TestLeaseGraceLimit(t *testing.T) {
+	for _, c := range []struct {
+		grace time.Duration
+		ok    bool
+	}{{MaxLeaseGrace, true}, {1, true}, {MaxLeaseGrace + 1, false}, {0, false}, {-1, false}} {
+		if err := CheckLeaseGrace(c.grace); (err == nil) != c.ok {
+			t.Fatalf("CheckLeaseGrace(%v): %v", c.grace, err)
+		}
+	}
 	comps := []Computer{{Name: "a", Addr: "127.0.0.1:1", Password: NewSecret(testPassword)}}
 	for _, c := range []struct {
 		grace, want time.Duration

@@ -253,7 +253,7 @@ func TestLoad64Viewers(t *testing.T) {
 	lo, hi := int64(-1), int64(0)
 	for i, r := range results {
 		if r.err != nil {
-			t.Fatalf("viewer %d: %v", i, r.err)
+			t.Fatalf("viewer %d: %v\nrelay log:\n%s", i, r.err, tr.logs.String())
 		}
 		if r.bytes < floor {
 			t.Fatalf("viewer %d got %d bytes in %v, want at least %d", i, r.bytes, dur, floor)

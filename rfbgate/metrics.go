@@ -1,7 +1,6 @@
 package rfbgate
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -85,16 +84,6 @@ var (
 		[]string{"computer"}, nil)
 	descDialTurnedAway = prometheus.NewDesc("glass_dial_turned_away_total", "Viewers closed with 1013 before reaching Xvnc: queue_full, or deadline (not connected within the dial wait).",
 		[]string{"computer", "reason"}, nil)
-)
-
-// Dial attempt results (glass_dial_attempts_total's result label).
-const (
-	dialOK          = "ok"
-	dialAuth        = "auth_failed"
-	dialBlacklisted = "blacklisted"
-	dialTimeout     = "timeout"
-	dialUnreachable = "unreachable"
-	dialHandshake   = "handshake_failed"
 )
 
 func newRelayMetrics(r *Relay) *relayMetrics {
@@ -181,28 +170,10 @@ func leaseCause(ev leaseEvent) string {
 	return ev.Reason
 }
 
-// dialAttempt counts one handshake attempt with agent's Xvnc by result.
-func (m *relayMetrics) dialAttempt(agent string, err error) {
-	m.dialAttempts.WithLabelValues(agent, dialResult(err)).Inc()
-}
-
-// dialResult classifies a handshake attempt's outcome.
-func dialResult(err error) string {
-	var re *RefusedError
-	var ce *connectError
-	switch {
-	case err == nil:
-		return dialOK
-	case errors.Is(err, ErrAuthFailed):
-		return dialAuth
-	case errors.As(err, &re) && re.IsBlacklist():
-		return dialBlacklisted
-	case isTimeout(err):
-		return dialTimeout
-	case errors.As(err, &ce):
-		return dialUnreachable
-	}
-	return dialHandshake
+// dialAttempt counts one handshake attempt with agent's Xvnc by result
+// (dialResult).
+func (m *relayMetrics) dialAttempt(agent, result string) {
+	m.dialAttempts.WithLabelValues(agent, result).Inc()
 }
 
 // relayCollector reports, at scrape time, what the open viewers and the

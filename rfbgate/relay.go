@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -108,9 +107,11 @@ func NewRelay(cfg Config) (*Relay, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	var err error
-	if cfg.LeaseGrace, err = checkLeaseGrace(cfg.LeaseGrace); err != nil {
-		return nil, err
+	if cfg.LeaseGrace == 0 {
+		cfg.LeaseGrace = DefaultLeaseGrace
+	}
+	if err := CheckLeaseGrace(cfg.LeaseGrace); err != nil {
+		return nil, fmt.Errorf("rfbgate: %w", err)
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
 	cfg.Dial = cfg.Dial.withDefaults()
@@ -257,6 +258,7 @@ type viewer struct {
 	cancel context.CancelFunc
 
 	filter *serverFilter // the server-to-client stream (pumpServer's goroutine)
+	stall  *time.Timer   // pumpServer's write deadline: ends a viewer that stopped reading
 
 	ws     *websocket.Conn
 	raw    net.Conn // the browser's TCP connection under ws (write deadlines); nil if unknown
@@ -437,7 +439,7 @@ func (r *Relay) serveViewer(ws *websocket.Conn, raw net.Conn, remote string, com
 		return
 	}
 
-	v := &viewer{r: r, agent: comp.Name, surface: surface, stream: stream, gate: NewGate(r.cfg.Limits), server: server, cancel: cancel, out: make([]byte, 0, clientReadBuf),
+	v := &viewer{r: r, agent: comp.Name, surface: surface, stream: stream, gate: NewGate(r.cfg.Limits), server: server, cancel: cancel,
 		ws: ws, raw: raw, remote: remote, opened: time.Now()}
 	v.rtt.Store(-1)
 	if v.filter, err = newServerFilter(init.Raw[4:20], v.gate.HasKeyboard); err != nil {
@@ -496,11 +498,28 @@ const (
 )
 
 // pumpClient feeds the browser's bytes through the gate to the server
-// until either side ends, having recorded why.
-func (v *viewer) pumpClient(client io.Reader) {
-	buf := make([]byte, clientReadBuf)
+// until either side ends, having recorded why. It waits for each message
+// with no buffer and reads it into one from clientPool (buffers.go).
+func (v *viewer) pumpClient(client *clientStream) {
 	for {
-		n, err := client.Read(buf)
+		if err := client.next(); err != nil {
+			v.clientReadEnded(err)
+			return
+		}
+		bp := clientPool.Get().(*[]byte)
+		ok := v.feedMessage(client, *bp)
+		clientPool.Put(bp)
+		if !ok {
+			return
+		}
+	}
+}
+
+// feedMessage feeds the message being read through the gate, buf at a
+// time; false when the viewer ended.
+func (v *viewer) feedMessage(client *clientStream, buf []byte) bool {
+	for {
+		n, end, err := client.readMessage(buf)
 		if n > 0 {
 			v.mu.Lock()
 			var ferr error
@@ -510,16 +529,19 @@ func (v *viewer) pumpClient(client io.Reader) {
 			if ferr != nil {
 				v.r.log.Warn("rfbgate: closing viewer on bad input", "agent", v.agent, "surface", v.surface, "err", ferr)
 				v.refused(ferr)
-				return
+				return false
 			}
 			if werr != nil {
 				v.end(websocket.StatusGoingAway, reasonServerEnded)
-				return
+				return false
 			}
 		}
 		if err != nil {
 			v.clientReadEnded(err)
-			return
+			return false
+		}
+		if end {
+			return true
 		}
 	}
 }

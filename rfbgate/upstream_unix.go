@@ -9,17 +9,19 @@ import (
 	"syscall"
 )
 
-// upstream reads the computer's stream for pumpServer: blocking reads when
-// nothing waits to be sent, and reads that do not wait while a batch is
-// being gathered, so the batch goes out the moment Xvnc has nothing more
+// upstream reads the computer's stream for pumpServer: it waits for bytes
+// without a buffer (wait), and while a batch is being gathered it reads
+// without waiting, so the batch goes out the moment Xvnc has nothing more
 // to give (an idle link never holds bytes back).
 type upstream struct {
-	conn net.Conn
-	rc   syscall.RawConn // nil: the connection has no descriptor; every read is "idle after"
-	p    []byte          // tryRead's buffer, for try
-	n    int
-	err  error
-	try  func(fd uintptr) bool // u.read, bound once so tryRead does not allocate
+	conn  net.Conn
+	rc    syscall.RawConn // nil: the connection has no descriptor; every read is "idle after"
+	p     []byte          // tryRead's buffer, for try
+	n     int
+	err   error
+	try   func(fd uintptr) bool // u.read, bound once so tryRead does not allocate
+	ready func(fd uintptr) bool // u.peek, bound once so wait does not allocate
+	one   [1]byte               // peek's buffer
 }
 
 func newUpstream(c net.Conn) *upstream {
@@ -28,9 +30,34 @@ func newUpstream(c net.Conn) *upstream {
 		if rc, err := sc.SyscallConn(); err == nil {
 			u.rc = rc
 			u.try = u.read
+			u.ready = u.peek
 		}
 	}
 	return u
+}
+
+// wait blocks until the computer has sent something (or closed, or the
+// connection failed: the next read says which) without reading it, so a
+// viewer waiting on an idle computer holds no buffer. It fails only when
+// the connection is closed under it. Without a descriptor it returns at
+// once and the next Read waits.
+func (u *upstream) wait() error {
+	if u.rc == nil {
+		return nil
+	}
+	return u.rc.Read(u.ready)
+}
+
+// peek reports whether a read would not wait: a byte to read, the end of
+// the stream or an error. MSG_PEEK leaves the byte in the socket.
+func (u *upstream) peek(fd uintptr) bool {
+	for {
+		_, _, err := syscall.Recvfrom(int(fd), u.one[:], syscall.MSG_PEEK)
+		if err == syscall.EINTR {
+			continue
+		}
+		return err != syscall.EAGAIN
+	}
 }
 
 // Read blocks until the computer sends something.

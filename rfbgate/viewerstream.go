@@ -152,21 +152,38 @@ type clientStream struct {
 // the browser comes back as a websocket.CloseError with its code and reason.
 func (s *clientStream) Read(p []byte) (int, error) {
 	for {
-		if s.r == nil {
-			_, r, err := s.ws.Reader(context.Background())
-			if err != nil {
-				return 0, err
-			}
-			s.r = r
+		if err := s.next(); err != nil {
+			return 0, err
 		}
-		n, err := s.r.Read(p)
-		if err == io.EOF {
-			s.r, err = nil, nil
-		}
+		n, _, err := s.readMessage(p)
 		if n > 0 || err != nil {
 			return n, err
 		}
 	}
+}
+
+// next waits for a message to read, unless one is being read.
+func (s *clientStream) next() error {
+	if s.r != nil {
+		return nil
+	}
+	_, r, err := s.ws.Reader(context.Background())
+	if err != nil {
+		return err
+	}
+	s.r = r
+	return nil
+}
+
+// readMessage reads the next bytes of the message being read (next has
+// found one); end reports that the message is over, and the next call to
+// next waits for another.
+func (s *clientStream) readMessage(p []byte) (n int, end bool, err error) {
+	n, err = s.r.Read(p)
+	if err == io.EOF {
+		s.r, end, err = nil, true, nil
+	}
+	return n, end, err
 }
 
 // Write sends p as one binary message.
@@ -180,78 +197,102 @@ func (s *clientStream) Write(p []byte) (int, error) {
 // pumpServer relays the server's stream to the browser through the
 // viewer's serverFilter (framed; ServerCutText only while this viewer holds
 // the keyboard), batching what Xvnc has ready into messages of up to
-// serverBatchMax bytes, each sent the moment a read would wait. A write
-// that takes longer than WriteTimeout ends the viewer (see stalled). It
-// returns when either side ends, having recorded why.
+// serverBatchMax bytes, each sent the moment a read would wait. It waits
+// for Xvnc with no buffer and takes one from batchPool per batch (see
+// buffers.go). A write that takes longer than WriteTimeout ends the viewer
+// (see stalled). It returns when either side ends, having recorded why.
 func (v *viewer) pumpServer(up *upstream) {
-	stall := time.AfterFunc(time.Hour, v.stalled)
-	stall.Stop()
-	defer stall.Stop()
-	buf := make([]byte, serverBatchMin)
+	v.stall = time.AfterFunc(time.Hour, v.stalled)
+	v.stall.Stop()
+	defer v.stall.Stop()
+	// The filter counts what it withholds; the viewer's counter (read by
+	// scrapes) is brought up to date once a batch and at the end.
+	defer v.publishWithheld()
+	var held [maxServerHeader]byte // a header split across batches
+	nheld := 0
+	for {
+		if err := up.wait(); err != nil {
+			v.serverEnded(err)
+			return
+		}
+		bp := batchPool.Get().(*[]byte)
+		var ok bool
+		nheld, ok = v.relayBatch(up, *bp, &held, nheld)
+		batchPool.Put(bp)
+		v.publishWithheld()
+		if !ok {
+			return
+		}
+	}
+}
+
+// relayBatch reads what Xvnc has ready into buf, after the nheld bytes of
+// a header split at the previous batch's end, filters it and sends it as
+// one message. It leaves in held the header split at this batch's end and
+// returns its length, or false when the viewer ended.
+func (v *viewer) relayBatch(up *upstream, buf []byte, held *[maxServerHeader]byte, nheld int) (int, bool) {
 	// buf[:out] is filtered and waits to be sent; buf[out:out+carry] is a
 	// header split across reads, put in front of the next read.
-	out, carry := 0, 0
-	send := func() bool {
-		stall.Reset(v.r.cfg.WriteTimeout)
-		err := v.ws.Write(context.Background(), websocket.MessageBinary, buf[:out])
-		stall.Stop()
-		if err != nil {
-			v.endBy(endedByViewer, websocket.StatusAbnormalClosure, reasonClientGone)
-			return false
-		}
-		v.toViewer.Add(uint64(out))
-		v.messages.Add(1)
-		return true
-	}
+	out, carry := 0, copy(buf, held[:nheld])
+	n, err := up.Read(buf[carry:])
+	idle := false
 	for {
-		var n int
-		var err error
-		idle := false
-		if out == 0 {
-			n, err = up.Read(buf[carry:])
-		} else {
-			n, idle, err = up.tryRead(buf[out+carry:])
-		}
 		if n > 0 {
 			kept, rest, ferr := v.filter.Filter(buf[out : out+carry+n])
 			out += len(kept)
 			carry = copy(buf[out:], rest)
-			v.withheld.Store(v.filter.stats.CutTextDropped)
 			if ferr != nil {
 				if out > 0 {
-					send()
+					v.sendBatch(buf[:out])
 				}
 				v.r.log.Warn("rfbgate: closing viewer on a server message it cannot frame", "agent", v.agent, "surface", v.surface, "err", ferr)
 				v.end(websocket.StatusInternalError, reasonServerUnframe)
-				return
+				return 0, false
 			}
 		}
 		if err != nil {
-			if out > 0 && !send() {
-				return
+			if out == 0 || v.sendBatch(buf[:out]) {
+				v.serverEnded(err)
 			}
-			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
-				v.r.log.Info("rfbgate: reading the VNC server", "agent", v.agent, "err", err)
-			}
-			v.end(websocket.StatusGoingAway, reasonServerEnded)
-			return
+			return 0, false
 		}
-		if out == 0 || (!idle && len(buf)-out-carry >= serverReadMin) {
-			continue
+		if idle || len(buf)-out-carry < serverReadMin {
+			break
 		}
-		if !send() {
-			return
-		}
-		if !idle && len(buf) < serverBatchMax { // Xvnc had more than the buffer: grow it
-			nb := make([]byte, min(2*len(buf), serverBatchMax))
-			copy(nb, buf[out:out+carry])
-			buf = nb
-		} else {
-			copy(buf, buf[out:out+carry])
-		}
-		out = 0
+		n, idle, err = up.tryRead(buf[out+carry:])
 	}
+	if out > 0 && !v.sendBatch(buf[:out]) {
+		return 0, false
+	}
+	return copy(held[:], buf[out:out+carry]), true
 }
+
+// sendBatch writes one batch to the browser as a binary message, bounded
+// by the stall timer; a failed write ends the viewer (the browser is gone).
+func (v *viewer) sendBatch(b []byte) bool {
+	v.stall.Reset(v.r.cfg.WriteTimeout)
+	err := v.ws.Write(context.Background(), websocket.MessageBinary, b)
+	v.stall.Stop()
+	if err != nil {
+		v.endBy(endedByViewer, websocket.StatusAbnormalClosure, reasonClientGone)
+		return false
+	}
+	v.toViewer.Add(uint64(len(b)))
+	v.messages.Add(1)
+	return true
+}
+
+// serverEnded ends the viewer whose computer's stream ended (err is why:
+// logged unless the connection simply closed).
+func (v *viewer) serverEnded(err error) {
+	if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+		v.r.log.Info("rfbgate: reading the VNC server", "agent", v.agent, "err", err)
+	}
+	v.end(websocket.StatusGoingAway, reasonServerEnded)
+}
+
+// publishWithheld brings the viewer's withheld counter up to the filter's.
+func (v *viewer) publishWithheld() { v.withheld.Store(v.filter.stats.CutTextDropped) }
 
 // stalled ends a viewer whose write has taken WriteTimeout: it records why
 // before anything unblocks the write (the other goroutines' errors must not

@@ -138,8 +138,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if o.ticketTTL <= 0 || o.leaseTTL <= 0 {
 		return nil, errors.New("-ticket-ttl and -lease-ttl must be positive")
 	}
-	if o.leaseGrace <= 0 || o.leaseGrace > rfbgate.MaxLeaseGrace {
-		return nil, fmt.Errorf("-lease-grace %v: want more than 0 and at most %v", o.leaseGrace, rfbgate.MaxLeaseGrace)
+	if err := rfbgate.CheckLeaseGrace(o.leaseGrace); err != nil { // before the relay, so a 0 is not taken for the default
+		return nil, fmt.Errorf("-lease-grace: %w", err)
 	}
 	if o.dial.InFlight <= 0 || o.dial.Queue <= 0 || o.dial.Wait <= 0 {
 		return nil, errors.New("-dial-in-flight, -dial-queue and -dial-wait must be positive")
