@@ -365,25 +365,16 @@ func (r *Redialer) restore(now time.Time) {
 		if id, err := r.h.Request(now, codec.MethodFramesStart, r.frames, 0); err == nil {
 			r.own[id] = codec.StreamFrames
 		} else {
-			r.events = append(r.events, &Restored{Method: codec.MethodFramesStart, Stream: codec.StreamFrames, Err: asError(err)})
+			r.events = append(r.events, &Restored{Method: codec.MethodFramesStart, Stream: codec.StreamFrames, Err: session.AsProtoError(err)})
 		}
 	}
 	for _, s := range r.lossless {
 		if id, err := r.h.Resync(now, s, 0); err == nil {
 			r.own[id] = s
 		} else {
-			r.events = append(r.events, &Restored{Method: codec.MethodResync, Stream: s, Err: asError(err)})
+			r.events = append(r.events, &Restored{Method: codec.MethodResync, Stream: s, Err: session.AsProtoError(err)})
 		}
 	}
-}
-
-// asError returns err as a *codec.Error, wrapping others as internal.
-func asError(err error) *codec.Error {
-	var e *codec.Error
-	if errors.As(err, &e) {
-		return e
-	}
-	return codec.NewError(codec.CodeInternal, err.Error())
 }
 
 // Close closes the current session and its connection, if there is one,
