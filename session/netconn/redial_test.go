@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -129,5 +130,16 @@ func TestRedialWakesOnceAtTheEndOfTheBackoff(t *testing.T) {
 	if redialingAt == 0 || attemptAt != redialingAt+2 {
 		t.Fatalf("step saw the Redialing on call %d and the next Attempt on call %d, want 2 calls later (one wake at the end of the backoff); events %q",
 			redialingAt, attemptAt, log)
+	}
+	// The redialed session is the Redialer's like the first: Close ends
+	// it and redialing.
+	if err := rd.Close(); err != nil {
+		t.Fatalf("Close after a redial: %v", err)
+	}
+	if err := rd.Run(ctx, nil); !errors.Is(err, ErrRedialStopped) {
+		t.Fatalf("Run after Close: %v, want ErrRedialStopped", err)
+	}
+	if _, err := rd.Request(time.Now(), codec.MethodDeviceInfo, nil, 0); err == nil || !strings.Contains(err.Error(), "not redialing") {
+		t.Fatalf("request after Close: %v", err)
 	}
 }
