@@ -46,21 +46,11 @@ func BenchmarkSession(b *testing.B) {
 		b.ReportAllocs()
 		c := support.CountAllocs(b)
 		for i := 0; i < b.N; i++ {
-			ev, _ := a.PollEvent()
-			in, ok := ev.(*session.Incoming)
-			if !ok {
-				b.Fatalf("agent event %#v, want a request", ev)
-			}
-			if err := a.Respond(now, in.ID, snap); err != nil {
-				b.Fatal(err)
-			}
+			answer(b, a, now, snap)
 			for out := a.PollTransmitAt(now, netconn.WriteChunk); out != nil; out = a.PollTransmitAt(now, netconn.WriteChunk) {
 				h.Receive(now, out)
 			}
-			ev2, _ := h.PollEvent()
-			if done, ok := ev2.(*session.Completed); !ok || done.Err != nil {
-				b.Fatalf("host event %#v, want a request completed", ev2)
-			}
+			completed(b, h, 0)
 			if _, err := h.Request(now, codec.MethodSnapshot, params, 0); err != nil {
 				b.Fatal(err)
 			}
@@ -81,22 +71,35 @@ func BenchmarkSession(b *testing.B) {
 				b.Fatal(err)
 			}
 			a.Receive(now, h.PollTransmit())
-			ev, _ := a.PollEvent()
-			in, ok := ev.(*session.Incoming)
-			if !ok {
-				b.Fatalf("agent event %#v, want the request", ev)
-			}
-			if err := a.Respond(now, in.ID, snap); err != nil {
-				b.Fatal(err)
-			}
+			answer(b, a, now, snap)
 			h.Receive(now, a.PollTransmit())
-			ev2, _ := h.PollEvent()
-			if done, ok := ev2.(*session.Completed); !ok || done.ID != id || done.Err != nil {
-				b.Fatalf("host event %#v, want request %d completed", ev2, id)
-			}
+			completed(b, h, id)
 		}
 		c.Stop()
 	})
+}
+
+// answer has the agent answer its next event, a request, with res.
+func answer(b *testing.B, a *session.Agent, now time.Time, res codec.Result) {
+	b.Helper()
+	ev, _ := a.PollEvent()
+	in, ok := ev.(*session.Incoming)
+	if !ok {
+		b.Fatalf("agent event %#v, want a request", ev)
+	}
+	if err := a.Respond(now, in.ID, res); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// completed checks that the host's next event is request id (0: any)
+// completed without an error.
+func completed(b *testing.B, h *session.Host, id uint64) {
+	b.Helper()
+	ev, _ := h.PollEvent()
+	if done, ok := ev.(*session.Completed); !ok || (id != 0 && done.ID != id) || done.Err != nil {
+		b.Fatalf("host event %#v, want request %d completed", ev, id)
+	}
 }
 
 // sessionPair returns a host and an agent past their handshake.

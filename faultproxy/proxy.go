@@ -283,16 +283,49 @@ type chunk struct {
 	err error     // the read's error, after the last chunk
 }
 
+// buffers are a direction's read buffers, made as the reader first needs
+// them and handed back by the writer once it has written a chunk. There
+// are Queue+2 of them at the most: the reader's, the Queue chunks waiting
+// and the writer's, so the reader never waits for one; it waits, as
+// without them, on a full queue.
+type buffers struct {
+	free chan []byte
+	size int
+}
+
+func newBuffers(queue, size int) *buffers {
+	return &buffers{free: make(chan []byte, queue+2), size: size}
+}
+
+// get returns a free buffer, or a new one.
+func (b *buffers) get() []byte {
+	select {
+	case buf := <-b.free:
+		return buf
+	default:
+		return make([]byte, b.size)
+	}
+}
+
+// put hands back a buffer whose bytes have been written.
+func (b *buffers) put(buf []byte) {
+	select {
+	case b.free <- buf[:cap(buf)]:
+	default:
+	}
+}
+
 // pipe relays src to dst under the faults of direction dir; when src
 // ends it closes dst's writing side (a FIN), and when dst fails it
 // resets the link.
 func (p *Proxy) pipe(l *link, src, dst net.Conn, dir int) {
 	q := make(chan chunk, p.cfg.Queue)
+	bufs := newBuffers(p.cfg.Queue, p.cfg.Chunk)
 	done := make(chan struct{})
 	go func() {
 		defer close(q)
 		for {
-			buf := make([]byte, p.cfg.Chunk)
+			buf := bufs.get()
 			n, err := src.Read(buf)
 			if n > 0 {
 				select {
@@ -300,6 +333,8 @@ func (p *Proxy) pipe(l *link, src, dst net.Conn, dir int) {
 				case <-done:
 					return
 				}
+			} else {
+				bufs.put(buf)
 			}
 			if err != nil {
 				select {
@@ -359,6 +394,7 @@ func (p *Proxy) pipe(l *link, src, dst net.Conn, dir int) {
 			}
 			b = b[n:]
 		}
+		bufs.put(c.b)
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 
 func echo(c net.Conn) { io.Copy(c, c) }
 
-func proxy(t *testing.T, target string, cfg Config) *Proxy {
+func proxy(t testing.TB, target string, cfg Config) *Proxy {
 	t.Helper()
 	p, err := New(target, cfg)
 	if err != nil {
@@ -24,7 +24,7 @@ func proxy(t *testing.T, target string, cfg Config) *Proxy {
 	return p
 }
 
-func dial(t *testing.T, p *Proxy) net.Conn {
+func dial(t testing.TB, p *Proxy) net.Conn {
 	t.Helper()
 	c, err := net.Dial("tcp", p.Addr())
 	if err != nil {
@@ -35,7 +35,7 @@ func dial(t *testing.T, p *Proxy) net.Conn {
 }
 
 // roundTrip writes msg and reads as many bytes back.
-func roundTrip(t *testing.T, c net.Conn, msg []byte) []byte {
+func roundTrip(t testing.TB, c net.Conn, msg []byte) []byte {
 	t.Helper()
 	if _, err := c.Write(msg); err != nil {
 		t.Fatal(err)
@@ -229,5 +229,23 @@ func TestCloseEndsEverything(t *testing.T) {
 	}
 	if _, err := net.Dial("tcp", p.Addr()); err == nil {
 		t.Fatal("the proxy still accepts after Close")
+	}
+}
+
+// BenchmarkRelay: 64 KiB to an echo server and back through the proxy,
+// with its default chunk.
+func BenchmarkRelay(b *testing.B) {
+	p := proxy(b, testio.Serve(b, echo), Config{})
+	c := dial(b, p)
+	msg, got := make([]byte, 64<<10), make([]byte, 64<<10)
+	b.SetBytes(int64(len(msg)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Write(msg); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := io.ReadFull(c, got); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -116,6 +116,9 @@ func (c *conn) send(m codec.Message) error {
 	return c.tx.queue(m, c.limit)
 }
 
+// sendPing queues a ping with nonce.
+func (c *conn) sendPing(nonce uint64) error { return c.send(&codec.Ping{Nonce: nonce}) }
+
 // frameSink receives what the splitter cuts from the stream.
 type frameSink interface {
 	// frame handles a decoded message that common did not take.
@@ -226,7 +229,7 @@ func (c *conn) timeout() (time.Time, bool) {
 		return time.Time{}, false
 	}
 	at := c.live.silentAt()
-	if c.phase == phaseOpen && !c.tx.pingQueued {
+	if c.phase == phaseOpen {
 		if p, ok := c.live.pingAt(); ok && p.Before(at) {
 			at = p
 		}
@@ -240,11 +243,9 @@ func (c *conn) checkLiveness(now time.Time) (silent bool) {
 	if !now.Before(c.live.silentAt()) {
 		return true
 	}
-	if c.phase == phaseOpen && !c.tx.pingQueued {
+	if c.phase == phaseOpen {
 		if p, ok := c.live.pingAt(); ok && !now.Before(p) {
-			if c.send(&codec.Ping{Nonce: c.live.ping(now)}) == nil {
-				c.tx.pingQueued = true
-			}
+			c.live.ping(now, c.sendPing)
 		}
 	}
 	return false

@@ -269,7 +269,7 @@ func (h *Host) request(now time.Time, m codec.Method, p codec.Params, deadline t
 func (h *Host) sendResync(now time.Time, s codec.Stream, st *streamState) {
 	if _, err := h.request(now, codec.MethodResync, &codec.ResyncParams{Stream: s}, 0, true, s); err != nil {
 		st.resyncID = 0
-		h.events.push(&ResyncFailed{Stream: s, Err: asProtoError(err)})
+		h.events.push(&ResyncFailed{Stream: s, Err: AsProtoError(err)})
 	}
 }
 
@@ -492,9 +492,11 @@ func (h *Host) event(now time.Time, e *codec.Event) {
 	}
 }
 
-// asProtoError returns err as a *codec.Error, wrapping other errors as
-// internal.
-func asProtoError(err error) *codec.Error {
+// AsProtoError returns err as a *codec.Error: the one err is or wraps,
+// or else an internal error with err's message. It is how a request's
+// error (Host.Request, Host.Resync) is reported where an event carries a
+// *codec.Error.
+func AsProtoError(err error) *codec.Error {
 	var e *codec.Error
 	if errors.As(err, &e) {
 		return e

@@ -20,6 +20,7 @@ type liveness struct {
 	left   bool      // that ping has been handed to the transport,
 	leftAt time.Time // at leftAt
 	nonce  uint64    // the last ping's nonce
+	queued bool      // that ping waits in the transmit queue, not handed out yet
 }
 
 // hear records a sign of life at now.
@@ -28,11 +29,16 @@ func (l *liveness) hear(now time.Time) {
 	l.probed, l.left = false, false
 }
 
-// sent records bytes handed to the transport at now; ping says they
-// carried the ping queued last.
-func (l *liveness) sent(now time.Time, ping bool) {
+// sent records bytes handed to the transport at now; ctl says they
+// carried the control frames, and with them the ping queued last if it
+// was waiting.
+func (l *liveness) sent(now time.Time, ctl bool) {
 	l.sentAt = now
-	if ping && l.probed && !l.left {
+	if !ctl || !l.queued {
+		return
+	}
+	l.queued = false
+	if l.probed && !l.left {
 		l.left, l.leftAt = true, now
 	}
 }
@@ -40,10 +46,14 @@ func (l *liveness) sent(now time.Time, ping bool) {
 // pingAt is when a ping is due, if one is: PingAfter after the peer was
 // last heard from (once per silence), or KeepaliveAfter after the session
 // last sent anything when the peer has been heard from since (at once if
-// that time has passed when it is heard from).
+// that time has passed when it is heard from). None is due while a ping
+// of ours waits to be handed out.
 func (l *liveness) pingAt() (time.Time, bool) {
 	var at time.Time
 	ok := false
+	if l.queued {
+		return at, false
+	}
 	if !l.probed {
 		at, ok = l.heard.Add(PingAfter), true
 	}
@@ -74,11 +84,13 @@ func (l *liveness) silentAt() time.Time {
 	return at
 }
 
-// ping marks a ping queued at now and returns its nonce.
-func (l *liveness) ping(now time.Time) uint64 {
+// ping queues a ping at now with queue, which is handed its nonce and
+// reports whether the ping was queued; it waits then until sent hands it
+// out.
+func (l *liveness) ping(now time.Time, queue func(nonce uint64) error) {
 	if !now.Before(l.heard.Add(PingAfter)) {
 		l.probed = true
 	}
 	l.nonce++
-	return l.nonce
+	l.queued = queue(l.nonce) == nil
 }

@@ -216,3 +216,28 @@ func TestAgentDiscardedBytesAreNoSignOfLife(t *testing.T) {
 	}
 	t.Fatal("discarded bytes kept the agent alive")
 }
+
+// TestOnePingWaitsAtATime: a ping that the transport has not taken yet is
+// the only one queued, even when the peer is heard from meanwhile and a
+// ping falls due again; the next one is timed once it has been handed out.
+func TestOnePingWaitsAtATime(t *testing.T) {
+	h, _ := connectedHost(t, HostConfig{}, stdHello(codec.CapAll, 1<<20))
+	h.HandleTimeout(t0.Add(PingAfter)) // the first ping, not taken
+	heard := t0.Add(PingAfter + 500*time.Millisecond)
+	h.Receive(heard, frame(t, &codec.Pong{Nonce: 99}))
+	if at, ok := h.PollTimeout(); !ok || !at.Equal(heard.Add(SilentAfter)) {
+		t.Fatalf("next timeout %v with a ping waiting, want only the silence at %v", at, heard.Add(SilentAfter))
+	}
+	h.HandleTimeout(heard.Add(PingAfter))
+	ms := messages(t, h.PollTransmitAt(heard.Add(PingAfter), 0))
+	if len(ms) != 1 {
+		t.Fatalf("sent %v, want the one ping that waited", ms)
+	}
+	if _, ok := ms[0].(*codec.Ping); !ok {
+		t.Fatalf("sent %T, want a ping", ms[0])
+	}
+	// Handed out, it no longer holds the next one back.
+	if at, ok := h.PollTimeout(); !ok || !at.Before(heard.Add(SilentAfter)) {
+		t.Fatalf("next timeout %v once the ping left, want a ping due before the silence at %v", at, heard.Add(SilentAfter))
+	}
+}

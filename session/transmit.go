@@ -26,11 +26,9 @@ type txQueue struct {
 	bulk, bulkSpare []byte
 	head            int    // bulk[head:] is not handed out yet
 	joined          []byte // control and bulk frames handed out together
-	pingQueued      bool   // ctl holds a ping of ours
 }
 
-// queue appends one encoded frame to its queue; ping reports whether it
-// is a ping of ours.
+// queue appends one encoded frame to its queue.
 func (q *txQueue) queue(m codec.Message, limit uint32) error {
 	switch m.(type) {
 	case *codec.Ping, *codec.Pong:
@@ -110,9 +108,6 @@ func (c *conn) pollTransmit(now time.Time, max int) []byte {
 	if len(b) == 0 {
 		return nil
 	}
-	c.live.sent(now, ctl && c.tx.pingQueued)
-	if ctl {
-		c.tx.pingQueued = false
-	}
+	c.live.sent(now, ctl)
 	return b
 }

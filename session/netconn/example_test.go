@@ -60,16 +60,21 @@ func serveAgent(ln net.Listener, done chan<- error) {
 	done <- err
 }
 
-// startAgent listens on a loopback port and serves one connection there
-// with serveAgent, which reports its end on the channel.
-func startAgent() (net.Listener, <-chan error, error) {
+// callAgent listens on a loopback port, serves one connection there with
+// serveAgent, makes one request to it with call, and returns the
+// request's outcome and, once the host has left, how the agent ended.
+func callAgent(m codec.Method, p codec.Params) (res *session.Completed, agentErr, err error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, nil, err
 	}
+	defer ln.Close()
 	done := make(chan error, 1)
 	go serveAgent(ln, done)
-	return ln, done, nil
+	if res, err = call(ln.Addr().String(), m, p); err != nil {
+		return nil, nil, err
+	}
+	return res, <-done, nil
 }
 
 // call connects a host to addr, makes one request once the handshake is
@@ -111,14 +116,7 @@ func call(addr string, m codec.Method, p codec.Params) (*session.Completed, erro
 // A host asks an agent for a snapshot over a TCP connection and prints
 // the windows' nodes.
 func Example_host() {
-	ln, agentDone, err := startAgent()
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer ln.Close()
-
-	res, err := call(ln.Addr().String(), codec.MethodSnapshot, &codec.SnapshotParams{Evict: []uint32{}})
+	res, agentErr, err := callAgent(codec.MethodSnapshot, &codec.SnapshotParams{Evict: []uint32{}})
 	if err != nil || res.Err != nil {
 		fmt.Println(err, res)
 		return
@@ -135,7 +133,7 @@ func Example_host() {
 		fmt.Printf("window %d\n", w.ID)
 		walk(w.Root, 1)
 	}
-	fmt.Println("agent:", <-agentDone)
+	fmt.Println("agent:", agentErr)
 	// Output:
 	// host: connected to example-agent/1
 	// window 1
@@ -148,20 +146,13 @@ func Example_host() {
 // the connection, its loop reading the session's events and answering
 // each Incoming request with Respond or Fail.
 func Example_agent() {
-	ln, agentDone, err := startAgent()
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer ln.Close()
-
-	res, err := call(ln.Addr().String(), codec.MethodTap, &codec.TapParams{X: 540, Y: 2280})
+	res, agentErr, err := callAgent(codec.MethodTap, &codec.TapParams{X: 540, Y: 2280})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Printf("host: tap answered with %T\n", res.Result)
-	fmt.Println("agent:", <-agentDone)
+	fmt.Println("agent:", agentErr)
 	// Output:
 	// host: connected to example-agent/1
 	// agent: tap at 540,2280

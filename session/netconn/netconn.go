@@ -37,6 +37,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"sync"
 	"time"
@@ -245,7 +246,10 @@ func (d *Conn) Flush() error {
 			return err
 		}
 	}
-	for b := d.s.PollTransmitAt(d.now(), 0); len(b) > 0; b = d.s.PollTransmitAt(d.now(), 0) {
+	// math.MaxInt, not 0 (everything in one slice): the control frames
+	// and the bulk come as two takes, so the session does not copy them
+	// into one buffer first.
+	for b := d.s.PollTransmitAt(d.now(), math.MaxInt); len(b) > 0; b = d.s.PollTransmitAt(d.now(), math.MaxInt) {
 		if _, err := d.c.Write(b); err != nil {
 			return err
 		}

@@ -80,13 +80,13 @@ type Redialer struct {
 	h       *session.Host
 	d       *Conn
 	events  []any
-	fails   int       // failures in a row since the last handshake
-	dials   int       // dials since the last handshake
-	next    time.Time // when the next dial is due
-	conns   uint64    // connections made
-	welcome bool      // the current session completed its handshake
-	closed  *session.Closed
-	last    error // why the last session closed or dial failed
+	fails   int             // failures in a row since the last handshake
+	dials   int             // dials since the last handshake
+	next    time.Time       // when the next dial is due
+	conns   uint64          // connections made
+	welcome bool            // the current session completed its handshake
+	closed  *session.Closed // the current session's close, until hangUp
+	last    error           // why the last session closed or dial failed
 
 	frames   *codec.FramesStartParams // the frames subscription to restore
 	lossless []codec.Stream           // lossless streams seen
@@ -150,7 +150,7 @@ func (r *Redialer) Request(now time.Time, m codec.Method, p codec.Params, deadli
 
 func (r *Redialer) disconnected(now time.Time, m codec.Method) *codec.Error {
 	why := "not connected to the agent yet"
-	closing := r.h != nil && r.closed != nil // closed, not hung up yet
+	closing := r.closed != nil // closed, not hung up yet
 	switch {
 	case closing:
 		why = "not connected to the agent (" + r.closed.Err.Error() + ")"
@@ -276,8 +276,11 @@ func (r *Redialer) fail(now time.Time, err error) {
 // stream ended) and decides whether, and when, to dial again.
 func (r *Redialer) hangUp(now time.Time) {
 	r.d.Close()
-	r.d, r.h = nil, nil
+	// The closed session goes with its connection: Run's step reads a
+	// close as the current session's, and there is none until the next
+	// dial.
 	cl := r.closed
+	r.d, r.h, r.closed = nil, nil, nil
 	var err error = errors.New("the connection ended")
 	if cl != nil {
 		err = cl.Err
@@ -365,25 +368,16 @@ func (r *Redialer) restore(now time.Time) {
 		if id, err := r.h.Request(now, codec.MethodFramesStart, r.frames, 0); err == nil {
 			r.own[id] = codec.StreamFrames
 		} else {
-			r.events = append(r.events, &Restored{Method: codec.MethodFramesStart, Stream: codec.StreamFrames, Err: asError(err)})
+			r.events = append(r.events, &Restored{Method: codec.MethodFramesStart, Stream: codec.StreamFrames, Err: session.AsProtoError(err)})
 		}
 	}
 	for _, s := range r.lossless {
 		if id, err := r.h.Resync(now, s, 0); err == nil {
 			r.own[id] = s
 		} else {
-			r.events = append(r.events, &Restored{Method: codec.MethodResync, Stream: s, Err: asError(err)})
+			r.events = append(r.events, &Restored{Method: codec.MethodResync, Stream: s, Err: session.AsProtoError(err)})
 		}
 	}
-}
-
-// asError returns err as a *codec.Error, wrapping others as internal.
-func asError(err error) *codec.Error {
-	var e *codec.Error
-	if errors.As(err, &e) {
-		return e
-	}
-	return codec.NewError(codec.CodeInternal, err.Error())
 }
 
 // Close closes the current session and its connection, if there is one,
@@ -398,6 +392,6 @@ func (r *Redialer) Close() error {
 		return nil
 	}
 	err := r.d.Close()
-	r.d, r.h = nil, nil
+	r.d, r.h, r.closed = nil, nil, nil
 	return err
 }

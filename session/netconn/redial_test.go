@@ -3,11 +3,14 @@ package netconn
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/faultproxy"
 	"github.com/wirebench/wirebench/internal/testio"
 	"github.com/wirebench/wirebench/session"
 )
@@ -74,5 +77,69 @@ func TestRedialOnceEndsAtTheFirstFailure(t *testing.T) {
 	})
 	if !errors.Is(err, ErrRedialStopped) || len(attempts) != 1 || attempts[0].Err == nil || attempts[0].Retry != 0 {
 		t.Fatalf("Run: %v, attempts %+v; want one failed attempt and no retry", err, attempts)
+	}
+}
+
+// TestRedialWakesOnceAtTheEndOfTheBackoff: after a cut link (through the
+// fault proxy) the Redialer reports Redialing, runs step once when the
+// backoff ends and dials then, so the step call after that one sees the
+// new dial's Attempt. The session that closed is no longer taken for the
+// current one once the Redialer has hung up: that stale close made step's
+// wake at the end of the backoff count as "done", and Run went round once
+// more, calling step again before it dialed.
+func TestRedialWakesOnceAtTheEndOfTheBackoff(t *testing.T) {
+	p, err := faultproxy.New(agents(t), faultproxy.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	rd := NewRedialer(RedialConfig{Dial: dialer(p.Addr()), Host: session.HostConfig{Session: 1}})
+	defer rd.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	calls, redialingAt, attemptAt := 0, 0, 0
+	var log []string
+	second := false
+	err = rd.Run(ctx, func() bool {
+		calls++
+		for e, ok := rd.PollEvent(); ok; e, ok = rd.PollEvent() {
+			switch e := e.(type) {
+			case *session.Connected:
+				log = append(log, fmt.Sprint("connected ", e.Session))
+				if e.Session == 1 {
+					p.Cut()
+				}
+				second = e.Session == 2
+			case *session.Closed:
+				log = append(log, "closed "+e.Reason.String())
+			case *Redialing:
+				log = append(log, "redialing")
+				redialingAt = calls
+			case *Attempt:
+				log = append(log, fmt.Sprint("attempt ", e.N, " ", e.Err))
+				if redialingAt > 0 {
+					attemptAt = calls
+				}
+			}
+		}
+		return second
+	})
+	if err != nil {
+		t.Fatalf("Run: %v after %q", err, log)
+	}
+	if redialingAt == 0 || attemptAt != redialingAt+2 {
+		t.Fatalf("step saw the Redialing on call %d and the next Attempt on call %d, want 2 calls later (one wake at the end of the backoff); events %q",
+			redialingAt, attemptAt, log)
+	}
+	// The redialed session is the Redialer's like the first: Close ends
+	// it and redialing.
+	if err := rd.Close(); err != nil {
+		t.Fatalf("Close after a redial: %v", err)
+	}
+	if err := rd.Run(ctx, nil); !errors.Is(err, ErrRedialStopped) {
+		t.Fatalf("Run after Close: %v, want ErrRedialStopped", err)
+	}
+	if _, err := rd.Request(time.Now(), codec.MethodDeviceInfo, nil, 0); err == nil || !strings.Contains(err.Error(), "not redialing") {
+		t.Fatalf("request after Close: %v", err)
 	}
 }
