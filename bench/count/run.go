@@ -25,6 +25,12 @@ var Env = []string{
 	"GODEBUG=asyncpreemptoff=1,cpu.all=off,memprofilerate=0",
 }
 
+// CacheSim is callgrind's cache simulation, with a fixed geometry so that
+// the host's caches do not change the count: first-level caches of
+// 32 KiB, 8 ways, and a last level of 8 MiB, 16 ways, 64-byte lines (see
+// EstCycles).
+var CacheSim = []string{"--cache-sim=yes", "--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64"}
+
 // OneThread matches the benchmarks whose loops never block: in a count,
 // support pins such a loop to its P (so the scheduler cannot switch to
 // another goroutine during it) and the count is the busiest thread's
@@ -184,10 +190,18 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		for _, name := range p.names {
 			l := p.perOp[name]
-			row := Row{Name: name, N: l.N, Instructions: l.PerOp, Allocs: -1, Bytes: -1}
+			row := Row{Name: name, N: l.N, Instructions: l.PerOp, Cycles: p.est[name].PerOp, Allocs: -1, Bytes: -1}
 			if a, ok := allocs[name]; ok {
 				row.Allocs, row.Bytes = a[0], a[1]
+				if row.Bytes > 0 {
+					g, ok := p.gcPerByte[name]
+					if !ok {
+						return nil, fmt.Errorf("class %s: %s allocates %s B/op and no collection after its loop was counted", c.Pattern, name, trim(row.Bytes))
+					}
+					row.Cycles += row.Bytes * g
+				}
 			}
+			row.Cycles = math.Round(row.Cycles*10) / 10
 			res.Rows = append(res.Rows, row)
 		}
 		if o.Log != nil && len(p.names) > 0 {
@@ -246,7 +260,9 @@ var procsSuffix = regexp.MustCompile(`-[0-9]+$`)
 // process is one valgrind process's count.
 type process struct {
 	names          []string
-	perOp          map[string]Loop
+	perOp          map[string]Loop    // instructions
+	est            map[string]Loop    // estimated cycles of the loop
+	gcPerByte      map[string]float64 // GCPerByte of each allocating row
 	stdout, stderr string
 }
 
@@ -255,9 +271,10 @@ type process struct {
 // learning into levels the instructions of a trie level (see TrieWalk)
 // from its dumps.
 func runClass(ctx context.Context, o Options, c Class, levels Levels, base, skip, also string) (*process, error) {
-	cmd := exec.CommandContext(ctx, o.Valgrind, "--tool=callgrind", "--instr-atstart=no", "--separate-threads=yes",
-		"--dump-instr=yes", "--dump-line=no", "--callgrind-out-file="+base,
-		o.Binary, "-test.run=^$", "-test.bench="+o.Bench, "-test.benchtime="+strconv.Itoa(c.N)+"x", "-test.count="+strconv.Itoa(c.rounds()))
+	args := append([]string{"--tool=callgrind", "--instr-atstart=no", "--separate-threads=yes",
+		"--dump-instr=yes", "--dump-line=no", "--callgrind-out-file=" + base}, CacheSim...)
+	cmd := exec.CommandContext(ctx, o.Valgrind, append(args,
+		o.Binary, "-test.run=^$", "-test.bench="+o.Bench, "-test.benchtime="+strconv.Itoa(c.N)+"x", "-test.count="+strconv.Itoa(c.rounds()))...)
 	cmd.Env = append(os.Environ(), Env...)
 	cmd.Env = append(cmd.Env, envCount+"=callgrind", envOnly+"="+c.Pattern, envSkip+"="+skip, envAlso+"="+also)
 	var stdout, stderr bytes.Buffer
@@ -265,9 +282,17 @@ func runClass(ctx context.Context, o Options, c Class, levels Levels, base, skip
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("%s under valgrind (class %s, n=%d): %v\n%s\n%s", o.Binary, c.Pattern, c.N, err, tail(stdout.String()), tail(stderr.String()))
 	}
-	dumps, err := ReadDumps(base)
+	all, err := ReadDumps(base)
 	if err != nil {
 		return nil, err
+	}
+	var dumps, gcs []Dump
+	for _, d := range all {
+		if d.GC {
+			gcs = append(gcs, d)
+		} else {
+			dumps = append(dumps, d)
+		}
 	}
 	if err := levels.learn(dumps); err != nil {
 		return nil, fmt.Errorf("class %s: %v", c.Pattern, err)
@@ -279,12 +304,27 @@ func runClass(ctx context.Context, o Options, c Class, levels Levels, base, skip
 			if dumps[i].Ir, err = levels.topOfTrie(d); err != nil {
 				return nil, fmt.Errorf("class %s: %v", c.Pattern, err)
 			}
+			// The levels taken out count as instructions that hit
+			// the first level.
+			dumps[i].Est = d.BusiestEst - min(d.BusiestEst, d.Busiest-dumps[i].Ir)
 			walked[d.Name] = walked[d.Name] || len(d.Walks) > 0
 		case OneThread.MatchString(d.Name):
-			dumps[i].Ir = d.Busiest
+			dumps[i].Ir, dumps[i].Est = d.Busiest, d.BusiestEst
 		}
 	}
 	names, perOp, err := PerOp(dumps)
+	if err != nil {
+		return nil, fmt.Errorf("class %s: %v", c.Pattern, err)
+	}
+	ests := make([]Dump, len(dumps))
+	for i, d := range dumps {
+		ests[i] = Dump{Name: d.Name, N: d.N, Ir: d.Est}
+	}
+	_, est, err := PerOp(ests)
+	if err != nil {
+		return nil, fmt.Errorf("class %s: %v", c.Pattern, err)
+	}
+	gc, err := gcPerByte(gcs, stderr.String())
 	if err != nil {
 		return nil, fmt.Errorf("class %s: %v", c.Pattern, err)
 	}
@@ -295,7 +335,7 @@ func runClass(ctx context.Context, o Options, c Class, levels Levels, base, skip
 			fmt.Fprintf(o.Log, "count: %s looked nothing up in a sync.Map trie (count.TrieWalk): its count may move with the process's hash seed\n", name)
 		}
 	}
-	return &process{names, perOp, stdout.String(), stderr.String()}, nil
+	return &process{names, perOp, est, gc, stdout.String(), stderr.String()}, nil
 }
 
 // median counts the rows of p that match c.HeapSensitive in c.Median more
@@ -311,6 +351,7 @@ func median(ctx context.Context, o Options, c Class, levels Levels, class int, s
 		return fmt.Errorf("class %s: %v", c.Pattern, err)
 	}
 	counts := map[string][]float64{}
+	ests := map[string][]float64{}
 	for _, name := range p.names {
 		if heap.MatchString(name) {
 			counts[name] = nil
@@ -330,15 +371,75 @@ func median(ctx context.Context, o Options, c Class, levels Levels, class int, s
 				return fmt.Errorf("class %s: %s missing from its own process %d", c.Pattern, name, k)
 			}
 			counts[name] = append(counts[name], l.PerOp)
+			ests[name] = append(ests[name], q.est[name].PerOp)
 		}
 	}
 	for name, v := range counts {
-		slices.Sort(v)
 		l := p.perOp[name]
-		l.PerOp = (v[(len(v)-1)/2] + v[len(v)/2]) / 2
+		l.PerOp = middle(v)
 		p.perOp[name] = l
+		e := p.est[name]
+		e.PerOp = middle(ests[name])
+		p.est[name] = e
 	}
 	return nil
+}
+
+// middle returns the median of v, which it sorts.
+func middle(v []float64) float64 {
+	slices.Sort(v)
+	return (v[(len(v)-1)/2] + v[len(v)/2]) / 2
+}
+
+// gcPrefix is support.CountGCPrefix.
+const gcLinePrefix = "wirebench-gc "
+
+// gcPerByte returns, for each row with collections counted after its
+// loop (dumps of support.CountGCDumpName, in the order they ran), what a
+// byte it allocates costs the collector at GOGC=100, in estimated cycles:
+// a collection's estimated cycles (all threads) over the bytes it
+// scanned (the heap it kept, stacks and globals, from the lines the
+// binary wrote to stderr, in the same order), since at GOGC=100 the
+// program allocates that many bytes between two collections. The first
+// round's collection is skipped when there are more, as PerOp skips its
+// loop, and of the others the least ratio is kept.
+func gcPerByte(gcs []Dump, stderr string) (map[string]float64, error) {
+	scanned := map[string][]uint64{}
+	sc := bufio.NewScanner(strings.NewReader(stderr))
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), gcLinePrefix)
+		if !ok {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			return nil, fmt.Errorf("collection line %q: want name, b.N and bytes scanned", sc.Text())
+		}
+		v, err := strconv.ParseUint(f[2], 10, 64)
+		if err != nil || v == 0 {
+			return nil, fmt.Errorf("collection line %q: bytes scanned: not a positive number", sc.Text())
+		}
+		scanned[f[0]] = append(scanned[f[0]], v)
+	}
+	ratios := map[string][]float64{}
+	for _, d := range gcs {
+		k := len(ratios[d.Name])
+		if k >= len(scanned[d.Name]) {
+			return nil, fmt.Errorf("%s: %d collections counted and %d lines of bytes scanned", d.Name, k+1, len(scanned[d.Name]))
+		}
+		ratios[d.Name] = append(ratios[d.Name], float64(d.Est)/float64(scanned[d.Name][k]))
+	}
+	out := map[string]float64{}
+	for name, r := range ratios {
+		if len(r) != len(scanned[name]) {
+			return nil, fmt.Errorf("%s: %d collections counted and %d lines of bytes scanned", name, len(r), len(scanned[name]))
+		}
+		if len(r) > 1 {
+			r = r[1:]
+		}
+		out[name] = slices.Min(r)
+	}
+	return out, nil
 }
 
 // allocsPrefix is support.CountAllocsPrefix.
