@@ -400,9 +400,10 @@ const gcLinePrefix = "wirebench-gc "
 // a collection's estimated cycles (all threads) over the bytes it
 // scanned (the heap it kept, stacks and globals, from the lines the
 // binary wrote to stderr, in the same order), since at GOGC=100 the
-// program allocates that many bytes between two collections. The first
-// round's collection is skipped when there are more, as PerOp skips its
-// loop, and of the others the least ratio is kept.
+// program allocates that many bytes between two collections. support
+// counts one collection a row, after its first round's loop; should
+// there be more, the first is skipped, as PerOp skips its loop, and of
+// the others the least ratio is kept.
 func gcPerByte(gcs []Dump, stderr string) (map[string]float64, error) {
 	scanned := map[string][]uint64{}
 	sc := bufio.NewScanner(strings.NewReader(stderr))

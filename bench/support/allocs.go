@@ -120,7 +120,8 @@ func (c *AllocCounter) Stop() {
 	c.stopped = true
 	if counting {
 		countAllocs(c.b.Name(), c.b.N, c.after.Mallocs-c.before.Mallocs, c.after.TotalAlloc-c.before.TotalAlloc)
-		if c.b.N > 1 && c.after.TotalAlloc-c.before.TotalAlloc >= uint64(c.b.N) {
+		if c.b.N > 1 && c.after.TotalAlloc-c.before.TotalAlloc >= uint64(c.b.N) && countAlso == nil && !collected[c.b.Name()] {
+			collected[c.b.Name()] = true
 			countCollection(c.b.Name(), c.b.N)
 		}
 	}

@@ -91,6 +91,14 @@ func countSelected(name string) bool {
 //	wirebench-gc <benchmark name> <b.N> <scanned bytes>
 const CountGCPrefix = "wirebench-gc"
 
+// collected holds the benchmarks whose collection was counted: once a
+// benchmark, after its first loop of b.N > 1 (the first round's), and
+// not in the processes that recount a class's heap-sensitive rows
+// (WIREBENCH_COUNT_ALSO), whose charge the class's own process gives.
+// Each collection of the benchmark process's heap costs millions of
+// instructions under the cache simulation; one a row keeps the tier fast.
+var collected = map[string]bool{}
+
 // countCollection counts, in a count, one full collection right after an
 // allocating loop (dumped under CountGCDumpName) and writes the bytes the
 // collector scans (live heap, stacks and globals) after it: the count
