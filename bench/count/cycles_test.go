@@ -1,6 +1,7 @@
 package count
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -105,5 +106,17 @@ func TestCheckCycles(t *testing.T) {
 	}
 	if _, ok := Same(base, base, MaxSpread); !ok {
 		t.Error("Same: a run differs from itself")
+	}
+}
+
+// TestCountedMatchesScripts: mk/lib.sh's COUNTED, which mk/count.sh and
+// mk/diff.sh count by default, is Counted.
+func TestCountedMatchesScripts(t *testing.T) {
+	lib, err := os.ReadFile("../../mk/lib.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "\nCOUNTED='" + Counted + "'\n"; !strings.Contains(string(lib), want) {
+		t.Errorf("mk/lib.sh lacks the line %q", strings.TrimSpace(want))
 	}
 }

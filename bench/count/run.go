@@ -25,6 +25,12 @@ var Env = []string{
 	"GODEBUG=asyncpreemptoff=1,cpu.all=off,memprofilerate=0",
 }
 
+// Counted is the -test.bench pattern of every benchmark the tier counts:
+// those timed through support.CountAllocs (Relay moves bytes through
+// sockets and is timed only). mk/lib.sh holds the same pattern for the
+// scripts as COUNTED (a test keeps the two equal).
+const Counted = "^Benchmark(Encode|Decode|Frame|Gate|Session)$"
+
 // CacheSim is callgrind's cache simulation, with a fixed geometry so that
 // the host's caches do not change the count: first-level caches of
 // 32 KiB, 8 ways, and a last level of 8 MiB, 16 ways, 64-byte lines (see
@@ -406,19 +412,14 @@ const gcLinePrefix = "wirebench-gc "
 // the others the least ratio is kept.
 func gcPerByte(gcs []Dump, stderr string) (map[string]float64, error) {
 	scanned := map[string][]uint64{}
-	sc := bufio.NewScanner(strings.NewReader(stderr))
-	for sc.Scan() {
-		line, ok := strings.CutPrefix(sc.Text(), gcLinePrefix)
-		if !ok {
-			continue
-		}
-		f := strings.Fields(line)
-		if len(f) != 3 {
-			return nil, fmt.Errorf("collection line %q: want name, b.N and bytes scanned", sc.Text())
-		}
+	lines, err := prefixed(stderr, gcLinePrefix, 3, "collection line %q: want name, b.N and bytes scanned")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range lines {
 		v, err := strconv.ParseUint(f[2], 10, 64)
 		if err != nil || v == 0 {
-			return nil, fmt.Errorf("collection line %q: bytes scanned: not a positive number", sc.Text())
+			return nil, fmt.Errorf("collection line %q: bytes scanned: not a positive number", strings.Join(f, " "))
 		}
 		scanned[f[0]] = append(scanned[f[0]], v)
 	}
@@ -453,21 +454,16 @@ const allocsPrefix = "wirebench-allocs "
 // per op.
 func allocsPerOp(stderr string) (map[string][2]float64, error) {
 	var dumps [2][]Dump // allocations, bytes, as dumps of the same shape
-	sc := bufio.NewScanner(strings.NewReader(stderr))
-	for sc.Scan() {
-		line, ok := strings.CutPrefix(sc.Text(), allocsPrefix)
-		if !ok {
-			continue
-		}
-		f := strings.Fields(line)
-		if len(f) != 4 {
-			return nil, fmt.Errorf("allocation line %q: want name, b.N, allocations and bytes", sc.Text())
-		}
+	lines, err := prefixed(stderr, allocsPrefix, 4, "allocation line %q: want name, b.N, allocations and bytes")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range lines {
 		n, err1 := strconv.Atoi(f[1])
 		a, err2 := strconv.ParseUint(f[2], 10, 64)
 		b, err3 := strconv.ParseUint(f[3], 10, 64)
 		if err := errors.Join(err1, err2, err3); err != nil {
-			return nil, fmt.Errorf("allocation line %q: %v", sc.Text(), err)
+			return nil, fmt.Errorf("allocation line %q: %v", allocsPrefix+strings.Join(f, " "), err)
 		}
 		dumps[0] = append(dumps[0], Dump{Name: f[0], N: n, Ir: a})
 		dumps[1] = append(dumps[1], Dump{Name: f[0], N: n, Ir: b})
@@ -488,6 +484,26 @@ func allocsPerOp(stderr string) (map[string][2]float64, error) {
 		out[name] = [2]float64{round2(allocs[name].PerOp), round2(bytes[name].PerOp)}
 	}
 	return out, nil
+}
+
+// prefixed returns the fields after prefix of each line of text that
+// starts with it; a line with other than n fields is an error, wrong
+// (a format with a %q for the line) saying what it wants.
+func prefixed(text, prefix string, n int, wrong string) ([][]string, error) {
+	var out [][]string
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), prefix)
+		if !ok {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != n {
+			return nil, fmt.Errorf(wrong, sc.Text())
+		}
+		out = append(out, f)
+	}
+	return out, sc.Err()
 }
 
 func round2(v float64) float64 { return math.Round(v*100) / 100 }

@@ -65,7 +65,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 func runCounts(args []string, log io.Writer) error {
 	fl := flag.NewFlagSet("benchcount run", flag.ContinueOnError)
 	bin := fl.String("bin", "", "the test `binary` (go test -c)")
-	bench := fl.String("bench", "^Benchmark(Encode|Decode|Frame|Gate|Session)$", "the benchmarks, as go test -bench takes them")
+	bench := fl.String("bench", count.Counted, "the benchmarks, as go test -bench takes them")
 	out := fl.String("o", "", "write the counts to `file` (default stdout)")
 	commit := fl.String("commit", "", "the commit, for the header")
 	vg := fl.String("valgrind", "valgrind", "the valgrind `command`")
