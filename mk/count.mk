@@ -23,7 +23,7 @@
 #
 # valgrind is installed with apt-get when missing.
 
-COUNT_ENV = GO='$(GO)' BENCH='$(BENCH)'
+COUNT_ENV = GO='$(GO)' BENCH='$(value BENCH)'
 
 .PHONY: micro-count micro-check baseline-counts micro-count-repro
 

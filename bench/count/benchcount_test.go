@@ -425,6 +425,21 @@ func TestRunTakesMedian(t *testing.T) {
 	}
 }
 
+// TestRunTakesMedianInParallel: the median processes may run side by
+// side (Options.Parallel); the rows come out the same.
+func TestRunTakesMedianInParallel(t *testing.T) {
+	t.Setenv("HEAP", strings.Repeat("30 ", 9))
+	got, _, err := fakeRunWith(t, fakeHeapValgrind, Options{Parallel: 3,
+		Classes: []Class{{Pattern: ".", N: 11, HeapSensitive: `^BenchmarkDecode/impl=fxamacker/`, Median: 7}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"BenchmarkDecode/impl=codec/msg=x": 100, "BenchmarkEncode/impl=fxamacker/msg=x": 30, "BenchmarkDecode/impl=fxamacker/msg=x": 30}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("rows %v, want %v", got, want)
+	}
+}
+
 // fakeSlowValgrind stands for valgrind in TestRunRounds: each process
 // runs the rounds -test.count asks of a fxamacker row that costs 100
 // instructions an op, 79 more an op in the rounds up to $SLOW (a type

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -145,6 +146,9 @@ type Options struct {
 	Dir      string  // scratch directory for the dumps
 	Classes  []Class // Classes if nil
 	Log      io.Writer
+	// Parallel is how many of a class's median processes (Class.Median)
+	// run at once; 1 if not above it.
+	Parallel int
 	// Names, if not nil, are the full names of the benchmarks Bench
 	// selects (from a quick run of the binary, see ListedNames): a class
 	// none of them falls in is not run, which saves its valgrind process.
@@ -300,6 +304,8 @@ func runClass(ctx context.Context, o Options, c Class, levels Levels, base, skip
 			dumps = append(dumps, d)
 		}
 	}
+	levelsMu.Lock() // median processes run side by side
+	defer levelsMu.Unlock()
 	if err := levels.learn(dumps); err != nil {
 		return nil, fmt.Errorf("class %s: %v", c.Pattern, err)
 	}
@@ -344,6 +350,9 @@ func runClass(ctx context.Context, o Options, c Class, levels Levels, base, skip
 	return &process{names, perOp, est, gc, stdout.String(), stderr.String()}, nil
 }
 
+// levelsMu guards the Levels that runClass learns and reads.
+var levelsMu sync.Mutex
+
 // median counts the rows of p that match c.HeapSensitive in c.Median more
 // processes, each running those rows alone, and sets their count in p to
 // the median of those processes'. The allocations per op stay p's: they
@@ -366,11 +375,27 @@ func median(ctx context.Context, o Options, c Class, levels Levels, class int, s
 	if len(counts) == 0 {
 		return nil
 	}
+	// The processes run Parallel at a time: a count does not depend on
+	// the host's load (make micro-count-repro checks it), and these
+	// processes are most of the tier's time.
+	procs := make([]*process, c.Median)
+	errs := make([]error, c.Median)
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, max(o.Parallel, 1))
 	for k := range c.Median {
-		q, err := runClass(ctx, o, c, levels, filepath.Join(o.Dir, fmt.Sprintf("cg%d-heap%d", class, k)), skip, c.HeapSensitive)
-		if err != nil {
-			return err
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			procs[k], errs[k] = runClass(ctx, o, c, levels, filepath.Join(o.Dir, fmt.Sprintf("cg%d-heap%d", class, k)), skip, c.HeapSensitive)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for k, q := range procs {
 		for name := range counts {
 			l, ok := q.perOp[name]
 			if !ok {

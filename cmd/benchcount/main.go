@@ -1,11 +1,12 @@
 // Command benchcount is the workbench's deterministic tier (make
 // micro-count, make micro-check; see bench/count):
 //
-//	benchcount run -bin bench.test [-bench regexp] [-o counts.txt] [-commit id] [-list file]
+//	benchcount run -bin bench.test [-bench regexp] [-o counts.txt] [-commit id] [-list file] [-j n]
 //	    count the instructions of each benchmark's timed loop under
 //	    valgrind and write them as Go benchmark text; with -list (the
 //	    output of a quick run, -test.benchtime 1x), the count classes
-//	    none of the listed benchmarks fall in are not run
+//	    none of the listed benchmarks fall in are not run; -j (the number
+//	    of CPUs) valgrind processes of a class's median run at once
 //	benchcount check -baseline baseline-counts.txt [-recount bench.test] counts.txt
 //	    exit 1, with a table, when a row of ours grew more than 2 % in
 //	    instructions/op or est-cycles/op or at all in allocs/op or B/op
@@ -69,6 +70,7 @@ func runCounts(args []string, log io.Writer) error {
 	out := fl.String("o", "", "write the counts to `file` (default stdout)")
 	commit := fl.String("commit", "", "the commit, for the header")
 	vg := fl.String("valgrind", "valgrind", "the valgrind `command`")
+	parallel := fl.Int("j", runtime.NumCPU(), "how many valgrind processes of a class's median run at once")
 	list := fl.String("list", "", "go test output of a quick run of the same benchmarks (`file`): the classes it lists none of are not run")
 	if err := fl.Parse(args); err != nil {
 		return err
@@ -97,7 +99,7 @@ func runCounts(args []string, log io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	res, err := count.Run(context.Background(), count.Options{Binary: binary, Bench: *bench, Valgrind: *vg, Dir: dir, Log: log, Names: names})
+	res, err := count.Run(context.Background(), count.Options{Binary: binary, Bench: *bench, Valgrind: *vg, Dir: dir, Log: log, Names: names, Parallel: *parallel})
 	if err != nil {
 		return err
 	}
@@ -185,7 +187,7 @@ func recountRows(bin, vg, bench string, log io.Writer) ([]count.Row, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	res, err := count.Run(context.Background(), count.Options{Binary: binary, Bench: bench, Valgrind: vg, Dir: dir, Log: log})
+	res, err := count.Run(context.Background(), count.Options{Binary: binary, Bench: bench, Valgrind: vg, Dir: dir, Log: log, Parallel: runtime.NumCPU()})
 	if err != nil {
 		return nil, err
 	}
