@@ -8,7 +8,7 @@
 #                         est-cycles/op (callgrind's cache simulation and the
 #                         collector's share of the bytes, see bench/count),
 #                         allocs/op and B/op per benchmark and implementation.
-#                         About 3 minutes on a 2-core host; no quiet host needed.
+#                         About 5-6 minutes on a 2-core host; no quiet host needed.
 #   make micro-check      make micro-count, then compare with
 #                         reports/micro/baseline-counts.txt: exit 1, with a
 #                         table, on a row whose instructions/op or

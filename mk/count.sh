@@ -54,7 +54,7 @@ count() {
 	need_valgrind
 	build
 	mkdir -p "$OUT"
-	say "counting -bench '$BENCH' under valgrind (callgrind): about 3 minutes for every benchmark on a 2-core host"
+	say "counting -bench '$BENCH' under valgrind (callgrind): about 5-6 minutes for every benchmark on a 2-core host (the cache simulation of est-cycles/op)"
 	count_into "$COUNTS"
 }
 

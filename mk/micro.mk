@@ -1,6 +1,6 @@
 # The benchmark workbench (issue 3). The work is done by mk/micro.sh.
 #
-#   make micro      count instructions (mk/count.mk, about 3 min), wait
+#   make micro      count instructions (mk/count.mk, about 6 min), wait
 #                   for a quiet host (cmd/quiethost, up to 10 min), run the
 #                   benchmarks COUNT rounds (about 2.5 min each), write
 #                   reports/micro/latest.{txt,md,svg}, and compare with the

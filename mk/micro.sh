@@ -121,7 +121,7 @@ report() {
 }
 
 # estimate says up front how long the run will take: the count tier
-# (about 3 minutes for every benchmark), the wait for a quiet host (up to
+# (about 5-6 minutes for every benchmark), the wait for a quiet host (up to
 # quiethost's -wait, 10 minutes unless QUIETHOST_FLAGS says otherwise; none
 # with QUIET=off) and COUNT rounds of about 2.5 minutes each for every
 # benchmark (measured on the 2-core host: 23 minutes for 10 rounds before
@@ -131,9 +131,9 @@ estimate() {
 	[ "$QUIET" != off ] || wait=""
 	local rounds=$(((COUNT * 5 + 1) / 2))
 	if [ "$BENCH" = . ]; then
-		say "this run takes about $((rounds + 3)) min of measuring: ${wait}3 min of instruction counts and $COUNT rounds of about 2.5 min"
+		say "this run takes about $((rounds + 6)) min of measuring: ${wait}6 min of instruction counts and $COUNT rounds of about 2.5 min"
 	else
-		say "this run takes at most about $((rounds + 3)) min of measuring (less, as BENCH narrows it): ${wait}the instruction counts and $COUNT rounds"
+		say "this run takes at most about $((rounds + 6)) min of measuring (less, as BENCH narrows it): ${wait}the instruction counts and $COUNT rounds"
 	fi
 }
 

@@ -219,7 +219,9 @@ func Write(w io.Writer, latest *Set, opt Options) error {
 	} else {
 		b.WriteString("Times are medians over runs, ± the 95 % confidence interval of the median (with fewer than 6 runs, ± the range of the runs). " +
 			"*instructions/op*: the timed loop's count under valgrind (make micro-count; it repeats on a busy host, where time does not). *× " + Reference + "*, *× msgp*: the peer's time/op ÷ ours from the same run · its instructions/op ÷ ours (above 1 = we are faster). " +
-			"*% of floor*: our instructions/op as a percentage of the floor's (bench/floor: a validating walk that builds nothing for Decode, a memmove of the encoding for Encode). " +
+			"*est-cycles/op*: the memory-aware count: the same loop under a fixed cache simulation (L1 hits + 5 × LL hits + 35 × RAM) plus the collector's share of the bytes it allocates at GOGC=100; it sees fresh memory and the collector, not the kernel or the host's pipeline (reports/micro/README.md). " +
+			"*% of floor*: our instructions/op as a percentage of the floor's (bench/floor: a validating walk that builds nothing for Decode, a memmove of the encoding for Encode) · the same of est-cycles/op. " +
+			"*page-faults/op*: minor page faults of the process during the timed loop (getrusage), kernel work no count sees. " +
 			"*vs baseline*: change of time/op (negative = faster); ~ = no significant difference (p ≥ 0.05, as benchstat).\n\n")
 		if opt.Chart != "" {
 			b.WriteString("![speed-ups over the peers and instructions against the floor](" + opt.Chart + ")\n\n")
