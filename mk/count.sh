@@ -9,16 +9,16 @@ BENCH=${BENCH:-.}
 OUT=reports/micro
 COUNTS=$OUT/counts.txt
 BASELINE=$OUT/baseline-counts.txt
-# The benchmarks counted: every one timed through support.CountAllocs
-# (Relay moves bytes through sockets and is timed only).
-ALL='^Benchmark(Encode|Decode|Frame|Gate|Session)$'
-[ "$BENCH" != . ] || BENCH=$ALL
 
 say() { printf 'micro-count: %s\n' "$*" >&2; }
 die() { say "$*"; exit 2; }
 
 # shellcheck source=mk/lib.sh
 . mk/lib.sh
+# The benchmarks counted by default: mk/lib.sh's COUNTED, every one timed
+# through support.CountAllocs (Relay moves bytes through sockets and is
+# timed only).
+[ "$BENCH" != . ] || BENCH=$COUNTED
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/count.XXXXXX")
 HOGS=() # the load of make micro-count-repro, stopped on any exit
@@ -42,7 +42,7 @@ count_into() {
 	local start=$SECONDS list=()
 	# A narrowed run lists its rows first (each benchmark once at b.N=1,
 	# seconds), so that the classes it has no row in run no valgrind process.
-	if [ "$BENCH" != "$ALL" ] && (cd "$TMP" && ./bench.test -test.run '^$' -test.bench "$BENCH" -test.benchtime 1x -test.count 1) >"$TMP/list.txt" 2>&1; then
+	if [ "$BENCH" != "$COUNTED" ] && (cd "$TMP" && ./bench.test -test.run '^$' -test.bench "$BENCH" -test.benchtime 1x -test.count 1) >"$TMP/list.txt" 2>&1; then
 		list=(-list "$TMP/list.txt")
 	fi
 	"$TMP/benchcount" run -bin "$TMP/bench.test" -bench "$BENCH" -commit "$(commit)" "${list[@]}" -o "$1.partial"
@@ -54,7 +54,7 @@ count() {
 	need_valgrind
 	build
 	mkdir -p "$OUT"
-	say "counting -bench '$BENCH' under valgrind (callgrind): about 3 minutes for every benchmark on a 2-core host"
+	say "counting -bench '$BENCH' under valgrind (callgrind): about 5-6 minutes for every benchmark on a 2-core host (the cache simulation of est-cycles/op)"
 	count_into "$COUNTS"
 }
 
@@ -65,7 +65,7 @@ check() {
 }
 
 baseline() {
-	[ "$BENCH" = "$ALL" ] || die "a counts baseline covers every benchmark: drop BENCH=$BENCH"
+	[ "$BENCH" = "$COUNTED" ] || die "a counts baseline covers every benchmark: drop BENCH=$BENCH"
 	count
 	cp "$COUNTS" "$BASELINE"
 	say "wrote $BASELINE; commit it with the change it measures"

@@ -35,11 +35,7 @@ QUIET=${QUIET:-on}
 THRESHOLD=${THRESHOLD:-2}
 BENCHTIME=${BENCHTIME:-0.5s}
 QUIETHOST_FLAGS=${QUIETHOST_FLAGS:-}
-# The benchmarks counted (as mk/count.sh): those timed through
-# support.CountAllocs.
-ALL='^Benchmark(Encode|Decode|Frame|Gate|Session)$'
 BENCH=${BENCH:-.}
-[ "$BENCH" != . ] || BENCH=$ALL
 STAMP="host not verified quiet"
 SAY_PREFIX=micro-diff
 START=$SECONDS
@@ -51,6 +47,8 @@ die() {
 }
 # shellcheck source=mk/lib.sh
 . mk/lib.sh
+# The benchmarks counted by default (mk/lib.sh's COUNTED, as mk/count.sh).
+[ "$BENCH" != . ] || BENCH=$COUNTED
 
 [ -n "$BASE" ] || die "BASE is required: make micro-diff BASE=<revision> [HEAD=<revision>] (e.g. BASE=\$(git merge-base origin/main HEAD))"
 [[ $COUNT =~ ^[1-9][0-9]*$ ]] || die "COUNT=$COUNT: want a number of rounds, 1 or more (benchstat wants 10 for its p-values)"

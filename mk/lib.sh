@@ -7,6 +7,11 @@
 
 say_prefix() { echo "${SAY_PREFIX:-micro}"; }
 
+# COUNTED is the -bench pattern of every benchmark the count tier counts
+# (those timed through support.CountAllocs): bench/count.Counted, which a
+# test keeps equal to it.
+COUNTED='^Benchmark(Encode|Decode|Frame|Gate|Session)$'
+
 # need_valgrind installs valgrind (Debian's package) when it is missing.
 need_valgrind() {
 	command -v valgrind >/dev/null && return

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# mk/micro.sh micro|baseline|profile|report — the workbench behind mk/micro.mk.
+# mk/micro.sh micro|baseline|profile|report|interleave — the workbench behind mk/micro.mk.
 # make micro runs the instruction counts of mk/count.sh first, then the
 # timed rounds; latest.md and latest.svg combine the two.
 # Settings come from the environment (see mk/micro.mk): GO QUIET BENCH COUNT
-# PKGS PKG QUIETHOST_FLAGS.
+# PKGS PKG QUIETHOST_FLAGS ROUNDS PROCS VS BENCHTIME.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -121,7 +121,7 @@ report() {
 }
 
 # estimate says up front how long the run will take: the count tier
-# (about 3 minutes for every benchmark), the wait for a quiet host (up to
+# (about 5-6 minutes for every benchmark), the wait for a quiet host (up to
 # quiethost's -wait, 10 minutes unless QUIETHOST_FLAGS says otherwise; none
 # with QUIET=off) and COUNT rounds of about 2.5 minutes each for every
 # benchmark (measured on the 2-core host: 23 minutes for 10 rounds before
@@ -131,9 +131,9 @@ estimate() {
 	[ "$QUIET" != off ] || wait=""
 	local rounds=$(((COUNT * 5 + 1) / 2))
 	if [ "$BENCH" = . ]; then
-		say "this run takes about $((rounds + 3)) min of measuring: ${wait}3 min of instruction counts and $COUNT rounds of about 2.5 min"
+		say "this run takes about $((rounds + 6)) min of measuring: ${wait}6 min of instruction counts and $COUNT rounds of about 2.5 min"
 	else
-		say "this run takes at most about $((rounds + 3)) min of measuring (less, as BENCH narrows it): ${wait}the instruction counts and $COUNT rounds"
+		say "this run takes at most about $((rounds + 6)) min of measuring (less, as BENCH narrows it): ${wait}the instruction counts and $COUNT rounds"
 	fi
 }
 
@@ -194,10 +194,78 @@ profile() {
 	$GO tool pprof -top -nodecount=30 -sample_index=alloc_space "$dir/bench.test" "$dir/mem.prof"
 }
 
+# interleave times the rows BENCH selects of PKG in ROUNDS rounds, each a
+# run of every selected row once (-count 1, BENCHTIME each), so that the
+# implementations of a message alternate through the run, under
+# GOMAXPROCS=PROCS. On a shared host only ratios within one such run are
+# valid: each round's time of a row is divided by the time of the VS
+# implementation of the same message in the same round, and the median
+# of those ratios is reported with the median time, B/op and
+# page-faults/op. The raw run goes to $OUT/interleave.txt.
+interleave() {
+	[ "$BENCH" != . ] || die "name the rows to compare: make micro-interleave BENCH='Decode/impl=(codec|floor)/msg=response_snapshot_500\$'"
+	local rounds=${ROUNDS:-10} procs=${PROCS:-1} base=${VS:-floor} benchtime=${BENCHTIME:-0.5s} i dir
+	dir=$(cd "$PKG" && pwd)
+	$GO test -c -o "$TMP/bench.test" "$PKG" || die "the benchmarks of $PKG do not build"
+	mkdir -p "$OUT"
+	say "$rounds rounds of -bench '$BENCH' in $PKG, GOMAXPROCS=$procs, -benchtime $benchtime each; ratios to impl=$base"
+	: >"$OUT/interleave.txt"
+	for ((i = 1; i <= rounds; i++)); do
+		echo "round: $i" >>"$OUT/interleave.txt"
+		(cd "$dir" && GOMAXPROCS=$procs "$TMP/bench.test" -test.run '^$' -test.bench "$BENCH" -test.benchmem -test.count 1 -test.benchtime "$benchtime") >>"$OUT/interleave.txt" ||
+			die "round $i failed: $OUT/interleave.txt"
+	done
+	interleave_table "$base" <"$OUT/interleave.txt"
+}
+
+# interleave_table reads an interleaved run (round: lines between go test
+# outputs) and prints per message and implementation the median time/op,
+# the median of the per-round ratios to implementation $1, their range,
+# B/op and page-faults/op.
+interleave_table() {
+	awk -v base="$1" '
+	function median(list,    n, v, i, j, t) {
+		n = split(list, v, " ")
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j-1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j-1]; v[j-1] = t }
+		lo = v[1]; hi = v[n]
+		return n % 2 ? v[(n+1)/2] : (v[n/2] + v[n/2+1]) / 2
+	}
+	/^round: / { round = $2; next }
+	/^Benchmark/ {
+		name = $1; sub(/-[0-9]+$/, "", name)
+		if (!match(name, /impl=[^\/]+/)) next
+		impl = substr(name, RSTART + 5, RLENGTH - 5)
+		msg = name; sub(/impl=[^\/]+/, "impl=*", msg)
+		ns[round, msg, impl] = $3
+		for (i = 4; i < NF; i++) {
+			if ($(i+1) == "B/op") bytes[msg, impl] = $i
+			if ($(i+1) == "page-faults/op") faults[msg, impl] = $i
+		}
+		if (!((msg, impl) in seen)) { seen[msg, impl] = 1; order[++rows] = msg SUBSEP impl }
+		if (!(round in rseen)) { rseen[round] = 1; rlist[++nr] = round }
+	}
+	END {
+		printf "%-55s %-12s %12s %10s %15s %10s %14s\n", "message", "impl", "time/op (ns)", "x " base, "range", "B/op", "page-faults/op"
+		for (k = 1; k <= rows; k++) {
+			split(order[k], p, SUBSEP); msg = p[1]; impl = p[2]
+			t = ""; r = ""
+			for (q = 1; q <= nr; q++) {
+				if (!((rlist[q], msg, impl) in ns)) continue
+				t = t " " ns[rlist[q], msg, impl]
+				if ((rlist[q], msg, base) in ns) r = r " " ns[rlist[q], msg, impl] / ns[rlist[q], msg, base]
+			}
+			mt = median(t)
+			if (r == "") { mr = "-"; rg = "-" } else { mr = sprintf("%.2f", median(r)); rg = sprintf("%.2f-%.2f", lo, hi) }
+			printf "%-55s %-12s %12.0f %10s %15s %10s %14s\n", msg, impl, mt, mr, rg, bytes[msg, impl], ((msg, impl) in faults) ? faults[msg, impl] : "-"
+		}
+	}'
+}
+
 case ${1:-} in
 micro) micro micro ;;
+interleave) interleave ;;
 baseline) baseline ;;
 profile) profile ;;
 report) tools && report ;; # redo the comparisons and summary of $LATEST
-*) die "usage: mk/micro.sh micro|baseline|profile|report" ;;
+*) die "usage: mk/micro.sh micro|baseline|profile|report|interleave" ;;
 esac

@@ -94,9 +94,9 @@ func TestReadDumpRefusesBrokenDumps(t *testing.T) {
 }
 
 var rows = []Row{
-	{Name: "BenchmarkDecode/impl=codec/msg=request_tap", N: 400, Instructions: 530.8, Allocs: 1, Bytes: 48},
-	{Name: "BenchmarkDecode/impl=fxamacker/msg=response_snapshot_500", N: 10, Instructions: 5551703.8, Allocs: 2208, Bytes: 113041.6},
-	{Name: "BenchmarkSession/op=request_roundtrip", N: 10, Instructions: 420268.6, Allocs: -1, Bytes: -1},
+	{Name: "BenchmarkDecode/impl=codec/msg=request_tap", N: 400, Instructions: 530.8, Cycles: 912.5, Allocs: 1, Bytes: 48},
+	{Name: "BenchmarkDecode/impl=fxamacker/msg=response_snapshot_500", N: 10, Instructions: 5551703.8, Cycles: 8012345.6, Allocs: 2208, Bytes: 113041.6},
+	{Name: "BenchmarkSession/op=request_roundtrip", N: 10, Instructions: 420268.6, Cycles: -1, Allocs: -1, Bytes: -1},
 }
 
 func TestWriteRead(t *testing.T) {
@@ -107,7 +107,8 @@ func TestWriteRead(t *testing.T) {
 	}
 	text := buf.String()
 	for _, want := range []string{"Unit instructions/op assume=exact\n", "Unit allocs/op assume=exact\n",
-		"BenchmarkDecode/impl=codec/msg=request_tap\t400\t530.8 instructions/op\t1 allocs/op\t48 B/op\n"} {
+		"BenchmarkDecode/impl=codec/msg=request_tap\t400\t530.8 instructions/op\t912.5 est-cycles/op\t1 allocs/op\t48 B/op\n",
+		"BenchmarkSession/op=request_roundtrip\t10\t420268.6 instructions/op\n"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no %q in\n%s", want, text)
 		}
@@ -421,6 +422,21 @@ func TestRunTakesMedian(t *testing.T) {
 		if processes != c.processes {
 			t.Errorf("median of %d: %s processes, want %s", c.median, processes, c.processes)
 		}
+	}
+}
+
+// TestRunTakesMedianInParallel: the median processes may run side by
+// side (Options.Parallel); the rows come out the same.
+func TestRunTakesMedianInParallel(t *testing.T) {
+	t.Setenv("HEAP", strings.Repeat("30 ", 9))
+	got, _, err := fakeRunWith(t, fakeHeapValgrind, Options{Parallel: 3,
+		Classes: []Class{{Pattern: ".", N: 11, HeapSensitive: `^BenchmarkDecode/impl=fxamacker/`, Median: 7}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"BenchmarkDecode/impl=codec/msg=x": 100, "BenchmarkEncode/impl=fxamacker/msg=x": 30, "BenchmarkDecode/impl=fxamacker/msg=x": 30}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("rows %v, want %v", got, want)
 	}
 }
 

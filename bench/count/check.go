@@ -21,13 +21,17 @@ const (
 
 // Change is one row of a comparison.
 type Change struct {
-	Name          string
-	Base, Latest  Row
-	InstrChange   float64 // relative: +0.03 is 3 % more
-	Failed        bool
-	Reasons       []string
-	MissingLatest bool // in the baseline, not in the run
-	MissingInBase bool // new in the run
+	Name         string
+	Base, Latest Row
+	InstrChange  float64 // relative: +0.03 is 3 % more
+	CycleChange  float64 // relative, of est-cycles/op (0 when either side has none)
+	// NoCyclesInBase marks a row whose baseline has no est-cycles/op (a
+	// file recorded before the figure): its cycles are not gated.
+	NoCyclesInBase bool
+	Failed         bool
+	Reasons        []string
+	MissingLatest  bool // in the baseline, not in the run
+	MissingInBase  bool // new in the run
 }
 
 // Peers are the implementations that are not ours (impl=<peer> in a
@@ -48,11 +52,13 @@ func IsPeer(name string) bool {
 }
 
 // Check compares latest with base: a row of ours fails when its
-// instructions/op grew by more than maxGrowth or its allocs/op or B/op
-// grew at all (the count tier runs with the collector off, so the bytes a
-// loop allocates are what shows the collector's share of its cost: a
-// change that doubles them must not pass). Rows of one side only are listed, not failed (a narrowed run or a
-// new benchmark), and so are the peers' rows (Peers).
+// instructions/op or its est-cycles/op grew by more than maxGrowth or its
+// allocs/op or B/op grew at all (the est-cycles charge the collector's
+// share of the bytes; B/op is gated on its own as well, so that a change
+// that doubles them never passes). A baseline row without est-cycles/op
+// (recorded before the figure) gates the rest and marks the row
+// NoCyclesInBase. Rows of one side only are listed, not failed (a
+// narrowed run or a new benchmark), and so are the peers' rows (Peers).
 func Check(base, latest []Row, maxGrowth float64) []Change {
 	byName := map[string]Row{}
 	for _, r := range base {
@@ -71,6 +77,16 @@ func Check(base, latest []Row, maxGrowth float64) []Change {
 		if c.InstrChange > maxGrowth {
 			c.Failed = true
 			c.Reasons = append(c.Reasons, fmt.Sprintf("instructions %+.1f%% (limit %+.0f%%)", 100*c.InstrChange, 100*maxGrowth))
+		}
+		switch {
+		case b.Cycles < 0:
+			c.NoCyclesInBase = l.Cycles >= 0
+		case l.Cycles >= 0:
+			c.CycleChange = rel(b.Cycles, l.Cycles)
+			if c.CycleChange > maxGrowth {
+				c.Failed = true
+				c.Reasons = append(c.Reasons, fmt.Sprintf("est-cycles %+.1f%% (limit %+.0f%%)", 100*c.CycleChange, 100*maxGrowth))
+			}
 		}
 		if b.Allocs >= 0 && l.Allocs > b.Allocs {
 			c.Failed = true
@@ -108,6 +124,12 @@ func Same(a, b []Row, maxSpread float64) ([]Change, bool) {
 		case c.InstrChange < -maxSpread || c.InstrChange > maxSpread:
 			c.Failed = true
 			c.Reasons = []string{fmt.Sprintf("instructions differ by %+.2f%% (limit ±%.1f%%)", 100*c.InstrChange, 100*maxSpread)}
+		case (c.Base.Cycles < 0) != (c.Latest.Cycles < 0):
+			c.Failed = true
+			c.Reasons = []string{"est-cycles/op in one run only"}
+		case c.CycleChange < -maxSpread || c.CycleChange > maxSpread:
+			c.Failed = true
+			c.Reasons = []string{fmt.Sprintf("est-cycles differ by %+.2f%% (limit ±%.1f%%)", 100*c.CycleChange, 100*maxSpread)}
 		case c.Base.Allocs != c.Latest.Allocs:
 			c.Failed = true
 			c.Reasons = []string{"allocs/op differ"}
@@ -143,9 +165,12 @@ func Failed(changes []Change) bool {
 // all set every row, and the largest change either way.
 func WriteTable(w io.Writer, changes []Change, all bool) {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "benchmark\tbase instr/op\tinstr/op\tchange\tallocs/op\t")
-	n := 0
+	fmt.Fprintln(tw, "benchmark\tbase instr/op\tinstr/op\tchange\tbase est-cycles/op\test-cycles/op\tchange\tallocs/op\tB/op\t")
+	n, noCycles := 0, 0
 	for _, c := range changes {
+		if c.NoCyclesInBase {
+			noCycles++
+		}
 		if !all && !c.Failed && len(c.Reasons) == 0 {
 			continue
 		}
@@ -158,18 +183,39 @@ func WriteTable(w io.Writer, changes []Change, all bool) {
 		}
 		switch {
 		case c.MissingLatest:
-			fmt.Fprintf(tw, "%s\t%s\t-\t-\t%s\t%s\n", short(c.Name), count(c.Base.Instructions), allocs(c.Base), "  not in this run"+mark)
+			fmt.Fprintf(tw, "%s\t%s\t-\t-\t%s\t-\t-\t%s\t%s\t%s\n", short(c.Name), count(c.Base.Instructions), cycles(c.Base), allocs(c.Base), bytesOf(c.Base), "  not in this run"+mark)
 		case c.MissingInBase:
-			fmt.Fprintf(tw, "%s\t-\t%s\tnew\t%s\t%s\n", short(c.Name), count(c.Latest.Instructions), allocs(c.Latest), mark)
+			fmt.Fprintf(tw, "%s\t-\t%s\tnew\t-\t%s\tnew\t%s\t%s\t%s\n", short(c.Name), count(c.Latest.Instructions), cycles(c.Latest), allocs(c.Latest), bytesOf(c.Latest), mark)
 		default:
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%+.2f%%\t%s -> %s\t%s\n", short(c.Name), count(c.Base.Instructions), count(c.Latest.Instructions),
-				100*c.InstrChange, allocs(c.Base), allocs(c.Latest), mark)
+			cc := "-"
+			if c.Base.Cycles >= 0 && c.Latest.Cycles >= 0 {
+				cc = fmt.Sprintf("%+.2f%%", 100*c.CycleChange)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%+.2f%%\t%s\t%s\t%s\t%s -> %s\t%s -> %s\t%s\n", short(c.Name), count(c.Base.Instructions), count(c.Latest.Instructions),
+				100*c.InstrChange, cycles(c.Base), cycles(c.Latest), cc, allocs(c.Base), allocs(c.Latest), bytesOf(c.Base), bytesOf(c.Latest), mark)
 		}
 	}
 	if n == 0 {
-		fmt.Fprintln(tw, "(no row failed)\t\t\t\t\t")
+		fmt.Fprintln(tw, "(no row failed)\t\t\t\t\t\t\t\t\t")
 	}
 	tw.Flush()
+	if noCycles > 0 {
+		fmt.Fprintf(w, "%d row(s) have no est-cycles/op in the baseline (recorded before the figure): their est-cycles are not gated until make baseline-counts re-records it\n", noCycles)
+	}
+}
+
+func cycles(r Row) string {
+	if r.Cycles < 0 {
+		return "-"
+	}
+	return count(r.Cycles)
+}
+
+func bytesOf(r Row) string {
+	if r.Bytes < 0 {
+		return "-"
+	}
+	return trim(r.Bytes)
 }
 
 func short(name string) string { return strings.TrimPrefix(name, "Benchmark") }
@@ -216,7 +262,8 @@ func BenchRegexp(names []string) string {
 }
 
 // Least merges a second count of some rows into rows: each row counted
-// again keeps the lesser instructions/op, allocs/op and B/op of the two.
+// again keeps the lesser instructions/op, est-cycles/op, allocs/op and
+// B/op of the two.
 func Least(rows, again []Row) []Row {
 	by := map[string]Row{}
 	for _, r := range again {
@@ -229,6 +276,9 @@ func Least(rows, again []Row) []Row {
 			continue
 		}
 		out[i].Instructions = min(r.Instructions, a.Instructions)
+		if a.Cycles >= 0 && r.Cycles >= 0 {
+			out[i].Cycles = min(r.Cycles, a.Cycles)
+		}
 		if a.Allocs >= 0 && r.Allocs >= 0 {
 			out[i].Allocs, out[i].Bytes = min(r.Allocs, a.Allocs), min(r.Bytes, a.Bytes)
 		}

@@ -1,7 +1,34 @@
 // Package count is the deterministic tier of the workbench: the
 // instruction count of each benchmark's timed loop, taken under valgrind,
-// written as Go benchmark text with the unit instructions/op beside the
-// loop's allocs/op and B/op, and compared with a stored baseline.
+// written as Go benchmark text with the unit instructions/op beside a
+// memory-aware figure, est-cycles/op, and the loop's allocs/op and B/op,
+// and compared with a stored baseline.
+//
+// est-cycles/op (Row.Cycles) is the loop's estimated cycles under
+// callgrind's cache simulation at a fixed geometry (CacheSim: the host's
+// caches do not change it), weighted as iai-callgrind does (EstCycles:
+// first-level hits + 5 × last-level hits + 35 × memory accesses), plus
+// the collector's share of the bytes it allocates: B/op × the estimated
+// cycles of one full collection, counted in the same process right after
+// the row's first loop, per byte that collection scanned (gcPerByte). At
+// GOGC=100 a program runs a collection each time it has allocated as many
+// bytes as the last one scanned, so each byte carries that share. Why so:
+// instructions say our owned snapshot decode costs 1.06× the floor, time
+// says 2.5-3×; the difference is memory, the fresh lines the decode
+// writes (which the cache simulation charges: the count's loops get
+// pages the OS zeroed, never in the cache, as a long-running program's
+// allocations get memory that left the cache long ago) and the collector
+// (a third of the decode's time in a profile). Counting with the
+// collector on lets the wall clock decide when collections fall (1.5-4 %
+// apart from process to process, and a pinned loop cannot start one);
+// one forced collection a row, charged per byte, is as deterministic as
+// the instruction count. What it cannot see: the host's real pipeline
+// (the model charges an access a cycle, so a loop of simple instructions
+// is overcharged and ratios are compressed), write barriers and assists
+// during a collection, the zeroing of reused memory, page faults (the
+// timed tier reports page-faults/op for those) and the collector's
+// background worker on another core. reports/micro/README.md says which
+// figure answers which question.
 //
 // How a count is taken (see Run): the bench test binary runs under
 // `valgrind --tool=callgrind --instr-atstart=no` with support.CountEnv
@@ -62,7 +89,8 @@
 // screenshot, fxamacker's of the screenshot) are counted in seven
 // processes of their own and the median kept.
 //
-// A collector that would run during the loop is not counted: the
-// allocations and bytes per op beside each count say what an allocating
-// implementation leaves for the collector.
+// A collector that would run during the loop is not counted in
+// instructions/op: est-cycles/op charges it per allocated byte (above),
+// and the allocations and bytes per op beside each count say what an
+// allocating implementation leaves for the collector.
 package count

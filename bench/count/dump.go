@@ -11,8 +11,12 @@ import (
 )
 
 // dumpPrefix starts the description of a dump written by
-// support.CountAllocs (support.CountDumpName).
-const dumpPrefix = "desc: Trigger: Client Request: wirebench "
+// support.CountAllocs (support.CountDumpName); gcPrefix that of the
+// collection counted after an allocating loop (support.CountGCDumpName).
+const (
+	dumpPrefix = "desc: Trigger: Client Request: wirebench "
+	gcPrefix   = "desc: Trigger: Client Request: wirebench-gc "
+)
 
 // Dump is one callgrind dump of a timed loop.
 type Dump struct {
@@ -23,6 +27,12 @@ type Dump struct {
 	// Busiest is the count of the thread that executed the most
 	// instructions: a pinned loop's (see OneThread).
 	Busiest uint64
+	// Est and BusiestEst are the estimated cycles (EstCycles) of all
+	// threads and of the busiest one.
+	Est, BusiestEst uint64
+	// GC marks the dump of the collection counted right after a loop
+	// (support.CountGCDumpName), not of a loop.
+	GC bool
 	// Walks are the busiest thread's lookups in seed-dependent tries (see
 	// TrieWalk), by function; nil when it made none or the dump has no
 	// instruction-level counts.
@@ -54,19 +64,20 @@ func ReadDumps(base string) ([]Dump, error) {
 		if !ok {
 			continue
 		}
-		d.Seq, d.Busiest = seq, d.Ir
+		d.Seq, d.Busiest, d.BusiestEst = seq, d.Ir, d.Est
 		i, seen := bySeq[seq]
 		if !seen {
 			bySeq[seq] = len(out)
 			out = append(out, d)
 			continue
 		}
-		if out[i].Name != d.Name || out[i].N != d.N {
+		if out[i].Name != d.Name || out[i].N != d.N || out[i].GC != d.GC {
 			return nil, fmt.Errorf("%s: dump %d of %s %d in one thread and of %s %d in another", f, seq, out[i].Name, out[i].N, d.Name, d.N)
 		}
 		out[i].Ir += d.Ir
+		out[i].Est += d.Est
 		if d.Ir > out[i].Busiest {
-			out[i].Busiest, out[i].Walks = d.Ir, d.Walks
+			out[i].Busiest, out[i].BusiestEst, out[i].Walks = d.Ir, d.Est, d.Walks
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
@@ -84,6 +95,7 @@ func readDump(path string) (d Dump, ok bool, err error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	var named, total bool
+	var events []string
 	walks := newWalkReader()
 	for sc.Scan() {
 		line := sc.Text()
@@ -91,8 +103,11 @@ func readDump(path string) (d Dump, ok bool, err error) {
 			return d, false, fmt.Errorf("%s: %v", path, err)
 		}
 		switch {
-		case strings.HasPrefix(line, dumpPrefix):
+		case strings.HasPrefix(line, dumpPrefix) || strings.HasPrefix(line, gcPrefix):
 			rest := line[len(dumpPrefix):]
+			if d.GC = strings.HasPrefix(line, gcPrefix); d.GC {
+				rest = line[len(gcPrefix):]
+			}
 			i := strings.LastIndexByte(rest, ' ')
 			if i < 0 {
 				return d, false, fmt.Errorf("%s: dump name %q has no b.N", path, rest)
@@ -101,11 +116,20 @@ func readDump(path string) (d Dump, ok bool, err error) {
 				return d, false, fmt.Errorf("%s: dump name %q: b.N: %v", path, rest, err)
 			}
 			d.Name, named = rest[:i], true
+		case strings.HasPrefix(line, "events:"):
+			events = strings.Fields(line)[1:]
 		case strings.HasPrefix(line, "totals:"):
-			if d.Ir, err = strconv.ParseUint(strings.Fields(line)[1], 10, 64); err != nil {
-				return d, false, fmt.Errorf("%s: totals: %v", path, err)
+			f := strings.Fields(line)[1:]
+			v := make([]uint64, len(f))
+			for k := range f {
+				if v[k], err = strconv.ParseUint(f[k], 10, 64); err != nil {
+					return d, false, fmt.Errorf("%s: totals: %v", path, err)
+				}
 			}
-			total = true
+			if len(v) == 0 {
+				return d, false, fmt.Errorf("%s: totals: no counts", path)
+			}
+			d.Ir, d.Est, total = v[0], EstCycles(events, v), true
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -116,6 +140,41 @@ func readDump(path string) (d Dump, ok bool, err error) {
 	}
 	d.Walks = walks.walks()
 	return d, named, nil
+}
+
+// The weights of EstCycles, iai-callgrind's: an access that hits the first
+// level costs a cycle, one that the last level serves 5, one that goes to
+// memory 35.
+const (
+	costL1  = 1
+	costLL  = 5
+	costRAM = 35
+)
+
+// EstCycles is the estimated cycles of a dump's totals, whose events are
+// named by events (callgrind's with --cache-sim=yes: Ir Dr Dw I1mr D1mr
+// D1mw ILmr DLmr DLmw): costL1 a first-level hit, costLL a last-level
+// hit, costRAM a last-level miss, over every instruction fetch and data
+// access. Without events (a dump of Ir alone) it is the instruction count.
+func EstCycles(events []string, totals []uint64) uint64 {
+	if len(events) == 0 {
+		events = []string{"Ir"}
+	}
+	var access, l1Miss, llMiss uint64
+	for i, e := range events {
+		if i >= len(totals) {
+			break
+		}
+		switch e {
+		case "Ir", "Dr", "Dw":
+			access += totals[i]
+		case "I1mr", "D1mr", "D1mw":
+			l1Miss += totals[i]
+		case "ILmr", "DLmr", "DLmw":
+			llMiss += totals[i]
+		}
+	}
+	return costL1*(access-l1Miss) + costLL*(l1Miss-llMiss) + costRAM*llMiss
 }
 
 // PerOp returns each benchmark's count per iteration from its dumps, in

@@ -13,6 +13,7 @@ import (
 // Units of a counts file.
 const (
 	UnitInstructions = "instructions/op"
+	UnitCycles       = "est-cycles/op"
 	UnitAllocs       = "allocs/op"
 	UnitBytes        = "B/op"
 )
@@ -22,8 +23,12 @@ type Row struct {
 	Name         string  // full benchmark name, "BenchmarkDecode/impl=codec/msg=request_tap"
 	N            int     // b.N of the longer counted run
 	Instructions float64 // per op
-	Allocs       float64 // per op, counted around the same loop (-1: not counted)
-	Bytes        float64 // per op (-1: not counted)
+	// Cycles is the estimated cycles per op (see the package doc): the
+	// loop's under a cache simulation and the collector's share of the
+	// bytes it allocates (-1: not counted, a file from before it).
+	Cycles float64
+	Allocs float64 // per op, counted around the same loop (-1: not counted)
+	Bytes  float64 // per op (-1: not counted)
 }
 
 // Config is one "key: value" line of a counts file's header.
@@ -42,6 +47,9 @@ func Write(w io.Writer, cfg []Config, rows []Row) error {
 	b.WriteString("Unit " + UnitAllocs + " assume=exact\n\n")
 	for _, r := range rows {
 		fmt.Fprintf(&b, "%s\t%d\t%s %s", r.Name, r.N, strconv.FormatFloat(r.Instructions, 'f', 1, 64), UnitInstructions)
+		if r.Cycles >= 0 {
+			fmt.Fprintf(&b, "\t%s %s", strconv.FormatFloat(r.Cycles, 'f', 1, 64), UnitCycles)
+		}
 		if r.Allocs >= 0 {
 			fmt.Fprintf(&b, "\t%s %s\t%s %s", trim(r.Allocs), UnitAllocs, trim(r.Bytes), UnitBytes)
 		}
@@ -71,12 +79,14 @@ func Read(r io.Reader, name string) ([]Row, []Config, error) {
 				cfg = append(cfg, Config{c.Key, string(c.Value)})
 			}
 		}
-		row := Row{Name: "Benchmark" + string(res.Name), N: res.Iters, Allocs: -1, Bytes: -1}
+		row := Row{Name: "Benchmark" + string(res.Name), N: res.Iters, Cycles: -1, Allocs: -1, Bytes: -1}
 		have := false
 		for _, v := range res.Values {
 			switch v.Unit {
 			case UnitInstructions:
 				row.Instructions, have = v.Value, true
+			case UnitCycles:
+				row.Cycles = v.Value
 			case UnitAllocs:
 				row.Allocs = v.Value
 			case UnitBytes:

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -24,6 +25,18 @@ var Env = []string{
 	"GOGC=off",
 	"GODEBUG=asyncpreemptoff=1,cpu.all=off,memprofilerate=0",
 }
+
+// Counted is the -test.bench pattern of every benchmark the tier counts:
+// those timed through support.CountAllocs (Relay moves bytes through
+// sockets and is timed only). mk/lib.sh holds the same pattern for the
+// scripts as COUNTED (a test keeps the two equal).
+const Counted = "^Benchmark(Encode|Decode|Frame|Gate|Session)$"
+
+// CacheSim is callgrind's cache simulation, with a fixed geometry so that
+// the host's caches do not change the count: first-level caches of
+// 32 KiB, 8 ways, and a last level of 8 MiB, 16 ways, 64-byte lines (see
+// EstCycles).
+var CacheSim = []string{"--cache-sim=yes", "--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64"}
 
 // OneThread matches the benchmarks whose loops never block: in a count,
 // support pins such a loop to its P (so the scheduler cannot switch to
@@ -133,6 +146,9 @@ type Options struct {
 	Dir      string  // scratch directory for the dumps
 	Classes  []Class // Classes if nil
 	Log      io.Writer
+	// Parallel is how many of a class's median processes (Class.Median)
+	// run at once; 1 if not above it.
+	Parallel int
 	// Names, if not nil, are the full names of the benchmarks Bench
 	// selects (from a quick run of the binary, see ListedNames): a class
 	// none of them falls in is not run, which saves its valgrind process.
@@ -184,10 +200,18 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		for _, name := range p.names {
 			l := p.perOp[name]
-			row := Row{Name: name, N: l.N, Instructions: l.PerOp, Allocs: -1, Bytes: -1}
+			row := Row{Name: name, N: l.N, Instructions: l.PerOp, Cycles: p.est[name].PerOp, Allocs: -1, Bytes: -1}
 			if a, ok := allocs[name]; ok {
 				row.Allocs, row.Bytes = a[0], a[1]
+				if row.Bytes > 0 {
+					g, ok := p.gcPerByte[name]
+					if !ok {
+						return nil, fmt.Errorf("class %s: %s allocates %s B/op and no collection after its loop was counted", c.Pattern, name, trim(row.Bytes))
+					}
+					row.Cycles += row.Bytes * g
+				}
 			}
+			row.Cycles = math.Round(row.Cycles*10) / 10
 			res.Rows = append(res.Rows, row)
 		}
 		if o.Log != nil && len(p.names) > 0 {
@@ -246,7 +270,9 @@ var procsSuffix = regexp.MustCompile(`-[0-9]+$`)
 // process is one valgrind process's count.
 type process struct {
 	names          []string
-	perOp          map[string]Loop
+	perOp          map[string]Loop    // instructions
+	est            map[string]Loop    // estimated cycles of the loop
+	gcPerByte      map[string]float64 // GCPerByte of each allocating row
 	stdout, stderr string
 }
 
@@ -255,9 +281,10 @@ type process struct {
 // learning into levels the instructions of a trie level (see TrieWalk)
 // from its dumps.
 func runClass(ctx context.Context, o Options, c Class, levels Levels, base, skip, also string) (*process, error) {
-	cmd := exec.CommandContext(ctx, o.Valgrind, "--tool=callgrind", "--instr-atstart=no", "--separate-threads=yes",
-		"--dump-instr=yes", "--dump-line=no", "--callgrind-out-file="+base,
-		o.Binary, "-test.run=^$", "-test.bench="+o.Bench, "-test.benchtime="+strconv.Itoa(c.N)+"x", "-test.count="+strconv.Itoa(c.rounds()))
+	args := append([]string{"--tool=callgrind", "--instr-atstart=no", "--separate-threads=yes",
+		"--dump-instr=yes", "--dump-line=no", "--callgrind-out-file=" + base}, CacheSim...)
+	cmd := exec.CommandContext(ctx, o.Valgrind, append(args,
+		o.Binary, "-test.run=^$", "-test.bench="+o.Bench, "-test.benchtime="+strconv.Itoa(c.N)+"x", "-test.count="+strconv.Itoa(c.rounds()))...)
 	cmd.Env = append(os.Environ(), Env...)
 	cmd.Env = append(cmd.Env, envCount+"=callgrind", envOnly+"="+c.Pattern, envSkip+"="+skip, envAlso+"="+also)
 	var stdout, stderr bytes.Buffer
@@ -265,10 +292,20 @@ func runClass(ctx context.Context, o Options, c Class, levels Levels, base, skip
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("%s under valgrind (class %s, n=%d): %v\n%s\n%s", o.Binary, c.Pattern, c.N, err, tail(stdout.String()), tail(stderr.String()))
 	}
-	dumps, err := ReadDumps(base)
+	all, err := ReadDumps(base)
 	if err != nil {
 		return nil, err
 	}
+	var dumps, gcs []Dump
+	for _, d := range all {
+		if d.GC {
+			gcs = append(gcs, d)
+		} else {
+			dumps = append(dumps, d)
+		}
+	}
+	levelsMu.Lock() // median processes run side by side
+	defer levelsMu.Unlock()
 	if err := levels.learn(dumps); err != nil {
 		return nil, fmt.Errorf("class %s: %v", c.Pattern, err)
 	}
@@ -279,12 +316,27 @@ func runClass(ctx context.Context, o Options, c Class, levels Levels, base, skip
 			if dumps[i].Ir, err = levels.topOfTrie(d); err != nil {
 				return nil, fmt.Errorf("class %s: %v", c.Pattern, err)
 			}
+			// The levels taken out count as instructions that hit
+			// the first level.
+			dumps[i].Est = d.BusiestEst - min(d.BusiestEst, d.Busiest-dumps[i].Ir)
 			walked[d.Name] = walked[d.Name] || len(d.Walks) > 0
 		case OneThread.MatchString(d.Name):
-			dumps[i].Ir = d.Busiest
+			dumps[i].Ir, dumps[i].Est = d.Busiest, d.BusiestEst
 		}
 	}
 	names, perOp, err := PerOp(dumps)
+	if err != nil {
+		return nil, fmt.Errorf("class %s: %v", c.Pattern, err)
+	}
+	ests := make([]Dump, len(dumps))
+	for i, d := range dumps {
+		ests[i] = Dump{Name: d.Name, N: d.N, Ir: d.Est}
+	}
+	_, est, err := PerOp(ests)
+	if err != nil {
+		return nil, fmt.Errorf("class %s: %v", c.Pattern, err)
+	}
+	gc, err := gcPerByte(gcs, stderr.String())
 	if err != nil {
 		return nil, fmt.Errorf("class %s: %v", c.Pattern, err)
 	}
@@ -295,8 +347,11 @@ func runClass(ctx context.Context, o Options, c Class, levels Levels, base, skip
 			fmt.Fprintf(o.Log, "count: %s looked nothing up in a sync.Map trie (count.TrieWalk): its count may move with the process's hash seed\n", name)
 		}
 	}
-	return &process{names, perOp, stdout.String(), stderr.String()}, nil
+	return &process{names, perOp, est, gc, stdout.String(), stderr.String()}, nil
 }
+
+// levelsMu guards the Levels that runClass learns and reads.
+var levelsMu sync.Mutex
 
 // median counts the rows of p that match c.HeapSensitive in c.Median more
 // processes, each running those rows alone, and sets their count in p to
@@ -311,6 +366,7 @@ func median(ctx context.Context, o Options, c Class, levels Levels, class int, s
 		return fmt.Errorf("class %s: %v", c.Pattern, err)
 	}
 	counts := map[string][]float64{}
+	ests := map[string][]float64{}
 	for _, name := range p.names {
 		if heap.MatchString(name) {
 			counts[name] = nil
@@ -319,26 +375,98 @@ func median(ctx context.Context, o Options, c Class, levels Levels, class int, s
 	if len(counts) == 0 {
 		return nil
 	}
+	// The processes run Parallel at a time: a count does not depend on
+	// the host's load (make micro-count-repro checks it), and these
+	// processes are most of the tier's time.
+	procs := make([]*process, c.Median)
+	errs := make([]error, c.Median)
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, max(o.Parallel, 1))
 	for k := range c.Median {
-		q, err := runClass(ctx, o, c, levels, filepath.Join(o.Dir, fmt.Sprintf("cg%d-heap%d", class, k)), skip, c.HeapSensitive)
-		if err != nil {
-			return err
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			procs[k], errs[k] = runClass(ctx, o, c, levels, filepath.Join(o.Dir, fmt.Sprintf("cg%d-heap%d", class, k)), skip, c.HeapSensitive)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for k, q := range procs {
 		for name := range counts {
 			l, ok := q.perOp[name]
 			if !ok {
 				return fmt.Errorf("class %s: %s missing from its own process %d", c.Pattern, name, k)
 			}
 			counts[name] = append(counts[name], l.PerOp)
+			ests[name] = append(ests[name], q.est[name].PerOp)
 		}
 	}
 	for name, v := range counts {
-		slices.Sort(v)
 		l := p.perOp[name]
-		l.PerOp = (v[(len(v)-1)/2] + v[len(v)/2]) / 2
+		l.PerOp = middle(v)
 		p.perOp[name] = l
+		e := p.est[name]
+		e.PerOp = middle(ests[name])
+		p.est[name] = e
 	}
 	return nil
+}
+
+// middle returns the median of v, which it sorts.
+func middle(v []float64) float64 {
+	slices.Sort(v)
+	return (v[(len(v)-1)/2] + v[len(v)/2]) / 2
+}
+
+// gcPrefix is support.CountGCPrefix.
+const gcLinePrefix = "wirebench-gc "
+
+// gcPerByte returns, for each row with collections counted after its
+// loop (dumps of support.CountGCDumpName, in the order they ran), what a
+// byte it allocates costs the collector at GOGC=100, in estimated cycles:
+// a collection's estimated cycles (all threads) over the bytes it
+// scanned (the heap it kept, stacks and globals, from the lines the
+// binary wrote to stderr, in the same order), since at GOGC=100 the
+// program allocates that many bytes between two collections. support
+// counts one collection a row, after its first round's loop; should
+// there be more, the first is skipped, as PerOp skips its loop, and of
+// the others the least ratio is kept.
+func gcPerByte(gcs []Dump, stderr string) (map[string]float64, error) {
+	scanned := map[string][]uint64{}
+	lines, err := prefixed(stderr, gcLinePrefix, 3, "collection line %q: want name, b.N and bytes scanned")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range lines {
+		v, err := strconv.ParseUint(f[2], 10, 64)
+		if err != nil || v == 0 {
+			return nil, fmt.Errorf("collection line %q: bytes scanned: not a positive number", strings.Join(f, " "))
+		}
+		scanned[f[0]] = append(scanned[f[0]], v)
+	}
+	ratios := map[string][]float64{}
+	for _, d := range gcs {
+		k := len(ratios[d.Name])
+		if k >= len(scanned[d.Name]) {
+			return nil, fmt.Errorf("%s: %d collections counted and %d lines of bytes scanned", d.Name, k+1, len(scanned[d.Name]))
+		}
+		ratios[d.Name] = append(ratios[d.Name], float64(d.Est)/float64(scanned[d.Name][k]))
+	}
+	out := map[string]float64{}
+	for name, r := range ratios {
+		if len(r) != len(scanned[name]) {
+			return nil, fmt.Errorf("%s: %d collections counted and %d lines of bytes scanned", name, len(r), len(scanned[name]))
+		}
+		if len(r) > 1 {
+			r = r[1:]
+		}
+		out[name] = slices.Min(r)
+	}
+	return out, nil
 }
 
 // allocsPrefix is support.CountAllocsPrefix.
@@ -351,21 +479,16 @@ const allocsPrefix = "wirebench-allocs "
 // per op.
 func allocsPerOp(stderr string) (map[string][2]float64, error) {
 	var dumps [2][]Dump // allocations, bytes, as dumps of the same shape
-	sc := bufio.NewScanner(strings.NewReader(stderr))
-	for sc.Scan() {
-		line, ok := strings.CutPrefix(sc.Text(), allocsPrefix)
-		if !ok {
-			continue
-		}
-		f := strings.Fields(line)
-		if len(f) != 4 {
-			return nil, fmt.Errorf("allocation line %q: want name, b.N, allocations and bytes", sc.Text())
-		}
+	lines, err := prefixed(stderr, allocsPrefix, 4, "allocation line %q: want name, b.N, allocations and bytes")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range lines {
 		n, err1 := strconv.Atoi(f[1])
 		a, err2 := strconv.ParseUint(f[2], 10, 64)
 		b, err3 := strconv.ParseUint(f[3], 10, 64)
 		if err := errors.Join(err1, err2, err3); err != nil {
-			return nil, fmt.Errorf("allocation line %q: %v", sc.Text(), err)
+			return nil, fmt.Errorf("allocation line %q: %v", allocsPrefix+strings.Join(f, " "), err)
 		}
 		dumps[0] = append(dumps[0], Dump{Name: f[0], N: n, Ir: a})
 		dumps[1] = append(dumps[1], Dump{Name: f[0], N: n, Ir: b})
@@ -386,6 +509,26 @@ func allocsPerOp(stderr string) (map[string][2]float64, error) {
 		out[name] = [2]float64{round2(allocs[name].PerOp), round2(bytes[name].PerOp)}
 	}
 	return out, nil
+}
+
+// prefixed returns the fields after prefix of each line of text that
+// starts with it; a line with other than n fields is an error, wrong
+// (a format with a %q for the line) saying what it wants.
+func prefixed(text, prefix string, n int, wrong string) ([][]string, error) {
+	var out [][]string
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), prefix)
+		if !ok {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != n {
+			return nil, fmt.Errorf(wrong, sc.Text())
+		}
+		out = append(out, f)
+	}
+	return out, sc.Err()
 }
 
 func round2(v float64) float64 { return math.Round(v*100) / 100 }

@@ -49,6 +49,14 @@ import (
 // benchmark's name and its numbers on the result line, which is why the
 // lines wait for Run.
 
+// UnitFaults is the unit of the minor page faults per iteration that Stop
+// reports for every timed loop (getrusage's ru_minflt of the whole
+// process, before and after the loop): the pages the kernel had to map,
+// and usually zero, on the loop's first touch. The count tier cannot see
+// them (kernel time), nor can allocs/op: a loop that allocates fresh
+// memory faults, one that reuses the heap does not.
+const UnitFaults = "page-faults/op"
+
 // allocOut is where the allocation lines go; tests replace it.
 var allocOut io.Writer = os.Stdout
 
@@ -59,6 +67,7 @@ type AllocCounter struct {
 	before, after runtime.MemStats
 	stopped       bool
 	dump          []byte // the loop's callgrind dump name, NUL-terminated, in a count
+	faults        int64  // minor page faults of the process at the start (minorFaults)
 	pinned        bool   // the loop runs pinned to its P (pinLoop)
 }
 
@@ -78,6 +87,7 @@ func CountAllocs(b *testing.B) *AllocCounter {
 		settleHeap()
 	}
 	runtime.ReadMemStats(&c.before)
+	c.faults = minorFaults()
 	b.ResetTimer()
 	if counting {
 		if c.pinned = pinLoop(b.Name()); c.pinned {
@@ -103,10 +113,17 @@ func (c *AllocCounter) Stop() {
 		}
 	}
 	c.b.StopTimer()
+	if f := minorFaults(); f >= 0 && c.faults >= 0 {
+		c.b.ReportMetric(float64(f-c.faults)/float64(max(c.b.N, 1)), UnitFaults)
+	}
 	runtime.ReadMemStats(&c.after)
 	c.stopped = true
 	if counting {
 		countAllocs(c.b.Name(), c.b.N, c.after.Mallocs-c.before.Mallocs, c.after.TotalAlloc-c.before.TotalAlloc)
+		if c.b.N > 1 && c.after.TotalAlloc-c.before.TotalAlloc >= uint64(c.b.N) && countAlso == nil && !collected[c.b.Name()] {
+			collected[c.b.Name()] = true
+			countCollection(c.b.Name(), c.b.N)
+		}
 	}
 	allocMu.Lock()
 	defer allocMu.Unlock()

@@ -4,8 +4,12 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
+
+	"github.com/wirebench/wirebench/bench/internal/callgrind"
 )
 
 // Instruction counts of the timed loops, for make micro-count (mk/count.mk):
@@ -79,4 +83,59 @@ func countPattern(env string) *regexp.Regexp {
 func countSelected(name string) bool {
 	return (countOnly == nil || countOnly.MatchString(name)) && (countSkip == nil || !countSkip.MatchString(name)) &&
 		(countAlso == nil || countAlso.MatchString(name))
+}
+
+// CountGCPrefix starts the line, on stderr, that gives the heap a counted
+// collection went through (countCollection):
+//
+//	wirebench-gc <benchmark name> <b.N> <scanned bytes>
+const CountGCPrefix = "wirebench-gc"
+
+// collected holds the benchmarks whose collection was counted: once a
+// benchmark, after its first loop of b.N > 1 (the first round's), and
+// not in the processes that recount a class's heap-sensitive rows
+// (WIREBENCH_COUNT_ALSO), whose charge the class's own process gives.
+// Each collection of the benchmark process's heap costs millions of
+// instructions under the cache simulation; one a row keeps the tier fast.
+var collected = map[string]bool{}
+
+// countCollection counts, in a count, one full collection right after an
+// allocating loop (dumped under CountGCDumpName) and writes the bytes the
+// collector scans (live heap, stacks and globals) after it: the count
+// charges each byte the loop allocated its share of a collection's cost
+// at GOGC=100, where a collection runs each time the program has
+// allocated as many bytes as that scan (see bench/count).
+func countCollection(name string, n int) {
+	dump := append([]byte(CountGCDumpName(name, n)), 0)
+	callgrind.Start()
+	runtime.GC()
+	callgrind.Dump(dump)
+	callgrind.Stop()
+	fmt.Fprintf(os.Stderr, "%s %s %d %d\n", CountGCPrefix, name, n, scannedBytes())
+}
+
+// CountGCDumpName is the name the dump of the collection after a timed
+// loop carries.
+func CountGCDumpName(name string, n int) string {
+	return "wirebench-gc " + name + " " + strconv.Itoa(n)
+}
+
+// scanMetrics are what a collection's heap goal grows with: the heap it
+// kept, and the stacks and globals it scanned.
+var scanMetrics = []string{"/gc/heap/live:bytes", "/gc/scan/stack:bytes", "/gc/scan/globals:bytes"}
+
+// scannedBytes returns the sum of scanMetrics after the last collection.
+func scannedBytes() uint64 {
+	s := make([]metrics.Sample, len(scanMetrics))
+	for i, m := range scanMetrics {
+		s[i].Name = m
+	}
+	metrics.Read(s)
+	var sum uint64
+	for _, v := range s {
+		if v.Value.Kind() == metrics.KindUint64 {
+			sum += v.Value.Uint64()
+		}
+	}
+	return sum
 }

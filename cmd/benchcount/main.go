@@ -1,14 +1,16 @@
 // Command benchcount is the workbench's deterministic tier (make
 // micro-count, make micro-check; see bench/count):
 //
-//	benchcount run -bin bench.test [-bench regexp] [-o counts.txt] [-commit id] [-list file]
+//	benchcount run -bin bench.test [-bench regexp] [-o counts.txt] [-commit id] [-list file] [-j n]
 //	    count the instructions of each benchmark's timed loop under
 //	    valgrind and write them as Go benchmark text; with -list (the
 //	    output of a quick run, -test.benchtime 1x), the count classes
-//	    none of the listed benchmarks fall in are not run
+//	    none of the listed benchmarks fall in are not run; -j (the number
+//	    of CPUs) valgrind processes of a class's median run at once
 //	benchcount check -baseline baseline-counts.txt [-recount bench.test] counts.txt
 //	    exit 1, with a table, when a row of ours grew more than 2 % in
-//	    instructions/op or at all in allocs/op or B/op (the peers' rows are listed,
+//	    instructions/op or est-cycles/op or at all in allocs/op or B/op
+//	    (a baseline without est-cycles/op gates the rest; the peers' rows are listed,
 //	    not gated); with -recount, such rows are counted once more in a
 //	    new process first and the lesser count stands
 //	benchcount same counts-a.txt counts-b.txt
@@ -64,10 +66,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 func runCounts(args []string, log io.Writer) error {
 	fl := flag.NewFlagSet("benchcount run", flag.ContinueOnError)
 	bin := fl.String("bin", "", "the test `binary` (go test -c)")
-	bench := fl.String("bench", "^Benchmark(Encode|Decode|Frame|Gate|Session)$", "the benchmarks, as go test -bench takes them")
+	bench := fl.String("bench", count.Counted, "the benchmarks, as go test -bench takes them")
 	out := fl.String("o", "", "write the counts to `file` (default stdout)")
 	commit := fl.String("commit", "", "the commit, for the header")
 	vg := fl.String("valgrind", "valgrind", "the valgrind `command`")
+	parallel := fl.Int("j", runtime.NumCPU(), "how many valgrind processes of a class's median run at once")
 	list := fl.String("list", "", "go test output of a quick run of the same benchmarks (`file`): the classes it lists none of are not run")
 	if err := fl.Parse(args); err != nil {
 		return err
@@ -96,7 +99,7 @@ func runCounts(args []string, log io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	res, err := count.Run(context.Background(), count.Options{Binary: binary, Bench: *bench, Valgrind: *vg, Dir: dir, Log: log, Names: names})
+	res, err := count.Run(context.Background(), count.Options{Binary: binary, Bench: *bench, Valgrind: *vg, Dir: dir, Log: log, Names: names, Parallel: *parallel})
 	if err != nil {
 		return err
 	}
@@ -104,7 +107,7 @@ func runCounts(args []string, log io.Writer) error {
 		{Key: "goos", Value: runtime.GOOS},
 		{Key: "goarch", Value: runtime.GOARCH},
 		{Key: "cpu", Value: res.CPU},
-		{Key: "counter", Value: strings.TrimSpace(string(version)) + " callgrind, Ir of the timed loop: (min I(n) - min I(1))/(n-1) over the rounds after the first (3 rounds, 6 for fxamacker's small rows); fxamacker's sync.Map lookups at the top of their trie"},
+		{Key: "counter", Value: strings.TrimSpace(string(version)) + " callgrind, Ir of the timed loop: (min I(n) - min I(1))/(n-1) over the rounds after the first (3 rounds, 6 for fxamacker's small rows); fxamacker's sync.Map lookups at the top of their trie; est-cycles: " + strings.Join(count.CacheSim, " ") + ", L1 hits + 5 LL hits + 35 RAM, + B/op x the est-cycles per byte scanned of a collection after the loop (GOGC=100)"},
 		{Key: "runtime", Value: strings.Join(count.Env, " ")},
 	}
 	if *commit != "" {
@@ -165,10 +168,10 @@ func check(args []string, stdout io.Writer) error {
 	}
 	count.WriteTable(stdout, changes, *all)
 	if failed {
-		fmt.Fprintf(stdout, "micro-check: FAILED against %s: instructions/op may grow at most %.0f%%, allocs/op and B/op not at all; a deliberate change re-records with make baseline-counts\n", *baseline, 100*count.MaxGrowth)
+		fmt.Fprintf(stdout, "micro-check: FAILED against %s: instructions/op and est-cycles/op may grow at most %.0f%%, allocs/op and B/op not at all; a deliberate change re-records with make baseline-counts\n", *baseline, 100*count.MaxGrowth)
 		return errFailed
 	}
-	fmt.Fprintf(stdout, "micro-check: %d rows within %.0f%% of %s, no allocation or byte per op added\n", len(latest), 100*count.MaxGrowth, *baseline)
+	fmt.Fprintf(stdout, "micro-check: %d rows within %.0f%% of %s in instructions and est-cycles, no allocation or byte per op added\n", len(latest), 100*count.MaxGrowth, *baseline)
 	return nil
 }
 
@@ -184,7 +187,7 @@ func recountRows(bin, vg, bench string, log io.Writer) ([]count.Row, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	res, err := count.Run(context.Background(), count.Options{Binary: binary, Bench: bench, Valgrind: vg, Dir: dir, Log: log})
+	res, err := count.Run(context.Background(), count.Options{Binary: binary, Bench: bench, Valgrind: vg, Dir: dir, Log: log, Parallel: runtime.NumCPU()})
 	if err != nil {
 		return nil, err
 	}
@@ -205,14 +208,15 @@ func same(args []string, stdout io.Writer) error {
 	}
 	changes, ok := count.Same(a, b, count.MaxSpread)
 	count.WriteTable(stdout, changes, !ok)
-	worst := 0.0
+	worst, worstCycles := 0.0, 0.0
 	for _, c := range changes {
 		worst = max(worst, c.InstrChange, -c.InstrChange)
+		worstCycles = max(worstCycles, c.CycleChange, -c.CycleChange)
 	}
 	if !ok {
-		fmt.Fprintf(stdout, "the two runs differ by more than ±%.1f%% (largest %.3f%%)\n", 100*count.MaxSpread, 100*worst)
+		fmt.Fprintf(stdout, "the two runs differ by more than ±%.1f%% (largest %.3f%% in instructions, %.3f%% in est-cycles)\n", 100*count.MaxSpread, 100*worst, 100*worstCycles)
 		return errFailed
 	}
-	fmt.Fprintf(stdout, "%d rows agree within ±%.1f%%: the largest difference is %.3f%%\n", len(changes), 100*count.MaxSpread, 100*worst)
+	fmt.Fprintf(stdout, "%d rows agree within ±%.1f%%: the largest difference is %.3f%% in instructions, %.3f%% in est-cycles\n", len(changes), 100*count.MaxSpread, 100*worst, 100*worstCycles)
 	return nil
 }

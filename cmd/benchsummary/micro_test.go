@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -11,6 +13,12 @@ import (
 // microSh runs mk/micro.sh, copied into a fresh module with no benchmarks,
 // and returns its exit code and output.
 func microSh(t *testing.T, env []string, args ...string) (int, string) {
+	t.Helper()
+	return microShWith(t, nil, env, args...)
+}
+
+// microShWith is microSh with more files in the module (path: content).
+func microShWith(t *testing.T, files map[string]string, env []string, args ...string) (int, string) {
 	t.Helper()
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
@@ -28,6 +36,10 @@ func microSh(t *testing.T, env []string, args ...string) (int, string) {
 	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/nobench\n\ngo 1.26\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "lib", "lib.go"), []byte("package lib\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "lib", "lib_test.go"), []byte("package lib\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {}\n"), 0o644)
+	for name, content := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
+	}
 	cmd := exec.Command("bash", append([]string{filepath.Join(dir, "mk", "micro.sh")}, args...)...)
 	// Settings from a calling make (make test BENCH=x exports BENCH) must
 	// not leak in: start from the defaults.
@@ -67,5 +79,69 @@ func TestMicroShBaselineRefuses(t *testing.T) {
 	}
 	if code, _ := microSh(t, nil, "bogus"); code != 2 {
 		t.Errorf("unknown verb: exit %d, want 2", code)
+	}
+}
+
+// interleaveBench has two messages and three implementations, one with a
+// dash in its name.
+const interleaveBench = `package bench
+
+import "testing"
+
+var sink int
+
+func work(n int) {
+	for i := 0; i < n; i++ {
+		sink += i * i
+	}
+}
+
+func BenchmarkDecode(b *testing.B) {
+	for _, msg := range []string{"a", "b"} {
+		for _, impl := range []struct {
+			name string
+			n    int
+		}{{"floor", 20000}, {"codec-reuse", 40000}, {"slow", 60000}} {
+			b.Run("impl="+impl.name+"/msg="+msg, func(b *testing.B) {
+				b.ReportMetric(0.5, "page-faults/op")
+				for i := 0; i < b.N; i++ {
+					work(impl.n)
+				}
+			})
+		}
+	}
+}
+`
+
+// TestMicroShInterleave: make micro-interleave runs the rows in rounds
+// and gives each implementation's median time ratio to the floor's, with
+// its B/op and page-faults/op; it refuses to run without BENCH.
+func TestMicroShInterleave(t *testing.T) {
+	files := map[string]string{"bench/bench_test.go": interleaveBench}
+	if code, out := microShWith(t, files, nil, "interleave"); code != 2 || !strings.Contains(out, "name the rows to compare") {
+		t.Errorf("without BENCH: exit %d, want 2 and a usage note:\n%s", code, out)
+	}
+	code, out := microShWith(t, files, []string{"BENCH=Decode", "ROUNDS=3", "BENCHTIME=200x"}, "interleave")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	for _, row := range []string{"BenchmarkDecode/impl=*/msg=a", "BenchmarkDecode/impl=*/msg=b"} {
+		for _, impl := range []string{"floor", "codec-reuse", "slow"} {
+			re := regexp.MustCompile(regexp.QuoteMeta(row) + ` +` + regexp.QuoteMeta(impl) + ` +[0-9]+ +([0-9.]+) +[0-9.]+-[0-9.]+ +0 +0\.50*\n`)
+			m := re.FindStringSubmatch(out)
+			if m == nil {
+				t.Errorf("no row %s %s in\n%s", row, impl, out)
+				continue
+			}
+			ratio, _ := strconv.ParseFloat(m[1], 64)
+			// Only the floor's own ratio is known: times are not
+			// tested (the host is shared).
+			if impl == "floor" && ratio != 1 || ratio <= 0 {
+				t.Errorf("%s %s: ratio to the floor %v", row, impl, ratio)
+			}
+		}
+	}
+	if !strings.Contains(out, "3 rounds of -bench 'Decode'") {
+		t.Errorf("no rounds line:\n%s", out)
 	}
 }

@@ -104,7 +104,7 @@ func Compare(base, head Side, opt Options) *Result {
 			r.Status = New
 		case c.MissingLatest:
 			r.Status = Gone
-		case c.Failed || c.InstrChange > opt.Threshold || c.InstrChange < -opt.Threshold:
+		case c.Failed || c.InstrChange > opt.Threshold || c.InstrChange < -opt.Threshold || c.CycleChange > opt.Threshold || c.CycleChange < -opt.Threshold:
 			r.Status = Changed
 		case c.Base.Allocs != c.Latest.Allocs || c.Base.Bytes != c.Latest.Bytes:
 			r.Status = Changed
@@ -112,7 +112,7 @@ func Compare(base, head Side, opt Options) *Result {
 				num(c.Base.Allocs), num(c.Latest.Allocs), num(c.Base.Bytes), num(c.Latest.Bytes)))
 		}
 		if r.Status == Changed && len(r.Reasons) == 0 {
-			r.Reasons = []string{fmt.Sprintf("instructions %+.2f%%", 100*c.InstrChange)}
+			r.Reasons = []string{fmt.Sprintf("instructions %+.2f%%, est-cycles %+.2f%%", 100*c.InstrChange, 100*c.CycleChange)}
 		}
 	}
 	baseTimed := map[string]bool{}
@@ -240,10 +240,10 @@ func (r *Result) Verdict() string {
 		if failed > len(worst) {
 			more = fmt.Sprintf(" and %d more", failed-len(worst))
 		}
-		return fmt.Sprintf("FAIL: %d row(s) of ours grew more than %s in instructions/op or allocated more: %s%s%s",
+		return fmt.Sprintf("FAIL: %d row(s) of ours grew more than %s in instructions/op or est-cycles/op or allocated more: %s%s%s",
 			failed, pct(r.Options.Threshold), strings.Join(worst, "; "), more, tail)
 	}
-	return fmt.Sprintf("OK: %d counted rows compared, none of ours grew more than %s in instructions/op or at all in allocs/op or B/op (largest change of ours %+.2f%%)%s",
+	return fmt.Sprintf("OK: %d counted rows compared, none of ours grew more than %s in instructions/op or est-cycles/op or at all in allocs/op or B/op (largest change of ours %+.2f%%)%s",
 		compared, pct(r.Options.Threshold), 100*largest, tail)
 }
 

@@ -11,7 +11,7 @@ import (
 )
 
 // columns are the headings of a row's cells (cells).
-var columns = []string{"benchmark", "instructions/op base", "head", "Δ", "time/op base", "head", "Δ (p)", "allocs/op base → head", "B/op base → head", "status"}
+var columns = []string{"benchmark", "instructions/op base", "head", "Δ", "est-cycles/op base", "head", "Δ", "time/op base", "head", "Δ (p)", "allocs/op base → head", "B/op base → head", "status"}
 
 // cells formats a row for the tables.
 func (row Row) cells() []string {
@@ -28,6 +28,18 @@ func (row Row) cells() []string {
 			instrDelta = fmt.Sprintf("%+.2f%%", 100*c.InstrChange)
 		}
 	}
+	cycBase, cycHead, cycDelta := "—", "—", ""
+	if row.Counted {
+		if !c.MissingInBase && c.Base.Cycles >= 0 {
+			cycBase = summary.FormatCount(c.Base.Cycles)
+		}
+		if !c.MissingLatest && c.Latest.Cycles >= 0 {
+			cycHead = summary.FormatCount(c.Latest.Cycles)
+		}
+		if cycBase != "—" && cycHead != "—" {
+			cycDelta = fmt.Sprintf("%+.2f%%", 100*c.CycleChange)
+		}
+	}
 	timeDelta := row.Time.Delta
 	if timeDelta != "" {
 		timeDelta += fmt.Sprintf(" (p=%.3f n=%d+%d)", row.Time.P, row.Time.N1, row.Time.N2)
@@ -41,7 +53,7 @@ func (row Row) cells() []string {
 	case status == Same:
 		status = "same"
 	}
-	return []string{row.Name, instrBase, instrHead, instrDelta, row.Time.Base, row.Time.Head, timeDelta,
+	return []string{row.Name, instrBase, instrHead, instrDelta, cycBase, cycHead, cycDelta, row.Time.Base, row.Time.Head, timeDelta,
 		pair(row, func(r Row) (float64, float64, bool) { return r.Count.Base.Allocs, r.Count.Latest.Allocs, r.Counted }),
 		pair(row, func(r Row) (float64, float64, bool) { return r.Count.Base.Bytes, r.Count.Latest.Bytes, r.Counted }),
 		status}
@@ -76,7 +88,7 @@ func (r *Result) header() []string {
 		timing += "; quiet: " + q
 	}
 	lines = append(lines, timing,
-		fmt.Sprintf("instructions/op: the count tier (valgrind's callgrind, the same settings and classes on both sides; exact); the gate: a row of ours fails when it grew more than %s or its allocs/op or B/op grew at all; peers are listed, not gated", pct(r.Options.Threshold)))
+		fmt.Sprintf("instructions/op: the count tier (valgrind's callgrind, the same settings and classes on both sides; exact); est-cycles/op: the same loop under callgrind's cache simulation at a fixed geometry, L1 hits + 5 × LL hits + 35 × RAM, plus the collector's share of the bytes it allocates at GOGC=100 (reports/micro/README.md); the gate: a row of ours fails when its instructions/op or est-cycles/op grew more than %s or its allocs/op or B/op grew at all; peers are listed, not gated", pct(r.Options.Threshold)))
 	return lines
 }
 
@@ -141,9 +153,9 @@ func (r *Result) WriteMarkdown(w io.Writer, benchstat, chart string) error {
 		}
 	}
 	if len(open) == 0 {
-		fmt.Fprintf(&b, "No row changed by more than %s in instructions/op, none changed allocs/op or B/op, none new or gone.\n\n", pct(r.Options.Threshold))
+		fmt.Fprintf(&b, "No row changed by more than %s in instructions/op or est-cycles/op, none changed allocs/op or B/op, none new or gone.\n\n", pct(r.Options.Threshold))
 	} else {
-		fmt.Fprintf(&b, "Rows changed by more than %s in instructions/op, in allocs/op or B/op, new or gone:\n\n", pct(r.Options.Threshold))
+		fmt.Fprintf(&b, "Rows changed by more than %s in instructions/op or est-cycles/op, in allocs/op or B/op, new or gone:\n\n", pct(r.Options.Threshold))
 		table(&b, open)
 		b.WriteString("\n")
 	}

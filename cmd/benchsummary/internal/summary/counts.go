@@ -50,3 +50,21 @@ func (c Counts) cell(x *samples) string {
 // FormatInstructions formats an instruction count with three significant
 // digits and k or M.
 func FormatInstructions(v float64) string { return scaled(v, countUnits) }
+
+// cycles returns x's est-cycles/op, if its count has them.
+func (c Counts) cycles(x *samples) (float64, bool) {
+	if c == nil || x == nil {
+		return 0, false
+	}
+	r, ok := c[x.fullName()]
+	return r.Cycles, ok && r.Cycles >= 0
+}
+
+// cyclesCell formats x's est-cycles/op, or "—".
+func (c Counts) cyclesCell(x *samples) string {
+	v, ok := c.cycles(x)
+	if !ok {
+		return "—"
+	}
+	return FormatInstructions(v)
+}

@@ -12,6 +12,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
@@ -33,6 +34,7 @@ const (
 	unitTime   = "sec/op"
 	unitAllocs = "allocs/op"
 	unitBytes  = "B/op"
+	unitFaults = "page-faults/op" // support.UnitFaults
 	unitSpeed  = "B/s"
 )
 
@@ -217,7 +219,9 @@ func Write(w io.Writer, latest *Set, opt Options) error {
 	} else {
 		b.WriteString("Times are medians over runs, ± the 95 % confidence interval of the median (with fewer than 6 runs, ± the range of the runs). " +
 			"*instructions/op*: the timed loop's count under valgrind (make micro-count; it repeats on a busy host, where time does not). *× " + Reference + "*, *× msgp*: the peer's time/op ÷ ours from the same run · its instructions/op ÷ ours (above 1 = we are faster). " +
-			"*% of floor*: our instructions/op as a percentage of the floor's (bench/floor: a validating walk that builds nothing for Decode, a memmove of the encoding for Encode). " +
+			"*est-cycles/op*: the memory-aware count: the same loop under a fixed cache simulation (L1 hits + 5 × LL hits + 35 × RAM) plus the collector's share of the bytes it allocates at GOGC=100; it sees fresh memory and the collector, not the kernel or the host's pipeline (reports/micro/README.md). " +
+			"*% of floor*: our instructions/op as a percentage of the floor's (bench/floor: a validating walk that builds nothing for Decode, a memmove of the encoding for Encode) · the same of est-cycles/op. " +
+			"*page-faults/op*: minor page faults of the process during the timed loop (getrusage), kernel work no count sees. " +
 			"*vs baseline*: change of time/op (negative = faster); ~ = no significant difference (p ≥ 0.05, as benchstat).\n\n")
 		if opt.Chart != "" {
 			b.WriteString("![speed-ups over the peers and instructions against the floor](" + opt.Chart + ")\n\n")
@@ -320,23 +324,23 @@ func writeCodecTable(b *strings.Builder, op string, latest, baseline *Set, count
 		return false
 	}
 	fmt.Fprintf(b, "### %s\n\n", op)
-	writeRow(b, []string{"msg", "ours", "time/op", "instructions/op", "× " + Reference, "× msgp", "% of floor", "vs baseline", "allocs/op", "B/op"})
-	writeRow(b, slices.Repeat([]string{"---"}, 10))
+	writeRow(b, []string{"msg", "ours", "time/op", "instructions/op", "est-cycles/op", "× " + Reference, "× msgp", "% of floor", "vs baseline", "allocs/op", "B/op", "page-faults/op"})
+	writeRow(b, slices.Repeat([]string{"---"}, 12))
 	for _, r := range rows {
 		for _, impl := range impls {
 			x := r.impls[impl]
 			if isPeer(impl) || x == nil {
 				continue
 			}
-			writeRow(b, []string{r.label, impl, timeSpreadCell(x), counts.cell(x), ratioCell(r.impls[Reference], x, counts),
-				ratioCell(r.impls["msgp"], x, counts), floorCell(r.impls["floor"], x, counts), vsBaseline(x, baseline), allocCell(x), bytesCell(x)})
+			writeRow(b, []string{r.label, impl, timeSpreadCell(x), counts.cell(x), counts.cyclesCell(x), ratioCell(r.impls[Reference], x, counts),
+				ratioCell(r.impls["msgp"], x, counts), floorCell(r.impls["floor"], x, counts), vsBaseline(x, baseline), allocCell(x), bytesCell(x), faultsCell(x)})
 		}
 	}
 	b.WriteString("\n")
 	// The peers, for their own allocations and counts.
 	head := []string{"msg"}
 	for _, p := range Peers {
-		head = append(head, p+" time/op", "instructions/op", "allocs/op")
+		head = append(head, p+" time/op", "instructions/op", "est-cycles/op", "allocs/op")
 	}
 	fmt.Fprintf(b, "<details><summary>%s: the peers</summary>\n\n", op)
 	writeRow(b, head)
@@ -345,7 +349,7 @@ func writeCodecTable(b *strings.Builder, op string, latest, baseline *Set, count
 		cells := []string{r.label}
 		for _, p := range Peers {
 			x := r.impls[p]
-			cells = append(cells, timeCell(x), counts.cell(x), allocCell(x))
+			cells = append(cells, timeCell(x), counts.cell(x), counts.cyclesCell(x), allocCell(x))
 		}
 		writeRow(b, cells)
 	}
@@ -386,7 +390,8 @@ func ratioCell(peer, x *samples, counts Counts) string {
 	return t + " · " + FormatRatio(pi/oi) + "×"
 }
 
-// floorCell is ours as a percentage of the floor's instructions.
+// floorCell is ours as a percentage of the floor's instructions and,
+// when both have them, of its est-cycles: "107% · 211%".
 func floorCell(floor, x *samples, counts Counts) string {
 	if floor == nil || x == nil {
 		return "—"
@@ -396,7 +401,13 @@ func floorCell(floor, x *samples, counts Counts) string {
 	if !ok1 || !ok2 || fi == 0 {
 		return "—"
 	}
-	return fmt.Sprintf("%.0f%%", 100*oi/fi)
+	cell := fmt.Sprintf("%.0f%%", 100*oi/fi)
+	fc, ok1 := counts.cycles(floor)
+	oc, ok2 := counts.cycles(x)
+	if ok1 && ok2 && fc > 0 {
+		cell += fmt.Sprintf(" · %.0f%%", 100*oc/fc)
+	}
+	return cell
 }
 
 func writeOthers(b *strings.Builder, latest, baseline *Set, counts Counts) bool {
@@ -412,11 +423,11 @@ func writeOthers(b *strings.Builder, latest, baseline *Set, counts Counts) bool 
 		return false
 	}
 	b.WriteString("### Frame, Gate, Relay, Session\n\n")
-	writeRow(b, []string{"benchmark", "time/op", "instructions/op", "vs baseline", "speed", "allocs/op", "B/op"})
-	writeRow(b, slices.Repeat([]string{"---"}, 7))
+	writeRow(b, []string{"benchmark", "time/op", "instructions/op", "est-cycles/op", "vs baseline", "speed", "allocs/op", "B/op", "page-faults/op"})
+	writeRow(b, slices.Repeat([]string{"---"}, 9))
 	for _, name := range names {
 		x := latest.samples[name]
-		writeRow(b, []string{name, timeSpreadCell(x), counts.cell(x), vsBaseline(x, baseline), speedCell(x), allocCell(x), bytesCell(x)})
+		writeRow(b, []string{name, timeSpreadCell(x), counts.cell(x), counts.cyclesCell(x), vsBaseline(x, baseline), speedCell(x), allocCell(x), bytesCell(x), faultsCell(x)})
 	}
 	b.WriteString("\n")
 	return true
@@ -485,6 +496,12 @@ func vsBaseline(x *samples, baseline *Set) string {
 func allocCell(x *samples) string { return medianCell(x, unitAllocs, FormatCount) }
 
 func bytesCell(x *samples) string { return medianCell(x, unitBytes, FormatCount) }
+
+// faultsCell is the median of the minor page faults per op the timed
+// loop reported (support.UnitFaults).
+func faultsCell(x *samples) string {
+	return medianCell(x, unitFaults, func(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) })
+}
 
 func speedCell(x *samples) string { return medianCell(x, unitSpeed, FormatBytesPerSecond) }
 

@@ -68,16 +68,16 @@ func TestSummaryOfRecordedRun(t *testing.T) {
 		"> **host not verified quiet**",
 		"latest.txt (commit 65946f5, go-version go1.26.8, cpu Intel(R) Xeon(R) Processor @ 2.60GHz), 5 runs per benchmark; baseline: baseline.json (commit 2d04ba5,",
 		// Medians of the five runs: codec 94.0 ns, fxamacker 1.02 µs.
-		"| request_tap | codec | 94.0 ns ± 3% range | — | 10.8× | — | — | ~ (p=1.000) | 0 | 0 |",
-		"| msg | ours | time/op | instructions/op | × fxamacker | × msgp | % of floor | vs baseline | allocs/op | B/op |",
-		"| request_tap | 1.02 µs | — | 2 | — | — | — | — | — | — |",
+		"| request_tap | codec | 94.0 ns ± 3% range | — | — | 10.8× | — | — | ~ (p=1.000) | 0 | 0 | — |",
+		"| msg | ours | time/op | instructions/op | est-cycles/op | × fxamacker | × msgp | % of floor | vs baseline | allocs/op | B/op | page-faults/op |",
+		"| request_tap | 1.02 µs | — | — | 2 | — | — | — | — | — | — | — | — |",
 		// Decode codec was made 20 % faster than the baseline in the sample.
-		"| request_tap | codec | 96.5 ns ± 2% range | — | 15.6× | — | — | -19.98% (p=0.008) | 2 | 48 |",
-		"| request_tap | zerocopy | 70.7 ns ± 3% range | — | 21.2× | — | — | ~ (p=1.000) | 0 | 0 |",
-		"| response_snapshot_500 | codec | 40.3 µs ± 1% range | — | 19.7× | — | — | -18.97% (p=0.008) | 4 | 20000 |",
-		"| Frame/op=read/size=262144 | 5.31 µs ± 2% range | — | ~ (p=0.056) | 49.3 GB/s | 0 | 0 |",
+		"| request_tap | codec | 96.5 ns ± 2% range | — | — | 15.6× | — | — | -19.98% (p=0.008) | 2 | 48 | — |",
+		"| request_tap | zerocopy | 70.7 ns ± 3% range | — | — | 21.2× | — | — | ~ (p=1.000) | 0 | 0 | — |",
+		"| response_snapshot_500 | codec | 40.3 µs ± 1% range | — | — | 19.7× | — | — | -18.97% (p=0.008) | 4 | 20000 | — |",
+		"| Frame/op=read/size=262144 | 5.31 µs ± 2% range | — | — | ~ (p=0.056) | 49.3 GB/s | 0 | 0 | — |",
 		// Four of five Session runs; the failed one is skipped and reported.
-		"| Session/op=request_roundtrip | 113 µs ± 3% range | — | ~ (p=0.730) | — | 12 | 4096 |",
+		"| Session/op=request_roundtrip | 113 µs ± 3% range | — | — | ~ (p=0.730) | — | 12 | 4096 | — |",
 		"1 unreadable benchmark line(s) skipped, first: `latest.txt:72: parsing iteration count",
 		"<details><summary>benchstat baseline vs latest</summary>\n\n```text\ngoos: linux\n│ old │ new │\n```\n</details>",
 	} {
@@ -111,12 +111,12 @@ func TestStampAndBaselineNote(t *testing.T) {
 	if !strings.Contains(got, "Baseline: reports/micro/baseline.json absent; ratios to the baseline skipped.") {
 		t.Errorf("no baseline note:\n%s", got)
 	}
-	if !strings.Contains(got, "| m | codec | 100 ns | — | 3.00× | — | — | — | 0 | — |") {
+	if !strings.Contains(got, "| m | codec | 100 ns | — | — | 3.00× | — | — | — | 0 | — | — |") {
 		t.Errorf("row:\n%s", got)
 	}
 	other, _ := Load(strings.NewReader("cpu: Other CPU\nBenchmarkEncode/impl=codec/msg=m-2 10 200 ns/op\n"), "baseline.json")
 	if got := summary(t, s, Options{Baseline: other}); !strings.Contains(got, "**The baseline is from another CPU** (Other CPU)") ||
-		!strings.Contains(got, "| m | codec | 100 ns | — | 3.00× | — | — | ~ (p=1.000) |") {
+		!strings.Contains(got, "| m | codec | 100 ns | — | — | 3.00× | — | — | ~ (p=1.000) |") {
 		t.Errorf("baseline from another CPU:\n%s", got)
 	}
 	if got := summary(t, s, Options{Unverified: true}); !strings.Contains(got, "**host not verified quiet**") {
