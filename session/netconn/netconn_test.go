@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -220,6 +221,22 @@ func (o *orderSession) HandleTimeout(now time.Time) {
 	o.at = time.Time{}
 }
 
+// readSignal is a net.Conn that closes done when its first Read returns
+// bytes.
+type readSignal struct {
+	net.Conn
+	once sync.Once
+	done chan struct{}
+}
+
+func (r *readSignal) Read(p []byte) (int, error) {
+	n, err := r.Conn.Read(p)
+	if n > 0 {
+		r.once.Do(func() { close(r.done) })
+	}
+	return n, err
+}
+
 // TestReadsAreHeardBeforeTimers: when Run was held up and finds both bytes
 // read and its timer due, the bytes reach the session first, so it never
 // closes as Silent with the peer's bytes waiting.
@@ -228,15 +245,16 @@ func TestReadsAreHeardBeforeTimers(t *testing.T) {
 		c, peer := pipe(t)
 		s := &orderSession{}
 		s.at = time.Now().Add(5 * time.Millisecond)
-		d := New(c, s)
-		wrote := make(chan struct{})
+		read := &readSignal{Conn: c, done: make(chan struct{})}
+		d := New(read, s)
 		go func() {
 			peer.Write([]byte("x"))
-			close(wrote)
 			io.Copy(io.Discard, peer) // what Close writes
 		}()
-		// Hold the loop until the read is waiting and the timer is due.
-		go d.Post(func() { <-wrote; time.Sleep(10 * time.Millisecond) })
+		// Hold the loop until the read goroutine has the byte (however
+		// long a loaded machine takes to schedule it), it has had time to
+		// offer it, and the timer is due.
+		go d.Post(func() { <-read.done; time.Sleep(10 * time.Millisecond) })
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		err := d.Run(ctx, func() bool { return len(s.order) == 2 })
 		cancel()
