@@ -198,13 +198,13 @@ func chain(depth int) *Node {
 func TestNodeTreeFastPathTaken(t *testing.T) {
 	long := string(make([]byte, 300))
 	full := &Node{ID: 0xffffffff, Class: 70000, Bounds: Bounds{-2147483648, -257, 65536, 2147483647}, Flags: 1 << 31,
-		Text: Some("héllo 東京 🎉"), Desc: Some(""), ResPkg: Some(uint32(24)), ResName: Some(long[:255]),
-		Hint: Some(long), State: Some(long[:24]),
+		Text: "héllo 東京 🎉", Empty: NodeDesc, ResPkg: Some(uint32(24)), ResName: long[:255],
+		Hint: long, State: long[:24],
 		Scroll: &Scroll{Axis: 7, Flags: 1 << 9, Range: Some(ScrollRange{Unit: 1, Lo: -9223372036854775808, Hi: 9223372036854775807}),
 			Position: Some(ScrollPosition{Lo: -4294967297, Hi: 4294967296})},
 		Children: []Node{
 			{ID: 2, Bounds: Bounds{-1, -24, -25, 23}, Scroll: &Scroll{Axis: 1}},
-			{ID: 3, Scroll: &Scroll{Axis: 2, Flags: 3, Range: Some(ScrollRange{Lo: 0, Hi: 99})}, Hint: Some("h")},
+			{ID: 3, Scroll: &Scroll{Axis: 2, Flags: 3, Range: Some(ScrollRange{Lo: 0, Hi: 99})}, Hint: "h"},
 			{ID: 4, Children: make([]Node, 30)},
 		}}
 	for name, root := range map[string]*Node{"full": full, "leaf": {ID: 1}, "chain of 256": chain(MaxNodeDepth)} {
@@ -287,7 +287,7 @@ func TestSlabsLearnSnapshotSize(t *testing.T) {
 	for i := range tree.Children {
 		// Nodes of 36 bytes, an app's size: a first chunk holds at most
 		// a node per firstChunkLen bytes.
-		tree.Children[i] = Node{ID: uint32(i + 2), Text: Some("item text of the app")}
+		tree.Children[i] = Node{ID: uint32(i + 2), Text: "item text of the app"}
 		if i%8 == 7 { // a scroll every 8 nodes, 240 bytes apart: the arena holds one per maxArenaGap bytes
 			tree.Children[i].Scroll = &Scroll{Axis: 1}
 		}
@@ -341,11 +341,11 @@ func TestSlabsLearnSnapshotSize(t *testing.T) {
 // encodes.
 func TestEncodeRefusesInvalidNodeText(t *testing.T) {
 	fields := map[string]func(n *Node, s string){
-		"text":     func(n *Node, s string) { n.Text = Some(s) },
-		"desc":     func(n *Node, s string) { n.Desc = Some(s) },
-		"res_name": func(n *Node, s string) { n.ResName = Some(s) },
-		"hint":     func(n *Node, s string) { n.Hint = Some(s) },
-		"state":    func(n *Node, s string) { n.State = Some(s) },
+		"text":     func(n *Node, s string) { n.Text = s },
+		"desc":     func(n *Node, s string) { n.Desc = s },
+		"res_name": func(n *Node, s string) { n.ResName = s },
+		"hint":     func(n *Node, s string) { n.Hint = s },
+		"state":    func(n *Node, s string) { n.State = s },
 	}
 	for name, set := range fields {
 		for _, l := range []int{1, 2, 7, 8, 9, 15, 16, 17, 24, 40} {

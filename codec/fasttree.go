@@ -81,8 +81,9 @@ func nodePrefix(b []byte, i int, n *Node) int {
 }
 
 // textField is the field of text key k: KeyNodeText, KeyNodeDesc,
-// KeyNodeResName, KeyNodeHint or KeyNodeState.
-func (n *Node) textField(k int) *Opt[string] {
+// KeyNodeResName, KeyNodeHint or KeyNodeState (another key is taken for
+// KeyNodeState: callers pass only these).
+func (n *Node) textField(k int) *string {
 	switch k {
 	case KeyNodeText:
 		return &n.Text
@@ -254,8 +255,9 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 			switch k { // keys 0 to 3 were read by openNode
 			case KeyNodeText, KeyNodeDesc, KeyNodeResName, KeyNodeHint, KeyNodeState:
 				t := n.textField(k)
-				t.Val, i = textAt(b, i)
-				t.Ok = true
+				if *t, i = textAt(b, i); *t == "" {
+					n.Empty |= 1 << k // present, and empty
+				}
 			case KeyNodeResPkg:
 				n.ResPkg.Val, i = u32At(b, i)
 				n.ResPkg.Ok = true

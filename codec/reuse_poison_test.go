@@ -29,15 +29,15 @@ func TestDecoderPoisonsTheLastMessage(t *testing.T) {
 	snap := m.(*codec.Response).Result.(*codec.Snapshot)
 	root := snap.Windows[0].Root
 	text := findText(root)
-	if text == nil || strings.Contains(text.Val, "\xdb") {
+	if text == nil || strings.Contains(*text, "\xdb") {
 		t.Fatalf("no text in the sample, or poisoned already: %v", text)
 	}
 	m2, err := dec.Decode(evB) // the next call: snap is now used too long
 	if err != nil {
 		t.Fatal(err)
 	}
-	if text.Val != strings.Repeat("\xdb", len(text.Val)) {
-		t.Errorf("a text used after the next call reads %q, not poison", text.Val)
+	if *text != strings.Repeat("\xdb", len(*text)) {
+		t.Errorf("a text used after the next call reads %q, not poison", *text)
 	}
 	if root.ID != 0xDBDBDBDB || root.Flags != 0xDBDBDBDB || root.Bounds.Left != -0x24242425 {
 		t.Errorf("a node used after the next call reads id %#x flags %#x bounds %v, not poison", root.ID, root.Flags, root.Bounds)
@@ -54,14 +54,14 @@ func TestDecoderPoisonsTheLastMessage(t *testing.T) {
 	}
 	// The message of the last call is whole.
 	m3, err := dec.Decode(snapB)
-	if err != nil || findText(m3.(*codec.Response).Result.(*codec.Snapshot).Windows[0].Root).Val != text2(t, s.Msg) {
+	if err != nil || *findText(m3.(*codec.Response).Result.(*codec.Snapshot).Windows[0].Root) != text2(t, s.Msg) {
 		t.Errorf("the message of the last call: %v", err)
 	}
 }
 
 // findText returns the first present text of the tree at n, depth first.
-func findText(n *codec.Node) *codec.Opt[string] {
-	if n.Text.Ok {
+func findText(n *codec.Node) *string {
+	if n.Text != "" {
 		return &n.Text
 	}
 	for i := range n.Children {
@@ -74,5 +74,5 @@ func findText(n *codec.Node) *codec.Opt[string] {
 
 func text2(t *testing.T, m codec.Message) string {
 	t.Helper()
-	return findText(m.(*codec.Response).Result.(*codec.Snapshot).Windows[0].Root).Val
+	return *findText(m.(*codec.Response).Result.(*codec.Snapshot).Windows[0].Root)
 }

@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/binary"
 	"slices"
+	"strconv"
 	"unsafe"
 
 	"github.com/wirebench/wirebench/codec/cbor"
@@ -54,19 +55,91 @@ const (
 )
 
 // Node is one accessibility node.
+//
+// Its five text fields are plain strings, present when not "": a node
+// whose text is present but empty has the field's bit in Empty (Has
+// reads both). The decoder sets a bit of Empty only for a text that
+// arrived empty, so a node written with a non-empty Text and no bits
+// reads back equal. Plain strings keep a node at 152 bytes, 40 fewer
+// than an Opt[string] each would take: a snapshot's nodes are most of
+// what decoding it allocates.
 type Node struct {
 	ID       uint32      // key 0, unique within the snapshot, from 1
 	Class    uint32      // key 1, string table index
 	Bounds   Bounds      // key 2
 	Flags    uint32      // key 3, bits NodeClickable ...
-	Text     Opt[string] // key 4
-	Desc     Opt[string] // key 5
+	Empty    NodeTexts   // the text fields present though "" (see Has)
+	Text     string      // key 4
+	Desc     string      // key 5
 	ResPkg   Opt[uint32] // key 6, string table index
-	ResName  Opt[string] // key 7
+	ResName  string      // key 7
 	Children []Node      // key 8, omitted when empty
 	Scroll   *Scroll     // key 9, on nodes that scroll
-	Hint     Opt[string] // key 10
-	State    Opt[string] // key 11
+	Hint     string      // key 10
+	State    string      // key 11
+}
+
+// NodeTexts is a set of a node's text fields, one bit per key: the
+// bit of key k is 1<<k (NodeText, NodeDesc, NodeResName, NodeHint,
+// NodeState).
+type NodeTexts uint16
+
+// The text fields of a node, as NodeTexts bits.
+const (
+	NodeText    NodeTexts = 1 << KeyNodeText
+	NodeDesc    NodeTexts = 1 << KeyNodeDesc
+	NodeResName NodeTexts = 1 << KeyNodeResName
+	NodeHint    NodeTexts = 1 << KeyNodeHint
+	NodeState   NodeTexts = 1 << KeyNodeState
+
+	nodeTexts = NodeText | NodeDesc | NodeResName | NodeHint | NodeState
+)
+
+// Has reports whether every text field of t is present on n: not "",
+// or its bit set in n.Empty.
+func (n *Node) Has(t NodeTexts) bool {
+	var set NodeTexts
+	if n.Text != "" {
+		set |= NodeText
+	}
+	if n.Desc != "" {
+		set |= NodeDesc
+	}
+	if n.ResName != "" {
+		set |= NodeResName
+	}
+	if n.Hint != "" {
+		set |= NodeHint
+	}
+	if n.State != "" {
+		set |= NodeState
+	}
+	return (set|n.Empty)&t == t
+}
+
+// SetText makes n's text field of key k (KeyNodeText, KeyNodeDesc,
+// KeyNodeResName, KeyNodeHint or KeyNodeState) present with s, setting
+// the field's bit in Empty when s is "". Another key panics.
+func (n *Node) SetText(k int, s string) {
+	mustText(k)
+	*n.textField(k) = s
+	if s == "" {
+		n.Empty |= 1 << k
+	}
+}
+
+// mustText panics unless k is the key of a node's text field.
+func mustText(k int) {
+	if k < 0 || k > KeyNodeState || nodeTexts&(1<<k) == 0 {
+		panic("codec: key " + strconv.Itoa(k) + " is not a node's text field")
+	}
+}
+
+// ClearText makes n's text field of key k absent, as SetText names it.
+func (n *Node) ClearText(k int) {
+	mustText(k)
+	*n.textField(k) = ""
+	n.Empty &^= 1 << k
 }
 
 // Node flag bits.
@@ -355,9 +428,9 @@ func (n *Node) appendNode(dst []byte, window, level int) ([]byte, error) {
 	// Room for every text, present or not: an absent one's Val is
 	// mostly "", and reserving for it costs nothing.
 	leaf := len(n.Children) == 0
-	room := nodeHeadRoom + putRoom + 3*textRoom + len(n.Text.Val) + len(n.Desc.Val) + len(n.ResName.Val)
+	room := nodeHeadRoom + putRoom + 3*textRoom + len(n.Text) + len(n.Desc) + len(n.ResName)
 	if leaf {
-		room += nodeTailRoom + 2*textRoom + len(n.Hint.Val) + len(n.State.Val)
+		room += nodeTailRoom + 2*textRoom + len(n.Hint) + len(n.State)
 	}
 	dst = slices.Grow(dst, room)
 	b := dst[len(dst) : len(dst)+room]
@@ -371,14 +444,14 @@ func (n *Node) appendNode(dst []byte, window, level int) ([]byte, error) {
 	i = putBounds(b, i+1, &n.Bounds)
 	b[i] = KeyNodeFlags
 	i = putU32(b, i+1, n.Flags)
-	if n.Text.Ok {
-		if i = putTextField(b, i, KeyNodeText, n.Text.Val); i < 0 {
+	if n.Text != "" || n.Empty&NodeText != 0 {
+		if i = putTextField(b, i, KeyNodeText, n.Text); i < 0 {
 			return dst, invalidText(window, level, "text")
 		}
 		pairs++
 	}
-	if n.Desc.Ok {
-		if i = putTextField(b, i, KeyNodeDesc, n.Desc.Val); i < 0 {
+	if n.Desc != "" || n.Empty&NodeDesc != 0 {
+		if i = putTextField(b, i, KeyNodeDesc, n.Desc); i < 0 {
 			return dst, invalidText(window, level, "desc")
 		}
 		pairs++
@@ -388,8 +461,8 @@ func (n *Node) appendNode(dst []byte, window, level int) ([]byte, error) {
 		i = putU32(b, i+1, n.ResPkg.Val)
 		pairs++
 	}
-	if n.ResName.Ok {
-		if i = putTextField(b, i, KeyNodeResName, n.ResName.Val); i < 0 {
+	if n.ResName != "" || n.Empty&NodeResName != 0 {
+		if i = putTextField(b, i, KeyNodeResName, n.ResName); i < 0 {
 			return dst, invalidText(window, level, "res_name")
 		}
 		pairs++
@@ -399,7 +472,7 @@ func (n *Node) appendNode(dst []byte, window, level int) ([]byte, error) {
 		i = cbor.PutHead(b, i+1, cbor.MajorArray, uint64(len(n.Children)))
 		pairs++
 		// The tail (keys 9 to 11) follows the children: count it here.
-		pairs += byte(present(n.Scroll != nil, n.Hint.Ok, n.State.Ok))
+		pairs += byte(present(n.Scroll != nil, n.Hint != "" || n.Empty&NodeHint != 0, n.State != "" || n.Empty&NodeState != 0))
 		b[0] = 0xa0 | pairs // at most 12 pairs: a one-byte head
 		return dst[:len(dst)+i], nil
 	}
@@ -413,10 +486,10 @@ func (n *Node) appendNode(dst []byte, window, level int) ([]byte, error) {
 
 // appendTail writes keys 9 to 11 of a node with children, after them.
 func (n *Node) appendTail(dst []byte, window, level int) ([]byte, error) {
-	if n.Scroll == nil && !n.Hint.Ok && !n.State.Ok {
+	if n.Scroll == nil && n.Hint == "" && n.State == "" && n.Empty&(NodeHint|NodeState) == 0 {
 		return dst, nil
 	}
-	room := nodeTailRoom + 2*textRoom + len(n.Hint.Val) + len(n.State.Val) + putRoom
+	room := nodeTailRoom + 2*textRoom + len(n.Hint) + len(n.State) + putRoom
 	dst = slices.Grow(dst, room)
 	i, _, err := n.putTail(dst[len(dst):len(dst)+room], 0, window, level)
 	if err != nil {
@@ -452,14 +525,14 @@ func (n *Node) putTail(b []byte, i, window, level int) (int, byte, error) {
 			i = cbor.PutInt(b, i, p.Hi)
 		}
 	}
-	if n.Hint.Ok {
-		if i = putTextField(b, i, KeyNodeHint, n.Hint.Val); i < 0 {
+	if n.Hint != "" || n.Empty&NodeHint != 0 {
+		if i = putTextField(b, i, KeyNodeHint, n.Hint); i < 0 {
 			return 0, 0, invalidText(window, level, "hint")
 		}
 		pairs++
 	}
-	if n.State.Ok {
-		if i = putTextField(b, i, KeyNodeState, n.State.Val); i < 0 {
+	if n.State != "" || n.Empty&NodeState != 0 {
+		if i = putTextField(b, i, KeyNodeState, n.State); i < 0 {
 			return 0, 0, invalidText(window, level, "state")
 		}
 		pairs++
@@ -826,22 +899,14 @@ func (d *decoder) nodeField(f *nodeFrame, k uint64) (err error) {
 	n := f.node
 	if d.Null() {
 		switch k {
-		case KeyNodeText:
-			n.Text = Opt[string]{}
-		case KeyNodeDesc:
-			n.Desc = Opt[string]{}
+		case KeyNodeText, KeyNodeDesc, KeyNodeResName, KeyNodeHint, KeyNodeState:
+			n.ClearText(int(k))
 		case KeyNodeResPkg:
 			n.ResPkg = Opt[uint32]{}
-		case KeyNodeResName:
-			n.ResName = Opt[string]{}
 		case KeyNodeChildren:
 			n.Children = nil
 		case KeyNodeScroll:
 			n.Scroll = nil
-		case KeyNodeHint:
-			n.Hint = Opt[string]{}
-		case KeyNodeState:
-			n.State = Opt[string]{}
 		}
 		if k < 32 {
 			f.seen &^= 1 << k
@@ -857,22 +922,17 @@ func (d *decoder) nodeField(f *nodeFrame, k uint64) (err error) {
 		err = d.bounds(&n.Bounds)
 	case KeyNodeFlags:
 		n.Flags, err = d.u32()
-	case KeyNodeText:
-		n.Text, err = d.optText()
-	case KeyNodeDesc:
-		n.Desc, err = d.optText()
+	case KeyNodeText, KeyNodeDesc, KeyNodeResName, KeyNodeHint, KeyNodeState:
+		var t string
+		if t, err = d.text(); err == nil {
+			n.SetText(int(k), t)
+		}
 	case KeyNodeResPkg:
 		n.ResPkg, err = d.optU32()
-	case KeyNodeResName:
-		n.ResName, err = d.optText()
 	case KeyNodeScroll:
 		if n.Scroll, err = d.takeScroll(); err == nil {
 			err = d.scroll(n.Scroll)
 		}
-	case KeyNodeHint:
-		n.Hint, err = d.optText()
-	case KeyNodeState:
-		n.State, err = d.optText()
 	default:
 		err = d.Skip()
 	}

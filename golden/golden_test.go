@@ -105,7 +105,7 @@ func TestGoldenSet(t *testing.T) {
 	}
 	for _, n := range []string{"hello_full", "hello_minimal", "welcome_ok", "welcome_no_common_version",
 		"request_snapshot_evict", "request_snapshot_evict_windows", "request_bounds", "response_bounds",
-		"response_snapshot_window_meta", "response_snapshot_scroll", "response_snapshot_deep",
+		"response_snapshot_window_meta", "response_snapshot_scroll", "response_snapshot_deep", "response_snapshot_empty_texts",
 		"response_screenshot", "event_frame", "utf8", "array25"} {
 		if !names[n] {
 			t.Errorf("named sample %s is missing", n)

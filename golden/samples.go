@@ -83,6 +83,7 @@ func Samples() []Sample {
 		{"response_snapshot_window_meta", resp(2, codec.MethodSnapshot, windowMetaSnapshot())},
 		{"response_snapshot_scroll", resp(3, codec.MethodSnapshot, scrollSnapshot())},
 		{"response_snapshot_deep", resp(4, codec.MethodSnapshot, deepSnapshot(codec.MaxNodeDepth))},
+		{"response_snapshot_empty_texts", resp(7, codec.MethodSnapshot, emptyTextsSnapshot())},
 		{"response_bounds", resp(5, codec.MethodBounds, &codec.BoundsResult{Nodes: []codec.NodeBounds{
 			{Node: 4, Bounds: codec.Bounds{Left: 0, Top: 63, Right: 1080, Bottom: 210}},
 			{Node: 12, Bounds: codec.Bounds{Left: 42, Top: 900, Right: 1038, Bottom: 1044}},
@@ -176,11 +177,11 @@ func sampleSnapshot() *codec.Snapshot {
 			ID: 3, Type: 1, Layer: 0, Bounds: b(0, 0, 1080, 2400), Flags: codec.WindowActive | codec.WindowFocused,
 			Title: some("Shop"), Package: some[uint32](3),
 			Root: &codec.Node{ID: 1, Class: 0, Bounds: b(0, 0, 1080, 2400), Flags: codec.NodeVisible | codec.NodeEnabled,
-				ResPkg: some[uint32](4), ResName: some("content"),
+				ResPkg: some[uint32](4), ResName: "content",
 				Children: []codec.Node{
-					{ID: 2, Class: 1, Bounds: b(42, 120, 1038, 210), Flags: codec.NodeVisible | codec.NodeEnabled, Text: some("Welcome back"), ResPkg: some[uint32](3), ResName: some("title")},
+					{ID: 2, Class: 1, Bounds: b(42, 120, 1038, 210), Flags: codec.NodeVisible | codec.NodeEnabled, Text: "Welcome back", ResPkg: some[uint32](3), ResName: "title"},
 					{ID: 3, Class: 2, Bounds: b(42, 2200, 1038, 2340), Flags: codec.NodeVisible | codec.NodeEnabled | codec.NodeClickable | codec.NodeFocusable,
-						Text: some("Check out"), Desc: some("Check out your cart"), Hint: some("double-tap to pay"), State: some("3 items")},
+						Text: "Check out", Desc: "Check out your cart", Hint: "double-tap to pay", State: "3 items"},
 				}},
 		}},
 		Truncated: 0, Seq: 17,
@@ -223,6 +224,24 @@ func scrollSnapshot() *codec.Snapshot {
 				list(5, &codec.Scroll{Axis: 7, Flags: 1 << 9}),
 			}}}},
 		Seq: 9,
+	}
+}
+
+// emptyTextsSnapshot holds texts present but empty (key and "" on the
+// wire) beside absent ones (no key): node 2 has all five present and
+// empty, node 3 an empty text and state among others, node 4 none.
+func emptyTextsSnapshot() *codec.Snapshot {
+	return &codec.Snapshot{
+		Strings: []string{"android.widget.FrameLayout", "android.widget.EditText"},
+		Windows: []codec.Window{{ID: 1, Type: 1, Bounds: b(0, 0, 1080, 2400), Flags: codec.WindowActive,
+			Root: &codec.Node{ID: 1, Bounds: b(0, 0, 1080, 2400), Flags: codec.NodeVisible, Children: []codec.Node{
+				{ID: 2, Class: 1, Bounds: b(0, 0, 1080, 120), Flags: codec.NodeEditable | codec.NodeVisible,
+					Empty: codec.NodeText | codec.NodeDesc | codec.NodeResName | codec.NodeHint | codec.NodeState},
+				{ID: 3, Class: 1, Bounds: b(0, 120, 1080, 240), Flags: codec.NodeEditable | codec.NodeVisible,
+					Empty: codec.NodeText | codec.NodeState, Desc: "Search", Hint: "Type here"},
+				{ID: 4, Class: 1, Bounds: b(0, 240, 1080, 360), Flags: codec.NodeVisible},
+			}}}},
+		Seq: 3,
 	}
 }
 

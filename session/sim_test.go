@@ -339,7 +339,7 @@ func (s *sim) result(in *Incoming) codec.Result {
 		n := s.rng.IntN(120) // some of them over the 4096-byte limit
 		root := &codec.Node{ID: 1}
 		for i := range n {
-			root.Children = append(root.Children, codec.Node{ID: uint32(i + 2), Text: codec.Some("node text here")})
+			root.Children = append(root.Children, codec.Node{ID: uint32(i + 2), Text: "node text here"})
 		}
 		return &codec.Snapshot{Strings: []string{"android.view.View"}, Windows: []codec.Window{{ID: 1, Root: root}}, Seq: s.a.NextSeq(codec.StreamTree) - 1}
 	case codec.MethodScreenshot:

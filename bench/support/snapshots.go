@@ -279,7 +279,7 @@ func (g *snapGen) node(class string, b codec.Bounds, flags uint32) codec.Node {
 }
 
 func (g *snapGen) res(n *codec.Node, pkg uint32, name string) {
-	n.ResPkg, n.ResName = codec.Some(pkg), codec.Some(name)
+	n.ResPkg, n.ResName = codec.Some(pkg), name
 }
 
 // split cuts b into n slices along one axis (vertical: stacked top to
@@ -396,19 +396,19 @@ func (g *snapGen) appBar(b codec.Bounds, n int, typing bool) codec.Node {
 		switch {
 		case i == 0:
 			c = g.node("android.widget.ImageButton", s, codec.NodeClickable|codec.NodeFocusable|codec.NodeEnabled)
-			c.Desc = codec.Some("Navigate up")
+			c.Desc = "Navigate up"
 		case i == 1 && typing:
 			c = g.node("android.widget.EditText", s, codec.NodeClickable|codec.NodeFocusable|codec.NodeFocused|codec.NodeEditable|codec.NodeEnabled)
 			g.res(&c, g.appPkg, "search_src_text")
-			c.Hint = codec.Some(g.pick(hints))
-			c.Text = codec.Some(g.text())
+			c.Hint = g.pick(hints)
+			c.Text = g.text()
 		case i == 1:
 			c = g.node("android.widget.TextView", s, codec.NodeEnabled)
-			c.Text = codec.Some(g.text())
+			c.Text = g.text()
 			g.res(&c, g.appPkg, "toolbar_title")
 		default:
 			c = g.node("android.widget.ImageButton", s, codec.NodeClickable|codec.NodeFocusable|codec.NodeEnabled|codec.NodeLongClickable)
-			c.Desc = codec.Some(g.pick(descs))
+			c.Desc = g.pick(descs)
 		}
 		g.add(&bar, c)
 	}
@@ -475,7 +475,7 @@ func (g *snapGen) list(b codec.Bounds, n, level int, vertical bool) codec.Node {
 			hdr, body := split(slots[i], 4, true, 0)[0], slots[i]
 			body.Top = hdr.Bottom
 			title := g.node("android.widget.TextView", hdr, codec.NodeEnabled|codec.NodeFocusable)
-			title.Text = codec.Some(g.text())
+			title.Text = g.text()
 			g.res(&title, g.appPkg, "header")
 			g.add(&row, title)
 			g.add(&row, g.list(body, share-2, level+2, false))
@@ -546,15 +546,15 @@ func (g *snapGen) item(b codec.Bounds, n, level int) codec.Node {
 			c = g.node("android.widget.ImageView", slots[i], 0)
 			g.res(&c, g.appPkg, g.pick([]string{"icon", "avatar", "thumbnail"}))
 			if g.r.IntN(2) == 0 {
-				c.Desc = codec.Some(g.pick(descs))
+				c.Desc = g.pick(descs)
 			}
 		case 1:
 			c = g.node("android.widget.TextView", slots[i], codec.NodeEnabled)
-			c.Text = codec.Some(g.text())
+			c.Text = g.text()
 			g.res(&c, g.appPkg, "title")
 		case 2:
 			c = g.node("android.widget.TextView", slots[i], codec.NodeEnabled)
-			c.Text = codec.Some(g.text() + " " + g.text())
+			c.Text = g.text() + " " + g.text()
 			g.res(&c, g.appPkg, "subtitle")
 		default:
 			c = g.leaf(slots[i])
@@ -570,20 +570,20 @@ func (g *snapGen) leaf(b codec.Bounds) codec.Node {
 	n := g.node(class, b, codec.NodeEnabled)
 	switch class {
 	case "android.widget.TextView", "com.google.android.material.chip.Chip":
-		n.Text = codec.Some(g.text())
+		n.Text = g.text()
 		if class != "android.widget.TextView" {
 			n.Flags |= codec.NodeClickable | codec.NodeCheckable | codec.NodeFocusable
 		}
 	case "android.widget.ImageView":
 		if g.r.IntN(2) == 0 {
-			n.Desc = codec.Some(g.pick(descs))
+			n.Desc = g.pick(descs)
 		}
 	case "android.widget.Button", "android.widget.ImageButton":
 		n.Flags |= codec.NodeClickable | codec.NodeFocusable
 		if class == "android.widget.Button" {
-			n.Text = codec.Some(g.text())
+			n.Text = g.text()
 		} else {
-			n.Desc = codec.Some(g.pick(descs))
+			n.Desc = g.pick(descs)
 		}
 	case "android.widget.CheckBox", "android.widget.Switch", "android.widget.RadioButton":
 		n.Flags |= codec.NodeClickable | codec.NodeFocusable | codec.NodeCheckable
@@ -591,23 +591,23 @@ func (g *snapGen) leaf(b codec.Bounds) codec.Node {
 		if on {
 			n.Flags |= codec.NodeChecked
 		}
-		n.Text = codec.Some(g.text())
+		n.Text = g.text()
 		if class == "android.widget.Switch" {
-			n.State = codec.Some(map[bool]string{true: "On", false: "Off"}[on])
+			n.State = map[bool]string{true: "On", false: "Off"}[on]
 		} else if g.r.IntN(2) == 0 {
-			n.State = codec.Some(g.pick(states))
+			n.State = g.pick(states)
 		}
 	case "android.widget.EditText":
 		n.Flags |= codec.NodeClickable | codec.NodeFocusable | codec.NodeEditable | codec.NodeLongClickable
-		n.Hint = codec.Some(g.pick(hints))
+		n.Hint = g.pick(hints)
 		if g.r.IntN(4) == 0 {
 			n.Flags |= codec.NodePassword
-			n.Text = codec.Some("••••••••")
+			n.Text = "••••••••"
 		} else if g.r.IntN(2) == 0 {
-			n.Text = codec.Some(g.text())
+			n.Text = g.text()
 		}
 	case "android.widget.ProgressBar":
-		n.State = codec.Some(g.pick(states))
+		n.State = g.pick(states)
 	}
 	if g.r.IntN(3) == 0 {
 		g.res(&n, g.appPkg, g.pick(resNames))
@@ -630,11 +630,11 @@ func (g *snapGen) dialogTree(b codec.Bounds, n int, app string) *codec.Node {
 			g.res(&c, pc, "permission_icon")
 		case i == 1:
 			c = g.node("android.widget.TextView", s, codec.NodeEnabled|codec.NodeFocusable)
-			c.Text = codec.Some("Allow " + app + " to send you notifications?")
+			c.Text = "Allow " + app + " to send you notifications?"
 			g.res(&c, pc, "permission_message")
 		default:
 			c = g.node("android.widget.Button", s, codec.NodeEnabled|codec.NodeClickable|codec.NodeFocusable)
-			c.Text = codec.Some([]string{"Allow", "Don’t allow", "Nur dieses Mal", "Ask every time", "Plus tard", "許可しない"}[(i-2)%6])
+			c.Text = []string{"Allow", "Don’t allow", "Nur dieses Mal", "Ask every time", "Plus tard", "許可しない"}[(i-2)%6]
 			g.res(&c, pc, "permission_allow_button")
 		}
 		g.add(&panel, c)
@@ -657,7 +657,7 @@ func (g *snapGen) keyboardTree(b codec.Bounds, n int) *codec.Node {
 	for ri, share := range g.shares(keys, rowsN) {
 		for _, s := range split(rows[ri], share, false, 2) {
 			key := g.node("android.view.View", s, codec.NodeEnabled|codec.NodeClickable|codec.NodeLongClickable)
-			key.Desc = codec.Some(string([]rune(letters)[k%len([]rune(letters))]))
+			key.Desc = string([]rune(letters)[k%len([]rune(letters))])
 			k++
 			g.add(&kb, key)
 		}
@@ -677,15 +677,15 @@ func (g *snapGen) barTree(b codec.Bounds, n int, pkg uint32, names []string) *co
 		switch name {
 		case "clock":
 			c.Class = g.str("android.widget.TextView")
-			c.Text = codec.Some("12:45")
+			c.Text = "12:45"
 		case "battery":
-			c.Desc = codec.Some("Battery 87 percent.")
+			c.Desc = "Battery 87 percent."
 		case "back", "home", "recent_apps":
 			c.Class = g.str("android.widget.ImageButton")
 			c.Flags |= codec.NodeClickable | codec.NodeLongClickable
-			c.Desc = codec.Some(map[string]string{"back": "Back", "home": "Home", "recent_apps": "Overview"}[name])
+			c.Desc = map[string]string{"back": "Back", "home": "Home", "recent_apps": "Overview"}[name]
 		default:
-			c.Desc = codec.Some(g.pick([]string{"Wi‑Fi signal full.", "Phone two bars.", "Notification: Mail", "Do not disturb"}))
+			c.Desc = g.pick([]string{"Wi‑Fi signal full.", "Phone two bars.", "Notification: Mail", "Do not disturb"})
 		}
 		g.add(&root, c)
 	}

@@ -146,7 +146,7 @@ func TestSnapshotShape(t *testing.T) {
 					t.Errorf("Snapshot(%d, %d): node %d bounds %v outside %v", n, seed, nd.ID, nd.Bounds, out)
 				}
 				str(nd.Class)
-				if nd.ResPkg.Ok != nd.ResName.Ok {
+				if nd.ResPkg.Ok != nd.Has(codec.NodeResName) {
 					t.Errorf("Snapshot(%d, %d): node %d has a resource package without a name or back", n, seed, nd.ID)
 				}
 				if nd.ResPkg.Ok {
@@ -175,15 +175,15 @@ func TestSnapshotContent(t *testing.T) {
 	var texts, nonASCII, multiByte4, scrolls, clickable int
 	walk(s, func(_ *codec.Window, _ *codec.Node, n *codec.Node, _ int) {
 		classes[s.Strings[n.Class]] = true
-		for _, o := range []codec.Opt[string]{n.Text, n.Desc, n.Hint, n.State} {
-			if !o.Ok {
+		for _, o := range []string{n.Text, n.Desc, n.Hint, n.State} {
+			if o == "" {
 				continue
 			}
 			texts++
-			if len(o.Val) != utf8.RuneCountInString(o.Val) {
+			if len(o) != utf8.RuneCountInString(o) {
 				nonASCII++
 			}
-			for _, r := range o.Val {
+			for _, r := range o {
 				if utf8.RuneLen(r) == 4 {
 					multiByte4++
 					break

@@ -186,6 +186,14 @@ func toTwin(tv, v reflect.Value) {
 		return
 	}
 	for _, f := range keyedFields(v.Type(), tv.Type()) {
+		if f.empty != 0 { // a node's text: present when not "" or marked
+			if s := v.Field(f.own); s.Len() > 0 || codec.NodeTexts(v.Field(f.emptyAt).Uint())&f.empty != 0 {
+				p := reflect.New(s.Type())
+				p.Elem().Set(s)
+				tv.Field(f.twin).Set(p)
+			}
+			continue
+		}
 		convert(tv.Field(f.twin), v.Field(f.own), f.required)
 	}
 }
@@ -199,6 +207,16 @@ func toOwn(v, tv reflect.Value) {
 		return
 	}
 	for _, f := range keyedFields(v.Type(), tv.Type()) {
+		if f.empty != 0 { // a node's text: marked when present and ""
+			if p := tv.Field(f.twin); !p.IsNil() {
+				v.Field(f.own).SetString(p.Elem().String())
+				if p.Elem().Len() == 0 {
+					e := v.Field(f.emptyAt)
+					e.SetUint(e.Uint() | uint64(f.empty))
+				}
+			}
+			continue
+		}
 		convert(v.Field(f.own), tv.Field(f.twin), f.required)
 	}
 }

@@ -108,6 +108,11 @@ func protocolName(goName string) string {
 type keyedField struct {
 	own, twin int // field indexes
 	required  bool
+	// empty is, for an optional text of codec.Node, its bit in the
+	// node's Empty set (own field emptyAt): the text is present when not
+	// "" or when its bit is set, and its twin is a *string.
+	empty   codec.NodeTexts
+	emptyAt int
 }
 
 // keyed matches the fields of our map type own to those of its twin by
@@ -125,10 +130,16 @@ func keyed(own, tw reflect.Type) []keyedField {
 			byKey[k] = i
 		}
 	}
+	emptyAt := -1 // a node's Empty set, which is no protocol field
+	for i := range own.NumField() {
+		if own.Field(i).Type == reflect.TypeFor[codec.NodeTexts]() {
+			emptyAt = i
+		}
+	}
 	var out []keyedField
 	for i := range own.NumField() {
 		f := own.Field(i)
-		if f.Type.Kind() == reflect.Interface {
+		if f.Type.Kind() == reflect.Interface || i == emptyAt {
 			continue
 		}
 		k, ok := fields.Key(protocolName(f.Name))
@@ -139,7 +150,11 @@ func keyed(own, tw reflect.Type) []keyedField {
 		if !ok {
 			panic(mismatch(fmt.Sprintf("twin %s has no key %d for codec.%s.%s", tw.Name(), k, own.Name(), f.Name)))
 		}
-		out = append(out, keyedField{own: i, twin: j, required: fields.Required(k)})
+		kf := keyedField{own: i, twin: j, required: fields.Required(k)}
+		if emptyAt >= 0 && !kf.required && f.Type.Kind() == reflect.String {
+			kf.empty, kf.emptyAt = 1<<k, emptyAt
+		}
+		out = append(out, kf)
 	}
 	return out
 }

@@ -208,7 +208,7 @@ func TestAgentSimSnapshotsChangeOverTimeWithTreeEvents(t *testing.T) {
 	first := asimSnap(cl)
 	text := func(s *codec.Snapshot) string {
 		c, n := asimFind(s.Windows[0].Root, simdisplay.NodeClock), asimFind(s.Windows[0].Root, simdisplay.NodeCount)
-		return c.Text.Val + "|" + n.Text.Val
+		return c.Text + "|" + n.Text
 	}
 	before := text(first)
 	cl.until(5*time.Second, func() bool { return len(cl.treeEvents()) >= 30 })
@@ -295,12 +295,12 @@ func TestAgentSimInputMovesTheScreen(t *testing.T) {
 	// Text input.
 	cl.call(codec.MethodTypeText, &codec.TypeTextParams{Text: "héllo"})
 	cl.call(codec.MethodKey, &codec.KeyParams{Keycode: simdisplay.KeyDel})
-	if f := asimFind(asimSnap(cl).Windows[0].Root, simdisplay.NodeField); f.Text.Val != "héll" {
-		t.Fatalf("field %q, want héll", f.Text.Val)
+	if f := asimFind(asimSnap(cl).Windows[0].Root, simdisplay.NodeField); f.Text != "héll" {
+		t.Fatalf("field %q, want héll", f.Text)
 	}
 	cl.call(codec.MethodSetText, &codec.SetTextParams{Node: simdisplay.NodeField, Text: "set"})
-	if f := asimFind(asimSnap(cl).Windows[0].Root, simdisplay.NodeField); f.Text.Val != "set" {
-		t.Fatalf("field %q, want set", f.Text.Val)
+	if f := asimFind(asimSnap(cl).Windows[0].Root, simdisplay.NodeField); f.Text != "set" {
+		t.Fatalf("field %q, want set", f.Text)
 	}
 	if c := cl.try(codec.MethodSetText, &codec.SetTextParams{Node: 3, Text: "x"}); c.Err == nil || c.Err.Code != codec.CodeNotFound {
 		t.Fatalf("set_text on the clock: %+v", c)

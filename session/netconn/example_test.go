@@ -22,7 +22,7 @@ func screen() *codec.Snapshot {
 			ID: 1, Type: 1, Bounds: codec.Bounds{Right: 1080, Bottom: 2400}, Flags: codec.WindowActive,
 			Root: &codec.Node{ID: 1, Class: 0, Bounds: codec.Bounds{Right: 1080, Bottom: 2400}, Flags: codec.NodeVisible,
 				Children: []codec.Node{{ID: 2, Class: 1, Bounds: codec.Bounds{Left: 40, Top: 2200, Right: 1040, Bottom: 2360},
-					Flags: codec.NodeClickable | codec.NodeVisible, Text: codec.Some("OK")}}},
+					Flags: codec.NodeClickable | codec.NodeVisible, Text: "OK"}}},
 		}},
 	}
 }
@@ -125,7 +125,7 @@ func Example_host() {
 	for _, w := range snap.Windows {
 		var walk func(n *codec.Node, depth int)
 		walk = func(n *codec.Node, depth int) {
-			fmt.Printf("%snode %d %s %q\n", strings.Repeat("  ", depth), n.ID, snap.Strings[n.Class], n.Text.Val)
+			fmt.Printf("%snode %d %s %q\n", strings.Repeat("  ", depth), n.ID, snap.Strings[n.Class], n.Text)
 			for i := range n.Children {
 				walk(&n.Children[i], depth+1)
 			}

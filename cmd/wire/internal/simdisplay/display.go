@@ -240,16 +240,16 @@ func (d *Display) Snapshot(p *codec.SnapshotParams, seq uint64) *codec.Snapshot 
 			truncated |= codec.TruncatedDepth
 		} else {
 			if take() {
-				hdr.Children = append(hdr.Children, codec.Node{ID: NodeClock, Class: strText, Bounds: codec.Bounds{Right: w / 2, Bottom: int32(d.headerH())}, Flags: vis, Text: codec.Some(d.clock.UTC().Format("15:04:05")), ResName: codec.Some("clock")})
+				hdr.Children = append(hdr.Children, codec.Node{ID: NodeClock, Class: strText, Bounds: codec.Bounds{Right: w / 2, Bottom: int32(d.headerH())}, Flags: vis, Text: d.clock.UTC().Format("15:04:05"), ResName: "clock"})
 			}
 			if take() {
-				hdr.Children = append(hdr.Children, codec.Node{ID: NodeCount, Class: strText, Bounds: codec.Bounds{Left: w / 2, Right: w, Bottom: int32(d.headerH())}, Flags: vis, Text: codec.Some(strconv.Itoa(d.count) + " new"), ResName: codec.Some("counter")})
+				hdr.Children = append(hdr.Children, codec.Node{ID: NodeCount, Class: strText, Bounds: codec.Bounds{Left: w / 2, Right: w, Bottom: int32(d.headerH())}, Flags: vis, Text: strconv.Itoa(d.count) + " new", ResName: "counter"})
 			}
 		}
 	}
 	if deep && take() {
 		root.Children = append(root.Children, codec.Node{ID: NodeField, Class: strEdit, Bounds: codec.Bounds{Top: int32(d.headerH()), Right: w, Bottom: int32(d.listTop())},
-			Flags: vis | codec.NodeEditable | codec.NodeFocusable | codec.NodeClickable, Text: codec.Some(d.field), Hint: codec.Some("Search"), ResName: codec.Some("search")})
+			Flags: vis | codec.NodeEditable | codec.NodeFocusable | codec.NodeClickable, Empty: codec.NodeText, Text: d.field, Hint: "Search", ResName: "search"})
 	}
 	if deep && take() {
 		first, last := -1, -1
@@ -276,7 +276,7 @@ func (d *Display) Snapshot(p *codec.SnapshotParams, seq uint64) *codec.Snapshot 
 				if d.pinned[i] {
 					f |= codec.NodeChecked
 				}
-				list.Children = append(list.Children, codec.Node{ID: uint32(NodeRow0 + i), Class: strText, Bounds: b, Flags: f, Text: codec.Some(fmt.Sprintf("Item %d", i+1))})
+				list.Children = append(list.Children, codec.Node{ID: uint32(NodeRow0 + i), Class: strText, Bounds: b, Flags: f, Text: fmt.Sprintf("Item %d", i+1)})
 			}
 		}
 		sc := &codec.Scroll{Axis: codec.ScrollVertical}

@@ -223,6 +223,10 @@ func (c *conv) fields(o *jobj, p *plan, dst reflect.Value, level int) {
 			continue
 		}
 		c.value(f.p, fv, fp, fd, level)
+		if f.empty != 0 && fd.Len() == 0 { // present, and ""
+			e := dst.Field(f.emptyAt)
+			e.SetUint(e.Uint() | uint64(f.empty))
+		}
 	}
 	if c.err != nil {
 		return

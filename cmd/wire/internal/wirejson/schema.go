@@ -61,6 +61,11 @@ type field struct {
 	// which leaves the result out when set (a response carries one of
 	// them); -1 otherwise.
 	unless int
+	// empty is, for an optional text of a codec.Node, its bit in the
+	// node's Empty set (at Go index emptyAt): such a text is present when
+	// not "" or when its bit is set. 0 otherwise.
+	empty   codec.NodeTexts
+	emptyAt int
 }
 
 // capabilityNames is the informational field the JSON form adds beside
@@ -74,6 +79,7 @@ var (
 	tParams = reflect.TypeFor[codec.Params]()
 	tResult = reflect.TypeFor[codec.Result]()
 	tBounds = reflect.TypeFor[codec.Bounds]()
+	tTexts  = reflect.TypeFor[codec.NodeTexts]()
 )
 
 // messageTypes are the message structs of the known kinds; a message's
@@ -211,9 +217,17 @@ func isOpt(t reflect.Type) bool {
 func (p *plan) makeFields(making map[reflect.Type]bool) error {
 	t := p.typ
 	table := tables[t]
+	// A node's Empty set is no field of the protocol: it says which of
+	// the texts beside it are present though "".
+	emptyAt := -1
+	for i := range t.NumField() {
+		if t.Field(i).Type == tTexts {
+			emptyAt = i
+		}
+	}
 	for i := range t.NumField() {
 		sf := t.Field(i)
-		if !sf.IsExported() {
+		if !sf.IsExported() || i == emptyAt {
 			continue
 		}
 		name := snake(sf.Name)
@@ -227,6 +241,9 @@ func (p *plan) makeFields(making map[reflect.Type]bool) error {
 				return fmt.Errorf("codec.%s.%s: its schema table has no field %q", t.Name(), sf.Name, name)
 			}
 			f.required = table.Required(k)
+			if emptyAt >= 0 && !f.required && sf.Type.Kind() == reflect.String {
+				f.empty, f.emptyAt = 1<<k, emptyAt
+			}
 			if k != uint64(len(p.fields)+keyBase(t)) {
 				return fmt.Errorf("codec.%s.%s: field %q is key %d in its schema table, but the struct holds it in place %d", t.Name(), sf.Name, name, k, len(p.fields)+keyBase(t))
 			}

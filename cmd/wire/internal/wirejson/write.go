@@ -111,11 +111,14 @@ func (w *writer) member(name string) {
 
 // present reports whether field f of struct v, whose value is fv, is
 // written, in JSON as on the wire. Absent fields are left out: an Opt
-// that is not Ok, a nil pointer, and a field the schema does not require
+// that is not Ok, a nil pointer, a node's text that is "" without its
+// bit in Empty, and a field the schema does not require
 // at its zero value (a window's modal when false, a node's empty
 // children); a response's result is left out when it carries an error.
 func present(f *field, fv, v reflect.Value) bool {
 	switch {
+	case f.empty != 0:
+		return fv.Len() > 0 || codec.NodeTexts(v.Field(f.emptyAt).Uint())&f.empty != 0
 	case f.p.kind == pOpt:
 		return fv.Field(1).Bool()
 	case f.p.kind == pPtr:
