@@ -85,4 +85,3 @@ func TestNodeTextPresence(t *testing.T) {
 	}()
 	(&codec.Node{}).SetText(codec.KeyNodeResPkg, "")
 }
-
