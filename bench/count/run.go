@@ -428,23 +428,23 @@ const gcLinePrefix = "wirebench-gc "
 // gcPerByte returns, for each row with collections counted after its
 // loop (dumps of support.CountGCDumpName, in the order they ran), what a
 // byte it allocates costs the collector at GOGC=100, in estimated cycles:
-// a collection's estimated cycles (all threads) over the bytes it
-// scanned (the heap it kept, stacks and globals, from the lines the
-// binary wrote to stderr, in the same order), since at GOGC=100 the
-// program allocates that many bytes between two collections. support
-// counts one collection a row, after its first round's loop; should
-// there be more, the first is skipped, as PerOp skips its loop, and of
-// the others the least ratio is kept.
+// a collection's estimated cycles (all threads) over the bytes the
+// program allocates between two collections (from the lines the binary
+// wrote to stderr, in the same order: the heap kept, stacks and globals,
+// or the runtime's 4 MiB least goal less the heap kept when that is
+// more). support counts one collection a row, after its first round's
+// loop; should there be more, the first is skipped, as PerOp skips its
+// loop, and of the others the least ratio is kept.
 func gcPerByte(gcs []Dump, stderr string) (map[string]float64, error) {
 	scanned := map[string][]uint64{}
-	lines, err := prefixed(stderr, gcLinePrefix, 3, "collection line %q: want name, b.N and bytes scanned")
+	lines, err := prefixed(stderr, gcLinePrefix, 3, "collection line %q: want name, b.N and bytes between collections")
 	if err != nil {
 		return nil, err
 	}
 	for _, f := range lines {
 		v, err := strconv.ParseUint(f[2], 10, 64)
 		if err != nil || v == 0 {
-			return nil, fmt.Errorf("collection line %q: bytes scanned: not a positive number", strings.Join(f, " "))
+			return nil, fmt.Errorf("collection line %q: bytes between collections: not a positive number", strings.Join(f, " "))
 		}
 		scanned[f[0]] = append(scanned[f[0]], v)
 	}
@@ -452,14 +452,14 @@ func gcPerByte(gcs []Dump, stderr string) (map[string]float64, error) {
 	for _, d := range gcs {
 		k := len(ratios[d.Name])
 		if k >= len(scanned[d.Name]) {
-			return nil, fmt.Errorf("%s: %d collections counted and %d lines of bytes scanned", d.Name, k+1, len(scanned[d.Name]))
+			return nil, fmt.Errorf("%s: %d collections counted and %d lines of bytes between collections", d.Name, k+1, len(scanned[d.Name]))
 		}
 		ratios[d.Name] = append(ratios[d.Name], float64(d.Est)/float64(scanned[d.Name][k]))
 	}
 	out := map[string]float64{}
 	for name, r := range ratios {
 		if len(r) != len(scanned[name]) {
-			return nil, fmt.Errorf("%s: %d collections counted and %d lines of bytes scanned", name, len(r), len(scanned[name]))
+			return nil, fmt.Errorf("%s: %d collections counted and %d lines of bytes between collections", name, len(r), len(scanned[name]))
 		}
 		if len(r) > 1 {
 			r = r[1:]

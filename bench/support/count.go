@@ -88,7 +88,7 @@ func countSelected(name string) bool {
 // CountGCPrefix starts the line, on stderr, that gives the heap a counted
 // collection went through (countCollection):
 //
-//	wirebench-gc <benchmark name> <b.N> <scanned bytes>
+//	wirebench-gc <benchmark name> <b.N> <bytes between collections>
 const CountGCPrefix = "wirebench-gc"
 
 // collected holds the benchmarks whose collection was counted: once a
@@ -100,18 +100,18 @@ const CountGCPrefix = "wirebench-gc"
 var collected = map[string]bool{}
 
 // countCollection counts, in a count, one full collection right after an
-// allocating loop (dumped under CountGCDumpName) and writes the bytes the
-// collector scans (live heap, stacks and globals) after it: the count
-// charges each byte the loop allocated its share of a collection's cost
-// at GOGC=100, where a collection runs each time the program has
-// allocated as many bytes as that scan (see bench/count).
+// allocating loop (dumped under CountGCDumpName) and writes how many
+// bytes a program with the heap that collection left allocates between
+// two collections at GOGC=100 (betweenCollections): the count charges
+// each byte the loop allocated that share of a collection's cost (see
+// bench/count).
 func countCollection(name string, n int) {
 	dump := append([]byte(CountGCDumpName(name, n)), 0)
 	callgrind.Start()
 	runtime.GC()
 	callgrind.Dump(dump)
 	callgrind.Stop()
-	fmt.Fprintf(os.Stderr, "%s %s %d %d\n", CountGCPrefix, name, n, scannedBytes())
+	fmt.Fprintf(os.Stderr, "%s %s %d %d\n", CountGCPrefix, name, n, betweenCollections())
 }
 
 // CountGCDumpName is the name the dump of the collection after a timed
@@ -124,8 +124,17 @@ func CountGCDumpName(name string, n int) string {
 // kept, and the stacks and globals it scanned.
 var scanMetrics = []string{"/gc/heap/live:bytes", "/gc/scan/stack:bytes", "/gc/scan/globals:bytes"}
 
-// scannedBytes returns the sum of scanMetrics after the last collection.
-func scannedBytes() uint64 {
+// heapMinimum is the runtime's least heap goal at GOGC=100 (4 MiB): a
+// program whose heap is smaller still runs a collection only when its
+// heap reaches it.
+const heapMinimum = 4 << 20
+
+// betweenCollections returns the bytes a program allocates between two
+// collections at GOGC=100, after the last collection: the pacer's goal
+// is the heap kept plus that heap, stacks and globals (scanMetrics), and
+// at least heapMinimum, so the bytes between are the larger of the sum
+// of scanMetrics and heapMinimum less the heap kept.
+func betweenCollections() uint64 {
 	s := make([]metrics.Sample, len(scanMetrics))
 	for i, m := range scanMetrics {
 		s[i].Name = m
@@ -136,6 +145,12 @@ func scannedBytes() uint64 {
 		if v.Value.Kind() == metrics.KindUint64 {
 			sum += v.Value.Uint64()
 		}
+	}
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return sum
+	}
+	if live := s[0].Value.Uint64(); live < heapMinimum && heapMinimum-live > sum {
+		return heapMinimum - live
 	}
 	return sum
 }

@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/png"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/wirebench/wirebench/codec"
 )
@@ -42,12 +43,37 @@ type Named struct {
 // nodes, and a screenshot whose frame is ScreenshotFrameLen bytes. Each
 // call builds new values.
 func Seeded() []Named {
-	return []Named{
-		{"response_bounds_64", &codec.Response{ID: 5, Method: codec.MethodBounds, Result: BoundsResult(64, Seed)}},
-		{"response_snapshot_500", &codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: Snapshot(SnapshotSmall, Seed)}},
-		{"response_snapshot_5000", &codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: Snapshot(SnapshotLarge, Seed)}},
-		{"response_screenshot_256k", ScreenshotResponse(ScreenshotFrameLen, Seed)},
+	out := make([]Named, len(seededNames))
+	for i, name := range seededNames {
+		out[i] = Named{name, seeded(name)}
 	}
+	return out
+}
+
+// seededNames are the names of Seeded's messages, in its order.
+var seededNames = []string{"response_bounds_64", "response_snapshot_500", "response_snapshot_5000", "response_screenshot_256k"}
+
+// SeededMessage builds the one seeded message of that name, alone (a
+// benchmark that holds only the message it times builds it so), and
+// reports whether there is one.
+func SeededMessage(name string) (codec.Message, bool) {
+	if !slices.Contains(seededNames, name) {
+		return nil, false
+	}
+	return seeded(name), true
+}
+
+// seeded builds the seeded message name, one of seededNames.
+func seeded(name string) codec.Message {
+	switch name {
+	case "response_bounds_64":
+		return &codec.Response{ID: 5, Method: codec.MethodBounds, Result: BoundsResult(64, Seed)}
+	case "response_snapshot_500":
+		return &codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: Snapshot(SnapshotSmall, Seed)}
+	case "response_snapshot_5000":
+		return &codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: Snapshot(SnapshotLarge, Seed)}
+	}
+	return ScreenshotResponse(ScreenshotFrameLen, Seed)
 }
 
 func newRand(seed int64, stream uint64) *rand.Rand {
