@@ -98,8 +98,18 @@ func scanInts(b []byte, i int, p *intParams) (int, bool) {
 }
 
 // decodeRequestFast decodes b if it is a request in the canonical layout
-// with params it knows, and reports whether it did.
-func decodeRequestFast(b []byte) (*Request, bool) {
+// with params it knows, and reports whether it did. It is inlined where
+// it is called: any other message, an event above all, costs the test of
+// its first byte.
+func decodeRequestFast(b []byte) (r *Request, ok bool) {
+	if len(b) >= 8 && b[0]|1 == 0xa5 { // a map of 4 or 5 pairs
+		r, ok = decodeRequestCanonical(b)
+	}
+	return r, ok
+}
+
+// decodeRequestCanonical is decodeRequestFast past the first byte.
+func decodeRequestCanonical(b []byte) (*Request, bool) {
 	if len(b) < 8 || (b[0] != 0xa4 && b[0] != 0xa5) || b[1] != KeyKind || b[2] != byte(KindRequest) || b[3] != KeyRequestID {
 		return nil, false
 	}
