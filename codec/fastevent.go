@@ -79,22 +79,30 @@ func treeEventHeads(b []byte) (seq uint64, t EventType, f0, f1, f2 uint32, r int
 	}
 	// The type, 0 in 6 elements and 1 in 7, then its 2 or 3 fields.
 	var v, w uint64
-	if v, i = shortUintAt(b, i); i == 0 {
+	if i < len(b) && b[i] < 24 {
+		v, i = uint64(b[i]), i+1
+	} else if v, i = shortUintAt(b, i); i == 0 {
 		return 0, 0, 0, 0, 0, headsOther
 	}
 	if v != uint64(b[0]&1) {
 		return 0, 0, 0, 0, 0, headsRefused
 	}
 	t = EventType(v)
-	if v, i = shortUintAt(b, i); i == 0 {
+	if i < len(b) && b[i] < 24 {
+		v, i = uint64(b[i]), i+1
+	} else if v, i = shortUintAt(b, i); i == 0 {
 		return 0, 0, 0, 0, 0, headsOther
 	}
-	if w, i = shortUintAt(b, i); i == 0 {
+	if i < len(b) && b[i] < 24 {
+		w, i = uint64(b[i]), i+1
+	} else if w, i = shortUintAt(b, i); i == 0 {
 		return 0, 0, 0, 0, 0, headsOther
 	}
 	f0, f1 = uint32(v), uint32(w)
 	if t == TypeContentChanged {
-		if v, i = shortUintAt(b, i); i == 0 {
+		if i < len(b) && b[i] < 24 {
+			v, i = uint64(b[i]), i+1
+		} else if v, i = shortUintAt(b, i); i == 0 {
 			return 0, 0, 0, 0, 0, headsOther
 		}
 		f2 = uint32(v)
@@ -152,28 +160,86 @@ func treeEventArray(b []byte) (seq uint64, t EventType, body [3]uint32, ok bool)
 	return v[2], EventType(v[3]), body, true
 }
 
-// decodeEventFast is the fast path of Decode for the tree events.
+// decodeEventFast is the fast path of Decode for the tree events: the
+// reading of treeEventHeads, in line (a call and its six results cost
+// as much again as the reading of a small event), then the allocation.
 func decodeEventFast(b []byte) (*Event, bool) {
-	seq, t, f0, f1, f2, r := treeEventHeads(b)
-	if r != headsRead {
-		ok := false
-		if r == headsOther {
-			seq, t, f0, f1, f2, ok = treeEventAny(b)
-		}
-		if !ok {
-			return nil, false
+	if len(b) < 7 || b[0]&^1 != 0x86 {
+		return nil, false // not a 6- or 7-element array
+	}
+	if b[1] != byte(KindEvent) || b[2] != byte(StreamTree) {
+		return decodeEventAny(b)
+	}
+	i := 4
+	seq := uint64(b[3])
+	if seq >= 24 {
+		switch {
+		case seq == 0x18:
+			seq, i = uint64(b[4]), 5
+		case seq == 0x19:
+			seq, i = uint64(b[4])<<8|uint64(b[5]), 6
+		case seq == 0x1a && len(b) >= 8:
+			seq, i = uint64(binary.BigEndian.Uint32(b[4:8])), 8
+		case seq == 0x1b && len(b) >= 12:
+			seq, i = binary.BigEndian.Uint64(b[4:12]), 12
+		default:
+			return decodeEventAny(b)
 		}
 	}
+	var t, f0, f1, f2 uint64
+	if i < len(b) && b[i] < 24 {
+		t, i = uint64(b[i]), i+1
+	} else if t, i = shortUintAt(b, i); i == 0 {
+		return decodeEventAny(b)
+	}
+	if t != uint64(b[0]&1) {
+		return nil, false
+	}
+	if i < len(b) && b[i] < 24 {
+		f0, i = uint64(b[i]), i+1
+	} else if f0, i = shortUintAt(b, i); i == 0 {
+		return decodeEventAny(b)
+	}
+	if i < len(b) && b[i] < 24 {
+		f1, i = uint64(b[i]), i+1
+	} else if f1, i = shortUintAt(b, i); i == 0 {
+		return decodeEventAny(b)
+	}
+	if t == uint64(TypeContentChanged) {
+		if i < len(b) && b[i] < 24 {
+			f2, i = uint64(b[i]), i+1
+		} else if f2, i = shortUintAt(b, i); i == 0 {
+			return decodeEventAny(b)
+		}
+	}
+	if i != len(b) {
+		return nil, false
+	}
+	return newTreeEvent(seq, EventType(t), uint32(f0), uint32(f1), uint32(f2)), true
+}
+
+// decodeEventAny is decodeEventFast for elements of any width.
+func decodeEventAny(b []byte) (*Event, bool) {
+	seq, t, f, ok := treeEventArray(b)
+	if !ok {
+		return nil, false
+	}
+	return newTreeEvent(seq, t, f[0], f[1], f[2]), true
+}
+
+// newTreeEvent allocates a tree event and its body together, the body
+// fields f0, f1 (and f2) in the order treeEventFields reads them.
+func newTreeEvent(seq uint64, t EventType, f0, f1, f2 uint32) *Event {
 	// The fields one by one into the fresh, zeroed memory: its Stream is
 	// StreamTree already.
 	if t == TypeWindowChanged {
 		x := new(with[Event, WindowChanged])
 		x.body.Window, x.body.Change = f0, f1
 		x.head.Seq, x.head.Body = seq, &x.body
-		return &x.head, true
+		return &x.head
 	}
 	x := new(with[Event, ContentChanged])
 	x.body.Window, x.body.Node, x.body.Change = f0, f1, f2
 	x.head.Seq, x.head.Type, x.head.Body = seq, TypeContentChanged, &x.body
-	return &x.head, true
+	return &x.head
 }
