@@ -108,9 +108,11 @@ func decodeRequestFast(b []byte) (r *Request, ok bool) {
 	return r, ok
 }
 
-// decodeRequestCanonical is decodeRequestFast past the first byte.
+// decodeRequestCanonical is decodeRequestFast past the first byte, which
+// is a map head of 4 or 5 pairs.
 func decodeRequestCanonical(b []byte) (*Request, bool) {
-	if len(b) < 8 || (b[0] != 0xa4 && b[0] != 0xa5) || b[1] != KeyKind || b[2] != byte(KindRequest) || b[3] != KeyRequestID {
+	// b[0] is 0xa4 or 0xa5 (decodeRequestFast)
+	if len(b) < 8 || b[1] != KeyKind || b[2] != byte(KindRequest) || b[3] != KeyRequestID {
 		return nil, false
 	}
 	// An id and a method of one byte are read in line.
@@ -139,15 +141,26 @@ func decodeRequestCanonical(b []byte) (*Request, bool) {
 	switch Method(m) {
 	case MethodTap:
 		// The commonest request of all: {0: x, 1: y} read in line.
+		// A coordinate on a screen is below 65536: its head is read in
+		// line, any other by i32At.
 		var x, y int32
 		if i+2 >= len(b) || b[i] != 0xa2 || b[i+1] != KeyTapParamsX {
 			return nil, false
 		}
-		if x, i = i32At(b, i+2); i == 0 || i+1 >= len(b) || b[i] != KeyTapParamsY {
+		j := i + 2
+		if x, i = smallI32At(b, j); i == 0 {
+			if x, i = i32At(b, j); i == 0 {
+				return nil, false
+			}
+		}
+		if i+1 >= len(b) || b[i] != KeyTapParamsY {
 			return nil, false
 		}
-		if y, i = i32At(b, i+1); i == 0 {
-			return nil, false
+		j = i + 1
+		if y, i = smallI32At(b, j); i == 0 {
+			if y, i = i32At(b, j); i == 0 {
+				return nil, false
+			}
 		}
 		r = requestFor(TapParams{X: x, Y: y})
 	case MethodSnapshot:
@@ -268,6 +281,21 @@ func snapshotParamsFast(b []byte, i int, p *SnapshotParams) (int, bool) {
 		return 0, false
 	}
 	return i, true
+}
+
+// smallI32At reads at b[i] (which exists) an unsigned integer with a head
+// of at most 3 bytes, returning the offset past it, or 0 for anything
+// else. It is inlined.
+func smallI32At(b []byte, i int) (int32, int) {
+	switch c := b[i]; {
+	case c < 24:
+		return int32(c), i + 1
+	case c == 0x18 && i+1 < len(b):
+		return int32(b[i+1]), i + 2
+	case c == 0x19 && i+2 < len(b):
+		return int32(b[i+1])<<8 | int32(b[i+2]), i + 3
+	}
+	return 0, 0
 }
 
 // i32At reads an i32 at b[i] (which exists), returning the offset past it
