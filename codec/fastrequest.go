@@ -103,38 +103,38 @@ func scanInts(b []byte, i int, p *intParams) (int, bool) {
 // its first byte.
 func decodeRequestFast(b []byte) (r *Request, ok bool) {
 	if len(b) >= 8 && b[0]|1 == 0xa5 { // a map of 4 or 5 pairs
-		r, ok = decodeRequestCanonical(b)
+		r = decodeRequestCanonical(b)
 	}
-	return r, ok
+	return r, r != nil
 }
 
 // decodeRequestCanonical is decodeRequestFast past the first byte, which
 // is a map head of 4 or 5 pairs.
-func decodeRequestCanonical(b []byte) (*Request, bool) {
+func decodeRequestCanonical(b []byte) *Request {
 	// b[0] is 0xa4 or 0xa5 (decodeRequestFast)
 	if len(b) < 8 || b[1] != KeyKind || b[2] != byte(KindRequest) || b[3] != KeyRequestID {
-		return nil, false
+		return nil
 	}
 	// An id and a method of one byte are read in line.
 	id, i, n := uint64(b[4]), 5, 0
 	if id >= 24 {
 		if id, n = cbor.UintAt(b, 4); n == 0 {
-			return nil, false
+			return nil
 		}
 		i = 4 + n
 	}
 	if i+2 >= len(b) || b[i] != KeyRequestMethod {
-		return nil, false
+		return nil
 	}
 	m := uint32(b[i+1])
 	if i += 2; m >= 24 {
 		if m, n = cbor.Uint32At(b, i-1); n == 0 {
-			return nil, false
+			return nil
 		}
 		i += n - 1
 	}
 	if i+1 >= len(b) || b[i] != KeyRequestParams {
-		return nil, false
+		return nil
 	}
 	i++
 	var r *Request
@@ -145,21 +145,21 @@ func decodeRequestCanonical(b []byte) (*Request, bool) {
 		// line, any other by i32At.
 		var x, y int32
 		if i+2 >= len(b) || b[i] != 0xa2 || b[i+1] != KeyTapParamsX {
-			return nil, false
+			return nil
 		}
 		j := i + 2
 		if x, i = smallI32At(b, j); i == 0 {
 			if x, i = i32At(b, j); i == 0 {
-				return nil, false
+				return nil
 			}
 		}
 		if i+1 >= len(b) || b[i] != KeyTapParamsY {
-			return nil, false
+			return nil
 		}
 		j = i + 1
 		if y, i = smallI32At(b, j); i == 0 {
 			if y, i = i32At(b, j); i == 0 {
-				return nil, false
+				return nil
 			}
 		}
 		r = requestFor(TapParams{X: x, Y: y})
@@ -167,32 +167,32 @@ func decodeRequestCanonical(b []byte) (*Request, bool) {
 		var p SnapshotParams
 		ok := false
 		if i, ok = snapshotParamsFast(b, i, &p); !ok {
-			return nil, false
+			return nil
 		}
 		r = requestFor(p)
 	default:
 		var p intParams
 		ok := false
 		if i, ok = scanInts(b, i, &p); !ok {
-			return nil, false
+			return nil
 		}
 		if r = intRequest(Method(m), &p); r == nil {
-			return nil, false
+			return nil
 		}
 	}
 	if b[0] == 0xa5 {
 		d, n := cbor.Uint32At(b, i+1)
 		if n == 0 || b[i] != KeyRequestDeadlineMS {
-			return nil, false
+			return nil
 		}
 		r.DeadlineMS = Opt[uint32]{Val: d, Ok: true}
 		i += 1 + n
 	}
 	if i != len(b) {
-		return nil, false
+		return nil
 	}
 	r.ID, r.Method = id, Method(m)
-	return r, true
+	return r
 }
 
 // intRequest returns a request of method m with the params p holds, or
