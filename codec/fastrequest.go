@@ -267,8 +267,13 @@ func snapshotParamsFast(b []byte, i int, p *SnapshotParams) (int, bool) {
 	}
 	cnt := int(b[i+1] - 0x80)
 	i += 2
-	// As the general decoder: a non-nil slice, empty for [].
-	p.Evict = make([]uint32, 0, cnt)
+	// As the general decoder: a non-nil slice, empty for [] (which costs
+	// no call).
+	if cnt == 0 {
+		p.Evict = []uint32{}
+	} else {
+		p.Evict = make([]uint32, 0, cnt)
+	}
 	for range cnt {
 		v, n := cbor.Uint32At(b, i)
 		if n == 0 {
