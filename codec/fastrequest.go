@@ -98,78 +98,101 @@ func scanInts(b []byte, i int, p *intParams) (int, bool) {
 }
 
 // decodeRequestFast decodes b if it is a request in the canonical layout
-// with params it knows, and reports whether it did.
-func decodeRequestFast(b []byte) (*Request, bool) {
-	if len(b) < 8 || (b[0] != 0xa4 && b[0] != 0xa5) || b[1] != KeyKind || b[2] != byte(KindRequest) || b[3] != KeyRequestID {
-		return nil, false
+// with params it knows, and reports whether it did. It is inlined where
+// it is called: any other message, an event above all, costs the test of
+// its first byte.
+func decodeRequestFast(b []byte) (r *Request, ok bool) {
+	if len(b) >= 8 && b[0]|1 == 0xa5 { // a map of 4 or 5 pairs
+		r = decodeRequestCanonical(b)
+	}
+	return r, r != nil
+}
+
+// decodeRequestCanonical is decodeRequestFast past the first byte, which
+// is a map head of 4 or 5 pairs.
+func decodeRequestCanonical(b []byte) *Request {
+	// b[0] is 0xa4 or 0xa5 (decodeRequestFast)
+	if len(b) < 8 || b[1] != KeyKind || b[2] != byte(KindRequest) || b[3] != KeyRequestID {
+		return nil
 	}
 	// An id and a method of one byte are read in line.
 	id, i, n := uint64(b[4]), 5, 0
 	if id >= 24 {
 		if id, n = cbor.UintAt(b, 4); n == 0 {
-			return nil, false
+			return nil
 		}
 		i = 4 + n
 	}
 	if i+2 >= len(b) || b[i] != KeyRequestMethod {
-		return nil, false
+		return nil
 	}
 	m := uint32(b[i+1])
 	if i += 2; m >= 24 {
 		if m, n = cbor.Uint32At(b, i-1); n == 0 {
-			return nil, false
+			return nil
 		}
 		i += n - 1
 	}
 	if i+1 >= len(b) || b[i] != KeyRequestParams {
-		return nil, false
+		return nil
 	}
 	i++
 	var r *Request
 	switch Method(m) {
 	case MethodTap:
 		// The commonest request of all: {0: x, 1: y} read in line.
+		// A coordinate on a screen is below 65536: its head is read in
+		// line, any other by i32At.
 		var x, y int32
 		if i+2 >= len(b) || b[i] != 0xa2 || b[i+1] != KeyTapParamsX {
-			return nil, false
+			return nil
 		}
-		if x, i = i32At(b, i+2); i == 0 || i+1 >= len(b) || b[i] != KeyTapParamsY {
-			return nil, false
+		j := i + 2
+		if x, i = smallI32At(b, j); i == 0 {
+			if x, i = i32At(b, j); i == 0 {
+				return nil
+			}
 		}
-		if y, i = i32At(b, i+1); i == 0 {
-			return nil, false
+		if i+1 >= len(b) || b[i] != KeyTapParamsY {
+			return nil
+		}
+		j = i + 1
+		if y, i = smallI32At(b, j); i == 0 {
+			if y, i = i32At(b, j); i == 0 {
+				return nil
+			}
 		}
 		r = requestFor(TapParams{X: x, Y: y})
 	case MethodSnapshot:
 		var p SnapshotParams
 		ok := false
 		if i, ok = snapshotParamsFast(b, i, &p); !ok {
-			return nil, false
+			return nil
 		}
 		r = requestFor(p)
 	default:
 		var p intParams
 		ok := false
 		if i, ok = scanInts(b, i, &p); !ok {
-			return nil, false
+			return nil
 		}
 		if r = intRequest(Method(m), &p); r == nil {
-			return nil, false
+			return nil
 		}
 	}
 	if b[0] == 0xa5 {
 		d, n := cbor.Uint32At(b, i+1)
 		if n == 0 || b[i] != KeyRequestDeadlineMS {
-			return nil, false
+			return nil
 		}
 		r.DeadlineMS = Opt[uint32]{Val: d, Ok: true}
 		i += 1 + n
 	}
 	if i != len(b) {
-		return nil, false
+		return nil
 	}
 	r.ID, r.Method = id, Method(m)
-	return r, true
+	return r
 }
 
 // intRequest returns a request of method m with the params p holds, or
@@ -244,8 +267,13 @@ func snapshotParamsFast(b []byte, i int, p *SnapshotParams) (int, bool) {
 	}
 	cnt := int(b[i+1] - 0x80)
 	i += 2
-	// As the general decoder: a non-nil slice, empty for [].
-	p.Evict = make([]uint32, 0, cnt)
+	// As the general decoder: a non-nil slice, empty for [] (which costs
+	// no call).
+	if cnt == 0 {
+		p.Evict = []uint32{}
+	} else {
+		p.Evict = make([]uint32, 0, cnt)
+	}
 	for range cnt {
 		v, n := cbor.Uint32At(b, i)
 		if n == 0 {
@@ -258,6 +286,21 @@ func snapshotParamsFast(b []byte, i int, p *SnapshotParams) (int, bool) {
 		return 0, false
 	}
 	return i, true
+}
+
+// smallI32At reads at b[i] (which exists) an unsigned integer with a head
+// of at most 3 bytes, returning the offset past it, or 0 for anything
+// else. It is inlined.
+func smallI32At(b []byte, i int) (int32, int) {
+	switch c := b[i]; {
+	case c < 24:
+		return int32(c), i + 1
+	case c == 0x18 && i+1 < len(b):
+		return int32(b[i+1]), i + 2
+	case c == 0x19 && i+2 < len(b):
+		return int32(b[i+1])<<8 | int32(b[i+2]), i + 3
+	}
+	return 0, 0
 }
 
 // i32At reads an i32 at b[i] (which exists), returning the offset past it
