@@ -158,60 +158,16 @@ func treeEventArray(b []byte) (seq uint64, t EventType, body [3]uint32, ok bool)
 }
 
 // decodeEventFast is the fast path of Decode for the tree events: the
-// reading of treeEventHeads, in line, then the one allocation.
+// reading of treeEventHeads, then the one allocation.
 func decodeEventFast(b []byte) (*Event, bool) {
-	if len(b) < 7 || b[0]&^1 != 0x86 {
-		return nil, false // not a 6- or 7-element array
-	}
-	if b[1] != byte(KindEvent) || b[2] != byte(StreamTree) {
+	seq, t, f0, f1, f2, r := treeEventHeads(b)
+	switch r {
+	case headsRead:
+		return newTreeEvent(seq, t, f0, f1, f2), true
+	case headsOther:
 		return decodeEventAny(b)
 	}
-	i := 4
-	seq := uint64(b[3])
-	if seq >= 24 {
-		switch {
-		case seq == 0x18:
-			seq, i = uint64(b[4]), 5
-		case seq == 0x19:
-			seq, i = uint64(b[4])<<8|uint64(b[5]), 6
-		case seq == 0x1a && len(b) >= 8:
-			seq, i = uint64(binary.BigEndian.Uint32(b[4:8])), 8
-		case seq == 0x1b && len(b) >= 12:
-			seq, i = binary.BigEndian.Uint64(b[4:12]), 12
-		default:
-			return decodeEventAny(b)
-		}
-	}
-	var t, f0, f1, f2 uint64
-	if i < len(b) && b[i] < 24 {
-		t, i = uint64(b[i]), i+1
-	} else if t, i = shortUintAt(b, i); i == 0 {
-		return decodeEventAny(b)
-	}
-	if t != uint64(b[0]&1) {
-		return nil, false // 0 in 6 elements, 1 in 7
-	}
-	if i < len(b) && b[i] < 24 {
-		f0, i = uint64(b[i]), i+1
-	} else if f0, i = shortUintAt(b, i); i == 0 {
-		return decodeEventAny(b)
-	}
-	if i < len(b) && b[i] < 24 {
-		f1, i = uint64(b[i]), i+1
-	} else if f1, i = shortUintAt(b, i); i == 0 {
-		return decodeEventAny(b)
-	}
-	if t == uint64(TypeContentChanged) {
-		if i < len(b) && b[i] < 24 {
-			f2, i = uint64(b[i]), i+1
-		} else if f2, i = shortUintAt(b, i); i == 0 {
-			return decodeEventAny(b)
-		}
-	}
-	if i != len(b) {
-		return nil, false // bytes after the last element
-	}
-	return newTreeEvent(seq, EventType(t), uint32(f0), uint32(f1), uint32(f2)), true
+	return nil, false
 }
 
 // decodeEventAny is decodeEventFast for elements of any width.
