@@ -170,19 +170,28 @@ func (d *decoder) optBool() (Opt[bool], error) {
 // mapHead reads a map head; n is -1 for an indefinite map.
 func (d *decoder) mapHead() (int, error) { return d.MapHead() }
 
-// u32Array reads an array of u32, reserving no more than the input holds.
+// u32Array reads an array of u32, reserving no more than the input holds;
+// a Decoder's, in its kept u32s.
 func (d *decoder) u32Array() ([]uint32, error) {
 	n, err := d.ArrayHead()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]uint32, 0, max(n, 0))
+	var out []uint32
+	if d.r != nil {
+		out = d.r.u32Room(max(n, 0))
+	} else {
+		out = make([]uint32, 0, max(n, 0))
+	}
 	for i := 0; d.More(n, i); i++ {
 		v, err := d.u32()
 		if err != nil {
 			return nil, cbor.WithIndex(err, i)
 		}
 		out = append(out, v)
+	}
+	if d.r != nil {
+		d.r.u32Taken(out, max(n, 0))
 	}
 	return out, nil
 }

@@ -239,6 +239,191 @@ func intRequest(m Method, p *intParams) *Request {
 	return nil
 }
 
+// requestCanonical is decodeRequestCanonical for a Decoder: it reads
+// the same layout alike, into the Decoder's kept request of the method
+// (and its kept u32s, for an evict list), and allocates nothing in
+// steady state. It is a copy of decodeRequestCanonical and intRequest
+// but for where the request goes, rather than one function for both, so
+// that Decode's path takes not one instruction more; FuzzDecoder and
+// TestDecoderReadsRequestsAsDecode check the two against each other.
+func (r *reuse) requestCanonical(b []byte) *Request {
+	// b[0] is 0xa4 or 0xa5 (Decoder.Decode)
+	if len(b) < 8 || b[1] != KeyKind || b[2] != byte(KindRequest) || b[3] != KeyRequestID {
+		return nil
+	}
+	id, i, n := uint64(b[4]), 5, 0
+	if id >= 24 {
+		if id, n = cbor.UintAt(b, 4); n == 0 {
+			return nil
+		}
+		i = 4 + n
+	}
+	if i+2 >= len(b) || b[i] != KeyRequestMethod {
+		return nil
+	}
+	m := uint32(b[i+1])
+	if i += 2; m >= 24 {
+		if m, n = cbor.Uint32At(b, i-1); n == 0 {
+			return nil
+		}
+		i += n - 1
+	}
+	if i+1 >= len(b) || b[i] != KeyRequestParams {
+		return nil
+	}
+	i++
+	var q *Request
+	switch Method(m) {
+	case MethodTap:
+		var x, y int32
+		if i+2 >= len(b) || b[i] != 0xa2 || b[i+1] != KeyTapParamsX {
+			return nil
+		}
+		j := i + 2
+		if x, i = smallI32At(b, j); i == 0 {
+			if x, i = i32At(b, j); i == 0 {
+				return nil
+			}
+		}
+		if i+1 >= len(b) || b[i] != KeyTapParamsY {
+			return nil
+		}
+		j = i + 1
+		if y, i = smallI32At(b, j); i == 0 {
+			if y, i = i32At(b, j); i == 0 {
+				return nil
+			}
+		}
+		q = r.request(MethodTap)
+		*q.Params.(*TapParams) = TapParams{X: x, Y: y}
+	case MethodSnapshot:
+		q = r.request(MethodSnapshot)
+		ok := false
+		if i, ok = r.snapshotParams(b, i, q.Params.(*SnapshotParams)); !ok {
+			return nil
+		}
+	default:
+		var p intParams
+		ok := false
+		if i, ok = scanInts(b, i, &p); !ok {
+			return nil
+		}
+		if q = r.intRequest(Method(m), &p); q == nil {
+			return nil
+		}
+	}
+	if b[0] == 0xa5 {
+		d, n := cbor.Uint32At(b, i+1)
+		if n == 0 || b[i] != KeyRequestDeadlineMS {
+			return nil
+		}
+		q.DeadlineMS = Opt[uint32]{Val: d, Ok: true}
+		i += 1 + n
+	}
+	if i != len(b) {
+		return nil
+	}
+	q.ID = id
+	return q
+}
+
+// intRequest is intRequest for a Decoder: it returns the kept request of
+// method m with the params p holds, or nil.
+func (r *reuse) intRequest(m Method, p *intParams) *Request {
+	var q *Request
+	switch m {
+	case MethodLongPress:
+		if !p.fits(m, 1<<KeyLongPressParamsX|1<<KeyLongPressParamsY) {
+			return nil
+		}
+		q = r.request(m)
+		*q.Params.(*LongPressParams) = LongPressParams{X: p.i32(KeyLongPressParamsX), Y: p.i32(KeyLongPressParamsY), DurationMS: p.u32(KeyLongPressParamsDurationMS)}
+	case MethodSwipe:
+		if !p.fits(m, 1<<KeySwipeParamsX1|1<<KeySwipeParamsY1|1<<KeySwipeParamsX2|1<<KeySwipeParamsY2) {
+			return nil
+		}
+		q = r.request(m)
+		*q.Params.(*SwipeParams) = SwipeParams{X1: p.i32(KeySwipeParamsX1), Y1: p.i32(KeySwipeParamsY1), X2: p.i32(KeySwipeParamsX2), Y2: p.i32(KeySwipeParamsY2),
+			DurationMS: p.u32(KeySwipeParamsDurationMS), RestMS: p.optU32(KeySwipeParamsRestMS)}
+	case MethodKey:
+		if !p.fits(m, 0) {
+			return nil
+		}
+		q = r.request(m)
+		*q.Params.(*KeyParams) = KeyParams{Keycode: p.u32(KeyKeyParamsKeycode), Meta: p.optU32(KeyKeyParamsMeta)}
+	case MethodResync:
+		if !p.fits(m, 0) {
+			return nil
+		}
+		q = r.request(m)
+		*q.Params.(*ResyncParams) = ResyncParams{Stream: Stream(p.u32(KeyResyncParamsStream))}
+	case MethodScreenshot:
+		if !p.fits(m, 0) {
+			return nil
+		}
+		q = r.request(m)
+		*q.Params.(*ScreenshotParams) = ScreenshotParams{Format: p.optU32(KeyScreenshotParamsFormat), Quality: p.optU32(KeyScreenshotParamsQuality), ScalePct: p.optU32(KeyScreenshotParamsScalePct)}
+	case MethodFramesStart:
+		if !p.fits(m, 0) {
+			return nil
+		}
+		q = r.request(m)
+		*q.Params.(*FramesStartParams) = FramesStartParams{MaxFPS: p.optU32(KeyFramesStartParamsMaxFPS), ScalePct: p.optU32(KeyFramesStartParamsScalePct), Quality: p.optU32(KeyFramesStartParamsQuality)}
+	case MethodFramesStop, MethodDeviceInfo:
+		if p.mask != 0 {
+			return nil
+		}
+		q = r.request(m) // params of no field
+	}
+	return q
+}
+
+// snapshotParams is snapshotParamsFast for a Decoder: the evict list
+// goes to the kept u32s. It is a copy (see requestCanonical): a change
+// to snapshotParamsFast, however small, moves the code of Decode's path.
+func (r *reuse) snapshotParams(b []byte, i int, p *SnapshotParams) (int, bool) {
+	*p = SnapshotParams{}
+	if i >= len(b) || b[i] < 0xa1 || b[i] > 0xa5 {
+		return 0, false
+	}
+	pairs := int(b[i] - 0xa0)
+	i++
+	for k, o := range [...]*Opt[uint32]{KeySnapshotParamsMaxDepth: &p.MaxDepth, KeySnapshotParamsMaxNodes: &p.MaxNodes, KeySnapshotParamsMaxWindows: &p.MaxWindows} {
+		if i < len(b) && b[i] == byte(k) {
+			v, n := cbor.Uint32At(b, i+1)
+			if n == 0 {
+				return 0, false
+			}
+			*o = Opt[uint32]{Val: v, Ok: true}
+			i += 1 + n
+		}
+	}
+	if i+1 < len(b) && b[i] == KeySnapshotParamsEvictEventLess && (b[i+1] == cbor.True || b[i+1] == cbor.False) {
+		p.EvictEventLess = Opt[bool]{Val: b[i+1] == cbor.True, Ok: true}
+		i += 2
+	}
+	if i+1 >= len(b) || b[i] != KeySnapshotParamsEvict || b[i+1] < 0x80 || b[i+1] > 0x97 || int(b[i+1]-0x80) > len(b)-i-2 {
+		return 0, false
+	}
+	cnt := int(b[i+1] - 0x80)
+	i += 2
+	evict := r.u32Room(cnt) // []uint32{} for []
+	for range cnt {
+		v, n := cbor.Uint32At(b, i)
+		if n == 0 {
+			return 0, false
+		}
+		evict = append(evict, v)
+		i += n
+	}
+	if pairs != 1+present(p.MaxDepth.Ok, p.MaxNodes.Ok, p.MaxWindows.Ok, p.EvictEventLess.Ok) {
+		return 0, false
+	}
+	r.u32Taken(evict, cnt)
+	p.Evict = evict
+	return i, true
+}
+
 // snapshotParamsFast reads snapshot params in the canonical layout,
 // {0?: u32, 1?: u32, 2?: u32, 3?: bool, 4: [u32]}, at b[i], and returns
 // the offset past them, or false for any other layout.
