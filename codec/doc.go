@@ -71,9 +71,10 @@
 // arrays, the message itself: one request of each method with its
 // params), and what it returns is valid until its next call. A stream
 // of responses, tree events and requests costs it no allocation in
-// steady state. It keeps at most the bound given to NewDecoder (DefaultMaxRetained, 4 MiB) between calls and lets go of
-// everything after a message that took more; under the
-// wirebench_poison tag it poisons the last message at each call.
+// steady state. It keeps at most the bound given to NewDecoder
+// (DefaultMaxRetained, 4 MiB) between calls and lets go of everything
+// after a message that took more; under the wirebench_poison tag it
+// poisons the last message at each call.
 //
 // Memory follows the items present, never the counts heads claim. What
 // is reserved on a guess (the first node chunk, the scroll room) is

@@ -79,9 +79,9 @@ func (dec *Decoder) Decode(b []byte) (Message, error) {
 }
 
 // Retained returns the bytes of memory the Decoder keeps for the next
-// call: its input copy, node and scroll slabs, string table and bounds
-// entries (the message structs, a few hundred bytes each, are not
-// counted).
+// call: its input copy, node and scroll slabs, string table, bounds
+// entries and u32 arrays (the message structs, a few hundred bytes
+// each, are not counted).
 func (dec *Decoder) Retained() int { return dec.r.retained() }
 
 // reuse is the memory a Decoder keeps between calls.
