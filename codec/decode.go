@@ -33,8 +33,10 @@ var fastPaths = true
 
 func decodeWith(b []byte, copyInput bool) (Message, error) {
 	if fastPaths {
-		if r, ok := decodeRequestFast(b); ok {
-			return r, nil // holds no strings: nothing to copy
+		if requestHead(b) {
+			if r := decodeRequestCanonical(b, nil); r != nil {
+				return r, nil // holds no strings: nothing to copy
+			}
 		}
 		if e, ok := decodeEventFast(b); ok {
 			return e, nil // holds no strings either

@@ -11,7 +11,9 @@ import (
 //
 // decodeRequestFast reads exactly that layout straight from the bytes for
 // the methods whose params are integers, and snapshot's, with no decoder
-// state, no pool and one allocation. Anything else (another key order, a
+// state, no pool and one allocation; a Decoder reads it with the same
+// reader, decodeRequestCanonical, into the request it keeps for the
+// method and its kept u32s, with none. Anything else (another key order, a
 // null, an unknown key, an indefinite length, a value out of range, a
 // method it does not know) makes it report false, and the general
 // decoder reads the message from the start: it accepts only what the
@@ -98,20 +100,27 @@ func scanInts(b []byte, i int, p *intParams) (int, bool) {
 }
 
 // decodeRequestFast decodes b if it is a request in the canonical layout
-// with params it knows, and reports whether it did. It is inlined where
-// it is called: any other message, an event above all, costs the test of
-// its first byte.
+// with params it knows, and reports whether it did: what Decode does
+// (decodeWith), in one function for the tests.
 func decodeRequestFast(b []byte) (r *Request, ok bool) {
-	if len(b) >= 8 && b[0]|1 == 0xa5 { // a map of 4 or 5 pairs
-		r = decodeRequestCanonical(b)
+	if requestHead(b) {
+		r = decodeRequestCanonical(b, nil)
 	}
 	return r, r != nil
 }
 
+// requestHead reports whether b starts as decodeRequestCanonical wants:
+// a map of 4 or 5 pairs, in 8 bytes or more. Decode and Decoder.Decode
+// test it in line, so that any other message, an event above all, costs
+// the test of its first byte.
+func requestHead(b []byte) bool { return len(b) >= 8 && b[0]|1 == 0xa5 }
+
 // decodeRequestCanonical is decodeRequestFast past the first byte, which
-// is a map head of 4 or 5 pairs.
-func decodeRequestCanonical(b []byte) *Request {
-	// b[0] is 0xa4 or 0xa5 (decodeRequestFast)
+// is a map head of 4 or 5 pairs (requestHead). With a nil r the request is new, as
+// Decode's; else it is r's kept request of the method, and a snapshot's
+// evict list is in r's kept u32s (Decoder.Decode).
+func decodeRequestCanonical(b []byte, r *reuse) *Request {
+	// b[0] is 0xa4 or 0xa5 (requestHead)
 	if len(b) < 8 || b[1] != KeyKind || b[2] != byte(KindRequest) || b[3] != KeyRequestID {
 		return nil
 	}
@@ -137,7 +146,7 @@ func decodeRequestCanonical(b []byte) *Request {
 		return nil
 	}
 	i++
-	var r *Request
+	var q *Request
 	switch Method(m) {
 	case MethodTap:
 		// The commonest request of all: {0: x, 1: y} read in line.
@@ -162,145 +171,25 @@ func decodeRequestCanonical(b []byte) *Request {
 				return nil
 			}
 		}
-		r = requestFor(TapParams{X: x, Y: y})
+		v := TapParams{X: x, Y: y}
+		if r == nil {
+			q = requestFor(v)
+		} else {
+			q = r.request(MethodTap)
+			*q.Params.(*TapParams) = v
+		}
 	case MethodSnapshot:
 		var p SnapshotParams
 		ok := false
-		if i, ok = snapshotParamsFast(b, i, &p); !ok {
+		if i, ok = snapshotParamsFast(b, i, &p, r); !ok {
 			return nil
 		}
-		r = requestFor(p)
-	default:
-		var p intParams
-		ok := false
-		if i, ok = scanInts(b, i, &p); !ok {
-			return nil
-		}
-		if r = intRequest(Method(m), &p); r == nil {
-			return nil
-		}
-	}
-	if b[0] == 0xa5 {
-		d, n := cbor.Uint32At(b, i+1)
-		if n == 0 || b[i] != KeyRequestDeadlineMS {
-			return nil
-		}
-		r.DeadlineMS = Opt[uint32]{Val: d, Ok: true}
-		i += 1 + n
-	}
-	if i != len(b) {
-		return nil
-	}
-	r.ID, r.Method = id, Method(m)
-	return r
-}
-
-// intRequest returns a request of method m with the params p holds, or
-// nil when m's params are not integers or p does not fit them.
-func intRequest(m Method, p *intParams) *Request {
-	switch m { // tap is read in line by decodeRequestFast
-	case MethodLongPress:
-		if !p.fits(m, 1<<KeyLongPressParamsX|1<<KeyLongPressParamsY) {
-			return nil
-		}
-		return requestFor(LongPressParams{X: p.i32(KeyLongPressParamsX), Y: p.i32(KeyLongPressParamsY), DurationMS: p.u32(KeyLongPressParamsDurationMS)})
-	case MethodSwipe:
-		if !p.fits(m, 1<<KeySwipeParamsX1|1<<KeySwipeParamsY1|1<<KeySwipeParamsX2|1<<KeySwipeParamsY2) {
-			return nil
-		}
-		return requestFor(SwipeParams{X1: p.i32(KeySwipeParamsX1), Y1: p.i32(KeySwipeParamsY1), X2: p.i32(KeySwipeParamsX2), Y2: p.i32(KeySwipeParamsY2),
-			DurationMS: p.u32(KeySwipeParamsDurationMS), RestMS: p.optU32(KeySwipeParamsRestMS)})
-	case MethodKey:
-		if !p.fits(m, 0) {
-			return nil
-		}
-		return requestFor(KeyParams{Keycode: p.u32(KeyKeyParamsKeycode), Meta: p.optU32(KeyKeyParamsMeta)})
-	case MethodResync:
-		if !p.fits(m, 0) {
-			return nil
-		}
-		return requestFor(ResyncParams{Stream: Stream(p.u32(KeyResyncParamsStream))})
-	case MethodScreenshot:
-		if !p.fits(m, 0) {
-			return nil
-		}
-		return requestFor(ScreenshotParams{Format: p.optU32(KeyScreenshotParamsFormat), Quality: p.optU32(KeyScreenshotParamsQuality), ScalePct: p.optU32(KeyScreenshotParamsScalePct)})
-	case MethodFramesStart:
-		if !p.fits(m, 0) {
-			return nil
-		}
-		return requestFor(FramesStartParams{MaxFPS: p.optU32(KeyFramesStartParamsMaxFPS), ScalePct: p.optU32(KeyFramesStartParamsScalePct), Quality: p.optU32(KeyFramesStartParamsQuality)})
-	case MethodFramesStop, MethodDeviceInfo:
-		if p.mask != 0 {
-			return nil
-		}
-		return &Request{Params: ParamsFor(m)}
-	}
-	return nil
-}
-
-// requestCanonical is decodeRequestCanonical for a Decoder: it reads
-// the same layout alike, into the Decoder's kept request of the method
-// (and its kept u32s, for an evict list), and allocates nothing in
-// steady state. It is a copy of decodeRequestCanonical and intRequest
-// but for where the request goes, rather than one function for both, so
-// that Decode's path takes not one instruction more; FuzzDecoder and
-// TestDecoderReadsRequestsAsDecode check the two against each other.
-func (r *reuse) requestCanonical(b []byte) *Request {
-	// b[0] is 0xa4 or 0xa5 (Decoder.Decode)
-	if len(b) < 8 || b[1] != KeyKind || b[2] != byte(KindRequest) || b[3] != KeyRequestID {
-		return nil
-	}
-	id, i, n := uint64(b[4]), 5, 0
-	if id >= 24 {
-		if id, n = cbor.UintAt(b, 4); n == 0 {
-			return nil
-		}
-		i = 4 + n
-	}
-	if i+2 >= len(b) || b[i] != KeyRequestMethod {
-		return nil
-	}
-	m := uint32(b[i+1])
-	if i += 2; m >= 24 {
-		if m, n = cbor.Uint32At(b, i-1); n == 0 {
-			return nil
-		}
-		i += n - 1
-	}
-	if i+1 >= len(b) || b[i] != KeyRequestParams {
-		return nil
-	}
-	i++
-	var q *Request
-	switch Method(m) {
-	case MethodTap:
-		var x, y int32
-		if i+2 >= len(b) || b[i] != 0xa2 || b[i+1] != KeyTapParamsX {
-			return nil
-		}
-		j := i + 2
-		if x, i = smallI32At(b, j); i == 0 {
-			if x, i = i32At(b, j); i == 0 {
-				return nil
-			}
-		}
-		if i+1 >= len(b) || b[i] != KeyTapParamsY {
-			return nil
-		}
-		j = i + 1
-		if y, i = smallI32At(b, j); i == 0 {
-			if y, i = i32At(b, j); i == 0 {
-				return nil
-			}
-		}
-		q = r.request(MethodTap)
-		*q.Params.(*TapParams) = TapParams{X: x, Y: y}
-	case MethodSnapshot:
-		q = r.request(MethodSnapshot)
-		ok := false
-		if i, ok = r.snapshotParams(b, i, q.Params.(*SnapshotParams)); !ok {
-			return nil
+		if r == nil {
+			q = requestFor(p)
+		} else {
+			r.u32Taken(p.Evict, len(p.Evict)) // filled to its room
+			q = r.request(MethodSnapshot)
+			*q.Params.(*SnapshotParams) = p
 		}
 	default:
 		var p intParams
@@ -308,7 +197,7 @@ func (r *reuse) requestCanonical(b []byte) *Request {
 		if i, ok = scanInts(b, i, &p); !ok {
 			return nil
 		}
-		if q = r.intRequest(Method(m), &p); q == nil {
+		if q = intRequest(Method(m), &p, r); q == nil {
 			return nil
 		}
 	}
@@ -323,111 +212,99 @@ func (r *reuse) requestCanonical(b []byte) *Request {
 	if i != len(b) {
 		return nil
 	}
-	q.ID = id
+	q.ID, q.Method = id, Method(m)
 	return q
 }
 
-// intRequest is intRequest for a Decoder: it returns the kept request of
-// method m with the params p holds, or nil.
-func (r *reuse) intRequest(m Method, p *intParams) *Request {
-	var q *Request
-	switch m {
+// intRequest returns a request of method m with the params p holds (new,
+// or r's kept one), or nil when m's params are not integers
+// or p does not fit them.
+func intRequest(m Method, p *intParams, r *reuse) *Request {
+	switch m { // tap is read in line by decodeRequestCanonical
 	case MethodLongPress:
 		if !p.fits(m, 1<<KeyLongPressParamsX|1<<KeyLongPressParamsY) {
 			return nil
 		}
-		q = r.request(m)
-		*q.Params.(*LongPressParams) = LongPressParams{X: p.i32(KeyLongPressParamsX), Y: p.i32(KeyLongPressParamsY), DurationMS: p.u32(KeyLongPressParamsDurationMS)}
+		v := LongPressParams{X: p.i32(KeyLongPressParamsX), Y: p.i32(KeyLongPressParamsY), DurationMS: p.u32(KeyLongPressParamsDurationMS)}
+		if r == nil {
+			return requestFor(v)
+		}
+		q := r.request(m)
+		*q.Params.(*LongPressParams) = v
+		return q
 	case MethodSwipe:
 		if !p.fits(m, 1<<KeySwipeParamsX1|1<<KeySwipeParamsY1|1<<KeySwipeParamsX2|1<<KeySwipeParamsY2) {
 			return nil
 		}
-		q = r.request(m)
-		*q.Params.(*SwipeParams) = SwipeParams{X1: p.i32(KeySwipeParamsX1), Y1: p.i32(KeySwipeParamsY1), X2: p.i32(KeySwipeParamsX2), Y2: p.i32(KeySwipeParamsY2),
+		v := SwipeParams{X1: p.i32(KeySwipeParamsX1), Y1: p.i32(KeySwipeParamsY1), X2: p.i32(KeySwipeParamsX2), Y2: p.i32(KeySwipeParamsY2),
 			DurationMS: p.u32(KeySwipeParamsDurationMS), RestMS: p.optU32(KeySwipeParamsRestMS)}
+		if r == nil {
+			return requestFor(v)
+		}
+		q := r.request(m)
+		*q.Params.(*SwipeParams) = v
+		return q
 	case MethodKey:
 		if !p.fits(m, 0) {
 			return nil
 		}
-		q = r.request(m)
-		*q.Params.(*KeyParams) = KeyParams{Keycode: p.u32(KeyKeyParamsKeycode), Meta: p.optU32(KeyKeyParamsMeta)}
+		v := KeyParams{Keycode: p.u32(KeyKeyParamsKeycode), Meta: p.optU32(KeyKeyParamsMeta)}
+		if r == nil {
+			return requestFor(v)
+		}
+		q := r.request(m)
+		*q.Params.(*KeyParams) = v
+		return q
 	case MethodResync:
 		if !p.fits(m, 0) {
 			return nil
 		}
-		q = r.request(m)
-		*q.Params.(*ResyncParams) = ResyncParams{Stream: Stream(p.u32(KeyResyncParamsStream))}
+		v := ResyncParams{Stream: Stream(p.u32(KeyResyncParamsStream))}
+		if r == nil {
+			return requestFor(v)
+		}
+		q := r.request(m)
+		*q.Params.(*ResyncParams) = v
+		return q
 	case MethodScreenshot:
 		if !p.fits(m, 0) {
 			return nil
 		}
-		q = r.request(m)
-		*q.Params.(*ScreenshotParams) = ScreenshotParams{Format: p.optU32(KeyScreenshotParamsFormat), Quality: p.optU32(KeyScreenshotParamsQuality), ScalePct: p.optU32(KeyScreenshotParamsScalePct)}
+		v := ScreenshotParams{Format: p.optU32(KeyScreenshotParamsFormat), Quality: p.optU32(KeyScreenshotParamsQuality), ScalePct: p.optU32(KeyScreenshotParamsScalePct)}
+		if r == nil {
+			return requestFor(v)
+		}
+		q := r.request(m)
+		*q.Params.(*ScreenshotParams) = v
+		return q
 	case MethodFramesStart:
 		if !p.fits(m, 0) {
 			return nil
 		}
-		q = r.request(m)
-		*q.Params.(*FramesStartParams) = FramesStartParams{MaxFPS: p.optU32(KeyFramesStartParamsMaxFPS), ScalePct: p.optU32(KeyFramesStartParamsScalePct), Quality: p.optU32(KeyFramesStartParamsQuality)}
+		v := FramesStartParams{MaxFPS: p.optU32(KeyFramesStartParamsMaxFPS), ScalePct: p.optU32(KeyFramesStartParamsScalePct), Quality: p.optU32(KeyFramesStartParamsQuality)}
+		if r == nil {
+			return requestFor(v)
+		}
+		q := r.request(m)
+		*q.Params.(*FramesStartParams) = v
+		return q
 	case MethodFramesStop, MethodDeviceInfo:
 		if p.mask != 0 {
 			return nil
 		}
-		q = r.request(m) // params of no field
-	}
-	return q
-}
-
-// snapshotParams is snapshotParamsFast for a Decoder: the evict list
-// goes to the kept u32s. It is a copy (see requestCanonical): a change
-// to snapshotParamsFast, however small, moves the code of Decode's path.
-func (r *reuse) snapshotParams(b []byte, i int, p *SnapshotParams) (int, bool) {
-	*p = SnapshotParams{}
-	if i >= len(b) || b[i] < 0xa1 || b[i] > 0xa5 {
-		return 0, false
-	}
-	pairs := int(b[i] - 0xa0)
-	i++
-	for k, o := range [...]*Opt[uint32]{KeySnapshotParamsMaxDepth: &p.MaxDepth, KeySnapshotParamsMaxNodes: &p.MaxNodes, KeySnapshotParamsMaxWindows: &p.MaxWindows} {
-		if i < len(b) && b[i] == byte(k) {
-			v, n := cbor.Uint32At(b, i+1)
-			if n == 0 {
-				return 0, false
-			}
-			*o = Opt[uint32]{Val: v, Ok: true}
-			i += 1 + n
+		if r != nil {
+			return r.request(m) // params of no field
 		}
+		return &Request{Params: ParamsFor(m)}
 	}
-	if i+1 < len(b) && b[i] == KeySnapshotParamsEvictEventLess && (b[i+1] == cbor.True || b[i+1] == cbor.False) {
-		p.EvictEventLess = Opt[bool]{Val: b[i+1] == cbor.True, Ok: true}
-		i += 2
-	}
-	if i+1 >= len(b) || b[i] != KeySnapshotParamsEvict || b[i+1] < 0x80 || b[i+1] > 0x97 || int(b[i+1]-0x80) > len(b)-i-2 {
-		return 0, false
-	}
-	cnt := int(b[i+1] - 0x80)
-	i += 2
-	evict := r.u32Room(cnt) // []uint32{} for []
-	for range cnt {
-		v, n := cbor.Uint32At(b, i)
-		if n == 0 {
-			return 0, false
-		}
-		evict = append(evict, v)
-		i += n
-	}
-	if pairs != 1+present(p.MaxDepth.Ok, p.MaxNodes.Ok, p.MaxWindows.Ok, p.EvictEventLess.Ok) {
-		return 0, false
-	}
-	r.u32Taken(evict, cnt)
-	p.Evict = evict
-	return i, true
+	return nil
 }
 
 // snapshotParamsFast reads snapshot params in the canonical layout,
-// {0?: u32, 1?: u32, 2?: u32, 3?: bool, 4: [u32]}, at b[i], and returns
-// the offset past them, or false for any other layout.
-func snapshotParamsFast(b []byte, i int, p *SnapshotParams) (int, bool) {
+// {0?: u32, 1?: u32, 2?: u32, 3?: bool, 4: [u32]}, at b[i], into p (zero),
+// and returns the offset past them, or false for any other layout. The
+// evict list is new, or in r's kept u32s when r is not nil.
+func snapshotParamsFast(b []byte, i int, p *SnapshotParams, r *reuse) (int, bool) {
 	if i >= len(b) || b[i] < 0xa1 || b[i] > 0xa5 {
 		return 0, false
 	}
@@ -454,9 +331,12 @@ func snapshotParamsFast(b []byte, i int, p *SnapshotParams) (int, bool) {
 	i += 2
 	// As the general decoder: a non-nil slice, empty for [] (which costs
 	// no call).
-	if cnt == 0 {
+	switch {
+	case r != nil:
+		p.Evict = r.u32Room(cnt)
+	case cnt == 0:
 		p.Evict = []uint32{}
-	} else {
+	default:
 		p.Evict = make([]uint32, 0, cnt)
 	}
 	for range cnt {

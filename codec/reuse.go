@@ -63,9 +63,9 @@ func (dec *Decoder) Decode(b []byte) (Message, error) {
 	}
 	r.u32s = r.u32s[:0]
 	if fastPaths {
-		// decodeRequestFast's test, then the kept request's reader.
-		if len(b) >= 8 && b[0]|1 == 0xa5 {
-			if m := r.requestCanonical(b); m != nil {
+		// Decode's canonical request reader, into the kept requests.
+		if requestHead(b) {
+			if m := decodeRequestCanonical(b, r); m != nil {
 				return m, nil
 			}
 		}
