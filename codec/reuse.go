@@ -9,12 +9,13 @@ const DefaultMaxRetained = 4 << 20
 
 // Decoder decodes messages into memory it keeps and reuses from call to
 // call: the copy of its input, the nodes and scroll semantics of a
-// snapshot, the string table, a bounds result's entries and the message
-// itself (a response, a tree event). It is the form a daemon's read loop
-// wants: in steady state, a stream of responses and tree events costs no
-// allocation. Other messages (requests, hello) allocate as Decode does
-// (a tap request, one allocation), and what they hold beyond that lives
-// in the reused input's copy.
+// snapshot, the string table, a bounds result's entries, the u32 arrays
+// and the message itself (a response, a tree event, a request of each
+// method with its params). It is the form a daemon's read loop wants: in
+// steady state, a stream of responses, tree events and requests costs
+// no allocation. Other messages (hello, the other events) allocate as
+// Decode does, and what they hold beyond that lives in the reused
+// input's copy.
 //
 // What Decode returns, and every string, slice and pointer in it, is
 // valid until the next call to Decode, which overwrites it: a caller
