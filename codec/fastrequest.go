@@ -116,9 +116,11 @@ func decodeRequestFast(b []byte) (r *Request, ok bool) {
 func requestHead(b []byte) bool { return len(b) >= 8 && b[0]|1 == 0xa5 }
 
 // decodeRequestCanonical is decodeRequestFast past the first byte, which
-// is a map head of 4 or 5 pairs (requestHead). With a nil r the request is new, as
-// Decode's; else it is r's kept request of the method, and a snapshot's
-// evict list is in r's kept u32s (Decoder.Decode).
+// is a map head of 4 or 5 pairs (requestHead). It is Decode's reader and
+// a Decoder's, which differ only in where the request goes: with a nil r
+// it is new, as Decode's; else it is r's kept request of the method,
+// with a snapshot's evict list in r's kept u32s (Decoder.Decode), and
+// costs no allocation. Each place that builds the request branches on r.
 func decodeRequestCanonical(b []byte, r *reuse) *Request {
 	// b[0] is 0xa4 or 0xa5 (requestHead)
 	if len(b) < 8 || b[1] != KeyKind || b[2] != byte(KindRequest) || b[3] != KeyRequestID {
@@ -303,7 +305,8 @@ func intRequest(m Method, p *intParams, r *reuse) *Request {
 // snapshotParamsFast reads snapshot params in the canonical layout,
 // {0?: u32, 1?: u32, 2?: u32, 3?: bool, 4: [u32]}, at b[i], into p (zero),
 // and returns the offset past them, or false for any other layout. The
-// evict list is new, or in r's kept u32s when r is not nil.
+// evict list is new, or, when r is not nil, in r's kept u32s, for the
+// caller to mark taken.
 func snapshotParamsFast(b []byte, i int, p *SnapshotParams, r *reuse) (int, bool) {
 	if i >= len(b) || b[i] < 0xa1 || b[i] > 0xa5 {
 		return 0, false
