@@ -33,8 +33,10 @@ var fastPaths = true
 
 func decodeWith(b []byte, copyInput bool) (Message, error) {
 	if fastPaths {
-		if r, ok := decodeRequestFast(b); ok {
-			return r, nil // holds no strings: nothing to copy
+		if requestHead(b) {
+			if r := decodeRequestCanonical(b, nil); r != nil {
+				return r, nil // holds no strings: nothing to copy
+			}
 		}
 		if e, ok := decodeEventFast(b); ok {
 			return e, nil // holds no strings either
@@ -170,19 +172,28 @@ func (d *decoder) optBool() (Opt[bool], error) {
 // mapHead reads a map head; n is -1 for an indefinite map.
 func (d *decoder) mapHead() (int, error) { return d.MapHead() }
 
-// u32Array reads an array of u32, reserving no more than the input holds.
+// u32Array reads an array of u32, reserving no more than the input holds;
+// a Decoder's, in its kept u32s.
 func (d *decoder) u32Array() ([]uint32, error) {
 	n, err := d.ArrayHead()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]uint32, 0, max(n, 0))
+	var out []uint32
+	if d.r != nil {
+		out = d.r.u32Room(max(n, 0))
+	} else {
+		out = make([]uint32, 0, max(n, 0))
+	}
 	for i := 0; d.More(n, i); i++ {
 		v, err := d.u32()
 		if err != nil {
 			return nil, cbor.WithIndex(err, i)
 		}
 		out = append(out, v)
+	}
+	if d.r != nil {
+		d.r.u32Taken(out, max(n, 0))
 	}
 	return out, nil
 }

@@ -67,13 +67,14 @@
 //
 // A Decoder is the third form, for a read loop that handles each message
 // before it reads the next: it decodes into memory it keeps from call
-// to call (the input's copy, the slabs, the string table, the message
-// itself), and what it returns is valid until its next call. A stream
-// of responses and tree events costs it no allocation in steady state
-// (a request, its message's one). It keeps at most the bound given to
-// NewDecoder (DefaultMaxRetained, 4 MiB) between calls and lets go of
-// everything after a message that took more; under the
-// wirebench_poison tag it poisons the last message at each call.
+// to call (the input's copy, the slabs, the string table, the u32
+// arrays, the message itself: one request of each method with its
+// params), and what it returns is valid until its next call. A stream
+// of responses, tree events and requests costs it no allocation in
+// steady state. It keeps at most the bound given to NewDecoder
+// (DefaultMaxRetained, 4 MiB) between calls and lets go of everything
+// after a message that took more; under the wirebench_poison tag it
+// poisons the last message at each call.
 //
 // Memory follows the items present, never the counts heads claim. What
 // is reserved on a guess (the first node chunk, the scroll room) is

@@ -11,7 +11,9 @@ import (
 //
 // decodeRequestFast reads exactly that layout straight from the bytes for
 // the methods whose params are integers, and snapshot's, with no decoder
-// state, no pool and one allocation. Anything else (another key order, a
+// state, no pool and one allocation; a Decoder reads it with the same
+// reader, decodeRequestCanonical, into the request it keeps for the
+// method and its kept u32s, with none. Anything else (another key order, a
 // null, an unknown key, an indefinite length, a value out of range, a
 // method it does not know) makes it report false, and the general
 // decoder reads the message from the start: it accepts only what the
@@ -98,20 +100,29 @@ func scanInts(b []byte, i int, p *intParams) (int, bool) {
 }
 
 // decodeRequestFast decodes b if it is a request in the canonical layout
-// with params it knows, and reports whether it did. It is inlined where
-// it is called: any other message, an event above all, costs the test of
-// its first byte.
+// with params it knows, and reports whether it did: what Decode does
+// (decodeWith), in one function for the tests.
 func decodeRequestFast(b []byte) (r *Request, ok bool) {
-	if len(b) >= 8 && b[0]|1 == 0xa5 { // a map of 4 or 5 pairs
-		r = decodeRequestCanonical(b)
+	if requestHead(b) {
+		r = decodeRequestCanonical(b, nil)
 	}
 	return r, r != nil
 }
 
+// requestHead reports whether b starts as decodeRequestCanonical wants:
+// a map of 4 or 5 pairs, in 8 bytes or more. Decode and Decoder.Decode
+// test it in line, so that any other message, an event above all, costs
+// the test of its first byte.
+func requestHead(b []byte) bool { return len(b) >= 8 && b[0]|1 == 0xa5 }
+
 // decodeRequestCanonical is decodeRequestFast past the first byte, which
-// is a map head of 4 or 5 pairs.
-func decodeRequestCanonical(b []byte) *Request {
-	// b[0] is 0xa4 or 0xa5 (decodeRequestFast)
+// is a map head of 4 or 5 pairs (requestHead). It is Decode's reader and
+// a Decoder's, which differ only in where the request goes: with a nil r
+// it is new, as Decode's; else it is r's kept request of the method,
+// with a snapshot's evict list in r's kept u32s (Decoder.Decode), and
+// costs no allocation. Each place that builds the request branches on r.
+func decodeRequestCanonical(b []byte, r *reuse) *Request {
+	// b[0] is 0xa4 or 0xa5 (requestHead)
 	if len(b) < 8 || b[1] != KeyKind || b[2] != byte(KindRequest) || b[3] != KeyRequestID {
 		return nil
 	}
@@ -137,7 +148,7 @@ func decodeRequestCanonical(b []byte) *Request {
 		return nil
 	}
 	i++
-	var r *Request
+	var q *Request
 	switch Method(m) {
 	case MethodTap:
 		// The commonest request of all: {0: x, 1: y} read in line.
@@ -162,21 +173,33 @@ func decodeRequestCanonical(b []byte) *Request {
 				return nil
 			}
 		}
-		r = requestFor(TapParams{X: x, Y: y})
+		v := TapParams{X: x, Y: y}
+		if r == nil {
+			q = requestFor(v)
+		} else {
+			q = r.request(MethodTap)
+			*q.Params.(*TapParams) = v
+		}
 	case MethodSnapshot:
 		var p SnapshotParams
 		ok := false
-		if i, ok = snapshotParamsFast(b, i, &p); !ok {
+		if i, ok = snapshotParamsFast(b, i, &p, r); !ok {
 			return nil
 		}
-		r = requestFor(p)
+		if r == nil {
+			q = requestFor(p)
+		} else {
+			r.u32Taken(p.Evict, len(p.Evict)) // filled to its room
+			q = r.request(MethodSnapshot)
+			*q.Params.(*SnapshotParams) = p
+		}
 	default:
 		var p intParams
 		ok := false
 		if i, ok = scanInts(b, i, &p); !ok {
 			return nil
 		}
-		if r = intRequest(Method(m), &p); r == nil {
+		if q = intRequest(Method(m), &p, r); q == nil {
 			return nil
 		}
 	}
@@ -185,54 +208,94 @@ func decodeRequestCanonical(b []byte) *Request {
 		if n == 0 || b[i] != KeyRequestDeadlineMS {
 			return nil
 		}
-		r.DeadlineMS = Opt[uint32]{Val: d, Ok: true}
+		q.DeadlineMS = Opt[uint32]{Val: d, Ok: true}
 		i += 1 + n
 	}
 	if i != len(b) {
 		return nil
 	}
-	r.ID, r.Method = id, Method(m)
-	return r
+	q.ID, q.Method = id, Method(m)
+	return q
 }
 
-// intRequest returns a request of method m with the params p holds, or
-// nil when m's params are not integers or p does not fit them.
-func intRequest(m Method, p *intParams) *Request {
-	switch m { // tap is read in line by decodeRequestFast
+// intRequest returns a request of method m with the params p holds (new,
+// or r's kept one), or nil when m's params are not integers
+// or p does not fit them.
+func intRequest(m Method, p *intParams, r *reuse) *Request {
+	switch m { // tap is read in line by decodeRequestCanonical
 	case MethodLongPress:
 		if !p.fits(m, 1<<KeyLongPressParamsX|1<<KeyLongPressParamsY) {
 			return nil
 		}
-		return requestFor(LongPressParams{X: p.i32(KeyLongPressParamsX), Y: p.i32(KeyLongPressParamsY), DurationMS: p.u32(KeyLongPressParamsDurationMS)})
+		v := LongPressParams{X: p.i32(KeyLongPressParamsX), Y: p.i32(KeyLongPressParamsY), DurationMS: p.u32(KeyLongPressParamsDurationMS)}
+		if r == nil {
+			return requestFor(v)
+		}
+		q := r.request(m)
+		*q.Params.(*LongPressParams) = v
+		return q
 	case MethodSwipe:
 		if !p.fits(m, 1<<KeySwipeParamsX1|1<<KeySwipeParamsY1|1<<KeySwipeParamsX2|1<<KeySwipeParamsY2) {
 			return nil
 		}
-		return requestFor(SwipeParams{X1: p.i32(KeySwipeParamsX1), Y1: p.i32(KeySwipeParamsY1), X2: p.i32(KeySwipeParamsX2), Y2: p.i32(KeySwipeParamsY2),
-			DurationMS: p.u32(KeySwipeParamsDurationMS), RestMS: p.optU32(KeySwipeParamsRestMS)})
+		v := SwipeParams{X1: p.i32(KeySwipeParamsX1), Y1: p.i32(KeySwipeParamsY1), X2: p.i32(KeySwipeParamsX2), Y2: p.i32(KeySwipeParamsY2),
+			DurationMS: p.u32(KeySwipeParamsDurationMS), RestMS: p.optU32(KeySwipeParamsRestMS)}
+		if r == nil {
+			return requestFor(v)
+		}
+		q := r.request(m)
+		*q.Params.(*SwipeParams) = v
+		return q
 	case MethodKey:
 		if !p.fits(m, 0) {
 			return nil
 		}
-		return requestFor(KeyParams{Keycode: p.u32(KeyKeyParamsKeycode), Meta: p.optU32(KeyKeyParamsMeta)})
+		v := KeyParams{Keycode: p.u32(KeyKeyParamsKeycode), Meta: p.optU32(KeyKeyParamsMeta)}
+		if r == nil {
+			return requestFor(v)
+		}
+		q := r.request(m)
+		*q.Params.(*KeyParams) = v
+		return q
 	case MethodResync:
 		if !p.fits(m, 0) {
 			return nil
 		}
-		return requestFor(ResyncParams{Stream: Stream(p.u32(KeyResyncParamsStream))})
+		v := ResyncParams{Stream: Stream(p.u32(KeyResyncParamsStream))}
+		if r == nil {
+			return requestFor(v)
+		}
+		q := r.request(m)
+		*q.Params.(*ResyncParams) = v
+		return q
 	case MethodScreenshot:
 		if !p.fits(m, 0) {
 			return nil
 		}
-		return requestFor(ScreenshotParams{Format: p.optU32(KeyScreenshotParamsFormat), Quality: p.optU32(KeyScreenshotParamsQuality), ScalePct: p.optU32(KeyScreenshotParamsScalePct)})
+		v := ScreenshotParams{Format: p.optU32(KeyScreenshotParamsFormat), Quality: p.optU32(KeyScreenshotParamsQuality), ScalePct: p.optU32(KeyScreenshotParamsScalePct)}
+		if r == nil {
+			return requestFor(v)
+		}
+		q := r.request(m)
+		*q.Params.(*ScreenshotParams) = v
+		return q
 	case MethodFramesStart:
 		if !p.fits(m, 0) {
 			return nil
 		}
-		return requestFor(FramesStartParams{MaxFPS: p.optU32(KeyFramesStartParamsMaxFPS), ScalePct: p.optU32(KeyFramesStartParamsScalePct), Quality: p.optU32(KeyFramesStartParamsQuality)})
+		v := FramesStartParams{MaxFPS: p.optU32(KeyFramesStartParamsMaxFPS), ScalePct: p.optU32(KeyFramesStartParamsScalePct), Quality: p.optU32(KeyFramesStartParamsQuality)}
+		if r == nil {
+			return requestFor(v)
+		}
+		q := r.request(m)
+		*q.Params.(*FramesStartParams) = v
+		return q
 	case MethodFramesStop, MethodDeviceInfo:
 		if p.mask != 0 {
 			return nil
+		}
+		if r != nil {
+			return r.request(m) // params of no field
 		}
 		return &Request{Params: ParamsFor(m)}
 	}
@@ -240,9 +303,11 @@ func intRequest(m Method, p *intParams) *Request {
 }
 
 // snapshotParamsFast reads snapshot params in the canonical layout,
-// {0?: u32, 1?: u32, 2?: u32, 3?: bool, 4: [u32]}, at b[i], and returns
-// the offset past them, or false for any other layout.
-func snapshotParamsFast(b []byte, i int, p *SnapshotParams) (int, bool) {
+// {0?: u32, 1?: u32, 2?: u32, 3?: bool, 4: [u32]}, at b[i], into p (zero),
+// and returns the offset past them, or false for any other layout. The
+// evict list is new, or, when r is not nil, in r's kept u32s, for the
+// caller to mark taken.
+func snapshotParamsFast(b []byte, i int, p *SnapshotParams, r *reuse) (int, bool) {
 	if i >= len(b) || b[i] < 0xa1 || b[i] > 0xa5 {
 		return 0, false
 	}
@@ -269,9 +334,12 @@ func snapshotParamsFast(b []byte, i int, p *SnapshotParams) (int, bool) {
 	i += 2
 	// As the general decoder: a non-nil slice, empty for [] (which costs
 	// no call).
-	if cnt == 0 {
+	switch {
+	case r != nil:
+		p.Evict = r.u32Room(cnt)
+	case cnt == 0:
 		p.Evict = []uint32{}
-	} else {
+	default:
 		p.Evict = make([]uint32, 0, cnt)
 	}
 	for range cnt {

@@ -356,7 +356,11 @@ func (d *decoder) request(it mapIter) (*Request, error) {
 						return nil, cbor.WithField(err, "method")
 					}
 				}
-				r = newRequest(method)
+				if d.r != nil {
+					r = d.r.request(method)
+				} else {
+					r = newRequest(method)
+				}
 			}
 			if r.Params == nil {
 				r.Params = ParamsFor(r.Method)

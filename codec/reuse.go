@@ -9,12 +9,13 @@ const DefaultMaxRetained = 4 << 20
 
 // Decoder decodes messages into memory it keeps and reuses from call to
 // call: the copy of its input, the nodes and scroll semantics of a
-// snapshot, the string table, a bounds result's entries and the message
-// itself (a response, a tree event). It is the form a daemon's read loop
-// wants: in steady state, a stream of responses and tree events costs no
-// allocation. Other messages (requests, hello) allocate as Decode does
-// (a tap request, one allocation), and what they hold beyond that lives
-// in the reused input's copy.
+// snapshot, the string table, a bounds result's entries, the u32 arrays
+// and the message itself (a response, a tree event, a request of each
+// method with its params). It is the form a daemon's read loop wants: in
+// steady state, a stream of responses, tree events and requests costs
+// no allocation. Other messages (hello, the other events) allocate as
+// Decode does, and what they hold beyond that lives in the reused
+// input's copy.
 //
 // What Decode returns, and every string, slice and pointer in it, is
 // valid until the next call to Decode, which overwrites it: a caller
@@ -61,9 +62,13 @@ func (dec *Decoder) Decode(b []byte) (Message, error) {
 	if poisonReleased {
 		r.poison()
 	}
+	r.u32s = r.u32s[:0]
 	if fastPaths {
-		if m, ok := decodeRequestFast(b); ok {
-			return m, nil // the message is the request's one allocation
+		// Decode's canonical request reader, into the kept requests.
+		if requestHead(b) {
+			if m := decodeRequestCanonical(b, r); m != nil {
+				return m, nil
+			}
 		}
 		if seq, t, f, ok := treeEventFields(b); ok {
 			e := r.treeEvent(t, f)
@@ -75,9 +80,9 @@ func (dec *Decoder) Decode(b []byte) (Message, error) {
 }
 
 // Retained returns the bytes of memory the Decoder keeps for the next
-// call: its input copy, node and scroll slabs, string table and bounds
-// entries (the message structs, a few hundred bytes each, are not
-// counted).
+// call: its input copy, node and scroll slabs, string table, bounds
+// entries and u32 arrays (the message structs, a few hundred bytes
+// each, are not counted).
 func (dec *Decoder) Retained() int { return dec.r.retained() }
 
 // reuse is the memory a Decoder keeps between calls.
@@ -102,6 +107,21 @@ type reuse struct {
 	boundsNodes    []NodeBounds
 	windowChanged  *with[Event, WindowChanged]
 	contentChanged *with[Event, ContentChanged]
+
+	// The kept requests, one a method, by method id ([0] for the
+	// unknown methods), and the u32 arrays of this call's message
+	// (snapshot's evict, bounds' nodes): what they took of u32s is its
+	// length.
+	requests [int(MethodDeviceInfo) + 1]keptRequest
+	u32s     []uint32
+}
+
+// keptRequest is a request a Decoder keeps, allocated with its params
+// (methods[m].newRequest), and those params: the request's Params is
+// set back to them at each reuse, whatever a caller set it to.
+type keptRequest struct {
+	head   *Request
+	params Params // nil for an unknown method
 }
 
 // Sizes of what retained counts.
@@ -112,13 +132,13 @@ const (
 )
 
 func (r *reuse) retained() int {
-	return cap(r.in) + cap(r.slab)*nodeSize + cap(r.scrolls)*scrollSize + cap(r.strs)*stringSize + cap(r.boundsNodes)*int(unsafe.Sizeof(NodeBounds{}))
+	return cap(r.in) + cap(r.slab)*nodeSize + cap(r.scrolls)*scrollSize + cap(r.strs)*stringSize + cap(r.boundsNodes)*int(unsafe.Sizeof(NodeBounds{})) + cap(r.u32s)*4
 }
 
 // trim lets go of everything kept once it passes the bound.
 func (r *reuse) trim() {
 	if r.retained() > r.max {
-		r.in, r.strs, r.boundsNodes = nil, nil, nil
+		r.in, r.strs, r.boundsNodes, r.u32s = nil, nil, nil, nil
 		r.slab, r.nodesUsed, r.wantNodes = nil, 0, 0
 		r.scrolls, r.scrollsUsed, r.wantScrolls = nil, 0, 0
 	}
@@ -223,6 +243,57 @@ func keptResponse[R any](r *reuse) *with[Response, R] {
 	return new(with[Response, R]) // more result types than slots: not kept
 }
 
+// request returns the kept request of method m with its params, reset
+// to a request of m with nothing else set: the params keep the last
+// request's values, for the caller to overwrite whole (decodeFrom resets
+// them, the fast path writes every field).
+func (r *reuse) request(m Method) *Request {
+	k := &r.requests[0]
+	if m.Known() {
+		k = &r.requests[m]
+	}
+	if k.head == nil {
+		k.make(m)
+	}
+	*k.head = Request{Method: m, Params: k.params}
+	return k.head
+}
+
+// make allocates k's request, of method m, and its params, once.
+//
+//go:noinline
+func (k *keptRequest) make(m Method) {
+	k.head = newRequest(m)
+	k.params = k.head.Params
+}
+
+// u32Room returns an empty slice with room for n u32s, for an array of
+// this call's message: after the arrays it took before, in the kept
+// memory when it has the room, else in new memory that is kept from then
+// on (room for all of this call's arrays, and at least twice the last
+// room: a message of many arrays, a repeated key, costs no more than
+// twice their total). The caller marks what it filled as taken with
+// u32Taken; its cap is n, so that an array that grows past n moves out
+// and never writes over another.
+func (r *reuse) u32Room(n int) []uint32 {
+	if n == 0 {
+		return []uint32{} // non-nil, as Decode's
+	}
+	used := len(r.u32s)
+	if cap(r.u32s)-used < n {
+		r.u32s = make([]uint32, used, max(used+n, 2*cap(r.u32s)))
+	}
+	return r.u32s[used : used : used+n]
+}
+
+// u32Taken marks a, filled from u32Room(n), as taken from the kept
+// memory, unless it outgrew it.
+func (r *reuse) u32Taken(a []uint32, n int) {
+	if len(a) <= n {
+		r.u32s = r.u32s[:len(r.u32s)+len(a)]
+	}
+}
+
 // boundsRoom returns an empty NodeBounds slice with room for n.
 func (d *decoder) boundsRoom(n int) []NodeBounds {
 	if d.r == nil {
@@ -303,5 +374,44 @@ func (r *reuse) poison() {
 	if x := r.contentChanged; x != nil {
 		x.head.Seq, x.body = poison64, ContentChanged{poison32, poison32, poison32}
 	}
+	for _, k := range r.requests {
+		if k.head != nil {
+			k.head.ID, k.head.DeadlineMS.Val = poison64, poison32
+			poisonParams(k.params)
+		}
+	}
+	u32s := r.u32s[:cap(r.u32s)]
+	for i := range u32s {
+		u32s[i] = poison32
+	}
 	*r = reuse{max: r.max}
+}
+
+// poisonI32 is poison32 as an int32.
+const poisonI32 = poison32 - 1<<32
+
+// poisonParams overwrites the integers of a kept request's params; their
+// arrays are the u32s and their texts the input's copy, poisoned apart.
+func poisonParams(p Params) {
+	o := Opt[uint32]{Val: poison32, Ok: true}
+	switch p := p.(type) {
+	case *SnapshotParams:
+		p.MaxDepth, p.MaxNodes, p.MaxWindows = o, o, o
+	case *TapParams:
+		*p = TapParams{poisonI32, poisonI32}
+	case *LongPressParams:
+		*p = LongPressParams{poisonI32, poisonI32, poison32}
+	case *SwipeParams:
+		*p = SwipeParams{poisonI32, poisonI32, poisonI32, poisonI32, poison32, o}
+	case *KeyParams:
+		*p = KeyParams{poison32, o}
+	case *SetTextParams:
+		p.Node = poison32
+	case *ScreenshotParams:
+		*p = ScreenshotParams{o, o, o}
+	case *FramesStartParams:
+		*p = FramesStartParams{o, o, o}
+	case *ResyncParams:
+		p.Stream = poison32
+	}
 }

@@ -76,3 +76,65 @@ func text2(t *testing.T, m codec.Message) string {
 	t.Helper()
 	return *findText(m.(*codec.Response).Result.(*codec.Snapshot).Windows[0].Root)
 }
+
+// TestDecoderPoisonsTheLastRequest: a request a Decoder returned, from
+// the fast path or the general decoder, reads poison once it is used
+// after the next call: its id, deadline and integer params, its evict
+// list and its texts.
+func TestDecoderPoisonsTheLastRequest(t *testing.T) {
+	payload := func(name string) []byte {
+		s, ok := golden.Lookup(name)
+		if !ok {
+			t.Fatalf("no golden %s", name)
+		}
+		return mustMarshal(t, s.Msg)
+	}
+	dec := codec.NewDecoder(0)
+	decode := func(b []byte) *codec.Request {
+		t.Helper()
+		m, err := dec.Decode(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.(*codec.Request)
+	}
+	const p32, pI32, p64 = 0xDBDBDBDB, -0x24242425, 0xDBDBDBDBDBDBDBDB
+
+	tap := decode(payload("request_tap"))
+	tp := tap.Params.(*codec.TapParams)
+	if tap.ID != 6 || *tp != (codec.TapParams{X: 540, Y: 1200}) {
+		t.Fatalf("the tap reads %+v %+v", tap, tp)
+	}
+	snap := decode(payload("request_snapshot_evict_windows")) // the next call
+	if tap.ID != p64 || tp.X != pI32 || tp.Y != pI32 {
+		t.Errorf("a tap used after the next call reads id %#x, %+v, not poison", tap.ID, *tp)
+	}
+	sp := snap.Params.(*codec.SnapshotParams)
+	if len(sp.Evict) != 3 || sp.Evict[0] != 3 {
+		t.Fatalf("the snapshot request reads %+v", sp)
+	}
+	dl := decode(payload("request_deadline"))
+	if snap.ID != p64 || sp.Evict[0] != p32 || sp.Evict[2] != p32 {
+		t.Errorf("a snapshot request used after the next call reads id %#x, evict %v, not poison", snap.ID, sp.Evict)
+	}
+	if !dl.DeadlineMS.Ok {
+		t.Fatalf("request_deadline has no deadline: %+v", dl)
+	}
+	text := decode(payload("request_set_text")) // the general decoder
+	if dl.ID != p64 || dl.DeadlineMS.Val != p32 {
+		t.Errorf("a request used after the next call has id %#x, deadline %#x, not poison", dl.ID, dl.DeadlineMS.Val)
+	}
+	st := text.Params.(*codec.SetTextParams)
+	s := st.Text
+	if s == "" || strings.Contains(s, "\xdb") {
+		t.Fatalf("set_text reads %+v", st)
+	}
+	swipe := decode(payload("request_swipe_rest"))
+	if text.ID != p64 || st.Node != p32 || s != strings.Repeat("\xdb", len(s)) {
+		t.Errorf("a set_text used after the next call reads id %#x, node %#x, text %q, not poison", text.ID, st.Node, s)
+	}
+	// The request of the last call is whole.
+	if sw := swipe.Params.(*codec.SwipeParams); swipe.ID != 9 || !sw.RestMS.Ok || sw.RestMS.Val != 60 || sw.X1 != 540 {
+		t.Errorf("the request of the last call: %+v %+v", swipe, sw)
+	}
+}

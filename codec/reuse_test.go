@@ -169,3 +169,93 @@ func ExampleDecoder() {
 	// event 2: node 11 of window 1 changed
 	// event 3: node 12 of window 1 changed
 }
+
+// requestsOffTheFastPath are requests the general decoder reads, not the
+// canonical fast path: keys out of order, params before the method, an
+// unknown method, an evict list longer than a one-byte head holds, a
+// repeated params key and a repeated evict key.
+func requestsOffTheFastPath(t *testing.T) [][]byte {
+	t.Helper()
+	long := make([]uint32, 30)
+	for i := range long {
+		long[i] = uint32(1000 + i)
+	}
+	return [][]byte{
+		{0xa4, 0x00, 0x02, 0x02, 0x03, 0x01, 0x07, 0x03, 0xa2, 0x00, 0x05, 0x01, 0x06},                                           // tap, method before id
+		{0xa4, 0x00, 0x02, 0x01, 0x08, 0x03, 0xa2, 0x00, 0x05, 0x01, 0x06, 0x02, 0x03},                                           // tap, params before method
+		{0xa4, 0x00, 0x02, 0x01, 0x09, 0x02, 0x18, 0x63, 0x03, 0xa1, 0x00, 0x01},                                                 // method 99
+		mustMarshal(t, &codec.Request{ID: 10, Method: codec.MethodSnapshot, Params: &codec.SnapshotParams{Evict: long}}),         // evict of 30
+		{0xa5, 0x00, 0x02, 0x01, 0x0b, 0x02, 0x01, 0x03, 0xa1, 0x04, 0x82, 0x01, 0x02, 0x03, 0xa1, 0x04, 0x83, 0x03, 0x04, 0x05}, // params twice
+		{0xa4, 0x00, 0x02, 0x01, 0x0c, 0x02, 0x02, 0x03, 0xa2, 0x00, 0x82, 0x01, 0x02, 0x00, 0x81, 0x03},                         // bounds, nodes twice
+	}
+}
+
+// TestDecoderReadsRequestsAsDecode: a Decoder reads each request as
+// Decode does after any other request, of its method or another, with
+// the fast path and the general decoder: no field of the last request
+// (its deadline, an optional param, an evict list) leaks into the next.
+func TestDecoderReadsRequestsAsDecode(t *testing.T) {
+	var in [][]byte
+	for _, b := range codec.GoldenPayloads(t) {
+		if m, err := codec.Decode(b); err == nil {
+			if _, ok := m.(*codec.Request); ok {
+				in = append(in, b)
+			}
+		}
+	}
+	in = append(in, requestsOffTheFastPath(t)...)
+	if len(in) < 30 {
+		t.Fatalf("%d requests", len(in))
+	}
+	dec := codec.NewDecoder(0)
+	for _, a := range in {
+		for _, b := range in {
+			for _, x := range [][]byte{a, b} {
+				want, wantErr := codec.Decode(x)
+				got, err := dec.Decode(x)
+				if err != nil || wantErr != nil {
+					t.Fatalf("% x: Decoder %v, Decode %v", x, err, wantErr)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("% x after % x: Decoder read %+v (%+v), Decode %+v (%+v)", x, a, got, got.(*codec.Request).Params, want, want.(*codec.Request).Params)
+				}
+			}
+		}
+	}
+}
+
+// TestDecoderRequestSurvivesCaller: what a caller does to the request a
+// Decoder returned (it sets every field, drops the params) does not
+// reach the next request of that method.
+func TestDecoderRequestSurvivesCaller(t *testing.T) {
+	for _, name := range []string{"request_tap", "request_snapshot_evict_windows", "request_swipe_rest", "request_deadline"} {
+		s, _ := golden.Lookup(name)
+		b := mustMarshal(t, s.Msg)
+		dec := codec.NewDecoder(0)
+		for _, spoil := range []func(r *codec.Request){
+			func(r *codec.Request) { r.Params = nil },
+			func(r *codec.Request) { r.Params = &codec.KeyParams{Keycode: 5} },
+			func(r *codec.Request) {
+				r.ID, r.Method, r.DeadlineMS = 99, codec.MethodKey, codec.Some[uint32](1)
+				switch p := r.Params.(type) {
+				case *codec.TapParams:
+					p.X = -1
+				case *codec.SnapshotParams:
+					p.Evict, p.MaxDepth = append(p.Evict, 1), codec.Some[uint32](2)
+					p.Evict[0] = 2
+				case *codec.SwipeParams:
+					p.RestMS = codec.Opt[uint32]{}
+				}
+			},
+		} {
+			m, err := dec.Decode(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spoil(m.(*codec.Request))
+			if m, err = dec.Decode(b); err != nil || !reflect.DeepEqual(m, s.Msg) {
+				t.Fatalf("%s after the caller changed the last one: %+v, %v", name, m, err)
+			}
+		}
+	}
+}
