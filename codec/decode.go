@@ -20,18 +20,7 @@ type DecodeError = cbor.Error
 // string read makes one copy of b, and every string and byte slice of the
 // message points into that copy. A message without any (a tap, an event
 // without an image) costs no copy.
-func Decode(b []byte) (Message, error) { return decodeWith(b, true) }
-
-// decoders recycles decoder state (the node stack among it): the decoder
-// escapes through interface calls, so a pool saves an allocation per
-// message.
-var decoders = sync.Pool{New: func() any { return new(decoder) }}
-
-// fastPaths enables the canonical-layout fast paths; the tests turn it
-// off to compare them with the general decoder.
-var fastPaths = true
-
-func decodeWith(b []byte, copyInput bool) (Message, error) {
+func Decode(b []byte) (Message, error) {
 	if fastPaths {
 		if requestHead(b) {
 			if r := decodeRequestCanonical(b, nil); r != nil {
@@ -42,8 +31,24 @@ func decodeWith(b []byte, copyInput bool) (Message, error) {
 			return e, nil // holds no strings either
 		}
 	}
+	return decodeGeneral(b)
+}
+
+// decoders recycles decoder state (the node stack among it): the decoder
+// escapes through interface calls, so a pool saves an allocation per
+// message.
+var decoders = sync.Pool{New: func() any { return new(decoder) }}
+
+// fastPaths enables the canonical-layout fast paths; the tests turn it
+// off to compare them with the general decoder.
+var fastPaths = true
+
+// decodeGeneral is Decode past its fast paths: the general decoder, from
+// the pool. It is a function of its own so that Decode's fast paths, the
+// commonest messages, run without the pool's frame.
+func decodeGeneral(b []byte) (Message, error) {
 	d := decoders.Get().(*decoder)
-	m, err := d.run(b, copyInput)
+	m, err := d.run(b, true)
 	decoders.Put(d)
 	return m, err
 }

@@ -101,7 +101,7 @@ func scanInts(b []byte, i int, p *intParams) (int, bool) {
 
 // decodeRequestFast decodes b if it is a request in the canonical layout
 // with params it knows, and reports whether it did: what Decode does
-// (decodeWith), in one function for the tests.
+// (Decode), in one function for the tests.
 func decodeRequestFast(b []byte) (r *Request, ok bool) {
 	if requestHead(b) {
 		r = decodeRequestCanonical(b, nil)
