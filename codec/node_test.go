@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+	"unsafe"
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
@@ -84,4 +85,13 @@ func TestNodeTextPresence(t *testing.T) {
 		}
 	}()
 	(&codec.Node{}).SetText(codec.KeyNodeResPkg, "")
+}
+
+// TestBoundsLayout: putBounds reads a Bounds as four int32s in the order
+// left, top, right, bottom; the struct must stay so.
+func TestBoundsLayout(t *testing.T) {
+	b := codec.Bounds{Left: 1, Top: 2, Right: 3, Bottom: 4}
+	if got := *(*[4]int32)(unsafe.Pointer(&b)); got != [4]int32{1, 2, 3, 4} || unsafe.Sizeof(b) != 16 {
+		t.Fatalf("codec.Bounds is laid out as %v in %d bytes, want [1 2 3 4] in 16", got, unsafe.Sizeof(b))
+	}
 }

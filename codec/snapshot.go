@@ -380,7 +380,7 @@ func putBounds(dst []byte, i int, b *Bounds) int {
 	w := (*[boundsWindow]byte)(dst[i : i+boundsWindow])
 	w[0] = 0x84
 	j := 1
-	for _, v := range [4]int32{b.Left, b.Top, b.Right, b.Bottom} {
+	for _, v := range (*[4]int32)(unsafe.Pointer(b)) { // Left, Top, Right, Bottom (TestBoundsLayout)
 		neg := uint32(v >> 31)
 		u := uint32(v) ^ neg
 		mt := byte(neg) & 0x20
@@ -444,17 +444,20 @@ func (n *Node) appendNode(dst []byte, window, level int) ([]byte, error) {
 	i = putBounds(b, i+1, &n.Bounds)
 	b[i] = KeyNodeFlags
 	i = putU32(b, i+1, n.Flags)
-	if n.Text != "" || n.Empty&NodeText != 0 {
-		if i = putTextField(b, i, KeyNodeText, n.Text); i < 0 {
-			return dst, invalidText(window, level, "text")
+	// Most nodes have neither text nor desc: one test skips both.
+	if len(n.Text)|len(n.Desc) != 0 || n.Empty&(NodeText|NodeDesc) != 0 {
+		if n.Text != "" || n.Empty&NodeText != 0 {
+			if i = putTextField(b, i, KeyNodeText, n.Text); i < 0 {
+				return dst, invalidText(window, level, "text")
+			}
+			pairs++
 		}
-		pairs++
-	}
-	if n.Desc != "" || n.Empty&NodeDesc != 0 {
-		if i = putTextField(b, i, KeyNodeDesc, n.Desc); i < 0 {
-			return dst, invalidText(window, level, "desc")
+		if n.Desc != "" || n.Empty&NodeDesc != 0 {
+			if i = putTextField(b, i, KeyNodeDesc, n.Desc); i < 0 {
+				return dst, invalidText(window, level, "desc")
+			}
+			pairs++
 		}
-		pairs++
 	}
 	if n.ResPkg.Ok {
 		b[i] = KeyNodeResPkg
@@ -524,6 +527,10 @@ func (n *Node) putTail(b []byte, i, window, level int) (int, byte, error) {
 			i = cbor.PutInt(b, i+2, p.Lo)
 			i = cbor.PutInt(b, i, p.Hi)
 		}
+	}
+	// Most nodes have neither hint nor state: one test skips both.
+	if len(n.Hint)|len(n.State) == 0 && n.Empty&(NodeHint|NodeState) == 0 {
+		return i, pairs, nil
 	}
 	if n.Hint != "" || n.Empty&NodeHint != 0 {
 		if i = putTextField(b, i, KeyNodeHint, n.Hint); i < 0 {
