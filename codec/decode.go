@@ -21,15 +21,13 @@ type DecodeError = cbor.Error
 // message points into that copy. A message without any (a tap, an event
 // without an image) costs no copy.
 func Decode(b []byte) (Message, error) {
-	if fastPaths {
-		if requestHead(b) {
-			if r := decodeRequestCanonical(b, nil); r != nil {
-				return r, nil // holds no strings: nothing to copy
-			}
+	if requestHead(b) {
+		if r := decodeRequestCanonical(b, nil); r != nil {
+			return r, nil // holds no strings: nothing to copy
 		}
-		if e, ok := decodeEventFast(b); ok {
-			return e, nil // holds no strings either
-		}
+	}
+	if e, ok := decodeEventFast(b); ok {
+		return e, nil // holds no strings either
 	}
 	return decodeGeneral(b)
 }
@@ -39,8 +37,11 @@ func Decode(b []byte) (Message, error) {
 // message.
 var decoders = sync.Pool{New: func() any { return new(decoder) }}
 
-// fastPaths enables the canonical-layout fast paths; the tests turn it
-// off to compare them with the general decoder.
+// fastPaths enables the canonical-layout fast paths of the general
+// decoder (a snapshot's node trees) and of a Decoder; the tests turn it
+// off, and call decodeGeneral, to compare them with the general decoder.
+// Decode's own fast paths (requests, tree events) do not ask it: they
+// are the commonest messages, and the test costs each of them.
 var fastPaths = true
 
 // decodeGeneral is Decode past its fast paths: the general decoder, from

@@ -81,11 +81,13 @@ func ParseEventType(s Stream, name string) (EventType, bool) {
 	return EventType(v), err == nil
 }
 
-// Event is a positional event: [6, stream, seq, type, ...fields].
+// Event is a positional event: [6, stream, seq, type, ...fields]. Its
+// fields are declared in another order than the wire's, Type before Seq,
+// so that an event and its body fit a 48-byte allocation.
 type Event struct {
 	Stream Stream
-	Seq    uint64 // from 1 on each connection, per stream
 	Type   EventType
+	Seq    uint64 // from 1 on each connection, per stream
 	// Body holds the fields after the type: *WindowChanged,
 	// *ContentChanged or *ScreenFrame. It is nil for a type this version does
 	// not know, whose fields are skipped, and such an event encodes with

@@ -133,7 +133,7 @@ func eventFrom(tv reflect.Value) (codec.Message, error) {
 	ev := reflect.ValueOf(e).Elem()
 	// The head first (Stream, Seq, Type), to know the body.
 	for i := range 3 {
-		convert(ev.Field(i), tv.Field(2+i), true)
+		convert(ev.FieldByName(tv.Type().Field(2+i).Name), tv.Field(2+i), true)
 	}
 	e.Body = codec.BodyFor(e.Stream, e.Type)
 	if e.Body == nil {
@@ -154,24 +154,35 @@ func eventFrom(tv reflect.Value) (codec.Message, error) {
 }
 
 // positions lists the fields of own's values, interfaces left out, that
-// the twin's fields from index first on hold, in order; it panics unless
-// they match one to one by name.
+// the twin's fields from index first on hold, in the twin's order (the
+// wire's): each by its name, in the first of own that has it. It panics
+// unless they match one to one by name.
 func positions(tv reflect.Value, first int, own []reflect.Value) []reflect.Value {
 	var out []reflect.Value
+	fields := 0
 	for _, o := range own {
 		for i := range o.NumField() {
-			f := o.Type().Field(i)
-			if f.Type.Kind() == reflect.Interface {
-				continue
+			if o.Type().Field(i).Type.Kind() != reflect.Interface {
+				fields++
 			}
-			if j := first + len(out); j >= tv.NumField() || tv.Type().Field(j).Name != f.Name {
-				panic(mismatch(fmt.Sprintf("twin %s has no field %s at position %d", tv.Type().Name(), f.Name, j-1)))
-			}
-			out = append(out, o.Field(i))
 		}
 	}
-	if tv.NumField()-first != len(out) {
-		panic(mismatch(fmt.Sprintf("twin %s has %d positions, ours %d", tv.Type().Name(), tv.NumField()-1, len(out))))
+	for j := first; j < tv.NumField(); j++ {
+		name := tv.Type().Field(j).Name
+		var f reflect.Value
+		for _, o := range own {
+			if sf, ok := o.Type().FieldByName(name); ok && sf.Type.Kind() != reflect.Interface {
+				f = o.FieldByIndex(sf.Index)
+				break
+			}
+		}
+		if !f.IsValid() {
+			panic(mismatch(fmt.Sprintf("twin %s has field %s at position %d, which ours lack", tv.Type().Name(), name, j-1)))
+		}
+		out = append(out, f)
+	}
+	if fields != len(out) {
+		panic(mismatch(fmt.Sprintf("twin %s has %d positions, ours %d", tv.Type().Name(), tv.NumField()-first, fields)))
 	}
 	return out
 }

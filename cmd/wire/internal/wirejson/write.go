@@ -59,10 +59,12 @@ func (w *writer) message(m codec.Message) {
 // stream, seq, type, in order.
 var eventNames = func() (names []string) {
 	t := reflect.TypeFor[codec.Event]()
-	for i := range t.NumField() {
-		if f := t.Field(i); f.Type != reflect.TypeFor[codec.EventBody]() {
-			names = append(names, snake(f.Name))
+	for _, name := range []string{"Stream", "Seq", "Type"} { // the wire's order, not the struct's
+		f, ok := t.FieldByName(name)
+		if !ok {
+			panic("wirejson: codec.Event has no field " + name)
 		}
+		names = append(names, snake(f.Name))
 	}
 	return names
 }()
