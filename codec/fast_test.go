@@ -11,6 +11,16 @@ import (
 	"github.com/wirebench/wirebench/codec/cbor"
 )
 
+// decodeRequestFast decodes b if it is a request in the canonical layout
+// with params it knows, and reports whether it did: Decode's request
+// fast path, in one function for the tests.
+func decodeRequestFast(b []byte) (r *Request, ok bool) {
+	if requestHead(b) {
+		r = decodeRequestCanonical(b, nil)
+	}
+	return r, r != nil
+}
+
 // The fast paths for the canonical layout must accept only what the
 // general decoder accepts, and read it alike. decodeBoth decodes b with
 // them and without, and fails t when the two disagree; it returns what

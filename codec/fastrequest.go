@@ -9,13 +9,13 @@ import (
 //
 //	{0: 2, 1: id, 2: method, 3: {params, keys ascending}, 4?: deadline_ms}
 //
-// decodeRequestFast reads exactly that layout straight from the bytes for
-// the methods whose params are integers, and snapshot's, with no decoder
-// state, no pool and one allocation; a Decoder reads it with the same
-// reader, decodeRequestCanonical, into the request it keeps for the
-// method and its kept u32s, with none. Anything else (another key order, a
-// null, an unknown key, an indefinite length, a value out of range, a
-// method it does not know) makes it report false, and the general
+// decodeRequestCanonical reads exactly that layout straight from the
+// bytes for the methods whose params are integers, and snapshot's, with
+// no decoder state and no pool: for Decode with one allocation, for a
+// Decoder into the request it keeps for the method and its kept u32s,
+// with none. Anything else (another key order, a null, an unknown key,
+// an indefinite length, a value out of range, a method it does not know)
+// makes it report nil, and the general
 // decoder reads the message from the start: it accepts only what the
 // general path accepts, and reads it alike.
 
@@ -99,24 +99,14 @@ func scanInts(b []byte, i int, p *intParams) (int, bool) {
 	return i, true
 }
 
-// decodeRequestFast decodes b if it is a request in the canonical layout
-// with params it knows, and reports whether it did: what Decode does
-// (Decode), in one function for the tests.
-func decodeRequestFast(b []byte) (r *Request, ok bool) {
-	if requestHead(b) {
-		r = decodeRequestCanonical(b, nil)
-	}
-	return r, r != nil
-}
-
 // requestHead reports whether b starts as decodeRequestCanonical wants:
 // a map of 4 or 5 pairs, in 8 bytes or more. Decode and Decoder.Decode
 // test it in line, so that any other message, an event above all, costs
 // the test of its first byte.
 func requestHead(b []byte) bool { return len(b) >= 8 && b[0]|1 == 0xa5 }
 
-// decodeRequestCanonical is decodeRequestFast past the first byte, which
-// is a map head of 4 or 5 pairs (requestHead). It is Decode's reader and
+// decodeRequestCanonical reads b, which starts with a map head of 4 or 5
+// pairs (requestHead). It is Decode's reader and
 // a Decoder's, which differ only in where the request goes: with a nil r
 // it is new, as Decode's; else it is r's kept request of the method,
 // with a snapshot's evict list in r's kept u32s (Decoder.Decode), and
@@ -227,69 +217,33 @@ func intRequest(m Method, p *intParams, r *reuse) *Request {
 		if !p.fits(m, 1<<KeyLongPressParamsX|1<<KeyLongPressParamsY) {
 			return nil
 		}
-		v := LongPressParams{X: p.i32(KeyLongPressParamsX), Y: p.i32(KeyLongPressParamsY), DurationMS: p.u32(KeyLongPressParamsDurationMS)}
-		if r == nil {
-			return requestFor(v)
-		}
-		q := r.request(m)
-		*q.Params.(*LongPressParams) = v
-		return q
+		return placeRequest(r, m, LongPressParams{X: p.i32(KeyLongPressParamsX), Y: p.i32(KeyLongPressParamsY), DurationMS: p.u32(KeyLongPressParamsDurationMS)})
 	case MethodSwipe:
 		if !p.fits(m, 1<<KeySwipeParamsX1|1<<KeySwipeParamsY1|1<<KeySwipeParamsX2|1<<KeySwipeParamsY2) {
 			return nil
 		}
-		v := SwipeParams{X1: p.i32(KeySwipeParamsX1), Y1: p.i32(KeySwipeParamsY1), X2: p.i32(KeySwipeParamsX2), Y2: p.i32(KeySwipeParamsY2),
-			DurationMS: p.u32(KeySwipeParamsDurationMS), RestMS: p.optU32(KeySwipeParamsRestMS)}
-		if r == nil {
-			return requestFor(v)
-		}
-		q := r.request(m)
-		*q.Params.(*SwipeParams) = v
-		return q
+		return placeRequest(r, m, SwipeParams{X1: p.i32(KeySwipeParamsX1), Y1: p.i32(KeySwipeParamsY1), X2: p.i32(KeySwipeParamsX2), Y2: p.i32(KeySwipeParamsY2),
+			DurationMS: p.u32(KeySwipeParamsDurationMS), RestMS: p.optU32(KeySwipeParamsRestMS)})
 	case MethodKey:
 		if !p.fits(m, 0) {
 			return nil
 		}
-		v := KeyParams{Keycode: p.u32(KeyKeyParamsKeycode), Meta: p.optU32(KeyKeyParamsMeta)}
-		if r == nil {
-			return requestFor(v)
-		}
-		q := r.request(m)
-		*q.Params.(*KeyParams) = v
-		return q
+		return placeRequest(r, m, KeyParams{Keycode: p.u32(KeyKeyParamsKeycode), Meta: p.optU32(KeyKeyParamsMeta)})
 	case MethodResync:
 		if !p.fits(m, 0) {
 			return nil
 		}
-		v := ResyncParams{Stream: Stream(p.u32(KeyResyncParamsStream))}
-		if r == nil {
-			return requestFor(v)
-		}
-		q := r.request(m)
-		*q.Params.(*ResyncParams) = v
-		return q
+		return placeRequest(r, m, ResyncParams{Stream: Stream(p.u32(KeyResyncParamsStream))})
 	case MethodScreenshot:
 		if !p.fits(m, 0) {
 			return nil
 		}
-		v := ScreenshotParams{Format: p.optU32(KeyScreenshotParamsFormat), Quality: p.optU32(KeyScreenshotParamsQuality), ScalePct: p.optU32(KeyScreenshotParamsScalePct)}
-		if r == nil {
-			return requestFor(v)
-		}
-		q := r.request(m)
-		*q.Params.(*ScreenshotParams) = v
-		return q
+		return placeRequest(r, m, ScreenshotParams{Format: p.optU32(KeyScreenshotParamsFormat), Quality: p.optU32(KeyScreenshotParamsQuality), ScalePct: p.optU32(KeyScreenshotParamsScalePct)})
 	case MethodFramesStart:
 		if !p.fits(m, 0) {
 			return nil
 		}
-		v := FramesStartParams{MaxFPS: p.optU32(KeyFramesStartParamsMaxFPS), ScalePct: p.optU32(KeyFramesStartParamsScalePct), Quality: p.optU32(KeyFramesStartParamsQuality)}
-		if r == nil {
-			return requestFor(v)
-		}
-		q := r.request(m)
-		*q.Params.(*FramesStartParams) = v
-		return q
+		return placeRequest(r, m, FramesStartParams{MaxFPS: p.optU32(KeyFramesStartParamsMaxFPS), ScalePct: p.optU32(KeyFramesStartParamsScalePct), Quality: p.optU32(KeyFramesStartParamsQuality)})
 	case MethodFramesStop, MethodDeviceInfo:
 		if p.mask != 0 {
 			return nil
@@ -354,6 +308,20 @@ func snapshotParamsFast(b []byte, i int, p *SnapshotParams, r *reuse) (int, bool
 		return 0, false
 	}
 	return i, true
+}
+
+// placeRequest returns a request of method m with params v: new, as
+// Decode's (r nil), or r's kept request of m with v written into its
+// params, as a Decoder's. It is not inlined: tap and snapshot, the
+// requests of the benchmarks, spell it out in decodeRequestCanonical
+// (through it, 14-26 instructions more each).
+func placeRequest[P any, PT paramsPtr[P]](r *reuse, m Method, v P) *Request {
+	if r == nil {
+		return requestFor[P, PT](v)
+	}
+	q := r.request(m)
+	*q.Params.(PT) = v
+	return q
 }
 
 // smallI32At reads at b[i] (which exists) an unsigned integer with a head
