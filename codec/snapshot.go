@@ -98,24 +98,21 @@ const (
 // Has reports whether every text field of t is present on n: not "",
 // or its bit set in n.Empty.
 func (n *Node) Has(t NodeTexts) bool {
-	var set NodeTexts
-	if n.Text != "" {
-		set |= NodeText
+	for _, f := range [...]struct {
+		bit NodeTexts
+		s   string
+	}{{NodeText, n.Text}, {NodeDesc, n.Desc}, {NodeResName, n.ResName}, {NodeHint, n.Hint}, {NodeState, n.State}} {
+		if t&f.bit != 0 && !n.hasText(f.bit, f.s) {
+			return false
+		}
 	}
-	if n.Desc != "" {
-		set |= NodeDesc
-	}
-	if n.ResName != "" {
-		set |= NodeResName
-	}
-	if n.Hint != "" {
-		set |= NodeHint
-	}
-	if n.State != "" {
-		set |= NodeState
-	}
-	return (set|n.Empty)&t == t
+	return true
 }
+
+// hasText is the rule of presence of a node's text: s, the field of bit,
+// is present when it is not "" or bit is set in n.Empty. Has and the
+// encoder ask it.
+func (n *Node) hasText(bit NodeTexts, s string) bool { return s != "" || n.Empty&bit != 0 }
 
 // SetText makes n's text field of key k (KeyNodeText, KeyNodeDesc,
 // KeyNodeResName, KeyNodeHint or KeyNodeState) present with s, setting
@@ -446,13 +443,13 @@ func (n *Node) appendNode(dst []byte, window, level int) ([]byte, error) {
 	i = putU32(b, i+1, n.Flags)
 	// Most nodes have neither text nor desc: one test skips both.
 	if len(n.Text)|len(n.Desc) != 0 || n.Empty&(NodeText|NodeDesc) != 0 {
-		if n.Text != "" || n.Empty&NodeText != 0 {
+		if n.hasText(NodeText, n.Text) {
 			if i = putTextField(b, i, KeyNodeText, n.Text); i < 0 {
 				return dst, invalidText(window, level, "text")
 			}
 			pairs++
 		}
-		if n.Desc != "" || n.Empty&NodeDesc != 0 {
+		if n.hasText(NodeDesc, n.Desc) {
 			if i = putTextField(b, i, KeyNodeDesc, n.Desc); i < 0 {
 				return dst, invalidText(window, level, "desc")
 			}
@@ -464,7 +461,7 @@ func (n *Node) appendNode(dst []byte, window, level int) ([]byte, error) {
 		i = putU32(b, i+1, n.ResPkg.Val)
 		pairs++
 	}
-	if n.ResName != "" || n.Empty&NodeResName != 0 {
+	if n.hasText(NodeResName, n.ResName) {
 		if i = putTextField(b, i, KeyNodeResName, n.ResName); i < 0 {
 			return dst, invalidText(window, level, "res_name")
 		}
@@ -475,7 +472,7 @@ func (n *Node) appendNode(dst []byte, window, level int) ([]byte, error) {
 		i = cbor.PutHead(b, i+1, cbor.MajorArray, uint64(len(n.Children)))
 		pairs++
 		// The tail (keys 9 to 11) follows the children: count it here.
-		pairs += byte(present(n.Scroll != nil, n.Hint != "" || n.Empty&NodeHint != 0, n.State != "" || n.Empty&NodeState != 0))
+		pairs += byte(present(n.Scroll != nil, n.hasText(NodeHint, n.Hint), n.hasText(NodeState, n.State)))
 		b[0] = 0xa0 | pairs // at most 12 pairs: a one-byte head
 		return dst[:len(dst)+i], nil
 	}
@@ -532,13 +529,13 @@ func (n *Node) putTail(b []byte, i, window, level int) (int, byte, error) {
 	if len(n.Hint)|len(n.State) == 0 && n.Empty&(NodeHint|NodeState) == 0 {
 		return i, pairs, nil
 	}
-	if n.Hint != "" || n.Empty&NodeHint != 0 {
+	if n.hasText(NodeHint, n.Hint) {
 		if i = putTextField(b, i, KeyNodeHint, n.Hint); i < 0 {
 			return 0, 0, invalidText(window, level, "hint")
 		}
 		pairs++
 	}
-	if n.State != "" || n.Empty&NodeState != 0 {
+	if n.hasText(NodeState, n.State) {
 		if i = putTextField(b, i, KeyNodeState, n.State); i < 0 {
 			return 0, 0, invalidText(window, level, "state")
 		}
