@@ -197,10 +197,10 @@ func toTwin(tv, v reflect.Value) {
 		return
 	}
 	for _, f := range keyedFields(v.Type(), tv.Type()) {
-		if f.empty != 0 { // a node's text: present when not "" or marked
-			if s := v.Field(f.own); s.Len() > 0 || codec.NodeTexts(v.Field(f.emptyAt).Uint())&f.empty != 0 {
-				p := reflect.New(s.Type())
-				p.Elem().Set(s)
+		if f.text != 0 { // a node's text, present as the node says
+			if n := v.Addr().Interface().(*codec.Node); n.Has(1 << f.text) {
+				p := reflect.New(v.Field(f.own).Type())
+				p.Elem().Set(v.Field(f.own))
 				tv.Field(f.twin).Set(p)
 			}
 			continue
@@ -218,13 +218,9 @@ func toOwn(v, tv reflect.Value) {
 		return
 	}
 	for _, f := range keyedFields(v.Type(), tv.Type()) {
-		if f.empty != 0 { // a node's text: marked when present and ""
+		if f.text != 0 { // a node's text: present, perhaps empty
 			if p := tv.Field(f.twin); !p.IsNil() {
-				v.Field(f.own).SetString(p.Elem().String())
-				if p.Elem().Len() == 0 {
-					e := v.Field(f.emptyAt)
-					e.SetUint(e.Uint() | uint64(f.empty))
-				}
+				v.Addr().Interface().(*codec.Node).SetText(f.text, p.Elem().String())
 			}
 			continue
 		}

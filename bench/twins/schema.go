@@ -108,11 +108,11 @@ func protocolName(goName string) string {
 type keyedField struct {
 	own, twin int // field indexes
 	required  bool
-	// empty is, for an optional text of codec.Node, its bit in the
-	// node's Empty set (own field emptyAt): the text is present when not
-	// "" or when its bit is set, and its twin is a *string.
-	empty   codec.NodeTexts
-	emptyAt int
+	// text is, for an optional text of codec.Node, its key: its presence
+	// is the node's to say (Node.Has, Node.SetText), since an empty one
+	// may be present, and its twin is a *string. 0 otherwise (key 0 is
+	// no text's).
+	text int
 }
 
 // keyed matches the fields of our map type own to those of its twin by
@@ -152,7 +152,7 @@ func keyed(own, tw reflect.Type) []keyedField {
 		}
 		kf := keyedField{own: i, twin: j, required: fields.Required(k)}
 		if emptyAt >= 0 && !kf.required && f.Type.Kind() == reflect.String {
-			kf.empty, kf.emptyAt = 1<<k, emptyAt
+			kf.text = int(k)
 		}
 		out = append(out, kf)
 	}

@@ -223,9 +223,8 @@ func (c *conv) fields(o *jobj, p *plan, dst reflect.Value, level int) {
 			continue
 		}
 		c.value(f.p, fv, fp, fd, level)
-		if f.empty != 0 && fd.Len() == 0 { // present, and ""
-			e := dst.Field(f.emptyAt)
-			e.SetUint(e.Uint() | uint64(f.empty))
+		if f.text != 0 && fd.Len() == 0 {
+			nodeOf(dst).SetText(f.text, "") // present, and ""
 		}
 	}
 	if c.err != nil {

@@ -61,11 +61,10 @@ type field struct {
 	// which leaves the result out when set (a response carries one of
 	// them); -1 otherwise.
 	unless int
-	// empty is, for an optional text of a codec.Node, its bit in the
-	// node's Empty set (at Go index emptyAt): such a text is present when
-	// not "" or when its bit is set. 0 otherwise.
-	empty   codec.NodeTexts
-	emptyAt int
+	// text is, for an optional text of a codec.Node, its key: its
+	// presence is the node's to say (Node.Has, Node.SetText), since an
+	// empty one may be present. 0 otherwise (key 0 is no text's).
+	text int
 }
 
 // capabilityNames is the informational field the JSON form adds beside
@@ -121,6 +120,15 @@ func planOf(t reflect.Type) (*plan, error) {
 	plans.Lock()
 	defer plans.Unlock()
 	return makePlan(t, map[reflect.Type]bool{})
+}
+
+// nodeOf returns the codec.Node that v, a struct of its type, holds.
+func nodeOf(v reflect.Value) *codec.Node {
+	if v.CanAddr() {
+		return v.Addr().Interface().(*codec.Node)
+	}
+	n := v.Interface().(codec.Node)
+	return &n
 }
 
 // mustPlan is planOf for the types of codec that TestPlans checks.
@@ -242,7 +250,7 @@ func (p *plan) makeFields(making map[reflect.Type]bool) error {
 			}
 			f.required = table.Required(k)
 			if emptyAt >= 0 && !f.required && sf.Type.Kind() == reflect.String {
-				f.empty, f.emptyAt = 1<<k, emptyAt
+				f.text = int(k)
 			}
 			if k != uint64(len(p.fields)+keyBase(t)) {
 				return fmt.Errorf("codec.%s.%s: field %q is key %d in its schema table, but the struct holds it in place %d", t.Name(), sf.Name, name, k, len(p.fields)+keyBase(t))

@@ -119,8 +119,8 @@ func (w *writer) member(name string) {
 // children); a response's result is left out when it carries an error.
 func present(f *field, fv, v reflect.Value) bool {
 	switch {
-	case f.empty != 0:
-		return fv.Len() > 0 || codec.NodeTexts(v.Field(f.emptyAt).Uint())&f.empty != 0
+	case f.text != 0:
+		return nodeOf(v).Has(1 << f.text)
 	case f.p.kind == pOpt:
 		return fv.Field(1).Bool()
 	case f.p.kind == pPtr:
