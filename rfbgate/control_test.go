@@ -98,7 +98,7 @@ func TestLeases(t *testing.T) {
 		t.Fatalf("giveback by a non-holder: %v", err)
 	}
 	l.TakeOver("a", "phone", "phone-1") // moves it
-	for i := 0; i < 4; i++ { // renewals keep it past its TTL
+	for i := 0; i < 4; i++ {            // renewals keep it past its TTL
 		time.Sleep(200 * time.Millisecond)
 		if _, err := l.Renew("a", "phone"); err != nil {
 			t.Fatalf("renew %d: %v", i, err)
