@@ -1,6 +1,7 @@
 package codec_test
 
 import (
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -15,15 +16,19 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/cbor"
 )
 
 // The spec checks itself: docs/protocol.md's key tables, its method table
 // and its kind table are read and compared, field by field, with the
-// schema the codec uses, and every Go identifier the docs name must exist.
+// schema the codec uses (TestSpecKeyTables, TestSpecMethodTable) and with
+// what its encoder writes and its decoder refuses (TestSpecEncoding), and
+// every Go identifier the docs name must exist (TestSpecIdentifiers).
 //
 // The codec's schema is read in one place, codecSchema and methodSchema
 // below: the names and required keys from its Fields values and the
 // method table, the types from the Go types the decoder fills.
+// encodedSample builds a message holding each map.
 
 const protocolDoc = "../docs/protocol.md"
 
@@ -78,63 +83,17 @@ func methodSchema(m codec.Method) (params, result schemaMap) {
 func TestSpecKeyTables(t *testing.T) {
 	doc := readSpec(t)
 	schema := codecSchema()
-	kinds := kindTypes(t, doc)
-
 	covered := map[string]bool{}                                        // the maps of codecSchema with a table
 	params, results := map[codec.Method]bool{}, map[codec.Method]bool{} // methods with a table
-	for _, tb := range doc.tables {
-		if !slices.Equal(tb.header, []string{"key", "name", "type", "presence", "meaning"}) {
-			continue
-		}
-		where := fmt.Sprintf("%s:%d (%s)", protocolDoc, tb.line, tb.label)
+	for _, kt := range keyTables(t, doc) {
+		checkKeyTable(t, kt.where, kt.tb, kt.sm)
 		switch {
-		case strings.HasPrefix(tb.sub, "### 4.1"), strings.HasPrefix(tb.sub, "### 4.2"):
-			mm := methodLabel.FindStringSubmatch(tb.label)
-			if mm == nil {
-				t.Errorf("%s: a table of section 4.1 or 4.2 without a **method (id)** label", where)
-				continue
-			}
-			id, _ := strconv.Atoi(mm[2])
-			m := codec.Method(id)
-			if m.String() != mm[1] {
-				t.Errorf("%s: method %d is %q in the codec", where, id, m.String())
-				continue
-			}
-			p, r := methodSchema(m)
-			if strings.HasPrefix(tb.sub, "### 4.1") {
-				params[m] = true
-				checkKeyTable(t, where, tb, p)
-			} else {
-				results[m] = true
-				if g := goName.FindStringSubmatch(tb.label); g == nil || g[1] != r.goType.Name() {
-					t.Errorf("%s: the result's Go type is codec.%s", where, r.goType.Name())
-				}
-				checkKeyTable(t, where, tb, r)
-			}
-		case kindLabel.MatchString(tb.label):
-			for _, k := range kindLabel.FindAllStringSubmatch(tb.label, -1) {
-				name := kinds[k[1]]
-				sm, ok := schema[name]
-				if !ok {
-					t.Errorf("%s: kind %s (Go type %q in the kind table) is not a map of the codec", where, k[1], name)
-					continue
-				}
-				covered[name] = true
-				checkKeyTable(t, where+" as codec."+name, tb, sm)
-			}
+		case strings.HasPrefix(kt.sample, "params "):
+			params[kt.method] = true
+		case strings.HasPrefix(kt.sample, "result "):
+			results[kt.method] = true
 		default:
-			g := goName.FindStringSubmatch(tb.label)
-			if g == nil {
-				t.Errorf("%s: cannot tell which map the table describes (no `codec.X` in its label)", where)
-				continue
-			}
-			sm, ok := schema[g[1]]
-			if !ok {
-				t.Errorf("%s: codec.%s is not a map of the codec", where, g[1])
-				continue
-			}
-			covered[g[1]] = true
-			checkKeyTable(t, where, tb, sm)
+			covered[kt.sample] = true
 		}
 	}
 	for name := range schema {
@@ -156,6 +115,78 @@ func TestSpecKeyTables(t *testing.T) {
 			}
 		}
 	}
+}
+
+// docKeyTable is one key table of protocol.md and the map it describes.
+type docKeyTable struct {
+	tb     docTable
+	where  string // file:line (label), for messages
+	sm     schemaMap
+	sample string       // the map's name in encodedSample: "Hello", "params tap", "result bounds"
+	method codec.Method // for params and results
+}
+
+// keyTables finds the map that each key table of doc describes: in
+// sections 4.1 and 4.2 a method's parameters or result, by the
+// **name (id)** label; under a "(kind N)" heading the Go type of kind N in
+// the kind table; elsewhere the `codec.X` its label names.
+func keyTables(t *testing.T, doc *specDoc) []docKeyTable {
+	t.Helper()
+	schema := codecSchema()
+	kinds := kindTypes(t, doc)
+	var out []docKeyTable
+	for _, tb := range doc.tables {
+		if !slices.Equal(tb.header, []string{"key", "name", "type", "presence", "meaning"}) {
+			continue
+		}
+		where := fmt.Sprintf("%s:%d (%s)", protocolDoc, tb.line, tb.label)
+		switch {
+		case strings.HasPrefix(tb.sub, "### 4.1"), strings.HasPrefix(tb.sub, "### 4.2"):
+			mm := methodLabel.FindStringSubmatch(tb.label)
+			if mm == nil {
+				t.Errorf("%s: a table of section 4.1 or 4.2 without a **method (id)** label", where)
+				continue
+			}
+			id, _ := strconv.Atoi(mm[2])
+			m := codec.Method(id)
+			if m.String() != mm[1] {
+				t.Errorf("%s: method %d is %q in the codec", where, id, m.String())
+				continue
+			}
+			p, r := methodSchema(m)
+			if strings.HasPrefix(tb.sub, "### 4.1") {
+				out = append(out, docKeyTable{tb, where, p, "params " + m.String(), m})
+			} else {
+				if g := goName.FindStringSubmatch(tb.label); g == nil || g[1] != r.goType.Name() {
+					t.Errorf("%s: the result's Go type is codec.%s", where, r.goType.Name())
+				}
+				out = append(out, docKeyTable{tb, where, r, "result " + m.String(), m})
+			}
+		case kindLabel.MatchString(tb.label):
+			for _, k := range kindLabel.FindAllStringSubmatch(tb.label, -1) {
+				name := kinds[k[1]]
+				sm, ok := schema[name]
+				if !ok {
+					t.Errorf("%s: kind %s (Go type %q in the kind table) is not a map of the codec", where, k[1], name)
+					continue
+				}
+				out = append(out, docKeyTable{tb, where + " as codec." + name, sm, name, 0})
+			}
+		default:
+			g := goName.FindStringSubmatch(tb.label)
+			if g == nil {
+				t.Errorf("%s: cannot tell which map the table describes (no `codec.X` in its label)", where)
+				continue
+			}
+			sm, ok := schema[g[1]]
+			if !ok {
+				t.Errorf("%s: codec.%s is not a map of the codec", where, g[1])
+				continue
+			}
+			out = append(out, docKeyTable{tb, where, sm, g[1], 0})
+		}
+	}
+	return out
 }
 
 // checkKeyTable compares one key table with the map sm.
@@ -715,4 +746,203 @@ func cells(row string) []string {
 		}
 	}
 	return append(out, strings.TrimSpace(row[start:]))
+}
+
+// TestSpecEncoding holds the key tables to the codec's behaviour, not only
+// to its tables: for a value of each map whose optional fields are absent,
+// the encoder writes exactly the keys the document calls required or list
+// (rule 4), the decoder reads it back, and without any one of those keys
+// (the kind aside) the decoder refuses it with cbor.ErrMissing naming the
+// key.
+func TestSpecEncoding(t *testing.T) {
+	removed := 0 // required keys taken out
+	for _, kt := range keyTables(t, readSpec(t)) {
+		m, path, sets := encodedSample(kt.sample)
+		if m == nil {
+			t.Errorf("%s: no sample of %s", kt.where, kt.sample)
+			continue
+		}
+		b, err := codec.Marshal(m)
+		if err != nil {
+			t.Errorf("%s: %s: %v", kt.where, kt.sample, err)
+			continue
+		}
+		if _, err := codec.Decode(b); err != nil {
+			t.Errorf("%s: %s does not decode: %v", kt.where, kt.sample, err)
+			continue
+		}
+		mp, err := findMap(b, path)
+		if err != nil {
+			t.Errorf("%s: %s: %v", kt.where, kt.sample, err)
+			continue
+		}
+		want := slices.Clone(sets)
+		for i, row := range kt.tb.rows {
+			if p := row[3]; p == "required" || p == "list" {
+				want = append(want, uint64(i))
+			}
+		}
+		slices.Sort(want)
+		var got []uint64
+		for _, e := range mp.entries {
+			got = append(got, e.key)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: %s with its optional fields absent%s is written with keys %v; the document's required and list keys are %v",
+				kt.where, kt.sample, setsNote(sets), got, want)
+		}
+		for _, e := range mp.entries {
+			name := kt.sm.keys.Name(e.key)
+			if slices.Contains(sets, e.key) || e.key == codec.KeyKind && name == "kind" {
+				continue
+			}
+			removed++
+			_, err := codec.Decode(mp.without(b, e))
+			var de *codec.DecodeError
+			if !errors.Is(err, cbor.ErrMissing) || !errors.As(err, &de) || !strings.HasSuffix(de.Path(), name) {
+				t.Errorf("%s: %s without key %d (%s) decodes with %v, want cbor.ErrMissing naming %s", kt.where, kt.sample, e.key, name, err, name)
+			}
+		}
+	}
+	if removed < 40 {
+		t.Errorf("only %d required keys taken out: are the samples still right?", removed)
+	}
+	t.Logf("%d required keys taken out, one at a time", removed)
+}
+
+func setsNote(sets []uint64) string {
+	if len(sets) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (but keys %v, set to reach the maps below)", sets)
+}
+
+// encodedSample is a message that holds the map named name (as
+// docKeyTable.sample names it), the path from the message down to that map
+// (map keys and array indexes), and the optional keys of the map that the
+// sample sets to reach the maps below it. Every other optional field is
+// absent.
+func encodedSample(name string) (m codec.Message, path, sets []uint64) {
+	hello := &codec.Hello{Device: codec.Some(codec.Device{})}
+	snap := &codec.Response{ID: 1, Method: codec.MethodSnapshot,
+		Result: &codec.Snapshot{Windows: []codec.Window{{Root: &codec.Node{Scroll: &codec.Scroll{}}}}}}
+	window := []uint64{codec.KeyResponseResult, codec.KeySnapshotWindows, 0}
+	switch name {
+	case "Hello":
+		return hello, nil, []uint64{codec.KeyHelloDevice}
+	case "Device":
+		return hello, []uint64{codec.KeyHelloDevice}, nil
+	case "Display":
+		return hello, []uint64{codec.KeyHelloDevice, codec.KeyDeviceDisplay}, nil
+	case "Welcome":
+		return &codec.Welcome{}, nil, nil
+	case "Error":
+		return &codec.Welcome{Error: &codec.Error{}}, []uint64{codec.KeyWelcomeError}, nil
+	case "Request":
+		return &codec.Request{ID: 1, Method: codec.MethodTap, Params: &codec.TapParams{}}, nil, nil
+	case "Response": // it carries one of result and error
+		return &codec.Response{ID: 1, Method: codec.MethodTap, Error: &codec.Error{}}, nil, []uint64{codec.KeyResponseError}
+	case "Ping":
+		return &codec.Ping{}, nil, nil
+	case "Pong":
+		return &codec.Pong{}, nil, nil
+	case "Snapshot":
+		return snap, []uint64{codec.KeyResponseResult}, nil
+	case "Window":
+		return snap, window, []uint64{codec.KeyWindowRoot}
+	case "Node":
+		return snap, append(window, codec.KeyWindowRoot), []uint64{codec.KeyNodeScroll}
+	case "Scroll":
+		return snap, append(window, codec.KeyWindowRoot, codec.KeyNodeScroll), nil
+	}
+	if s, ok := strings.CutPrefix(name, "params "); ok {
+		if m, ok := codec.ParseMethod(s); ok {
+			return &codec.Request{ID: 1, Method: m, Params: codec.ParamsFor(m)}, []uint64{codec.KeyRequestParams}, nil
+		}
+	}
+	if s, ok := strings.CutPrefix(name, "result "); ok {
+		if m, ok := codec.ParseMethod(s); ok {
+			return &codec.Response{ID: 1, Method: m, Result: codec.ResultFor(m)}, []uint64{codec.KeyResponseResult}, nil
+		}
+	}
+	return nil, nil, nil
+}
+
+// encodedMap is where a map lies in an encoding: its head and its entries.
+type encodedMap struct {
+	head, body int // offsets of the map's head and of its first key
+	entries    []mapEntry
+}
+
+// mapEntry is one key and its value, from the key's first byte to past
+// the value.
+type mapEntry struct {
+	key        uint64
+	start, end int
+}
+
+// without is b without entry e of m, the map's head counting one less.
+func (m encodedMap) without(b []byte, e mapEntry) []byte {
+	out := cbor.AppendMapHead(slices.Clone(b[:m.head]), len(m.entries)-1)
+	out = append(out, b[m.body:e.start]...)
+	return append(out, b[e.end:]...)
+}
+
+// findMap finds the map at path in b, an encoded item: each step is a key
+// of the map or an index of the array it is in.
+func findMap(b []byte, path []uint64) (encodedMap, error) {
+	d := cbor.NewDecoder(b)
+	for i, step := range path {
+		h, err := d.ReadHead()
+		if err != nil {
+			return encodedMap{}, err
+		}
+		switch {
+		case h.Major == cbor.MajorArray && step < h.Arg:
+			for range step {
+				if err := d.Skip(); err != nil {
+					return encodedMap{}, err
+				}
+			}
+		case h.Major == cbor.MajorMap:
+			found := false
+			for range h.Arg {
+				k, err := d.Uint()
+				if err != nil {
+					return encodedMap{}, err
+				}
+				if k == step {
+					found = true
+					break
+				}
+				if err := d.Skip(); err != nil {
+					return encodedMap{}, err
+				}
+			}
+			if !found {
+				return encodedMap{}, fmt.Errorf("no key %d at step %d of %v", step, i, path)
+			}
+		default:
+			return encodedMap{}, fmt.Errorf("step %d of %v: %v of %d items", i, path, h.Major, h.Arg)
+		}
+	}
+	m := encodedMap{head: d.Offset()}
+	n, err := d.MapHead()
+	if err != nil {
+		return encodedMap{}, err
+	}
+	m.body = d.Offset()
+	for range n {
+		e := mapEntry{start: d.Offset()}
+		if e.key, err = d.Uint(); err != nil {
+			return encodedMap{}, err
+		}
+		if err := d.Skip(); err != nil {
+			return encodedMap{}, err
+		}
+		e.end = d.Offset()
+		m.entries = append(m.entries, e)
+	}
+	return m, nil
 }
