@@ -67,15 +67,7 @@ func TestStalledViewersRetain(t *testing.T) {
 	addr := scriptedVNC(t, testPassword, script)
 	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
 	before := liveHeap()
-	for i := range heapViewers {
-		tk, _ := tr.Watch("a", fmt.Sprintf("s%d", i))
-		v, err := dialRFBRaw(tr.wsURL(tk.Token, "a"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(v.close) // and it reads nothing until then
-	}
-	waitFor(t, func() bool { return tr.Viewers("a") == heapViewers })
+	openHeapViewers(t, tr, nil) // and they read nothing until the test ends
 	// Stalled: the bytes sent to the viewers stop growing, short of the
 	// whole update for each.
 	sent := func() (n uint64) {
@@ -113,6 +105,14 @@ func TestStalledViewersRetain(t *testing.T) {
 func heapPerViewer(t *testing.T, addr string, use func(*rawViewer)) int64 {
 	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
 	before := liveHeap()
+	openHeapViewers(t, tr, use)
+	return (liveHeap() - before) / heapViewers
+}
+
+// openHeapViewers opens heapViewers viewers of computer "a", each of its
+// own surface, runs use on each (nil: nothing), and waits until the relay
+// counts them all open; they close at the test's end.
+func openHeapViewers(t *testing.T, tr *testRelay, use func(*rawViewer)) {
 	for i := range heapViewers {
 		tk, _ := tr.Watch("a", fmt.Sprintf("s%d", i))
 		v, err := dialRFBRaw(tr.wsURL(tk.Token, "a"))
@@ -125,7 +125,6 @@ func heapPerViewer(t *testing.T, addr string, use func(*rawViewer)) int64 {
 		}
 	}
 	waitFor(t, func() bool { return tr.Viewers("a") == heapViewers })
-	return (liveHeap() - before) / heapViewers
 }
 
 // liveHeap is the heap in use after collections, stacks included. Two
