@@ -11,22 +11,26 @@ import (
 )
 
 // Tree is a snapshot response read into memory the collector does not
-// scan: one copy of the payload, whose texts the tree reads in place,
-// and tables of fixed-size records without pointers (a node's children
-// are a range of the node table, its texts offsets into the copy). A
-// Snapshot of 500 nodes is 500 Nodes of 152 bytes whose strings and
-// slices the collector marks; a Tree of them is a 68-byte record each,
-// and the collector marks none of it. It is the form for a daemon that
-// keeps or queues snapshots: it costs two allocations and about half the
-// memory of Decode's Snapshot.
+// scan: a copy of its texts (each with its CBOR head), and tables of
+// fixed-size records without pointers, in one block of memory: a node's
+// children are a range of the node table, its texts offsets into the
+// copy. Decode's Snapshot of 500 nodes is 500 Nodes of 152 bytes whose
+// strings and slices the collector marks; a Tree of them is a 68-byte
+// record each that the collector never looks at. It is the form for a
+// daemon that keeps or queues snapshots: DecodeTree reads one in two
+// allocations (the header and the block), in under half the memory of
+// Decode's Snapshot.
 //
 // A Tree is read, not edited: its accessors take a NodeRef (a node's
 // index in the table) and read the record, and every index is checked,
 // so no accessor reaches outside the tree (an index out of range panics,
-// as a slice's does). Snapshot converts it to a Snapshot to edit.
+// as a slice's does). Snapshot converts it to a Snapshot to edit, and
+// TreeOf a Snapshot to a Tree.
 //
-// DecodeTree and DecodeTrees return trees that own their memory;
-// a TreeDecoder reuses one tree's memory from call to call.
+// DecodeTree and DecodeTrees return trees that own their memory, never
+// written after; a TreeDecoder reuses one tree's memory from call to
+// call. A Tree is a snapshot's Result: a *Response may carry one, and
+// encodes as its Snapshot.
 type Tree struct {
 	// The pointer words first: the collector scans the header up to the
 	// last of them, and nothing it points to.
@@ -35,7 +39,6 @@ type Tree struct {
 	wins    []treeWindow
 	strs    []uint32 // the string table: offsets of texts in buf
 	scrolls []Scroll
-	arena   []byte // the memory buf and the tables were carved from
 	resp    Response
 
 	// kept is set on a TreeDecoder's tree, whose memory the next call
@@ -394,11 +397,12 @@ func (t *Tree) decodeFrom(d *decoder) error {
 // DecodeTree reads from the encoding of that response. It refuses a
 // snapshot the encoder refuses for its depth or its size.
 func TreeOf(id uint64, s *Snapshot) (*Tree, error) {
-	t := new(Tree)
-	if err := t.fill(id, s); err != nil {
+	scratch := scratchTrees.Get().(*Tree)
+	defer putScratch(scratch)
+	if err := scratch.fill(id, s); err != nil {
 		return nil, err
 	}
-	return t, nil
+	return scratch.owned(), nil
 }
 
 // fill makes t snapshot s of the response of id, in t's memory where it
@@ -452,7 +456,7 @@ func (t *Tree) fill(id uint64, s *Snapshot) error {
 	if textBytes > 1<<32-1 || nodes > 1<<32-1 {
 		return &EncodeError{Field: "result", Detail: "a snapshot of " + itoa(textBytes) + " bytes of text and " + itoa(nodes) + " nodes is too large for a Tree"}
 	}
-	t.reserve(textBytes, len(s.Windows), len(s.Strings), nodes, scrolls)
+	t.room(textBytes, len(s.Windows), len(s.Strings), nodes, scrolls)
 	t.buf = append(t.buf, 0)
 	text := func(v string) uint32 {
 		off := uint32(len(t.buf))

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -17,12 +18,16 @@ import (
 // when Decode fails, with Decode's error, and the two readers lay out
 // the same snapshot alike (FuzzTree compares them).
 //
-// A fresh tree costs two allocations: its header, and one block of
-// memory without pointers, the arena, that holds the payload's copy and
-// the tables, sized from the windows array's length and from the bytes
-// per node and per scroll of the snapshots read before (as the node
-// slabs are, see slab.go). A table that outgrows its room moves to
-// memory of its own, growing as the nodes arrive.
+// The fast reader reads into a scratch tree, whose texts and tables are
+// reused from call to call with room to spare (sized from the windows
+// array's length and from the bytes per node and per scroll of the
+// snapshots read before, as the node slabs are, see slab.go); a table
+// that outgrows its room moves, growing as the nodes arrive. What it read
+// is then copied, exactly, into a tree of its own (owned): a header, and
+// one block without pointers holding the texts and the tables. So a
+// fresh tree costs two allocations, and its memory is the texts' bytes
+// (a third of the payload's, in the seeded snapshots) and the records.
+// A TreeDecoder reads into its own tree, and copies nothing.
 
 // DecodeTree decodes a snapshot response from b, which must hold
 // exactly one CBOR item, as a Tree that owns its memory (b may be
@@ -42,10 +47,14 @@ func DecodeTree(b []byte) (*Tree, error) {
 // (Tree.Response: its Result is the *Tree): the form for a daemon that
 // queues what it reads.
 func DecodeTrees(b []byte) (Message, error) {
-	var t *Tree
 	if fastPaths && treeHead(b) {
-		t = new(Tree)
-		if t.readTree(b, &freshLearn) {
+		s := scratchTrees.Get().(*Tree)
+		var t *Tree
+		if s.readTree(b, &freshLearn) {
+			t = s.owned()
+		}
+		putScratch(s)
+		if t != nil {
 			return t.Response(), nil
 		}
 	}
@@ -53,7 +62,21 @@ func DecodeTrees(b []byte) (Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	return asTree(m, t)
+	return asTree(m, nil)
+}
+
+// scratchTrees recycles the trees DecodeTrees reads into before it
+// copies what they hold, exactly, into a tree of its own (owned): their
+// tables, sized by the snapshots read before, have room to spare, and a
+// tree that keeps them would keep the spare room too.
+var scratchTrees = sync.Pool{New: func() any { return new(Tree) }}
+
+// putScratch gives s back to scratchTrees, unless it holds more than
+// DefaultMaxRetained: a huge snapshot's tables are not pinned.
+func putScratch(s *Tree) {
+	if s.retained() <= DefaultMaxRetained {
+		scratchTrees.Put(s)
+	}
 }
 
 // treeOf returns the tree of m, DecodeTrees's message, or an error
@@ -72,8 +95,9 @@ func treeOf(m Message) (*Tree, error) {
 	return nil, cbor.Errorf(cbor.ErrType, 0, what+" where a snapshot response was expected")
 }
 
-// asTree returns m, Decode's message, with a snapshot result laid into t
-// (a new tree when t is nil) and returned as t's response.
+// asTree returns m, Decode's message, with a snapshot result laid into
+// t, or into a tree of its own when t is nil, and returned as that
+// tree's response.
 func asTree(m Message, t *Tree) (Message, error) {
 	r, ok := m.(*Response)
 	if !ok {
@@ -83,13 +107,18 @@ func asTree(m Message, t *Tree) (Message, error) {
 	if !ok {
 		return m, nil
 	}
+	into := t
 	if t == nil {
-		t = new(Tree)
+		into = scratchTrees.Get().(*Tree)
+		defer putScratch(into)
 	}
-	if err := t.fill(r.ID, s); err != nil {
+	if err := into.fill(r.ID, s); err != nil {
 		return nil, cbor.Errorf(cbor.ErrInvalid, 0, err.Error())
 	}
-	return t.Response(), nil
+	if t == nil {
+		into = into.owned()
+	}
+	return into.Response(), nil
 }
 
 // treeHead reports whether b begins as a snapshot response in the
@@ -112,22 +141,38 @@ const (
 	treeWindowSize = int(unsafe.Sizeof(treeWindow{}))
 )
 
-// reserve makes t's buf and tables empty with room for text bytes,
-// wins windows, strs strings, nodes nodes and scrolls scrolls, carved
-// from t's arena when it has the room, else from a new one of exactly
-// that size. The caller checked each count against the bytes it reads.
-func (t *Tree) reserve(text, wins, strs, nodes, scrolls int) {
-	size := text + scrolls*scrollSize + wins*treeWindowSize + nodes*treeNodeSize + strs*4 + 4*8 // 8 a table to align it
-	if cap(t.arena) < size {
-		t.arena = make([]byte, size)
-	}
-	a := t.arena[:cap(t.arena)]
-	t.buf = a[:0:text]
-	off := text
-	t.scrolls = carve[Scroll](a, &off, scrolls)
-	t.wins = carve[treeWindow](a, &off, wins)
-	t.nodes = carve[treeNode](a, &off, nodes)
-	t.strs = carve[uint32](a, &off, strs)
+// room makes t's buf and tables empty with room for text bytes, wins
+// windows, strs strings, nodes nodes and scrolls scrolls, in the memory
+// they hold where it has the room: a scratch tree's or a TreeDecoder's.
+// The caller checked each count against the bytes it reads.
+func (t *Tree) room(text, wins, strs, nodes, scrolls int) {
+	t.buf = roomIn(&t.buf, text)
+	t.wins = roomIn(&t.wins, wins)
+	t.strs = roomIn(&t.strs, strs)
+	t.nodes = roomIn(&t.nodes, nodes)
+	t.scrolls = roomIn(&t.scrolls, scrolls)
+}
+
+// retained is the memory of t's buf and tables.
+func (t *Tree) retained() int {
+	return cap(t.buf) + cap(t.wins)*treeWindowSize + cap(t.strs)*4 + cap(t.nodes)*treeNodeSize + cap(t.scrolls)*scrollSize
+}
+
+// owned returns a tree of its own holding what t, a scratch tree, holds:
+// a header, and one arena without pointers, of exactly the size of t's
+// texts and tables, carved into them.
+func (t *Tree) owned() *Tree {
+	o := new(Tree)
+	size := len(t.buf) + len(t.scrolls)*scrollSize + len(t.wins)*treeWindowSize + len(t.nodes)*treeNodeSize + len(t.strs)*4 + 4*8 // 8 a table to align it
+	a := make([]byte, size)
+	o.buf = append(a[:0:len(t.buf)], t.buf...)
+	off := len(t.buf)
+	o.scrolls = append(carve[Scroll](a, &off, len(t.scrolls)), t.scrolls...)
+	o.wins = append(carve[treeWindow](a, &off, len(t.wins)), t.wins...)
+	o.nodes = append(carve[treeNode](a, &off, len(t.nodes)), t.nodes...)
+	o.strs = append(carve[uint32](a, &off, len(t.strs)), t.strs...)
+	o.ID, o.Truncated, o.Seq, o.Display = t.ID, t.Truncated, t.Seq, t.Display
+	return o
 }
 
 // carve returns an empty slice of T with room for n, from a at *off
@@ -190,14 +235,18 @@ func (t *Tree) readTree(b []byte, learn *treeLearn) bool {
 		return false
 	}
 	// The counts are known but the nodes' and scrolls': reserve.
+	// The texts are copied as they are read, heads and all, after a
+	// byte that is no text's: they take less than the payload.
 	left := len(b) - i
-	t.reserve(len(b), nw, ns,
+	t.room(len(b), nw, ns,
 		estimate(left, int(learn.nodeLen.Load()), typicalNodeLen, firstChunkLen),
 		min(estimate(left, int(learn.scrollGap.Load()), typicalScrollGap, minScrollLen), left/maxArenaGap+4))
-	t.buf = append(t.buf, b...)
+	t.buf = append(t.buf, 0)
 	for j := strAt; len(t.strs) < ns; {
-		t.strs = append(t.strs, uint32(j))
-		_, j = cbor.TextAt(b, j)
+		t.strs = append(t.strs, uint32(len(t.buf)))
+		_, end := cbor.TextAt(b, j)
+		t.buf = append(t.buf, b[j:end]...)
+		j = end
 	}
 	t.wins = t.wins[:nw]
 	winsAt := i
@@ -293,8 +342,7 @@ func (t *Tree) windowAt(b []byte, i, k, pending int) int {
 		case KeyWindowFlags:
 			x.flags, i = u32At(b, i)
 		case KeyWindowTitle:
-			x.title = uint32(i)
-			_, i = cbor.ValidTextAt(b, i)
+			x.title, i = t.textAt(b, i)
 		case KeyWindowPackage:
 			x.pkg, i = u32At(b, i)
 			x.bits |= treeWinPackage
@@ -334,6 +382,19 @@ func (t *Tree) windowAt(b []byte, i, k, pending int) int {
 		return 0
 	}
 	return i
+}
+
+// textAt reads a text at b[i] as ValidTextAt does and copies it, head
+// and all, to t.buf, which has the room: it returns its offset there and
+// the offset past it in b, or 0.
+func (t *Tree) textAt(b []byte, i int) (uint32, int) {
+	_, end := cbor.ValidTextAt(b, i)
+	if end == 0 {
+		return 0, 0
+	}
+	off := len(t.buf)
+	t.buf = append(t.buf, b[i:end]...)
+	return uint32(off), end
 }
 
 // takeRows appends n zeroed rows to the node table and returns the
@@ -413,8 +474,7 @@ func (t *Tree) nodeTreeAt(b []byte, i int, root, pending int) int {
 			r := &t.nodes[n]
 			switch k { // keys 0 to 3 were read by treeNodeAt
 			case KeyNodeText, KeyNodeDesc, KeyNodeResName, KeyNodeHint, KeyNodeState:
-				r.texts[textSlot(k)] = uint32(i)
-				_, i = cbor.ValidTextAt(b, i)
+				r.texts[textSlot(k)], i = t.textAt(b, i)
 			case KeyNodeResPkg:
 				r.resPkg, i = u32At(b, i)
 				r.bits |= treeResPkg
@@ -528,22 +588,23 @@ func scrollIn(b []byte, i int, s *Scroll) int {
 }
 
 // TreeDecoder decodes messages as DecodeTrees does, into memory it keeps
-// and reuses from call to call: one tree's arena (the payload's copy and
-// the tables), and a Decoder for the other messages and for a snapshot
-// response the fast reader does not read. In steady state a stream of
-// snapshot responses costs no allocation.
+// and reuses from call to call: one tree's texts and tables, and a
+// Decoder for the other messages and for a snapshot response the fast
+// reader does not read. In steady state a stream of snapshot responses
+// costs no allocation.
 //
 // What it returns, the tree and every string read from it, is valid
 // until the next call, which overwrites it, as a Decoder's messages are:
 // a caller that keeps a tree past that converts it (Tree.Snapshot, which
 // copies the texts) or decodes with DecodeTree, whose trees own their
 // memory. Under the wirebench_poison build tag each call overwrites the
-// last tree's memory with 0xDB bytes and decodes into fresh memory.
+// last tree's memory (0xDB bytes, 0xDBDBDBDB words) and decodes into
+// fresh memory.
 //
 // A TreeDecoder keeps at most the bound given to NewTreeDecoder between
-// calls, its Decoder's memory and the tree's arena together, letting go
-// of the arena after a tree that passes it. It is not safe for
-// concurrent use; its zero value is not ready for use.
+// calls, its Decoder's memory and the tree's together, letting go of the
+// tree's after a tree that passes it. It is not safe for concurrent use;
+// its zero value is not ready for use.
 type TreeDecoder struct {
 	t     Tree
 	dec   *Decoder
@@ -567,10 +628,7 @@ func NewTreeDecoder(maxRetained int) *TreeDecoder {
 func (td *TreeDecoder) Decode(b []byte) (Message, error) {
 	t := &td.t
 	if poisonReleased {
-		for i := range t.arena {
-			t.arena[i] = poisonByte
-		}
-		*t = Tree{kept: true}
+		t.poison()
 	}
 	defer td.trim()
 	if fastPaths && treeHead(b) && t.readTree(b, &td.learn) {
@@ -594,39 +652,35 @@ func (td *TreeDecoder) DecodeTree(b []byte) (*Tree, error) {
 }
 
 // Retained returns the bytes of memory the TreeDecoder keeps for the
-// next call: the tree's arena and its Decoder's memory (Decoder.Retained;
-// the headers, a few hundred bytes, are not counted).
-func (td *TreeDecoder) Retained() int {
-	return cap(td.t.arena) + td.dec.Retained()
-}
-
-// tablesOut is the memory of the tree's tables that moved out of the
-// arena (a table that outgrew its room).
-func (td *TreeDecoder) tablesOut() int {
-	t := &td.t
-	n := 0
-	if !inArena(t.arena, unsafe.Pointer(unsafe.SliceData(t.nodes))) {
-		n += cap(t.nodes) * treeNodeSize
-	}
-	if !inArena(t.arena, unsafe.Pointer(unsafe.SliceData(t.scrolls))) {
-		n += cap(t.scrolls) * scrollSize
-	}
-	return n
-}
-
-// inArena reports whether p points into a (or is nil).
-func inArena(a []byte, p unsafe.Pointer) bool {
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(a)))
-	return p == nil || uintptr(p) >= base && uintptr(p) < base+uintptr(cap(a))
-}
+// next call: the tree's texts and tables and its Decoder's memory
+// (Decoder.Retained; the headers, a few hundred bytes, are not counted).
+func (td *TreeDecoder) Retained() int { return td.t.retained() + td.dec.Retained() }
 
 // trim lets go of the tree's memory once the TreeDecoder keeps more than
-// its bound. A table that moved out of the arena is not kept: the next
-// tree's reservation, sized by what this one taught, takes its room in a
-// new arena.
+// its bound.
 func (td *TreeDecoder) trim() {
-	t := &td.t
-	if td.tablesOut() > 0 || td.Retained() > td.max {
-		t.arena = nil
+	if td.Retained() > td.max {
+		t := &td.t
+		t.buf, t.wins, t.strs, t.nodes, t.scrolls = nil, nil, nil, nil, nil
 	}
+}
+
+// poison overwrites the memory of t, a TreeDecoder's tree, and lets go of
+// it, so that the next tree is read into fresh memory and a tree used
+// after the next call reads garbage.
+func (t *Tree) poison() {
+	full := t.buf[:cap(t.buf)]
+	for i := range full {
+		full[i] = poisonByte
+	}
+	for i := range t.nodes {
+		r := &t.nodes[i]
+		r.id, r.class, r.flags = poison32, poison32, poison32
+		r.bounds = Bounds{poisonI32, poisonI32, poisonI32, poisonI32}
+	}
+	for i := range t.wins {
+		t.wins[i].id, t.wins[i].flags = poison32, poison32
+	}
+	t.ID, t.Seq, t.Truncated = poison64, poison64, poison32
+	*t = Tree{kept: true}
 }

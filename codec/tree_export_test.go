@@ -79,5 +79,5 @@ func TreesDiffer(a, b *Tree) string {
 	return ""
 }
 
-// TreeArena is the size of t's arena.
-func TreeArena(t *Tree) int { return cap(t.arena) }
+// TreeRetained is the memory of t's texts and tables.
+func TreeRetained(t *Tree) int { return t.retained() }
