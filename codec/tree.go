@@ -44,6 +44,9 @@ type Tree struct {
 	// kept is set on a TreeDecoder's tree, whose memory the next call
 	// overwrites: Snapshot copies the texts then.
 	kept bool
+	// formed is what the fast reader knows of its input: 0 nothing yet,
+	// 1 well-formed, -1 not (see mayAllocate).
+	formed int8
 
 	ID        uint64       // the response's id
 	Truncated uint32       // as Snapshot.Truncated

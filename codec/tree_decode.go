@@ -207,6 +207,7 @@ func estimate(left, per, typical, least int) int {
 // from Decode's snapshot, which reports what is wrong with it if
 // anything is.
 func (t *Tree) readTree(b []byte, learn *treeLearn) bool {
+	t.formed = 0
 	id, w := cbor.UintAt(b, 4)
 	i := 4 + w
 	if w == 0 || i+5 >= len(b) || b[i] != KeyResponseMethod || b[i+1] != byte(MethodSnapshot) || b[i+2] != KeyResponseResult {
@@ -238,9 +239,12 @@ func (t *Tree) readTree(b []byte, learn *treeLearn) bool {
 	// The texts are copied as they are read, heads and all, after a
 	// byte that is no text's: they take less than the payload.
 	left := len(b) - i
-	t.room(len(b), nw, ns,
-		estimate(left, int(learn.nodeLen.Load()), typicalNodeLen, firstChunkLen),
-		min(estimate(left, int(learn.scrollGap.Load()), typicalScrollGap, minScrollLen), left/maxArenaGap+4))
+	nodes := estimate(left, int(learn.nodeLen.Load()), typicalNodeLen, firstChunkLen)
+	scrolls := min(estimate(left, int(learn.scrollGap.Load()), typicalScrollGap, minScrollLen), left/maxArenaGap+4)
+	if (cap(t.buf) < len(b) || cap(t.wins) < nw || cap(t.strs) < ns || cap(t.nodes) < nodes || cap(t.scrolls) < scrolls) && !t.mayAllocate(b) {
+		return false
+	}
+	t.room(len(b), nw, ns, nodes, scrolls)
 	t.buf = append(t.buf, 0)
 	for j := strAt; len(t.strs) < ns; {
 		t.strs = append(t.strs, uint32(len(t.buf)))
@@ -347,7 +351,10 @@ func (t *Tree) windowAt(b []byte, i, k, pending int) int {
 			x.pkg, i = u32At(b, i)
 			x.bits |= treeWinPackage
 		case KeyWindowRoot:
-			root := t.takeRows(1, len(b)-i)
+			root := t.takeRows(b, 1, i)
+			if root < 0 {
+				return 0
+			}
 			x.root = uint32(root)
 			x.bits |= treeWinRoot
 			i = t.nodeTreeAt(b, i, root, pending)
@@ -397,14 +404,39 @@ func (t *Tree) textAt(b []byte, i int) (uint32, int) {
 	return uint32(off), end
 }
 
+// mayAllocate reports whether the fast reader may allocate while it
+// reads b: only when b is well-formed, which a walk of the whole of it
+// (cbor Skip, once a read) finds. A frame whose heads lie is thus left to
+// Decode before the fast reader reserves anything for it, and what it
+// costs is what Decode costs (allocbound.Hostile); a well-formed one
+// costs what its items cost, twice at worst (the fast reader's and
+// Decode's, when the fast reader meets something it does not read). In
+// steady state the fast reader reads into the room of the last
+// snapshots, and walks nothing.
+func (t *Tree) mayAllocate(b []byte) bool {
+	if t.formed == 0 {
+		var w cbor.Decoder
+		w.Reset(b)
+		t.formed = -1
+		if w.Skip() == nil && w.Done() == nil {
+			t.formed = 1
+		}
+	}
+	return t.formed > 0
+}
+
 // takeRows appends n zeroed rows to the node table and returns the
-// first one's index. A table past its room moves to memory of its own,
+// first one's index, or -1 when it may not allocate the room they need
+// (mayAllocate). A table past its room moves to memory of its own,
 // twice as large, but never larger than the rows already taken and those
-// left bytes can hold at their least bytes.
-func (t *Tree) takeRows(n, left int) int {
+// the bytes left after b[i] can hold at their least bytes.
+func (t *Tree) takeRows(b []byte, n, i int) int {
 	l := len(t.nodes)
 	if l+n > cap(t.nodes) {
-		size := min(max(2*cap(t.nodes), l+n), l+n+left/MinNodeLen+1)
+		if !t.mayAllocate(b) {
+			return -1
+		}
+		size := min(max(2*cap(t.nodes), l+n), l+n+(len(b)-i)/MinNodeLen+1)
 		rows := make([]treeNode, l, size)
 		copy(rows, t.nodes)
 		t.nodes = rows
@@ -492,7 +524,11 @@ func (t *Tree) nodeTreeAt(b []byte, i int, root, pending int) int {
 				if depth == MaxNodeDepth-1 || (promised+kn)*MinNodeLen+pending*MinWindowLen > len(b)-i {
 					return 0 // Decode reports it
 				}
-				first := uint32(t.takeRows(kn, len(b)-i))
+				row := t.takeRows(b, kn, i)
+				if row < 0 {
+					return 0
+				}
+				first := uint32(row)
 				r = &t.nodes[n]
 				r.kids, r.nkids = first, uint32(kn)
 				stack[depth] = treeFrame{node: n, next: first + 1, end: first + uint32(kn), left: int32(left), prev: int32(prev)}
@@ -506,6 +542,9 @@ func (t *Tree) nodeTreeAt(b []byte, i int, root, pending int) int {
 				continue
 			case KeyNodeScroll:
 				var s Scroll
+				if len(t.scrolls) == cap(t.scrolls) && !t.mayAllocate(b) {
+					return 0
+				}
 				if i = scrollIn(b, i, &s); i != 0 {
 					t.scrolls = append(t.scrolls, s)
 					r.scroll = uint32(len(t.scrolls))
