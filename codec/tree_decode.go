@@ -459,7 +459,7 @@ type treeFrame struct {
 // order, at b[i] (its map head) into row r: it returns the node's pairs
 // left and the offset past key 3, or 0.
 func treeNodeAt(b []byte, i int, r *treeNode) (left, end int) {
-	if i+1 >= len(b) || b[i] < 0xa4 || b[i] > 0xac || b[i+1] != KeyNodeID {
+	if i+2 >= len(b) || b[i] < 0xa4 || b[i] > 0xac || b[i+1] != KeyNodeID {
 		return 0, 0
 	}
 	left = int(b[i]-0xa0) - 4

@@ -8,11 +8,14 @@ import (
 // What the tree's tests (package codec_test) need of its insides.
 
 // TreeReaders reads b with both of the tree's readers: fast is what the
-// fast reader read (nil when it gave up), general the tree fill lays out
+// fast reader read (nil when it gave up), into room for anything, general the tree fill lays out
 // from Decode's snapshot (nil when Decode reads no snapshot response).
 func TreeReaders(b []byte) (fast, general *Tree) {
 	if treeHead(b) {
+		// Room for any snapshot b can hold, so that the fast reader
+		// reads it without the walk of mayAllocate, whatever it holds.
 		fast = new(Tree)
+		fast.room(len(b), len(b)/MinWindowLen+1, len(b), len(b)/MinNodeLen+1, len(b)/minScrollLen+1)
 		if !fast.readTree(b, new(treeLearn)) {
 			fast = nil
 		}

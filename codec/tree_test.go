@@ -155,6 +155,23 @@ func TestTreeGolden(t *testing.T) {
 	}
 }
 
+// TestTreeTruncated: every prefix of the golden snapshot responses, and
+// of the tree tests' snapshot, reads as a tree as Decode reads it (they
+// all fail), the fast reader reading as far as it can.
+func TestTreeTruncated(t *testing.T) {
+	inputs := [][]byte{mustMarshal(t, &codec.Response{ID: 99, Method: codec.MethodSnapshot, Result: treeSnapshot()})}
+	for _, b := range codec.GoldenPayloads(t) {
+		if _, err := codec.DecodeTree(b); err == nil && len(b) < 4<<10 {
+			inputs = append(inputs, b)
+		}
+	}
+	for _, b := range inputs {
+		for n := range len(b) {
+			checkTree(t, b[:n])
+		}
+	}
+}
+
 // treeSnapshot is a snapshot with every field of a node and a window.
 func treeSnapshot() *codec.Snapshot {
 	long := strings.Repeat("x", 300)
