@@ -44,6 +44,9 @@ type Tree struct {
 	// kept is set on a TreeDecoder's tree, whose memory the next call
 	// overwrites: Snapshot copies the texts then.
 	kept bool
+	// textLen is the bytes of the texts buf holds, heads and all (less
+	// than len(buf) when buf is the payload's copy).
+	textLen int
 	// formed is what the fast reader knows of its input: 0 nothing yet,
 	// 1 well-formed, -1 not (see mayAllocate).
 	formed int8
@@ -467,6 +470,7 @@ func (t *Tree) fill(id uint64, s *Snapshot) error {
 		return off
 	}
 	t.ID, t.Truncated, t.Seq, t.Display = id, s.Truncated, s.Seq, s.Display
+	t.textLen = textBytes - 1
 	for _, v := range s.Strings {
 		t.strs = append(t.strs, text(v))
 	}

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/binary"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -18,16 +19,18 @@ import (
 // when Decode fails, with Decode's error, and the two readers lay out
 // the same snapshot alike (FuzzTree compares them).
 //
-// The fast reader reads into a scratch tree, whose texts and tables are
-// reused from call to call with room to spare (sized from the windows
-// array's length and from the bytes per node and per scroll of the
-// snapshots read before, as the node slabs are, see slab.go); a table
-// that outgrows its room moves, growing as the nodes arrive. What it read
-// is then copied, exactly, into a tree of its own (owned): a header, and
-// one block without pointers holding the texts and the tables. So a
-// fresh tree costs two allocations, and its memory is the texts' bytes
-// (a third of the payload's, in the seeded snapshots) and the records.
-// A TreeDecoder reads into its own tree, and copies nothing.
+// The fast reader reads into a scratch tree, whose tables are reused
+// from call to call with room to spare (sized from the windows array's
+// length and from the bytes per node and per scroll of the snapshots read
+// before, as the node slabs are, see slab.go; a table that outgrows its
+// room moves, growing as the nodes arrive), beside a copy of the payload
+// made in one move, in which it finds the texts at their offsets. What
+// it read is then copied, exactly, into a tree of its own (owned): a
+// header, and one block without pointers holding the texts, compacted,
+// and the tables. So a fresh tree costs two allocations, and its memory
+// is its records and its texts' bytes (a third of the payload's, in the
+// seeded snapshots). A TreeDecoder reads into its own tree, the
+// payload's copy its texts, and copies nothing more.
 
 // DecodeTree decodes a snapshot response from b, which must hold
 // exactly one CBOR item, as a Tree that owns its memory (b may be
@@ -158,21 +161,61 @@ func (t *Tree) retained() int {
 	return cap(t.buf) + cap(t.wins)*treeWindowSize + cap(t.strs)*4 + cap(t.nodes)*treeNodeSize + cap(t.scrolls)*scrollSize
 }
 
-// owned returns a tree of its own holding what t, a scratch tree, holds:
-// a header, and one arena without pointers, of exactly the size of t's
-// texts and tables, carved into them.
+// owned returns a tree of its own holding what t, a scratch tree,
+// holds: a header, and one block without pointers, of exactly the size
+// of t's texts and tables, carved into them. The texts are copied one by
+// one, compacted, after a byte that is no text's, and the offsets of the
+// copied tables moved to them.
 func (t *Tree) owned() *Tree {
 	o := new(Tree)
-	size := len(t.buf) + len(t.scrolls)*scrollSize + len(t.wins)*treeWindowSize + len(t.nodes)*treeNodeSize + len(t.strs)*4 + 4*8 // 8 a table to align it
+	text := 1 + t.textLen
+	size := text + len(t.scrolls)*scrollSize + len(t.wins)*treeWindowSize + len(t.nodes)*treeNodeSize + len(t.strs)*4 + 4*8 // 8 a table to align it
 	a := make([]byte, size)
-	o.buf = append(a[:0:len(t.buf)], t.buf...)
-	off := len(t.buf)
+	off := text
 	o.scrolls = append(carve[Scroll](a, &off, len(t.scrolls)), t.scrolls...)
 	o.wins = append(carve[treeWindow](a, &off, len(t.wins)), t.wins...)
 	o.nodes = append(carve[treeNode](a, &off, len(t.nodes)), t.nodes...)
 	o.strs = append(carve[uint32](a, &off, len(t.strs)), t.strs...)
+	buf, src := a[:1:text], t.buf
+	for i, v := range o.strs {
+		o.strs[i], buf = moveText(buf, src, v)
+	}
+	for i := range o.wins {
+		if x := &o.wins[i]; x.title != 0 {
+			x.title, buf = moveText(buf, src, x.title)
+		}
+	}
+	for i := range o.nodes {
+		r := &o.nodes[i]
+		for s, v := range r.texts {
+			if v != 0 {
+				r.texts[s], buf = moveText(buf, src, v)
+			}
+		}
+	}
+	o.buf = buf
 	o.ID, o.Truncated, o.Seq, o.Display = t.ID, t.Truncated, t.Seq, t.Display
 	return o
+}
+
+// moveText appends the text whose head is at src[off], head and all, to
+// dst, which has the room, and returns its offset there.
+func moveText(dst, src []byte, off uint32) (uint32, []byte) {
+	i := int(off)
+	l := 1
+	switch c := src[i]; {
+	case c < 0x78:
+		l += int(c - 0x60)
+	case c == 0x78:
+		l += 1 + int(src[i+1])
+	case c == 0x79:
+		l += 2 + int(binary.BigEndian.Uint16(src[i+1:]))
+	case c == 0x7a:
+		l += 4 + int(binary.BigEndian.Uint32(src[i+1:]))
+	default:
+		l += 8 + int(binary.BigEndian.Uint64(src[i+1:]))
+	}
+	return uint32(len(dst)), append(dst, src[i:i+l]...)
 }
 
 // carve returns an empty slice of T with room for n, from a at *off
@@ -236,8 +279,8 @@ func (t *Tree) readTree(b []byte, learn *treeLearn) bool {
 		return false
 	}
 	// The counts are known but the nodes' and scrolls': reserve.
-	// The texts are copied as they are read, heads and all, after a
-	// byte that is no text's: they take less than the payload.
+	// The payload is copied whole, in one move, and the texts are read
+	// at their offsets in it: owned copies only them, compacted.
 	left := len(b) - i
 	nodes := estimate(left, int(learn.nodeLen.Load()), typicalNodeLen, firstChunkLen)
 	scrolls := min(estimate(left, int(learn.scrollGap.Load()), typicalScrollGap, minScrollLen), left/maxArenaGap+4)
@@ -245,12 +288,11 @@ func (t *Tree) readTree(b []byte, learn *treeLearn) bool {
 		return false
 	}
 	t.room(len(b), nw, ns, nodes, scrolls)
-	t.buf = append(t.buf, 0)
+	t.buf = append(t.buf, b...)
+	t.textLen = i - strAt
 	for j := strAt; len(t.strs) < ns; {
-		t.strs = append(t.strs, uint32(len(t.buf)))
-		_, end := cbor.TextAt(b, j)
-		t.buf = append(t.buf, b[j:end]...)
-		j = end
+		t.strs = append(t.strs, uint32(j))
+		_, j = cbor.TextAt(b, j)
 	}
 	t.wins = t.wins[:nw]
 	winsAt := i
@@ -391,17 +433,16 @@ func (t *Tree) windowAt(b []byte, i, k, pending int) int {
 	return i
 }
 
-// textAt reads a text at b[i] as ValidTextAt does and copies it, head
-// and all, to t.buf, which has the room: it returns its offset there and
-// the offset past it in b, or 0.
+// textAt reads a text at b[i] as ValidTextAt does: it returns its
+// offset, the same in t.buf (the payload's copy), and the offset past it,
+// or 0, and counts its bytes, head and all, in t.textLen.
 func (t *Tree) textAt(b []byte, i int) (uint32, int) {
 	_, end := cbor.ValidTextAt(b, i)
 	if end == 0 {
 		return 0, 0
 	}
-	off := len(t.buf)
-	t.buf = append(t.buf, b[i:end]...)
-	return uint32(off), end
+	t.textLen += end - i
+	return uint32(i), end
 }
 
 // mayAllocate reports whether the fast reader may allocate while it
