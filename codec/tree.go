@@ -11,15 +11,15 @@ import (
 )
 
 // Tree is a snapshot response read into memory the collector does not
-// scan: a copy of its texts (each with its CBOR head), and tables of
-// fixed-size records without pointers, in one block of memory: a node's
-// children are a range of the node table, its texts offsets into the
-// copy. Decode's Snapshot of 500 nodes is 500 Nodes of 152 bytes whose
-// strings and slices the collector marks; a Tree of them is a 68-byte
-// record each that the collector never looks at. It is the form for a
-// daemon that keeps or queues snapshots: DecodeTree reads one in two
-// allocations (the header and the block), in under half the memory of
-// Decode's Snapshot.
+// scan: a copy of the payload, whose texts the tree reads in place, and
+// tables of fixed-size records without pointers, in one block of memory:
+// a node's children are a range of the node table, its texts offsets
+// into the copy. Decode's Snapshot of 500 nodes is 500 Nodes of 152
+// bytes whose strings and slices the collector marks; a Tree of them is a
+// 68-byte record each that the collector never looks at. It is the form
+// for a daemon that keeps or queues snapshots: DecodeTree reads one in
+// two allocations (the header and the block), in about 60 % of the memory
+// of Decode's Snapshot.
 //
 // A Tree is read, not edited: its accessors take a NodeRef (a node's
 // index in the table) and read the record, and every index is checked,
@@ -44,9 +44,6 @@ type Tree struct {
 	// kept is set on a TreeDecoder's tree, whose memory the next call
 	// overwrites: Snapshot copies the texts then.
 	kept bool
-	// textLen is the bytes of the texts buf holds, heads and all (less
-	// than len(buf) when buf is the payload's copy).
-	textLen int
 	// formed is what the fast reader knows of its input: 0 nothing yet,
 	// 1 well-formed, -1 not (see mayAllocate).
 	formed int8
@@ -165,7 +162,7 @@ func (t *Tree) node(n NodeRef) *treeNode {
 // NumNodes is the number of nodes in the tree, of every window.
 func (t *Tree) NumNodes() int { return len(t.nodes) }
 
-// ID is node n's id (Node.ID).
+// NodeID is node n's id (Node.ID).
 func (t *Tree) NodeID(n NodeRef) uint32 { return t.node(n).id }
 
 // Class is node n's class, an index of the string table (Node.Class).
@@ -401,14 +398,16 @@ func (t *Tree) decodeFrom(d *decoder) error {
 
 // TreeOf returns snapshot s of the response of id as a Tree: the tree
 // DecodeTree reads from the encoding of that response. It refuses a
-// snapshot the encoder refuses for its depth or its size.
+// snapshot deeper than MaxNodeDepth, or too large for a tree's 32-bit
+// offsets; its texts are taken as they are (the encoder checks their
+// UTF-8).
 func TreeOf(id uint64, s *Snapshot) (*Tree, error) {
 	scratch := scratchTrees.Get().(*Tree)
 	defer putScratch(scratch)
 	if err := scratch.fill(id, s); err != nil {
 		return nil, err
 	}
-	return scratch.owned(), nil
+	return scratch.owned(scratch.buf), nil
 }
 
 // fill makes t snapshot s of the response of id, in t's memory where it
@@ -470,7 +469,6 @@ func (t *Tree) fill(id uint64, s *Snapshot) error {
 		return off
 	}
 	t.ID, t.Truncated, t.Seq, t.Display = id, s.Truncated, s.Seq, s.Display
-	t.textLen = textBytes - 1
 	for _, v := range s.Strings {
 		t.strs = append(t.strs, text(v))
 	}

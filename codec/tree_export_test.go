@@ -16,7 +16,7 @@ func TreeReaders(b []byte) (fast, general *Tree) {
 		// reads it without the walk of mayAllocate, whatever it holds.
 		fast = new(Tree)
 		fast.room(len(b), len(b)/MinWindowLen+1, len(b), len(b)/MinNodeLen+1, len(b)/minScrollLen+1)
-		if !fast.readTree(b, new(treeLearn)) {
+		if !fast.readTree(b, new(treeLearn), true) {
 			fast = nil
 		}
 	}

@@ -39,8 +39,8 @@ func appSnapshot(n int) *codec.Snapshot {
 }
 
 // TestTreeAllocs: a fresh tree of a canonical snapshot response costs
-// two allocations (its header and its block), and keeps under half the
-// memory Decode's Snapshot takes.
+// two allocations (its header and its block), and keeps at most 60 % of
+// the memory Decode's Snapshot takes.
 func TestTreeAllocs(t *testing.T) {
 	b := mustMarshal(t, &codec.Response{ID: 5, Method: codec.MethodSnapshot, Result: appSnapshot(500)})
 	if !checkTree(t, b) {
@@ -53,7 +53,7 @@ func TestTreeAllocs(t *testing.T) {
 	})
 	tree := allocbound.Check(t, "DecodeTree", len(b), 1<<30, func() { _, _ = codec.DecodeTree(b) })
 	snap := allocbound.Check(t, "Decode", len(b), 1<<30, func() { _, _ = codec.Decode(b) })
-	if 2*tree > snap {
+	if 10*tree > 6*snap {
 		t.Errorf("a tree takes %d bytes, Decode's snapshot %d", tree, snap)
 	}
 	t.Logf("%d bytes: a tree takes %d bytes, Decode's snapshot %d", len(b), tree, snap)
