@@ -6,7 +6,9 @@
 // # Three ways to decode
 //
 //   - [Decode] returns a message that owns its memory: the simplest, for a
-//     message that is kept or handed on.
+//     message that is kept or handed on. A snapshot that is kept or queued
+//     can come as a [Tree] ([DecodeTree], [DecodeTrees]): one copy of the
+//     payload and pointer-free tables, which the collector never scans.
 //   - A [Decoder] reuses its memory from call to call: for a read loop that
 //     handles each message before it reads the next.
 //   - Package zerocopy reads borrowed views of the frame's bytes: to read a
