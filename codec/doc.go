@@ -1,7 +1,6 @@
 // Package codec is the device protocol's codec (docs/protocol.md): Go
-// types for every message, an encoder that writes the one encoding the
-// protocol allows ([Append], [Marshal]), a decoder, and length-prefixed
-// framing ([AppendFrame], [Splitter], [Reader], [Writer]).
+// types for every message, the encoder ([Append], [Marshal]), decoders,
+// and framing ([AppendFrame], [Splitter], [Reader], [Writer]).
 //
 // # Three ways to decode
 //
@@ -36,13 +35,11 @@
 // Memory follows the bytes present, never what a length claims. Decode of
 // n bytes allocates at most k·n + C (k = 24, C = 64 KiB) for valid input
 // (TestHonestFramesAllocation), and at most 16·n + 1 MiB for a frame whose
-// heads claim more than it holds, read by Decode, a Decoder or a Reader
-// (TestHostileFramesAllocation, TestFrameHeaderClaimAllocation). A Decoder
-// allocates nothing in steady state (TestDecoderAllocatesNothing). Node
-// trees are read without recursion, at most [MaxNodeDepth] deep. Every
-// decoder is fuzzed (FuzzDecode, FuzzDecoder, FuzzFastPaths,
-// FuzzFrameReader).
+// heads claim more than it holds (TestHostileFramesAllocation,
+// TestFrameHeaderClaimAllocation). A Decoder allocates nothing in steady
+// state (TestDecoderAllocatesNothing). Node trees are read without
+// recursion, at most [MaxNodeDepth] deep. Every decoder is fuzzed
+// (FuzzDecode, FuzzDecoder, FuzzTree, FuzzFrameReader).
 //
-// How the bounds are met, and the figures measured for them:
-// docs/codec.md.
+// How, and the figures measured: docs/codec.md.
 package codec
