@@ -65,12 +65,6 @@ func decodePairs(b []byte, i int, f *vframe, nv *NodeView) (int, int) {
 			}
 		case codec.KeyNodeBounds: // bounds decodeCanon did not read: near the end, or of another layout
 			w = readBounds(b, j, &nv.Bounds)
-		case codec.KeyNodeText, codec.KeyNodeDesc, codec.KeyNodeResName, codec.KeyNodeHint, codec.KeyNodeState:
-			var v string
-			if v, w = readText(b, j); w == 0 {
-				break
-			}
-			*nv.textField(int(k)) = codec.Opt[string]{Val: v, Ok: true}
 		case codec.KeyNodeChildren:
 			kn, h := cbor.ArrayAt(b, j)
 			if h > 0 && !f.had8 && kn <= (len(b)-j-h)/codec.MinNodeLen {
@@ -84,6 +78,15 @@ func decodePairs(b []byte, i int, f *vframe, nv *NodeView) (int, int) {
 			if w = readScroll(b, j, &sc); w > 0 {
 				nv.Scroll = codec.Opt[codec.Scroll]{Val: sc, Ok: true}
 			}
+		default: // a text, or a key the general path reads
+			if k >= nodeKeys || nodeTexts&(1<<k) == 0 {
+				break
+			}
+			var v string
+			if v, w = readText(b, j); w == 0 {
+				break
+			}
+			*nv.textField(int(k)) = codec.Opt[string]{Val: v, Ok: true}
 		}
 		if w == 0 {
 			stop = scanSlow
@@ -149,8 +152,8 @@ func decodeCanon(b []byte, i, n int, nv *NodeView) (int, int, uint32) {
 			break
 		}
 		w := 0
-		switch k {
-		case codec.KeyNodeText, codec.KeyNodeDesc, codec.KeyNodeResName, codec.KeyNodeHint, codec.KeyNodeState:
+		switch {
+		case k < nodeKeys && nodeTexts&(1<<k) != 0:
 			// A text of a head of one or two bytes (up to 255 bytes),
 			// the commonest, is read here, and checked in line when it is
 			// short ASCII; one of a longer head by readText.
@@ -167,14 +170,14 @@ func decodeCanon(b []byte, i, n int, nv *NodeView) (int, int, uint32) {
 				*nv.textField(k) = codec.Opt[string]{Val: v, Ok: true}
 				w = wt
 			}
-		case codec.KeyNodeResPkg:
+		case k == codec.KeyNodeResPkg:
 			if i+5 < len(b) {
 				var x uint32
 				if x, w = shortHead[uint32](b, i+1); w > 0 {
 					nv.ResPkg = codec.Opt[uint32]{Val: x, Ok: true}
 				}
 			}
-		case codec.KeyNodeScroll:
+		case k == codec.KeyNodeScroll:
 			var sc codec.Scroll
 			if w = readScroll(b, i+1, &sc); w > 0 {
 				nv.Scroll = codec.Opt[codec.Scroll]{Val: sc, Ok: true}
@@ -183,25 +186,9 @@ func decodeCanon(b []byte, i, n int, nv *NodeView) (int, int, uint32) {
 		if w == 0 {
 			break
 		}
-		i, p, seen, prev = i+1+w, p+1, seen|1<<(k&31), k // k is below 12: the mask spares a test
+		i, p, seen, prev = i+1+w, p+1, seen|1<<(k&31), k // k is below nodeKeys (16 at most): the mask spares a test
 	}
 	return i, p, seen
-}
-
-// textField is the field of text key k: codec.KeyNodeText, KeyNodeDesc,
-// KeyNodeResName, KeyNodeHint or KeyNodeState.
-func (nv *NodeView) textField(k int) *codec.Opt[string] {
-	switch k {
-	case codec.KeyNodeText:
-		return &nv.Text
-	case codec.KeyNodeDesc:
-		return &nv.Desc
-	case codec.KeyNodeResName:
-		return &nv.ResName
-	case codec.KeyNodeHint:
-		return &nv.Hint
-	}
-	return &nv.State
 }
 
 // readText reads a definite text string with a head of one to three
@@ -330,13 +317,6 @@ func (w *Walker) readNode(off int) bool {
 			var v uint32
 			v, wd = cbor.Uint32At(b, j)
 			nv.ResPkg = codec.Opt[uint32]{Val: v, Ok: true}
-		case codec.KeyNodeText, codec.KeyNodeDesc, codec.KeyNodeResName, codec.KeyNodeHint, codec.KeyNodeState:
-			s, e := cbor.TextAt(b, j)
-			if e == 0 {
-				return false
-			}
-			*nv.textField(int(k)) = codec.Opt[string]{Val: str(b[s:e:e]), Ok: true}
-			wd = e - j
 		case codec.KeyNodeChildren:
 			kn, h := cbor.ArrayAt(b, j)
 			if h == 0 {
@@ -358,6 +338,16 @@ func (w *Walker) readNode(off int) bool {
 		case codec.KeyNodeScroll:
 			nv.Scroll = codec.Opt[codec.Scroll]{Ok: true}
 			wd = readScroll(b, j, &nv.Scroll.Val)
+		default: // a text, or a key the general path reads
+			if k >= nodeKeys || nodeTexts&(1<<k) == 0 {
+				return false
+			}
+			s, e := cbor.TextAt(b, j)
+			if e == 0 {
+				return false
+			}
+			*nv.textField(int(k)) = codec.Opt[string]{Val: str(b[s:e:e]), Ok: true}
+			wd = e - j
 		}
 		if wd == 0 {
 			return false

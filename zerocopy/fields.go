@@ -41,51 +41,35 @@ func bounds(d *dec, b *codec.Bounds) error {
 // the caller's. seen collects the keys present.
 func nodeField(d *dec, nv *NodeView, k uint64, seen *uint32) (err error) {
 	if d.Null() {
-		switch k {
-		case codec.KeyNodeText:
-			nv.Text = codec.Opt[string]{}
-		case codec.KeyNodeDesc:
-			nv.Desc = codec.Opt[string]{}
-		case codec.KeyNodeResPkg:
+		switch {
+		case k < nodeKeys && nodeTexts&(1<<k) != 0:
+			*nv.textField(int(k)) = codec.Opt[string]{}
+		case k == codec.KeyNodeResPkg:
 			nv.ResPkg = codec.Opt[uint32]{}
-		case codec.KeyNodeResName:
-			nv.ResName = codec.Opt[string]{}
-		case codec.KeyNodeScroll:
+		case k == codec.KeyNodeScroll:
 			nv.Scroll = codec.Opt[codec.Scroll]{}
-		case codec.KeyNodeHint:
-			nv.Hint = codec.Opt[string]{}
-		case codec.KeyNodeState:
-			nv.State = codec.Opt[string]{}
 		}
 		if k < 32 {
 			*seen &^= 1 << k
 		}
 		return nil
 	}
-	switch k {
-	case codec.KeyNodeID:
+	switch {
+	case k < nodeKeys && nodeTexts&(1<<k) != 0:
+		*nv.textField(int(k)), err = optText(d)
+	case k == codec.KeyNodeID:
 		nv.ID, err = d.Uint32()
-	case codec.KeyNodeClass:
+	case k == codec.KeyNodeClass:
 		nv.Class, err = d.Uint32()
-	case codec.KeyNodeBounds:
+	case k == codec.KeyNodeBounds:
 		err = bounds(d, &nv.Bounds)
-	case codec.KeyNodeFlags:
+	case k == codec.KeyNodeFlags:
 		nv.Flags, err = d.Uint32()
-	case codec.KeyNodeText:
-		nv.Text, err = optText(d)
-	case codec.KeyNodeDesc:
-		nv.Desc, err = optText(d)
-	case codec.KeyNodeResPkg:
+	case k == codec.KeyNodeResPkg:
 		nv.ResPkg, err = optU32(d)
-	case codec.KeyNodeResName:
-		nv.ResName, err = optText(d)
-	case codec.KeyNodeScroll:
+	case k == codec.KeyNodeScroll:
 		nv.Scroll = codec.Opt[codec.Scroll]{Ok: true}
 		err = scroll(d, &nv.Scroll.Val)
-	case codec.KeyNodeHint:
-		nv.Hint, err = optText(d)
-	case codec.KeyNodeState:
-		nv.State, err = optText(d)
 	default:
 		err = d.Skip()
 	}
