@@ -279,10 +279,10 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 			case KeyNodeScroll:
 				n.Scroll, i = d.scrollAt(b, i)
 			default:
-				if nodeTexts&(1<<k) == 0 {
+				t := n.textField(k)
+				if t == nil {
 					goto fail // a key of no text this path does not read
 				}
-				t := n.textField(k)
 				if *t, i = textAt(b, i); *t == "" {
 					n.Empty |= 1 << k // present, and empty
 				}

@@ -79,14 +79,15 @@ func decodePairs(b []byte, i int, f *vframe, nv *NodeView) (int, int) {
 				nv.Scroll = codec.Opt[codec.Scroll]{Val: sc, Ok: true}
 			}
 		default: // a text, or a key the general path reads
-			if k >= nodeKeys || nodeTexts&(1<<k) == 0 {
+			t := nv.textField(int(k))
+			if t == nil {
 				break
 			}
 			var v string
 			if v, w = readText(b, j); w == 0 {
 				break
 			}
-			*nv.textField(int(k)) = codec.Opt[string]{Val: v, Ok: true}
+			*t = codec.Opt[string]{Val: v, Ok: true}
 		}
 		if w == 0 {
 			stop = scanSlow
@@ -339,14 +340,15 @@ func (w *Walker) readNode(off int) bool {
 			nv.Scroll = codec.Opt[codec.Scroll]{Ok: true}
 			wd = readScroll(b, j, &nv.Scroll.Val)
 		default: // a text, or a key the general path reads
-			if k >= nodeKeys || nodeTexts&(1<<k) == 0 {
+			t := nv.textField(int(k))
+			if t == nil {
 				return false
 			}
 			s, e := cbor.TextAt(b, j)
 			if e == 0 {
 				return false
 			}
-			*nv.textField(int(k)) = codec.Opt[string]{Val: str(b[s:e:e]), Ok: true}
+			*t = codec.Opt[string]{Val: str(b[s:e:e]), Ok: true}
 			wd = e - j
 		}
 		if wd == 0 {
