@@ -537,9 +537,11 @@ func (s *Snapshot) decodeFrom(d *decoder) error {
 			s.Truncated, err = d.u32()
 		case KeySnapshotSeq:
 			s.Seq, err = d.u64()
-		default:
+		case KeySnapshotDisplay:
 			s.Display = Opt[Display]{Ok: true}
 			err = d.display(&s.Display.Val)
+		default:
+			err = noReader(SnapshotFields, k)
 		}
 		return err
 	}, func(k uint64) {
@@ -676,8 +678,10 @@ func (d *decoder) window(w *Window) error {
 			w.EmitsEvents, err = d.optBool()
 		case KeyWindowOwner:
 			w.Owner, err = d.optU32()
-		default:
+		case KeyWindowModal:
 			w.Modal, err = d.Bool()
+		default:
+			err = noReader(WindowFields, k)
 		}
 		return err
 	}, func(k uint64) {
@@ -937,10 +941,11 @@ func (d *decoder) scroll(s *Scroll) error {
 		case KeyScrollRange:
 			s.Range.Ok = true
 			return d.scrollRange(&s.Range.Val)
-		default:
+		case KeyScrollPosition:
 			s.Position.Ok = true
 			return d.scrollPosition(&s.Position.Val)
 		}
+		return noReader(ScrollFields, k)
 	}, func(k uint64) {
 		switch k {
 		case KeyScrollRange:

@@ -1,6 +1,8 @@
 package zerocopy
 
 import (
+	"strconv"
+
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
 )
@@ -104,15 +106,25 @@ func scroll(d *dec, s *codec.Scroll) error {
 		case k == codec.KeyScrollRange:
 			s.Range.Ok = true
 			err = scrollRange(d, &s.Range.Val)
-		default:
+		case k == codec.KeyScrollPosition:
 			s.Position.Ok = true
 			err = scrollPosition(d, &s.Position.Val)
+		default:
+			err = noReader(codec.ScrollFields, k)
 		}
 		if err != nil {
 			return codec.ScrollFields.In(err, it.Key())
 		}
 	}
 	return mapEnd(&it, codec.ScrollFields)
+}
+
+// noReader is the error for a key that f names and the reader of its
+// map has no case for: a key added to the schema without the code that
+// reads it. It fails the parse (and so the golden sample that carries
+// the key) instead of reading the value into another field.
+func noReader(f *codec.Fields, k uint64) error {
+	return cbor.Errorf(cbor.ErrInvalid, 0, "zerocopy: no reader for key "+strconv.FormatUint(k, 10)+" ("+f.Name(k)+")")
 }
 
 // mapEnd is the outcome of a FieldIter's map of f once Next reports
@@ -236,8 +248,10 @@ func protoError(d *dec) (string, error) {
 			code, err = text(d)
 		case k == codec.KeyErrorMessage:
 			_, err = text(d)
-		default:
+		case k == codec.KeyErrorRetryable:
 			_, err = d.Bool()
+		default:
+			err = noReader(codec.ErrorFields, k)
 		}
 		if err != nil {
 			return "", codec.ErrorFields.In(err, it.Key())
