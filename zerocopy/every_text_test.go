@@ -59,6 +59,29 @@ func TestEveryNodeText(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The leaf (id 3, no children) is read by the fast paths whole:
+			// a forgotten text key would leave it to the general path.
+			leafAt := -1
+			for i := 0; i+4 < len(b); i++ {
+				if b[i] >= 0xa4 && b[i] <= 0xb7 && b[i+1] == codec.KeyNodeID && b[i+2] == 3 && i+4 < len(b) && b[i+3] == codec.KeyNodeClass && b[i+4] == 0 {
+					if leafAt >= 0 {
+						t.Fatalf("two leaves of id 3 in % x", b)
+					}
+					leafAt = i
+				}
+			}
+			if leafAt < 0 {
+				t.Fatalf("no leaf of id 3 in % x", b)
+			}
+			vf := &vframe{start: leafAt, n: int(b[leafAt] - 0xa0)}
+			var nv NodeView
+			if _, stop := decodePairs(b, leafAt+1, vf, &nv); stop != scanEnd || vf.i != vf.n {
+				t.Errorf("key %d (%s) = %q: decodePairs stopped (%d) after %d of %d pairs", k, f.Name, val, stop, vf.i, vf.n)
+			}
+			w := Walker{buf: b}
+			if !w.readNode(leafAt) {
+				t.Errorf("key %d (%s) = %q: readNode left the leaf to the general path", k, f.Name, val)
+			}
 			reversed := cloneValue(value)
 			eachMap(&reversed, reversePairs)
 			for _, form := range []struct {
