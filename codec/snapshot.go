@@ -56,13 +56,18 @@ const (
 
 // Node is one accessibility node.
 //
-// Its five text fields are plain strings, present when not "": a node
-// whose text is present but empty has the field's bit in Empty (Has
-// reads both). The decoder sets a bit of Empty only for a text that
-// arrived empty, so a node written with a non-empty Text and no bits
-// reads back equal. Plain strings keep a node at 152 bytes, 40 fewer
+// Its text fields (those of type string) are plain strings, present
+// when not "": a node whose text is present but empty has the field's
+// bit in Empty (Has reads both). The decoder sets a bit of Empty only
+// for a text that arrived empty, so a node written with a non-empty Text
+// and no bits reads back equal. Plain strings keep a node at 152 bytes, 40 fewer
 // than an Opt[string] each would take: a snapshot's nodes are most of
 // what decoding it allocates.
+//
+// Each field other than Empty fills the key of its name (KeyNode<Field>),
+// in key order: the per-field code of a node (node_gen.go, NodeView, the
+// twin) is generated from them, so a new optional text is a key, a field
+// of type string after the last, and a golden sample that carries it.
 type Node struct {
 	ID       uint32      // key 0, unique within the snapshot, from 1
 	Class    uint32      // key 1, string table index
@@ -407,7 +412,8 @@ func invalidText(window, level int, name string) error {
 
 // appendNode writes the node's map head and keys 0 to 8 (the children
 // array's head, when it has children), and for a node without children
-// keys 9 to 11 too: the node whole, in room reserved once.
+// the keys after them too (putTail): the node whole, in room reserved
+// once.
 func (n *Node) appendNode(dst []byte, window, level int) ([]byte, error) {
 	// Room for every text, present or not: an absent one's Val is
 	// mostly "", and reserving for it costs nothing.
