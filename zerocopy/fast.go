@@ -153,8 +153,24 @@ func decodeCanon(b []byte, i, n int, nv *NodeView) (int, int, uint32) {
 			break
 		}
 		w := 0
-		switch {
-		case k < nodeKeys && nodeTexts&(1<<k) != 0:
+		switch k {
+		case codec.KeyNodeResPkg:
+			if i+5 < len(b) {
+				var x uint32
+				if x, w = shortHead[uint32](b, i+1); w > 0 {
+					nv.ResPkg = codec.Opt[uint32]{Val: x, Ok: true}
+				}
+			}
+		case codec.KeyNodeScroll:
+			var sc codec.Scroll
+			if w = readScroll(b, i+1, &sc); w > 0 {
+				nv.Scroll = codec.Opt[codec.Scroll]{Val: sc, Ok: true}
+			}
+		default: // a text (textField), or a key decodePairs reads
+			t := nv.textField(k)
+			if t == nil {
+				break
+			}
 			// A text of a head of one or two bytes (up to 255 bytes),
 			// the commonest, is read here, and checked in line when it is
 			// short ASCII; one of a longer head by readText.
@@ -164,24 +180,12 @@ func decodeCanon(b []byte, i, n int, nv *NodeView) (int, int, uint32) {
 					s, l = i+3, int(b[i+2])
 				}
 				if e := s + l; e <= len(b) && (cbor.ShortASCII(b, s, e) || cbor.ValidUTF8(b[s:e])) {
-					*nv.textField(k) = codec.Opt[string]{Val: str(b[s:e:e]), Ok: true}
+					*t = codec.Opt[string]{Val: str(b[s:e:e]), Ok: true}
 					w = e - i - 1
 				}
 			} else if v, wt := readText(b, i+1); wt > 0 {
-				*nv.textField(k) = codec.Opt[string]{Val: v, Ok: true}
+				*t = codec.Opt[string]{Val: v, Ok: true}
 				w = wt
-			}
-		case k == codec.KeyNodeResPkg:
-			if i+5 < len(b) {
-				var x uint32
-				if x, w = shortHead[uint32](b, i+1); w > 0 {
-					nv.ResPkg = codec.Opt[uint32]{Val: x, Ok: true}
-				}
-			}
-		case k == codec.KeyNodeScroll:
-			var sc codec.Scroll
-			if w = readScroll(b, i+1, &sc); w > 0 {
-				nv.Scroll = codec.Opt[codec.Scroll]{Val: sc, Ok: true}
 			}
 		}
 		if w == 0 {
