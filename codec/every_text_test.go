@@ -53,6 +53,17 @@ func TestNodeSchemaAgrees(t *testing.T) {
 			t.Errorf("key %d (Node.%s): a required text", k, f.Name)
 		}
 	}
+	for k := -1; k <= nodeKeys; k++ {
+		want := -1
+		for i, tk := range nodeTextKeys {
+			if tk == k {
+				want = i
+			}
+		}
+		if got := nodeTextSlot(k); got != want {
+			t.Errorf("nodeTextSlot(%d) = %d, want %d (nodeTextKeys %v)", k, got, want, nodeTextKeys)
+		}
+	}
 	if nodeKeys != NodeFields.Len() {
 		t.Errorf("nodeKeys %d, NodeFields has %d keys", nodeKeys, NodeFields.Len())
 	}

@@ -34,7 +34,28 @@ const (
 )
 
 // nodeTextKeys are the keys of a node's text fields, in key order.
-var nodeTextKeys = [...]int{KeyNodeText, KeyNodeDesc, KeyNodeResName, KeyNodeHint, KeyNodeState}
+var nodeTextKeys = [nodeTextCount]int{KeyNodeText, KeyNodeDesc, KeyNodeResName, KeyNodeHint, KeyNodeState}
+
+// nodeTextCount is the number of a node's text fields.
+const nodeTextCount = 5
+
+// nodeTextSlot is the index of text key k in nodeTextKeys, or -1 for another key:
+// the slot of the text in a table of a node's texts.
+func nodeTextSlot(k int) int {
+	switch k {
+	case KeyNodeText:
+		return 0
+	case KeyNodeDesc:
+		return 1
+	case KeyNodeResName:
+		return 2
+	case KeyNodeHint:
+		return 3
+	case KeyNodeState:
+		return 4
+	}
+	return -1
+}
 
 // textField is the field of text key k, or nil for another key: a
 // misrouted key panics where it is used, and reaches no other field.

@@ -301,11 +301,20 @@ func codecFile(b *bytes.Buffer, fs []field) {
 	p("\t// nodeTailTextCount is how many texts follow the children.\n\tnodeTailTextCount = %d\n", len(texts(after(fs))))
 	p(")\n\n")
 	p("// nodeTextKeys are the keys of a node's text fields, in key order.\n")
-	p("var nodeTextKeys = [...]int{")
+	p("var nodeTextKeys = [nodeTextCount]int{")
 	for _, f := range texts(fs) {
 		p("KeyNode%s, ", f.name)
 	}
 	p("}\n\n")
+	p("// nodeTextCount is the number of a node's text fields.\n")
+	p("const nodeTextCount = %d\n\n", len(texts(fs)))
+	p("// nodeTextSlot is the index of text key k in nodeTextKeys, or -1 for another key:\n")
+	p("// the slot of the text in a table of a node's texts.\n")
+	p("func nodeTextSlot(k int) int {\n\tswitch k {\n")
+	for i, f := range texts(fs) {
+		p("\tcase KeyNode%s:\n\t\treturn %d\n", f.name, i)
+	}
+	p("\t}\n\treturn -1\n}\n\n")
 	p("// textField is the field of text key k, or nil for another key: a\n// misrouted key panics where it is used, and reaches no other field.\n")
 	p("func (n *Node) textField(k int) *string {\n\tswitch k {\n")
 	for _, f := range texts(fs) {
