@@ -65,7 +65,7 @@ type treeNode struct {
 	id, class uint32
 	bounds    Bounds
 	flags     uint32
-	texts     [5]uint32 // by textSlot: text, desc, res_name, hint, state
+	texts     [nodeTextCount]uint32 // by nodeTextSlot: the texts in key order
 	resPkg    uint32
 	kids      uint32 // the first child's index
 	nkids     uint32 // how many children
@@ -100,33 +100,16 @@ const (
 	treeWinRoot
 )
 
-// A node record holds no pointers, and so neither does a table of them:
-// the collector never scans one (asserted at compile time by the sizes:
-// a change that adds a field must keep them pointer-free too).
+// A node record is treeNodeFixed bytes and a uint32 a text (the texts
+// follow the schema: nodeTextKeys, generated). It holds no pointers, and
+// so neither does a table of them: the collector never scans one
+// (TestTreeTablesHoldNoPointers). The size is held at compile time, so a
+// field added to the record is a decision, not an accident.
 const (
-	_ = uint(68 - unsafe.Sizeof(treeNode{}))
-	_ = uint(unsafe.Sizeof(treeNode{}) - 68)
+	treeNodeFixed = 48
+	_             = uint(treeNodeFixed + 4*nodeTextCount - unsafe.Sizeof(treeNode{}))
+	_             = uint(unsafe.Sizeof(treeNode{}) - treeNodeFixed - 4*nodeTextCount)
 )
-
-// textSlot is the slot in treeNode.texts of text key k, or -1.
-func textSlot(k int) int {
-	switch k {
-	case KeyNodeText:
-		return 0
-	case KeyNodeDesc:
-		return 1
-	case KeyNodeResName:
-		return 2
-	case KeyNodeHint:
-		return 3
-	case KeyNodeState:
-		return 4
-	}
-	return -1
-}
-
-// slotKeys are the text keys by slot.
-var slotKeys = [5]int{KeyNodeText, KeyNodeDesc, KeyNodeResName, KeyNodeHint, KeyNodeState}
 
 // textIn returns the text whose CBOR head is at buf[off] as a string of
 // buf's memory. The tree wrote or checked it: its head is a definite text
@@ -187,7 +170,7 @@ func (t *Tree) ResPkg(n NodeRef) Opt[uint32] {
 // (for a TreeDecoder's tree, until its next call).
 func (t *Tree) Text(n NodeRef, k int) (string, bool) {
 	mustText(k)
-	off := t.node(n).texts[textSlot(k)]
+	off := t.node(n).texts[nodeTextSlot(k)]
 	if off == 0 {
 		return "", false
 	}
@@ -198,7 +181,7 @@ func (t *Tree) Text(n NodeRef, k int) (string, bool) {
 // Node.Has.
 func (t *Tree) Has(n NodeRef, ts NodeTexts) bool {
 	r := t.node(n)
-	for s, k := range slotKeys {
+	for s, k := range nodeTextKeys {
 		if ts&(1<<k) != 0 && r.texts[s] == 0 {
 			return false
 		}
@@ -354,7 +337,7 @@ func (t *Tree) Snapshot() *Snapshot {
 		n.ResPkg = Opt[uint32]{Val: r.resPkg, Ok: r.bits&treeResPkg != 0}
 		for slot, off := range r.texts {
 			if off != 0 {
-				n.SetText(slotKeys[slot], textIn(buf, off))
+				n.SetText(nodeTextKeys[slot], textIn(buf, off))
 			}
 		}
 		if r.nkids > 0 {
@@ -444,7 +427,7 @@ func (t *Tree) fill(id uint64, s *Snapshot) error {
 			if n.Scroll != nil {
 				scrolls++
 			}
-			for _, k := range slotKeys {
+			for _, k := range nodeTextKeys {
 				if v := *n.textField(k); n.hasText(1<<k, v) {
 					addText(v)
 				}
@@ -511,7 +494,7 @@ func (t *Tree) fill(id uint64, s *Snapshot) error {
 			top.kids, top.row = top.kids[1:], top.row+1
 			r := &t.nodes[row]
 			*r = treeNode{id: n.ID, class: n.Class, bounds: n.Bounds, flags: n.Flags, resPkg: n.ResPkg.Val, bits: bit(n.ResPkg.Ok, treeResPkg)}
-			for slot, k := range slotKeys {
+			for slot, k := range nodeTextKeys {
 				if v := *n.textField(k); n.hasText(1<<k, v) {
 					r.texts[slot] = text(v)
 				}

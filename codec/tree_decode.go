@@ -505,15 +505,19 @@ func (t *Tree) nodeTreeAt(b []byte, i int, root, pending int) int {
 				return 0
 			}
 			k := int(b[i])
-			if k <= prev || k > KeyNodeState {
+			if k <= prev || k >= nodeKeys {
 				return 0
 			}
 			prev, left = k, left-1
 			i++
 			r := &t.nodes[n]
 			switch k { // keys 0 to 3 were read by treeNodeAt
-			case KeyNodeText, KeyNodeDesc, KeyNodeResName, KeyNodeHint, KeyNodeState:
-				r.texts[textSlot(k)], i = treeTextAt(b, i)
+			default: // a text (nodeTextSlot: generated from the schema)
+				s := nodeTextSlot(k)
+				if s < 0 {
+					return 0 // a key this reader has no case for: Decode's path reads it
+				}
+				r.texts[s], i = treeTextAt(b, i)
 			case KeyNodeResPkg:
 				r.resPkg, i = u32At(b, i)
 				r.bits |= treeResPkg

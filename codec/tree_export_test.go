@@ -68,7 +68,7 @@ func TreesDiffer(a, b *Tree) string {
 		x, y := a.nodes[i], b.nodes[i]
 		for s := range x.texts {
 			if tx, ty := text(a, x.texts[s]), text(b, y.texts[s]); tx != ty {
-				return fmt.Sprintf("node %d text %d %q, %q", i, slotKeys[s], tx, ty)
+				return fmt.Sprintf("node %d text %d %q, %q", i, nodeTextKeys[s], tx, ty)
 			}
 		}
 		x.texts, y.texts = [5]uint32{}, [5]uint32{}
