@@ -75,6 +75,30 @@ type Stats struct {
 	Resizes, Pseudo, Skipped uint64 // resizes applied; other pseudo-rectangles; non-update messages skipped
 }
 
+// Rect describes a rectangle the Decoder applied to the framebuffer (not
+// the pseudo-rectangles), for the caller's damage tracking.
+type Rect struct {
+	X, Y, W, H int
+	Encoding   int32
+	Kind       Kind  // how it was sent, within its encoding
+	Start, End int64 // its bytes in the stream, from its 12-byte header on (a hub can forward them as they are)
+}
+
+// Kind says how a rectangle's pixels were sent.
+type Kind uint8
+
+// Kinds of rectangle.
+const (
+	KindRaw Kind = iota
+	KindCopyRect
+	KindZRLE
+	KindTightFill
+	KindTightJPEG
+	KindTightCopy
+	KindTightPalette
+	KindTightGradient
+)
+
 // Message describes the last message Next decoded.
 type Message struct {
 	Type   uint8
@@ -96,6 +120,11 @@ type Decoder struct {
 	tile  [64 * 64 * BytesPerPixel]byte
 	stats Stats
 	err   error
+	kind  Kind
+
+	// OnRect, if set, is called after each rectangle is applied, with
+	// where it is and how it was sent.
+	OnRect func(Rect)
 
 	// the current message and rectangle, for errors
 	typ   uint8
@@ -210,9 +239,13 @@ func (d *Decoder) update() (int, error) {
 	d.stats.Updates++
 	for i := range n {
 		d.ri = i
+		start := d.rd.off
 		last, err := d.rect()
 		if err != nil {
 			return i, err
+		}
+		if d.OnRect != nil && pixelEncoding(d.enc) {
+			d.OnRect(Rect{X: d.rx, Y: d.ry, W: d.rw, H: d.rh, Encoding: d.enc, Kind: d.kind, Start: start, End: d.rd.off})
 		}
 		d.stats.Rects++
 		if last {
@@ -233,15 +266,13 @@ func (d *Decoder) rect() (last bool, err error) {
 	d.rw, d.rh = int(binary.BigEndian.Uint16(b[4:])), int(binary.BigEndian.Uint16(b[6:]))
 	d.enc = int32(binary.BigEndian.Uint32(b[8:]))
 	x, y, w, h := d.rx, d.ry, d.rw, d.rh
-	switch d.enc {
-	case EncodingRaw, EncodingCopyRect, EncodingZRLE, EncodingTight:
-		if !d.fb.inside(x, y, w, h) {
-			return false, d.failf("rectangle outside the %dx%d framebuffer", d.fb.w, d.fb.h)
-		}
+	if pixelEncoding(d.enc) && !d.fb.inside(x, y, w, h) {
+		return false, d.failf("rectangle outside the %dx%d framebuffer", d.fb.w, d.fb.h)
 	}
 	switch d.enc {
 	case EncodingRaw:
 		d.stats.Raw++
+		d.kind = KindRaw
 		for r := y; r < y+h; r++ {
 			if err := d.rd.readFull(d.fb.row(x, r, w)); err != nil {
 				return false, err
@@ -250,6 +281,7 @@ func (d *Decoder) rect() (last bool, err error) {
 		return false, nil
 	case EncodingCopyRect:
 		d.stats.CopyRect++
+		d.kind = KindCopyRect
 		b, err := d.rd.next(4)
 		if err != nil {
 			return false, err
@@ -262,6 +294,7 @@ func (d *Decoder) rect() (last bool, err error) {
 		return false, nil
 	case EncodingZRLE:
 		d.stats.ZRLE++
+		d.kind = KindZRLE
 		return false, d.zrleRect()
 	case EncodingTight:
 		d.stats.Tight++
@@ -316,6 +349,11 @@ func (d *Decoder) rect() (last bool, err error) {
 		return false, nil
 	}
 	return false, d.failf("encoding %d is not one this decoder knows", d.enc)
+}
+
+// pixelEncoding reports whether e carries pixels for the framebuffer.
+func pixelEncoding(e int32) bool {
+	return e == EncodingRaw || e == EncodingCopyRect || e == EncodingZRLE || e == EncodingTight
 }
 
 // resize applies a DesktopSize or ExtendedDesktopSize within the limits.

@@ -58,6 +58,7 @@ func (d *Decoder) tightRect() error {
 	switch kind := ctl >> 4; {
 	case kind == tightFill:
 		d.stats.TightFill++
+		d.kind = KindTightFill
 		b, err := d.rd.next(3)
 		if err != nil {
 			return err
@@ -66,6 +67,7 @@ func (d *Decoder) tightRect() error {
 		return nil
 	case kind == tightJPEG:
 		d.stats.TightJPEG++
+		d.kind = KindTightJPEG
 		return d.tightJPEG()
 	case kind == tightPNG:
 		return d.failf("Tight PNG (TightPNG's sub-encoding) is not decoded")
@@ -142,12 +144,15 @@ func (d *Decoder) tightBasic(stream int, explicit bool) error {
 	switch filter {
 	case filterCopy:
 		d.stats.TightCopy++
+		d.kind = KindTightCopy
 		n = w * h * 3
 	case filterGrad:
 		d.stats.TightGradient++
+		d.kind = KindTightGradient
 		n = w * h * 3
 	case filterPalette:
 		d.stats.TightPalette++
+		d.kind = KindTightPalette
 		c, err := d.rd.ReadByte()
 		if err != nil {
 			return err
