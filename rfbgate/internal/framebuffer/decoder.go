@@ -362,13 +362,14 @@ func (d *Decoder) resize(w, h int) error {
 		return d.failf("desktop size %dx%d beyond the limit %dx%d", w, h, d.lim.MaxWidth, d.lim.MaxHeight)
 	}
 	d.stats.Resizes++
-	return d.fb.Resize(w, h)
+	return d.fb.resize(w, h, d.lim.MaxWidth*d.lim.MaxHeight*BytesPerPixel)
 }
 
 // scratch returns a buffer of n bytes, reused across rectangles.
 func (d *Decoder) scratch(n int) []byte {
-	if cap(d.buf) < n {
-		d.buf = make([]byte, n)
+	if cap(d.buf) < n { // grow by doubling, up to the largest a rectangle may need
+		most := max(3*d.lim.MaxWidth*d.lim.MaxHeight, d.lim.MaxJPEG)
+		d.buf = make([]byte, n, max(n, min(2*cap(d.buf), most)))
 	}
 	return d.buf[:n]
 }

@@ -486,3 +486,30 @@ func TestResizeAndRegion(t *testing.T) {
 		t.Fatal("width 65536 accepted")
 	}
 }
+
+// TestResizeInPlace checks resizes that reuse memory (rows moving up or
+// down) against a naive model: shared pixels kept, new ones black.
+func TestResizeInPlace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	fb := newFB(t, 5, 5)
+	model := func(pix []byte, w, h, nw, nh int) []byte {
+		out := make([]byte, 4*nw*nh)
+		for y := range min(h, nh) {
+			copy(out[4*y*nw:4*(y*nw+min(w, nw))], pix[4*y*w:])
+		}
+		return out
+	}
+	for i := range 300 {
+		for j := range fb.pix {
+			fb.pix[j] = byte(rng.IntN(255) + 1)
+		}
+		nw, nh := 1+rng.IntN(20), 1+rng.IntN(20)
+		want := model(fb.Pix(), fb.w, fb.h, nw, nh)
+		if err := fb.resize(nw, nh, 4*20*20); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(fb.Pix(), want) {
+			t.Fatalf("resize %d to %dx%d: pixels differ from the model", i, nw, nh)
+		}
+	}
+}

@@ -38,7 +38,12 @@ func (f *Framebuffer) Pix() []byte { return f.pix }
 // Resize makes the framebuffer w×h pixels (0 to 65535 each, as RFB's
 // sizes are), keeping the pixels the old and new sizes share and making
 // the rest black. It reuses its memory when it can.
-func (f *Framebuffer) Resize(w, h int) error {
+func (f *Framebuffer) Resize(w, h int) error { return f.resize(w, h, 0) }
+
+// resize is Resize that, when it must allocate, reserves room for growth
+// up to reserve bytes (the Decoder's limit), so that a peer that grows the
+// screen step by step makes it allocate a few times, not at every step.
+func (f *Framebuffer) resize(w, h, reserve int) error {
 	if w < 0 || h < 0 || w > 65535 || h > 65535 {
 		return fmt.Errorf("framebuffer: size %dx%d out of range", w, h)
 	}
@@ -48,14 +53,30 @@ func (f *Framebuffer) Resize(w, h int) error {
 		return nil
 	}
 	var pix []byte
-	if cap(old) >= n && w == ow { // same stride: rows stay where they are
-		pix = old[:n]
-		if h > oh {
-			clear(pix[oh*w*BytesPerPixel:])
+	cw, ch := min(w, ow), min(h, oh) // what the two sizes share
+	if cap(old) >= n {
+		// in place: rows move up when the stride shrinks, down (from the
+		// last) when it grows; then what is new is cleared
+		pix = old[:max(n, len(old))]
+		if w <= ow {
+			for y := 1; y < ch; y++ {
+				copy(pix[y*w*BytesPerPixel:][:cw*BytesPerPixel], pix[y*ow*BytesPerPixel:])
+			}
+		} else {
+			for y := ch - 1; y >= 0; y-- {
+				copy(pix[y*w*BytesPerPixel:][:cw*BytesPerPixel], pix[y*ow*BytesPerPixel:][:cw*BytesPerPixel])
+				clear(pix[(y*w+cw)*BytesPerPixel : (y+1)*w*BytesPerPixel])
+			}
 		}
+		pix = pix[:n]
+		if w < ow {
+			for y := range ch {
+				clear(pix[(y*w+cw)*BytesPerPixel : (y+1)*w*BytesPerPixel])
+			}
+		}
+		clear(pix[ch*w*BytesPerPixel:])
 	} else {
-		pix = make([]byte, n)
-		cw, ch := min(w, ow), min(h, oh)
+		pix = make([]byte, n, max(n, min(2*cap(old), reserve)))
 		for y := range ch {
 			copy(pix[y*w*BytesPerPixel:][:cw*BytesPerPixel], old[y*ow*BytesPerPixel:])
 		}
