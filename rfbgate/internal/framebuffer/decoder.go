@@ -118,6 +118,7 @@ type Decoder struct {
 	tight [4]zstream
 	buf   []byte // scratch for the largest rectangle so far
 	tile  [64 * 64 * BytesPerPixel]byte
+	pal   [256 * 3]byte // a ZRLE or Tight palette
 	stats Stats
 	err   error
 	kind  Kind

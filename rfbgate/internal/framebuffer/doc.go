@@ -36,17 +36,27 @@
 // the rectangle needs, and every refusal is a *DecodeError naming the
 // message, the rectangle and the stream offset.
 //
-// Live memory is at most, for a framebuffer of at most W×H pixels
-// (Limits.MaxWidth × Limits.MaxHeight):
+// Memory, for Limits of W×H pixels and a JPEG limit J:
 //
-//   - the framebuffer: 4·W·H bytes;
-//   - five zlib states (ZRLE's and Tight's four), about 45 KiB each, plus
-//     at most MaxZlibCarry compressed bytes carried between rectangles in
-//     each;
-//   - scratch for the largest rectangle: 3·W·H bytes for Tight basic data
-//     or the JPEG's compressed bytes (at most Limits.MaxJPEG), and image/jpeg's
-//     decoded image of that rectangle (about 3·W·H bytes);
-//   - the read buffer and a ZRLE tile (64·64·4 bytes).
+//   - the framebuffer: 4·W·H bytes at most (a resize reuses its memory,
+//     and when it must grow it doubles, up to 4·W·H);
+//   - five zlib states (ZRLE's and Tight's four, klauspost/compress's
+//     zlib, about 45 KiB each), plus at most MaxZlibCarry compressed bytes
+//     each carried between rectangles; compressed data is read from the
+//     stream as inflation needs it, never buffered whole;
+//   - scratch for the largest rectangle so far: at most max(3·W·H, J)
+//     bytes (Tight basic data, or a JPEG's bytes), grown by doubling;
+//     image/jpeg's decoded image of a JPEG rectangle (about 3 bytes a
+//     pixel of that rectangle), garbage once applied;
+//   - its own read buffer (ReadBufferSize), a ZRLE tile and a palette.
 //
-// FuzzDecoder asserts this bound for every input.
+// Nothing else is allocated from a claimed length: a 4 GiB name, cut text
+// or cursor is skipped through the read buffer. Once the zlib states and
+// scratch exist, Raw, CopyRect, ZRLE and Tight basic updates are decoded
+// without allocating (TestSteadyAllocs); JPEG rectangles allocate
+// image/jpeg's image. FuzzDecoder asserts, for every input, that the
+// decoder allocates in all at most this bound (with the framebuffer and
+// scratch counted three times for their doublings) plus 2 KiB for each
+// input byte (what image/jpeg allocates per JPEG rectangle and an error's
+// text, paid for by the bytes that ask for them).
 package framebuffer

@@ -2,11 +2,12 @@ package framebuffer
 
 import (
 	"bytes"
-	"compress/zlib"
 	"image"
 	"image/jpeg"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/klauspost/compress/zlib"
 )
 
 // The fuzz target's framebuffer and limits: big enough for the seed

@@ -139,7 +139,7 @@ func (d *Decoder) tightBasic(stream int, explicit bool) error {
 		}
 	}
 	w, h := d.rw, d.rh
-	var pal [256 * 3]byte
+	pal := &d.pal
 	ncol, n := 0, 0
 	switch filter {
 	case filterCopy:

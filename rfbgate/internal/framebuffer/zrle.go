@@ -57,7 +57,7 @@ func (d *Decoder) zrleTileAt(z *zstream, tx, ty, tw, th int) error {
 	if err != nil {
 		return err
 	}
-	var pal [128 * 3]byte
+	pal := &d.pal // a palette, or a solid tile's CPIXEL (in the Decoder: it would escape to the heap here)
 	switch {
 	case sub == 0: // raw CPIXELs
 		d.stats.ZRLERaw++
@@ -130,11 +130,11 @@ func (d *Decoder) zrleTileAt(z *zstream, tx, ty, tw, th int) error {
 // says a run length follows.
 func (d *Decoder) zrleRuns(z *zstream, tx, ty, tw, th int, pal []byte, p int) error {
 	total, done := tw*th, 0
-	var px [3]byte
+	px := d.pal[len(d.pal)-3:] // the run's colour (the palette's slots past 127 colours are free)
 	for done < total {
 		run, hasRun := 1, true
 		if pal == nil {
-			if err := z.full(px[:]); err != nil {
+			if err := z.full(px); err != nil {
 				return err
 			}
 		} else {
@@ -146,7 +146,7 @@ func (d *Decoder) zrleRuns(z *zstream, tx, ty, tw, th int, pal []byte, p int) er
 			if i >= p {
 				return fmt.Errorf("palette index %d of a %d-colour palette", i, p)
 			}
-			copy(px[:], pal[3*i:])
+			copy(px, pal[3*i:])
 			hasRun = c&128 != 0
 		}
 		for hasRun {

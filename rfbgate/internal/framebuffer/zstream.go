@@ -1,9 +1,9 @@
 package framebuffer
 
 import (
-	"compress/zlib"
 	"errors"
 	"fmt"
+	"github.com/klauspost/compress/zlib"
 	"io"
 )
 
