@@ -43,3 +43,22 @@ func TestSteadyAllocs(t *testing.T) {
 		t.Fatalf("%.1f allocations an update, want 0", allocs)
 	}
 }
+
+// TestEncoderSteadyAllocs: once warm, the Encoder allocates nothing but
+// the growth of the caller's buffer.
+func TestEncoderSteadyAllocs(t *testing.T) {
+	src := encTestFB(t, rand.New(rand.NewPCG(27, 28)))
+	e, err := NewEncoder(6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, _, _ := e.AppendTight(nil, src, 0, 0, 300, 260) // warm-up: scratch, zlib state, dst's room
+	allocs := testing.AllocsPerRun(10, func() {
+		if _, _, err := e.AppendTight(dst[:0], src, 0, 0, 300, 260); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("%.1f allocations to encode 300x260, want 0", allocs)
+	}
+}

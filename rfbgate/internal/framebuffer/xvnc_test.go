@@ -170,7 +170,6 @@ var pseudo = []int32{framebuffer.EncodingDesktopSize, framebuffer.EncodingExtend
 
 func TestAgainstXvnc(t *testing.T) {
 	x := peertest.StartXvnc(t, "fbpass1", "-geometry", fmt.Sprintf("%dx%d", xvncW, xvncH), "-depth", "24")
-	peertest.Program(t, "Xvnc")
 	painter := dialX11(t, x.Display)
 	want := screenPicture()
 	painter.paint(t, want, 0, 0, xvncW, xvncH)

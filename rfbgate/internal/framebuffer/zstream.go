@@ -19,6 +19,13 @@ var errZShort = errors.New("zlib data ends before the rectangle's pixels")
 // zstream is one zlib stream that runs across rectangles (ZRLE's, or one
 // of Tight's four). Each rectangle lends it a number of compressed bytes
 // of the server stream; it inflates only as much as the rectangle reads.
+//
+// flate keeps its state only while its input never runs dry (its errors
+// stick), so a rectangle's end cannot be probed for more output: data
+// that inflates past the rectangle is found when it is in zstream's own
+// buffer (end says so), or when more than MaxZlibCarry compressed bytes
+// are left; output flate already holds in its window shows up at the start
+// of the stream's next rectangle, which then decodes wrongly or fails.
 type zstream struct {
 	rd    *reader
 	zr    io.ReadCloser // nil until the stream's first rectangle
