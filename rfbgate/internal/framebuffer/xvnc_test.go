@@ -18,7 +18,7 @@ const xvncW, xvncH = 480, 360
 
 // screenPicture is what the test draws in Xvnc, in full-width bands so
 // that Xvnc's encoders meet one kind of content at a time: a photo-like
-// band (smooth gradients with noise), two-colour "text", five colours in
+// band (smooth gradients with noise), two-colour "text", forty colours in
 // short runs, three colours in long runs, and large solid blocks.
 func screenPicture() []byte {
 	rng := rand.New(rand.NewPCG(34, 1))
@@ -39,18 +39,19 @@ func screenPicture() []byte {
 				} else {
 					set(x, y, [3]byte{245, 245, 240})
 				}
-			case y < 230: // five colours, short runs
+			case y < 230: // forty colours, short runs
 				if run == 0 {
-					run, pi = 1+rng.IntN(3), rng.IntN(5)
+					run, pi = 1+rng.IntN(8), rng.IntN(40)
 				}
 				run--
-				set(x, y, pal[pi])
+				pi %= 40 // a run may come from the band above
+				set(x, y, [3]byte{byte(6 * pi), byte(255 - 5*pi), byte(pi * pi)})
 			case y < 300: // three colours, long runs
 				if run == 0 {
 					run, pi = 50+rng.IntN(250), rng.IntN(3)
 				}
 				run--
-				set(x, y, pal[pi])
+				set(x, y, pal[pi%3])
 			default: // solid blocks
 				set(x, y, pal[(x/120+(y-300)/30)%len(pal)])
 			}
@@ -192,7 +193,7 @@ func TestAgainstXvnc(t *testing.T) {
 	}
 	for _, c := range []run{
 		{name: "ZRLE", enc: []int32{framebuffer.EncodingZRLE, framebuffer.EncodingCopyRect},
-			used: func(s framebuffer.Stats) bool { return s.ZRLERaw > 0 && s.ZRLESolid > 0 && s.ZRLEPacked > 0 }},
+			used: func(s framebuffer.Stats) bool { return s.ZRLERaw > 0 && s.ZRLESolid > 0 && s.ZRLEPacked > 0 && s.ZRLEPaletteRLE > 0 }},
 		{name: "Tight lossless", enc: []int32{framebuffer.EncodingTight, framebuffer.EncodingCopyRect, -256 + 6},
 			used: func(s framebuffer.Stats) bool {
 				return s.TightFill > 0 && s.TightPalette > 0 && s.TightCopy > 0 && s.TightJPEG == 0
