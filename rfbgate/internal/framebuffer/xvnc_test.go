@@ -193,7 +193,9 @@ func TestAgainstXvnc(t *testing.T) {
 	}
 	for _, c := range []run{
 		{name: "ZRLE", enc: []int32{framebuffer.EncodingZRLE, framebuffer.EncodingCopyRect},
-			used: func(s framebuffer.Stats) bool { return s.ZRLERaw > 0 && s.ZRLESolid > 0 && s.ZRLEPacked > 0 && s.ZRLEPaletteRLE > 0 }},
+			used: func(s framebuffer.Stats) bool {
+				return s.ZRLERaw > 0 && s.ZRLESolid > 0 && s.ZRLEPacked > 0 && s.ZRLEPaletteRLE > 0
+			}},
 		{name: "Tight lossless", enc: []int32{framebuffer.EncodingTight, framebuffer.EncodingCopyRect, -256 + 6},
 			used: func(s framebuffer.Stats) bool {
 				return s.TightFill > 0 && s.TightPalette > 0 && s.TightCopy > 0 && s.TightJPEG == 0
