@@ -71,7 +71,7 @@ func TreesDiffer(a, b *Tree) string {
 				return fmt.Sprintf("node %d text %d %q, %q", i, nodeTextKeys[s], tx, ty)
 			}
 		}
-		x.texts, y.texts = [5]uint32{}, [5]uint32{}
+		x.texts, y.texts = [nodeTextCount]uint32{}, [nodeTextCount]uint32{}
 		if x != y {
 			return fmt.Sprintf("node %d %+v, %+v", i, x, y)
 		}
