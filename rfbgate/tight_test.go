@@ -7,6 +7,9 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/coder/websocket"
 )
 
 // Pixel formats of every TPIXEL size (pf32, 3 bytes, is in serverstream_test.go).
@@ -359,4 +362,24 @@ func TestTightStreamWithCutText(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestTightMalformedClosesViewer: a Tight rectangle that cannot be framed
+// (here compression type 11) closes the viewer with 1011 and a reason,
+// after the Tight rectangle before it and the bad one's header, and the
+// log says what was wrong and where.
+func TestTightMalformedClosesViewer(t *testing.T) {
+	good := append(append(srvRect(0, 0, 8, 8, encodingTight), 0x80), 1, 2, 3)
+	bad := append(srvRect(0, 0, 8, 8, encodingTight), 0xb0, 0, 0, 0, 0)
+	addr := scriptedVNC(t, testPassword, srvUpdate(good, bad))
+	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
+	c := watchClose(t, tr, "a", "s", true)
+	c.closedWith(t, "viewer", websocket.StatusInternalError, reasonServerUnframe)
+	if n := c.received(); n != int64(4+len(good)+12) {
+		t.Fatalf("received %d bytes before the close, want the update's header, the fill rectangle and the bad one's header (%d)", n, 4+len(good)+12)
+	}
+	if l := tr.logs.String(); !strings.Contains(l, "Tight rectangle at server byte 20: control byte 0xb0: compression type 11 is invalid") {
+		t.Fatalf("the log does not say what could not be framed:\n%s", l)
+	}
+	waitViewers(t, tr, "a", 0, 5*time.Second)
 }
