@@ -103,24 +103,10 @@ const (
 	KeyWindowModal       = 10
 )
 
-// Keys of a Node map: each names the field of Node it fills, and the
-// fields of Node follow them in order. node_gen.go is generated from
-// them and Node (go generate): a new key is its constant, its field and
-// a golden sample.
-const (
-	KeyNodeID       = 0
-	KeyNodeClass    = 1
-	KeyNodeBounds   = 2
-	KeyNodeFlags    = 3
-	KeyNodeText     = 4
-	KeyNodeDesc     = 5
-	KeyNodeResPkg   = 6
-	KeyNodeResName  = 7
-	KeyNodeChildren = 8
-	KeyNodeScroll   = 9
-	KeyNodeHint     = 10
-	KeyNodeState    = 11
-)
+// The keys of a Node map (KeyNodeID ... KeyNodeState) are generated into
+// node_gen.go from the schema's Node table in docs/protocol.md, with the
+// per-field code that follows them and Node's fields (go generate): a new
+// key is its row in the schema, its field of Node and a golden sample.
 
 // Keys of a Scroll map.
 const (

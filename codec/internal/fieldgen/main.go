@@ -1,11 +1,14 @@
 // Command fieldgen writes the per-field code of a node from its one
-// description: the KeyNode* constants of codec/schema.go and the fields
-// of codec.Node in codec/snapshot.go (one exported field per key, in key
-// order, beside the Empty set). From them it writes
+// description: the Node key table of docs/protocol.md (the wire schema:
+// key, name, type, presence, meaning) and the fields of codec.Node in
+// codec/snapshot.go (one exported field per key, in key order, beside the
+// Empty set), with the required keys of codec/schema.go's NodeFields.
+// From them it writes
 //
-//   - codec/node_gen.go: the protocol names of a node's keys (NodeFields),
-//     the NodeTexts bits, the key count, the text accessor, and the
-//     writer of the keys after the children (putTail);
+//   - codec/node_gen.go: the KeyNode* constants (with the schema's
+//     meaning as their doc), the protocol names of a node's keys
+//     (NodeFields), the NodeTexts bits, the key count, the text accessor,
+//     and the writer of the keys after the children (putTail);
 //   - zerocopy/node_gen.go: NodeView, its text accessor and the copy of
 //     its texts into a codec.Node;
 //   - bench/twins/node_gen.go: the twin Node of fxamacker and msgp (whose
@@ -14,7 +17,8 @@
 // Each package's `go generate` runs it with -pkg naming the package; the
 // test beside it fails when a file on disk differs from what it writes,
 // and TestAddNodeText shows that a new optional node text takes three
-// hand edits: its key constant, its Node field, and a golden sample.
+// hand edits: its row in the schema (docs/protocol.md), its Node field,
+// and a golden sample.
 //
 // Where code tests a key against a set of keys (the decoders' case for a
 // text), it reads the generated masks; where it reaches a field by key
@@ -91,6 +95,7 @@ type field struct {
 	name     string // the Go field's name, the constant's suffix: KeyNode<name>
 	proto    string // the protocol name: name in snake_case
 	typ      string // the Go field's type, as written in codec
+	meaning  string // the schema's words for it (docs/protocol.md)
 	required bool
 	text     bool // an optional text: a plain string, present as Node.Has says
 }
@@ -109,7 +114,18 @@ func nodeSchema(root string) ([]field, error) {
 	if err != nil {
 		return nil, err
 	}
-	keys := map[string]int{} // constant suffix -> key
+	rows, err := specRows(filepath.Join(root, specFile))
+	if err != nil {
+		return nil, err
+	}
+	keys := map[string]int{} // protocol name -> key
+	meaning := map[string]string{}
+	for _, r := range rows {
+		if _, dup := keys[r.proto]; dup {
+			return nil, fmt.Errorf("%s: node key %q named twice", specFile, r.proto)
+		}
+		keys[r.proto], meaning[r.proto] = r.key, r.meaning
+	}
 	required := map[string]bool{}
 	for _, d := range schema.Decls {
 		g, ok := d.(*ast.GenDecl)
@@ -123,16 +139,8 @@ func nodeSchema(root string) ([]field, error) {
 			}
 			for i, id := range v.Names {
 				switch {
-				case g.Tok == token.CONST && strings.HasPrefix(id.Name, "KeyNode") && i < len(v.Values):
-					lit, ok := v.Values[i].(*ast.BasicLit)
-					if !ok || lit.Kind != token.INT {
-						return nil, fmt.Errorf("schema.go: %s is not an integer literal", id.Name)
-					}
-					k, err := strconv.Atoi(lit.Value)
-					if err != nil {
-						return nil, fmt.Errorf("schema.go: %s: %v", id.Name, err)
-					}
-					keys[strings.TrimPrefix(id.Name, "KeyNode")] = k
+				case g.Tok == token.CONST && strings.HasPrefix(id.Name, "KeyNode"):
+					return nil, fmt.Errorf("schema.go: %s: the node keys come from %s's Node table (node_gen.go), not from schema.go", id.Name, specFile)
 				case g.Tok == token.VAR && id.Name == "NodeFields" && i < len(v.Values):
 					call, ok := v.Values[i].(*ast.CallExpr)
 					if !ok || len(call.Args) == 0 {
@@ -173,20 +181,20 @@ func nodeSchema(root string) ([]field, error) {
 			continue // Empty: the texts present though ""
 		}
 		for _, id := range f.Names {
-			k, ok := keys[id.Name]
+			k, ok := keys[snake(id.Name)]
 			if !ok {
-				return nil, fmt.Errorf("Node.%s has no key: schema.go defines no KeyNode%s", id.Name, id.Name)
+				return nil, fmt.Errorf("Node.%s has no key: %s's Node table has no row %q", id.Name, specFile, snake(id.Name))
 			}
 			if k != len(out) {
-				return nil, fmt.Errorf("Node.%s is field %d of Node's keyed fields but KeyNode%s is %d: the fields follow the keys, from 0 up", id.Name, len(out), id.Name, k)
+				return nil, fmt.Errorf("Node.%s is field %d of Node's keyed fields but its key (%s) is %d: the fields follow the keys, from 0 up", id.Name, len(out), specFile, k)
 			}
-			delete(keys, id.Name)
-			out = append(out, field{key: k, name: id.Name, proto: snake(id.Name), typ: typ.String(),
+			delete(keys, snake(id.Name))
+			out = append(out, field{key: k, name: id.Name, proto: snake(id.Name), typ: typ.String(), meaning: meaning[snake(id.Name)],
 				required: required[id.Name], text: typ.String() == "string"})
 		}
 	}
 	for name := range keys {
-		return nil, fmt.Errorf("KeyNode%s names no field of Node", name)
+		return nil, fmt.Errorf("%s's Node table row %q (key %d) names no field of Node", specFile, name, keys[name])
 	}
 	if len(out) > 16 {
 		return nil, fmt.Errorf("%d node keys: NodeTexts has 16 bits", len(out))
@@ -206,6 +214,62 @@ func nodeSchema(root string) ([]field, error) {
 		return nil, errors.New("Node has no Children field")
 	}
 	return out, nil
+}
+
+// specFile is the wire schema, relative to the module root.
+const specFile = "docs/protocol.md"
+
+// specRow is one row of the schema's Node key table.
+type specRow struct {
+	key            int
+	proto, meaning string
+}
+
+// specNodeTable is the line that heads the Node key table in specFile.
+const specNodeTable = "**Node** (`codec.Node`)"
+
+// specRows reads the Node key table of the schema at path: the rows
+// "| key | name | type | presence | meaning |" after specNodeTable, up to
+// the first line that is not a table row.
+func specRows(path string) ([]specRow, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(string(b), "\n")
+	at := -1
+	for i, l := range lines {
+		if strings.TrimSpace(l) == specNodeTable {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return nil, fmt.Errorf("%s: no line %q heading the Node key table", specFile, specNodeTable)
+	}
+	var rows []specRow
+	i := at + 1
+	for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
+		i++
+	}
+	for ; i < len(lines) && strings.HasPrefix(lines[i], "|"); i++ {
+		cells := strings.Split(strings.Trim(strings.TrimSpace(lines[i]), "|"), "|")
+		if len(cells) != 5 {
+			return nil, fmt.Errorf("%s:%d: a Node key row has %d cells, want 5 (key, name, type, presence, meaning)", specFile, i+1, len(cells))
+		}
+		k, err := strconv.Atoi(strings.TrimSpace(cells[0]))
+		if err != nil {
+			if strings.TrimSpace(cells[0]) == "key" || strings.Trim(strings.TrimSpace(cells[0]), "-") == "" {
+				continue // the head and its rule
+			}
+			return nil, fmt.Errorf("%s:%d: key %q is not a number", specFile, i+1, cells[0])
+		}
+		rows = append(rows, specRow{key: k, proto: strings.TrimSpace(cells[1]), meaning: strings.TrimSpace(cells[4])})
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%s:%d: the Node key table has no rows", specFile, at+1)
+	}
+	return rows, nil
 }
 
 // snake is a Go name in snake_case: ResPkg res_pkg, ID id, DensityDPI
@@ -231,7 +295,7 @@ func generate(root string) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	for pkg, write := range map[string]func(*bytes.Buffer, []field){"codec": codecFile, "zerocopy": zerocopyFile, "twins": twinsFile} {
 		var b bytes.Buffer
-		fmt.Fprintf(&b, "// Code generated by fieldgen (codec/internal/fieldgen) from codec/schema.go and codec.Node; DO NOT EDIT.\n\n")
+		fmt.Fprintf(&b, "// Code generated by fieldgen (codec/internal/fieldgen) from docs/protocol.md, codec/schema.go and codec.Node; DO NOT EDIT.\n\n")
 		write(&b, fs)
 		src, err := format.Source(b.Bytes())
 		if err != nil {
@@ -279,6 +343,11 @@ func mask(fs []field, f func(field) string) string {
 func codecFile(b *bytes.Buffer, fs []field) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	p("package codec\n\n")
+	p("// Keys of a Node map, from the schema's Node table (docs/protocol.md):\n// each names the field of Node it fills, and the fields of Node follow\n// them in order.\nconst (\n")
+	for _, f := range fs {
+		p("\t// KeyNode%s is %s (Node.%s): %s.\n\tKeyNode%s = %d\n", f.name, f.proto, f.name, strings.TrimSuffix(f.meaning, "."), f.name, f.key)
+	}
+	p(")\n\n")
 	p("// nodeNames are the protocol names of a node's keys, from key 0 up (NodeFields).\n")
 	p("var nodeNames = [...]string{")
 	for _, f := range fs {

@@ -72,10 +72,11 @@ func TestSnake(t *testing.T) {
 }
 
 // probeEdits are the hand edits that add an optional node text, key 12
-// "note": its key constant, its Node field, and a golden sample that
-// carries it. Each replaces one line, found once.
+// "note": its row in the schema (docs/protocol.md, from which fieldgen
+// writes KeyNodeNote), its Node field, and a golden sample that carries
+// it. Each replaces one line, found once.
 var probeEdits = []struct{ file, old, new string }{
-	{"codec/schema.go", "\tKeyNodeState    = 11\n", "\tKeyNodeState    = 11\n\tKeyNodeNote     = 12\n"},
+	{"docs/protocol.md", "| 11 | state | text | optional | state description |\n", "| 11 | state | text | optional | state description |\n| 12 | note | text | optional | a note on the node |\n"},
 	{"codec/snapshot.go", "\tState    string      // key 11\n", "\tState    string      // key 11\n\tNote     string      // key 12\n"},
 	{"golden/samples.go", `State: "3 items"}`, `State: "3 items", Note: "on sale"}`},
 }
@@ -97,7 +98,7 @@ var probeEdits = []struct{ file, old, new string }{
 // Run on 2 cores shared by five sessions (abridged):
 //
 //	$ WIREBENCH_FIELD_PROBE=1 go test -count=1 -run TestAddNodeText -v ./codec/internal/fieldgen/
-//	    3 hand edits: codec/schema.go, codec/snapshot.go, golden/samples.go
+//	    3 hand edits: docs/protocol.md, codec/snapshot.go, golden/samples.go
 //	    go generate ./codec/ ./zerocopy/ ./bench/twins/ (17.6s)
 //	    UPDATE_GOLDEN=1 go test -count=1 -run TestGolden ./golden/ (46.6s)  ok
 //	    go test -count=1 -run TestGoldenJSON ./cmd/wire/internal/wirejson/ -update (7.3s)  ok
