@@ -19,10 +19,17 @@ const (
 // page down would still leave inside the square.
 func KeySpot() (x, y int) { return KeyLeft + KeySize/2, KeyTop + KeySize/2 }
 
+// ChangedAt is the least difference, summed over the red, green and blue
+// channels (0-255 each), that a watcher of KeySpot takes for a key's
+// effect: far above what a lossy encoding does to a flat square, far below
+// the difference between neighbours in Palette.
+const ChangedAt = 0x60
+
 // Palette is the key square's colours: it shows Palette[0] at first and
-// Palette[n%len(Palette)] after n keydowns. Neighbours differ in every
-// channel by at least 0x40, so a lossy encoding cannot blur one into the
-// next.
+// Palette[n%len(Palette)] after n keydowns. Neighbours (the last and the
+// first too) differ by at least 0x100 over the three channels, so a lossy
+// encoding cannot blur one into the next: a watcher may take a change of
+// over 0x60 at KeySpot for a key's effect (ChangedAt).
 var Palette = []string{"#d02020", "#2040e0", "#10a040", "#f0c000", "#8020c0", "#00b0c0"}
 
 // The page's fixed rates: the scroll steps ScrollStep pixels every

@@ -166,3 +166,25 @@ func TestWindowInXvnc(t *testing.T) {
 		}
 	}
 }
+
+// TestPaletteNeighboursFar: each colour and the next (cyclically) differ
+// by at least 0x100 summed over the channels, well past ChangedAt.
+func TestPaletteNeighboursFar(t *testing.T) {
+	rgb := func(s string) (c [3]int) {
+		if _, err := fmt.Sscanf(s, "#%02x%02x%02x", &c[0], &c[1], &c[2]); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		return c
+	}
+	for i, s := range Palette {
+		next := Palette[(i+1)%len(Palette)]
+		a, b := rgb(s), rgb(next)
+		d := 0
+		for k := range a {
+			d += max(a[k]-b[k], b[k]-a[k])
+		}
+		if d < 0x100 || d < 2*ChangedAt {
+			t.Errorf("%s and %s differ by %#x", s, next, d)
+		}
+	}
+}
