@@ -222,7 +222,7 @@ type viewerStats struct {
 	State   string         `json:"state"`
 	Error   string         `json:"error"`
 	Updates int64          `json:"updates"`
-	Rects   map[string]int `json:"rects"` // by encoding number
+	Rects   map[string]int `json:"rects"` // by encoding number ("7/kind" for Tight's kinds)
 }
 
 // stats reads the page's counts.
@@ -291,6 +291,16 @@ func rectsString(m map[string]int) string {
 
 // encodingName names an RFB encoding number (as the page reports it).
 func encodingName(s string) string {
+	switch s {
+	case "7/basic":
+		return "Tight/basic"
+	case "7/8":
+		return "Tight/fill"
+	case "7/9":
+		return "Tight/JPEG"
+	case "7/10":
+		return "Tight/PNG"
+	}
 	n, err := strconv.Atoi(s)
 	if err != nil {
 		return s
@@ -375,11 +385,20 @@ rfb._framebufferUpdate = function () {
 	if (done) bench.updates++;
 	return done;
 };
+// A Tight rectangle is counted by its kind too (its compression control's
+// high nibble: 8 fill, 9 JPEG, 10 PNG, below 8 basic), peeked at in the
+// call in which noVNC's Tight decoder will read it.
 const rect = rfb._handleRect;
+let tightKind = null;
 rfb._handleRect = function () {
-	const enc = this._FBU.encoding;
+	const enc = this._FBU.encoding, dec = this._decoders[enc];
+	if (enc === 7 && dec && dec._ctl === null && this._sock.rQlen() >= 1) tightKind = this._sock.rQpeek8() >> 4;
 	const done = rect.call(this);
-	if (done) bench.rects[enc] = (bench.rects[enc] || 0) + 1;
+	if (done) {
+		const k = enc === 7 && tightKind !== null ? "7/" + (tightKind < 8 ? "basic" : tightKind) : String(enc);
+		bench.rects[k] = (bench.rects[k] || 0) + 1;
+		tightKind = null;
+	}
 	return done;
 };
 
