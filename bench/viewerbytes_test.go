@@ -132,7 +132,7 @@ func BenchmarkViewerPhone(b *testing.B) {
 		lat[p.name] = append(lat[p.name], ms)
 		// The other viewer draws the change too before the next key.
 		js := fmt.Sprintf(`(() => { const p = bench.pixel(), b = %v; return Math.abs(p[0]-b[0]) + Math.abs(p[1]-b[1]) + Math.abs(p[2]-b[2]) >= %d; })()`, jsInts(before), workload.ChangedAt)
-		if _, err := chromedp.Run(other.ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		if _, err := chromedp.Run(other.ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(60*time.Second))); err != nil {
 			b.Fatalf("%s did not draw the key of %s: %v", other.name, p.name, err)
 		}
 		time.Sleep(150 * time.Millisecond)
