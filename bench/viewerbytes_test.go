@@ -55,7 +55,8 @@ func (rig *viewerRig) ratesSince(b *testing.B, a map[string]viewerSample) map[st
 	for _, p := range rig.paths {
 		r := rates(a[p.name], p.sample(b))
 		out[p.name] = r
-		b.Logf("%s: %.0f B/s, %.2f updates/s; rectangles: %s", p.name, r.bytesPerS, r.updatesPerS, rectsString(r.rects))
+		b.Logf("%s: %.0f B/s, %.2f updates/s; rectangles: %s; WebSocket messages: %d, %.0f bytes on average, the largest %d",
+			p.name, r.bytesPerS, r.updatesPerS, rectsString(r.rects), r.messages, r.meanMessage, r.largestMessageSoFar)
 	}
 	return out
 }

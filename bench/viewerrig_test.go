@@ -223,6 +223,11 @@ type viewerStats struct {
 	Error   string         `json:"error"`
 	Updates int64          `json:"updates"`
 	Rects   map[string]int `json:"rects"` // by encoding number ("7/kind" for Tight's kinds)
+	// The WebSocket messages received, their payload bytes and the
+	// largest one's.
+	Messages       int64 `json:"messages"`
+	MessageBytes   int64 `json:"messageBytes"`
+	LargestMessage int64 `json:"largestMessage"`
 }
 
 // stats reads the page's counts.
@@ -244,6 +249,8 @@ type viewerSample struct {
 	toView  int64 // bytes the proxy moved to the viewer
 	updates int64
 	rects   map[string]int
+	// WebSocket messages and their payload bytes, and the largest so far.
+	messages, messageBytes, largest int64
 }
 
 func (p *viewerPath) sample(b *testing.B) viewerSample {
@@ -251,18 +258,28 @@ func (p *viewerPath) sample(b *testing.B) viewerSample {
 	if st.State != "connected" {
 		b.Fatalf("%s: the viewer is %s (%s)", p.name, st.State, st.Error)
 	}
-	return viewerSample{at: time.Now(), toView: p.proxy.Moved(faultproxy.ToClient), updates: st.Updates, rects: st.Rects}
+	return viewerSample{at: time.Now(), toView: p.proxy.Moved(faultproxy.ToClient), updates: st.Updates, rects: st.Rects,
+		messages: st.Messages, messageBytes: st.MessageBytes, largest: st.LargestMessage}
 }
 
 // viewerRates is what a path carried between two samples.
 type viewerRates struct {
 	bytesPerS, updatesPerS float64
 	rects                  map[string]int // rectangles by encoding name
+	// WebSocket messages received, their mean payload, and the largest
+	// since the viewer connected.
+	messages            int64
+	meanMessage         float64
+	largestMessageSoFar int64
 }
 
 func rates(a, z viewerSample) viewerRates {
 	s := z.at.Sub(a.at).Seconds()
-	r := viewerRates{bytesPerS: float64(z.toView-a.toView) / s, updatesPerS: float64(z.updates-a.updates) / s, rects: map[string]int{}}
+	r := viewerRates{bytesPerS: float64(z.toView-a.toView) / s, updatesPerS: float64(z.updates-a.updates) / s, rects: map[string]int{},
+		messages: z.messages - a.messages, largestMessageSoFar: z.largest}
+	if r.messages > 0 {
+		r.meanMessage = float64(z.messageBytes-a.messageBytes) / float64(r.messages)
+	}
 	for enc, n := range z.rects {
 		if d := n - a.rects[enc]; d > 0 {
 			r.rects[encodingName(enc)] += d
@@ -362,7 +379,7 @@ const viewerHarness = `<!doctype html>
 <script type="module">
 import RFB from "/novnc/core/rfb.js";
 const q = new URLSearchParams(location.search);
-const bench = window.bench = {state: "connecting", error: "", updates: 0, rects: {}};
+const bench = window.bench = {state: "connecting", error: "", updates: 0, rects: {}, messages: 0, messageBytes: 0, largestMessage: 0};
 const opts = {};
 if (q.get("password")) opts.credentials = {password: q.get("password")};
 let rfb;
@@ -372,6 +389,14 @@ try {
 	bench.state = "failed"; bench.error = String(e);
 	throw e;
 }
+// The WebSocket messages the viewer receives: how the relay cut the stream.
+const ws = rfb._sock._websocket, onmessage = ws.onmessage;
+ws.onmessage = e => {
+	bench.messages++;
+	bench.messageBytes += e.data.byteLength;
+	bench.largestMessage = Math.max(bench.largestMessage, e.data.byteLength);
+	onmessage(e);
+};
 rfb.qualityLevel = +q.get("quality");
 rfb.compressionLevel = +q.get("compression");
 rfb.addEventListener("connect", () => { bench.state = "connected"; });

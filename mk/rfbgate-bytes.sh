@@ -41,7 +41,9 @@ metric() {
 }
 # rects PATH N: the rectangles PATH got, as the Nth line logged for it
 # says (1: BenchmarkViewerBytes, 2: BenchmarkViewerPhone).
-rects() { grep -E "viewerbytes_test.go:[0-9]+: $1: " "$TMP/out.txt" | sed -n "${2}p" | sed -E 's/.*rectangles: //'; }
+rects() { grep -E "viewerbytes_test.go:[0-9]+: $1: " "$TMP/out.txt" | sed -n "${2}p" | sed -E 's/.*rectangles: //; s/; WebSocket.*//'; }
+# messages PATH N: the WebSocket messages PATH got, likewise.
+messages() { grep -E "viewerbytes_test.go:[0-9]+: $1: " "$TMP/out.txt" | sed -n "${2}p" | sed -E 's/.*WebSocket messages: //'; }
 verdict() { awk -v v="$1" -v lim="$2" -v op="$3" 'BEGIN { ok = (op == "le") ? v <= lim : v >= lim; print ok ? "met" : "not met" }'; }
 fmt() { awk -v v="$1" -v d="${2:-0}" 'BEGIN { printf "%.*f", d, v }'; }
 
@@ -99,6 +101,11 @@ mkdir -p "$(dirname "$REPORT")"
 	echo "- glass: $(rects glass 1)"
 	echo "- websockify: $(rects websockify 1)"
 	echo
+	echo "WebSocket messages received (how the relay cut the stream; the largest since the viewer connected):"
+	echo
+	echo "- glass: $(messages glass 1)"
+	echo "- websockify: $(messages websockify 1)"
+	echo
 	echo "## Key to pixel on a phone's link (BenchmarkViewerPhone)"
 	echo
 	echo "Each viewer's link shaped by its faultproxy as a phone over a tailnet: 2 Mbit/s"
@@ -120,6 +127,11 @@ mkdir -p "$(dirname "$REPORT")"
 	echo
 	echo "- glass: $(rects glass 2)"
 	echo "- websockify: $(rects websockify 2)"
+	echo
+	echo "WebSocket messages received on the phone's link:"
+	echo
+	echo "- glass: $(messages glass 2)"
+	echo "- websockify: $(messages websockify 2)"
 	echo
 	echo "Wall-clock figures from a shared, busy 2-core host: compare the two paths of"
 	echo "one run, not runs with each other."
