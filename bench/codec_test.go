@@ -22,7 +22,7 @@ import (
 // Decode), named so that `benchstat -col /impl` puts them side by side:
 //
 //	BenchmarkEncode/impl=<codec|fxamacker|msgp|floor>/msg=<name>
-//	BenchmarkDecode/impl=<codec|codec-reuse|fxamacker|msgp|floor|zerocopy>/msg=<name>
+//	BenchmarkDecode/impl=<codec|codec-reuse|codec-tree|codec-tree-reuse|fxamacker|msgp|floor|zerocopy>/msg=<name>
 //	BenchmarkFrame/op=<write|read|memmove|oversized>/msg=<name>
 //
 // The two implementations of a message run one after the other (siblings
@@ -253,7 +253,9 @@ func head(b []byte) []byte { return b[:min(len(b), 64)] }
 // buffer goes back to the pool. impl=codec-reuse decodes with one
 // codec.Decoder, which reuses its memory and its message from call to
 // call: what a daemon's read loop gets that handles each message before
-// it reads the next.
+// it reads the next. impl=codec-tree (snapshot responses only) decodes
+// with codec.DecodeTree, a tree the collector does not scan that owns
+// its memory; impl=codec-tree-reuse with one codec.TreeDecoder.
 //
 // fxamacker decodes into the twin structs as a user of it must: the
 // envelope twin first (params or result kept as a cbor.RawMessage), then
@@ -306,6 +308,37 @@ func BenchmarkDecode(b *testing.B) {
 			}
 			c.Stop()
 		})
+		if snap := snapshotOf(bm.msg); snap != nil {
+			support.Run(b, "impl=codec-tree/msg="+bm.name, func(b *testing.B) {
+				checkTree(b, bm, snap, codec.DecodeTree)
+				b.ReportAllocs()
+				b.SetBytes(int64(len(bm.enc)))
+				c := support.CountAllocs(b)
+				for i := 0; i < b.N; i++ {
+					t, err := codec.DecodeTree(bm.enc)
+					if err != nil {
+						b.Fatal(err)
+					}
+					sinkAny = t
+				}
+				c.Stop()
+			})
+			support.Run(b, "impl=codec-tree-reuse/msg="+bm.name, func(b *testing.B) {
+				dec := codec.NewTreeDecoder(0)
+				checkTree(b, bm, snap, dec.DecodeTree)
+				b.ReportAllocs()
+				b.SetBytes(int64(len(bm.enc)))
+				c := support.CountAllocs(b)
+				for i := 0; i < b.N; i++ {
+					t, err := dec.DecodeTree(bm.enc)
+					if err != nil {
+						b.Fatal(err)
+					}
+					sinkAny = t
+				}
+				c.Stop()
+			})
+		}
 		support.Run(b, "impl=fxamacker/msg="+bm.name, func(b *testing.B) {
 			checkDecode(b, tc, bm)
 			b.ReportAllocs()
@@ -352,6 +385,26 @@ func BenchmarkDecode(b *testing.B) {
 			support.Run(b, "impl=zerocopy/msg="+bm.name, func(b *testing.B) { benchZerocopy(b, bm, run) })
 		}
 	})
+}
+
+// snapshotOf returns the snapshot m is the response of, or nil.
+func snapshotOf(m codec.Message) *codec.Snapshot {
+	if r, ok := m.(*codec.Response); ok {
+		if s, ok := r.Result.(*codec.Snapshot); ok {
+			return s
+		}
+	}
+	return nil
+}
+
+// checkTree fails b unless decode reads bm's bytes as a tree of bm's
+// id whose Snapshot is snap.
+func checkTree(b *testing.B, bm benchMsg, snap *codec.Snapshot, decode func([]byte) (*codec.Tree, error)) {
+	b.Helper()
+	t, err := decode(bm.enc)
+	if err != nil || t.ID != bm.msg.(*codec.Response).ID || !reflect.DeepEqual(t.Snapshot(), snap) {
+		b.Fatalf("the tree: %v, or another snapshot", err)
+	}
 }
 
 // checkDecode fails b unless both decoders read bm's bytes as bm's

@@ -26,38 +26,12 @@ import (
 // (the same snapshot), its bytes go to the host in the takes the driver
 // writes (PollTransmitAt, netconn.WriteChunk), and the host, its answer
 // completed, sends the next request. MB/s is of the response frames.
+//
+// op=snapshot_stream_trees: op=snapshot_stream with a host that reads
+// the snapshots as codec.Trees (HostConfig.Trees).
 func BenchmarkSession(b *testing.B) {
-	support.Run(b, "op=snapshot_stream", func(b *testing.B) {
-		now := time.Unix(1_700_000_000, 0)
-		h, a := sessionPair(b, now)
-		snap := support.Snapshot(200, 1)
-		params := &codec.SnapshotParams{Evict: []uint32{}}
-		frame, err := codec.AppendFrame(nil, &codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: snap}, codec.DefaultMaxFrame)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for i := 0; i < sessionWindow; i++ {
-			if _, err := h.Request(now, codec.MethodSnapshot, params, 0); err != nil {
-				b.Fatal(err)
-			}
-		}
-		a.Receive(now, h.PollTransmit())
-		b.SetBytes(int64(len(frame)))
-		b.ReportAllocs()
-		c := support.CountAllocs(b)
-		for i := 0; i < b.N; i++ {
-			answer(b, a, now, snap)
-			for out := a.PollTransmitAt(now, netconn.WriteChunk); out != nil; out = a.PollTransmitAt(now, netconn.WriteChunk) {
-				h.Receive(now, out)
-			}
-			completed(b, h, 0)
-			if _, err := h.Request(now, codec.MethodSnapshot, params, 0); err != nil {
-				b.Fatal(err)
-			}
-			a.Receive(now, h.PollTransmitAt(now, netconn.WriteChunk))
-		}
-		c.Stop()
-	})
+	support.Run(b, "op=snapshot_stream", func(b *testing.B) { snapshotStream(b, false) })
+	support.Run(b, "op=snapshot_stream_trees", func(b *testing.B) { snapshotStream(b, true) })
 	support.Run(b, "op=request_roundtrip", func(b *testing.B) {
 		now := time.Unix(1_700_000_000, 0)
 		h, a := sessionPair(b, now)
@@ -73,10 +47,44 @@ func BenchmarkSession(b *testing.B) {
 			a.Receive(now, h.PollTransmit())
 			answer(b, a, now, snap)
 			h.Receive(now, a.PollTransmit())
-			completed(b, h, id)
+			completed(b, h, id, false)
 		}
 		c.Stop()
 	})
+}
+
+// snapshotStream is op=snapshot_stream: with trees, the host reads the
+// snapshots as codec.Trees (HostConfig.Trees), op=snapshot_stream_trees.
+func snapshotStream(b *testing.B, trees bool) {
+	now := time.Unix(1_700_000_000, 0)
+	h, a := sessionPairWith(b, now, session.HostConfig{Session: 1, Trees: trees})
+	snap := support.Snapshot(200, 1)
+	params := &codec.SnapshotParams{Evict: []uint32{}}
+	frame, err := codec.AppendFrame(nil, &codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: snap}, codec.DefaultMaxFrame)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < sessionWindow; i++ {
+		if _, err := h.Request(now, codec.MethodSnapshot, params, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	a.Receive(now, h.PollTransmit())
+	b.SetBytes(int64(len(frame)))
+	b.ReportAllocs()
+	c := support.CountAllocs(b)
+	for i := 0; i < b.N; i++ {
+		answer(b, a, now, snap)
+		for out := a.PollTransmitAt(now, netconn.WriteChunk); out != nil; out = a.PollTransmitAt(now, netconn.WriteChunk) {
+			h.Receive(now, out)
+		}
+		completed(b, h, 0, trees)
+		if _, err := h.Request(now, codec.MethodSnapshot, params, 0); err != nil {
+			b.Fatal(err)
+		}
+		a.Receive(now, h.PollTransmitAt(now, netconn.WriteChunk))
+	}
+	c.Stop()
 }
 
 // answer has the agent answer its next event, a request, with res.
@@ -93,18 +101,26 @@ func answer(b *testing.B, a *session.Agent, now time.Time, res codec.Result) {
 }
 
 // completed checks that the host's next event is request id (0: any)
-// completed without an error.
-func completed(b *testing.B, h *session.Host, id uint64) {
+// completed without an error, with a *codec.Tree when tree is set.
+func completed(b *testing.B, h *session.Host, id uint64, tree bool) {
 	b.Helper()
 	ev, _ := h.PollEvent()
 	if done, ok := ev.(*session.Completed); !ok || (id != 0 && done.ID != id) || done.Err != nil {
 		b.Fatalf("host event %#v, want request %d completed", ev, id)
+	} else if _, isTree := done.Result.(*codec.Tree); isTree != tree {
+		b.Fatalf("request %d completed with a %T", done.ID, done.Result)
 	}
 }
 
 // sessionPair returns a host and an agent past their handshake.
 func sessionPair(b *testing.B, now time.Time) (*session.Host, *session.Agent) {
-	h := session.NewHost(session.HostConfig{Session: 1}, now)
+	return sessionPairWith(b, now, session.HostConfig{Session: 1})
+}
+
+// sessionPairWith returns a host of config hc and an agent past their
+// handshake.
+func sessionPairWith(b *testing.B, now time.Time, hc session.HostConfig) (*session.Host, *session.Agent) {
+	h := session.NewHost(hc, now)
 	a := session.NewAgent(session.AgentConfig{Capabilities: codec.CapAll, Name: "bench"}, now)
 	h.Receive(now, a.PollTransmit())
 	a.Receive(now, h.PollTransmit())

@@ -80,23 +80,6 @@ func nodePrefix(b []byte, i int, n *Node) int {
 	return i
 }
 
-// textField is the field of text key k: KeyNodeText, KeyNodeDesc,
-// KeyNodeResName, KeyNodeHint or KeyNodeState (another key is taken for
-// KeyNodeState: callers pass only these).
-func (n *Node) textField(k int) *string {
-	switch k {
-	case KeyNodeText:
-		return &n.Text
-	case KeyNodeDesc:
-		return &n.Desc
-	case KeyNodeResName:
-		return &n.ResName
-	case KeyNodeHint:
-		return &n.Hint
-	}
-	return &n.State
-}
-
 // textAt reads a definite text string with a head of up to three bytes at
 // b[i], checks its UTF-8, and returns it as a string of b's memory, with
 // the offset past it (0 when it is anything else). b is memory the
@@ -247,17 +230,12 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 				goto fail
 			}
 			k := int(b[i])
-			if k <= prev || k > KeyNodeState {
+			if k <= prev || k >= nodeKeys {
 				goto fail
 			}
 			prev, left = k, left-1
 			i++
-			switch k { // keys 0 to 3 were read by openNode
-			case KeyNodeText, KeyNodeDesc, KeyNodeResName, KeyNodeHint, KeyNodeState:
-				t := n.textField(k)
-				if *t, i = textAt(b, i); *t == "" {
-					n.Empty |= 1 << k // present, and empty
-				}
+			switch k { // keys 0 to 3 were read by openNode; the texts are the default's
 			case KeyNodeResPkg:
 				n.ResPkg.Val, i = u32At(b, i)
 				n.ResPkg.Ok = true
@@ -300,6 +278,14 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 				continue
 			case KeyNodeScroll:
 				n.Scroll, i = d.scrollAt(b, i)
+			default:
+				t := n.textField(k)
+				if t == nil {
+					goto fail // a key of no text this path does not read
+				}
+				if *t, i = textAt(b, i); *t == "" {
+					n.Empty |= 1 << k // present, and empty
+				}
 			}
 			if i == 0 {
 				goto fail

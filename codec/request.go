@@ -521,6 +521,15 @@ func (d *decoder) fields(f *Fields, read func(k uint64) error, clear func(k uint
 	return d.walk(mapIter{start: start, n: n}, f, read, clear)
 }
 
+// noReader is the error of a read callback of fields for a key that f
+// names and the callback has no case for: a key added to the schema
+// without the code that reads it. It fails the decoding (and so the
+// golden sample that carries the key) instead of reading the value into
+// another field.
+func noReader(f *Fields, k uint64) error {
+	return cbor.Errorf(cbor.ErrInvalid, 0, "codec: no reader for key "+itoa(int(k))+" ("+f.Name(k)+")")
+}
+
 // walk is fields for a map already opened (and maybe partly read) by m.
 func (d *decoder) walk(m mapIter, f *Fields, read func(k uint64) error, clear func(k uint64)) error {
 	it := cbor.FieldsFrom(m.start, m.n, m.i, m.seen, len(f.names))

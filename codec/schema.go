@@ -1,5 +1,7 @@
 package codec
 
+//go:generate go run ./internal/fieldgen -pkg codec
+
 import (
 	"math/bits"
 
@@ -101,7 +103,10 @@ const (
 	KeyWindowModal       = 10
 )
 
-// Keys of a Node map.
+// Keys of a Node map: each names the field of Node it fills, and the
+// fields of Node follow them in order. node_gen.go is generated from
+// them and Node (go generate): a new key is its constant, its field and
+// a golden sample.
 const (
 	KeyNodeID       = 0
 	KeyNodeClass    = 1
@@ -265,7 +270,7 @@ var (
 	ErrorFields    = fieldsOf([]string{"code", "message", "retryable"}, KeyErrorCode, KeyErrorMessage, KeyErrorRetryable)
 	SnapshotFields = fieldsOf([]string{"strings", "windows", "truncated", "seq", "display"}, KeySnapshotStrings, KeySnapshotWindows, KeySnapshotTruncated, KeySnapshotSeq)
 	WindowFields   = fieldsOf([]string{"id", "type", "layer", "bounds", "flags", "title", "package", "root", "emits_events", "owner", "modal"}, KeyWindowID, KeyWindowType, KeyWindowLayer, KeyWindowBounds, KeyWindowFlags)
-	NodeFields     = fieldsOf([]string{"id", "class", "bounds", "flags", "text", "desc", "res_pkg", "res_name", "children", "scroll", "hint", "state"}, KeyNodeID, KeyNodeClass, KeyNodeBounds, KeyNodeFlags)
+	NodeFields     = fieldsOf(nodeNames[:], KeyNodeID, KeyNodeClass, KeyNodeBounds, KeyNodeFlags)
 	ScrollFields   = fieldsOf([]string{"axis", "flags", "range", "position"}, KeyScrollAxis, KeyScrollFlags)
 )
 

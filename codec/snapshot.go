@@ -56,13 +56,18 @@ const (
 
 // Node is one accessibility node.
 //
-// Its five text fields are plain strings, present when not "": a node
-// whose text is present but empty has the field's bit in Empty (Has
-// reads both). The decoder sets a bit of Empty only for a text that
-// arrived empty, so a node written with a non-empty Text and no bits
-// reads back equal. Plain strings keep a node at 152 bytes, 40 fewer
+// Its text fields (those of type string) are plain strings, present
+// when not "": a node whose text is present but empty has the field's
+// bit in Empty (Has reads both). The decoder sets a bit of Empty only
+// for a text that arrived empty, so a node written with a non-empty Text
+// and no bits reads back equal. Plain strings keep a node at 152 bytes, 40 fewer
 // than an Opt[string] each would take: a snapshot's nodes are most of
 // what decoding it allocates.
+//
+// Each field other than Empty fills the key of its name (KeyNode<Field>),
+// in key order: the per-field code of a node (node_gen.go, NodeView, the
+// twin) is generated from them, so a new optional text is a key, a field
+// of type string after the last, and a golden sample that carries it.
 type Node struct {
 	ID       uint32      // key 0, unique within the snapshot, from 1
 	Class    uint32      // key 1, string table index
@@ -81,28 +86,15 @@ type Node struct {
 
 // NodeTexts is a set of a node's text fields, one bit per key: the
 // bit of key k is 1<<k (NodeText, NodeDesc, NodeResName, NodeHint,
-// NodeState).
+// NodeState, generated in node_gen.go beside the other per-field code
+// of a node).
 type NodeTexts uint16
-
-// The text fields of a node, as NodeTexts bits.
-const (
-	NodeText    NodeTexts = 1 << KeyNodeText
-	NodeDesc    NodeTexts = 1 << KeyNodeDesc
-	NodeResName NodeTexts = 1 << KeyNodeResName
-	NodeHint    NodeTexts = 1 << KeyNodeHint
-	NodeState   NodeTexts = 1 << KeyNodeState
-
-	nodeTexts = NodeText | NodeDesc | NodeResName | NodeHint | NodeState
-)
 
 // Has reports whether every text field of t is present on n: not "",
 // or its bit set in n.Empty.
 func (n *Node) Has(t NodeTexts) bool {
-	for _, f := range [...]struct {
-		bit NodeTexts
-		s   string
-	}{{NodeText, n.Text}, {NodeDesc, n.Desc}, {NodeResName, n.ResName}, {NodeHint, n.Hint}, {NodeState, n.State}} {
-		if t&f.bit != 0 && !n.hasText(f.bit, f.s) {
+	for _, k := range nodeTextKeys {
+		if bit := NodeTexts(1) << k; t&bit != 0 && !n.hasText(bit, *n.textField(k)) {
 			return false
 		}
 	}
@@ -127,7 +119,7 @@ func (n *Node) SetText(k int, s string) {
 
 // mustText panics unless k is the key of a node's text field.
 func mustText(k int) {
-	if k < 0 || k > KeyNodeState || nodeTexts&(1<<k) == 0 {
+	if k < 0 || k >= nodeKeys || nodeTexts&(1<<k) == 0 {
 		panic("codec: key " + strconv.Itoa(k) + " is not a node's text field")
 	}
 }
@@ -420,14 +412,15 @@ func invalidText(window, level int, name string) error {
 
 // appendNode writes the node's map head and keys 0 to 8 (the children
 // array's head, when it has children), and for a node without children
-// keys 9 to 11 too: the node whole, in room reserved once.
+// the keys after them too (putTail): the node whole, in room reserved
+// once.
 func (n *Node) appendNode(dst []byte, window, level int) ([]byte, error) {
 	// Room for every text, present or not: an absent one's Val is
 	// mostly "", and reserving for it costs nothing.
 	leaf := len(n.Children) == 0
 	room := nodeHeadRoom + putRoom + 3*textRoom + len(n.Text) + len(n.Desc) + len(n.ResName)
 	if leaf {
-		room += nodeTailRoom + 2*textRoom + len(n.Hint) + len(n.State)
+		room += nodeTailRoom + nodeTailTextCount*textRoom + n.tailTextsLen()
 	}
 	dst = slices.Grow(dst, room)
 	b := dst[len(dst) : len(dst)+room]
@@ -471,9 +464,9 @@ func (n *Node) appendNode(dst []byte, window, level int) ([]byte, error) {
 		b[i] = KeyNodeChildren
 		i = cbor.PutHead(b, i+1, cbor.MajorArray, uint64(len(n.Children)))
 		pairs++
-		// The tail (keys 9 to 11) follows the children: count it here.
-		pairs += byte(present(n.Scroll != nil, n.hasText(NodeHint, n.Hint), n.hasText(NodeState, n.State)))
-		b[0] = 0xa0 | pairs // at most 12 pairs: a one-byte head
+		// The tail (the keys after the children) follows them: count it here.
+		pairs += byte(present(n.Scroll != nil)) + n.tailTextPairs()
+		b[0] = 0xa0 | pairs // at most 16 pairs (nodeKeys): a one-byte head
 		return dst[:len(dst)+i], nil
 	}
 	i, tail, err := n.putTail(b, i, window, level)
@@ -484,12 +477,13 @@ func (n *Node) appendNode(dst []byte, window, level int) ([]byte, error) {
 	return dst[:len(dst)+i], nil
 }
 
-// appendTail writes keys 9 to 11 of a node with children, after them.
+// appendTail writes the keys after the children (scroll and texts) of a
+// node with children, after them.
 func (n *Node) appendTail(dst []byte, window, level int) ([]byte, error) {
-	if n.Scroll == nil && n.Hint == "" && n.State == "" && n.Empty&(NodeHint|NodeState) == 0 {
+	if n.Scroll == nil && n.tailTextsOr() == 0 && n.Empty&nodeTailTexts == 0 {
 		return dst, nil
 	}
-	room := nodeTailRoom + 2*textRoom + len(n.Hint) + len(n.State) + putRoom
+	room := nodeTailRoom + nodeTailTextCount*textRoom + n.tailTextsLen() + putRoom
 	dst = slices.Grow(dst, room)
 	i, _, err := n.putTail(dst[len(dst):len(dst)+room], 0, window, level)
 	if err != nil {
@@ -498,51 +492,37 @@ func (n *Node) appendTail(dst []byte, window, level int) ([]byte, error) {
 	return dst[:len(dst)+i], nil
 }
 
-// putTail writes keys 9 to 11 at b[i:], which has room for them, and
-// returns the offset past them and how many it wrote.
-func (n *Node) putTail(b []byte, i, window, level int) (int, byte, error) {
-	pairs := byte(0)
-	if s := n.Scroll; s != nil {
-		pairs++
-		if s.Position.Ok && !s.Range.Ok {
-			return 0, 0, &EncodeError{Field: nodeField(window, level, "scroll.position"), Detail: "a position needs a range"}
-		}
-		b[i], b[i+1], b[i+2] = KeyNodeScroll, 0xa2+byte(present(s.Range.Ok, s.Position.Ok)), KeyScrollAxis
-		i = putU32(b, i+3, s.Axis)
-		b[i] = KeyScrollFlags
-		i = putU32(b, i+1, s.Flags)
-		if s.Range.Ok {
-			r := &s.Range.Val
-			b[i], b[i+1] = KeyScrollRange, 0x83
-			i = putU32(b, i+2, r.Unit)
-			i = cbor.PutInt(b, i, r.Lo)
-			i = cbor.PutInt(b, i, r.Hi)
-		}
-		if s.Position.Ok {
-			p := &s.Position.Val
-			b[i], b[i+1] = KeyScrollPosition, 0x82
-			i = cbor.PutInt(b, i+2, p.Lo)
-			i = cbor.PutInt(b, i, p.Hi)
-		}
+// putScroll writes key 9 and the scroll map s at b[i:], which has room
+// for them (nodeTailRoom), and returns the offset past them; putTail
+// (node_gen.go) calls it.
+func putScroll(b []byte, i int, s *Scroll, window, level int) (int, error) {
+	if s.Position.Ok && !s.Range.Ok {
+		return 0, &EncodeError{Field: nodeField(window, level, "scroll.position"), Detail: "a position needs a range"}
 	}
-	// Most nodes have neither hint nor state: one test skips both.
-	if len(n.Hint)|len(n.State) == 0 && n.Empty&(NodeHint|NodeState) == 0 {
-		return i, pairs, nil
+	b[i], b[i+1], b[i+2] = KeyNodeScroll, 0xa2+byte(present(s.Range.Ok, s.Position.Ok)), KeyScrollAxis
+	i = putU32(b, i+3, s.Axis)
+	b[i] = KeyScrollFlags
+	i = putU32(b, i+1, s.Flags)
+	if s.Range.Ok {
+		r := &s.Range.Val
+		b[i], b[i+1] = KeyScrollRange, 0x83
+		i = putU32(b, i+2, r.Unit)
+		i = cbor.PutInt(b, i, r.Lo)
+		i = cbor.PutInt(b, i, r.Hi)
 	}
-	if n.hasText(NodeHint, n.Hint) {
-		if i = putTextField(b, i, KeyNodeHint, n.Hint); i < 0 {
-			return 0, 0, invalidText(window, level, "hint")
-		}
-		pairs++
+	if s.Position.Ok {
+		p := &s.Position.Val
+		b[i], b[i+1] = KeyScrollPosition, 0x82
+		i = cbor.PutInt(b, i+2, p.Lo)
+		i = cbor.PutInt(b, i, p.Hi)
 	}
-	if n.hasText(NodeState, n.State) {
-		if i = putTextField(b, i, KeyNodeState, n.State); i < 0 {
-			return 0, 0, invalidText(window, level, "state")
-		}
-		pairs++
-	}
-	return i, pairs, nil
+	return i, nil
 }
+
+// appendNode writes the texts before the children itself: text, desc
+// and res_name. A text key added before the children fails to compile
+// here until appendNode writes it.
+const _ = uint(nodeHeadTexts-(NodeText|NodeDesc|NodeResName)) + uint((NodeText|NodeDesc|NodeResName)-nodeHeadTexts)
 
 // Decoding.
 
@@ -563,9 +543,11 @@ func (s *Snapshot) decodeFrom(d *decoder) error {
 			s.Truncated, err = d.u32()
 		case KeySnapshotSeq:
 			s.Seq, err = d.u64()
-		default:
+		case KeySnapshotDisplay:
 			s.Display = Opt[Display]{Ok: true}
 			err = d.display(&s.Display.Val)
+		default:
+			err = noReader(SnapshotFields, k)
 		}
 		return err
 	}, func(k uint64) {
@@ -702,8 +684,10 @@ func (d *decoder) window(w *Window) error {
 			w.EmitsEvents, err = d.optBool()
 		case KeyWindowOwner:
 			w.Owner, err = d.optU32()
-		default:
+		case KeyWindowModal:
 			w.Modal, err = d.Bool()
+		default:
+			err = noReader(WindowFields, k)
 		}
 		return err
 	}, func(k uint64) {
@@ -902,20 +886,28 @@ func treePath(err error, stack []nodeFrame) error {
 func (d *decoder) nodeField(f *nodeFrame, k uint64) (err error) {
 	n := f.node
 	if d.Null() {
-		switch k {
-		case KeyNodeText, KeyNodeDesc, KeyNodeResName, KeyNodeHint, KeyNodeState:
+		switch {
+		case k < nodeKeys && nodeTexts&(1<<k) != 0:
 			n.ClearText(int(k))
-		case KeyNodeResPkg:
+		case k == KeyNodeResPkg:
 			n.ResPkg = Opt[uint32]{}
-		case KeyNodeChildren:
+		case k == KeyNodeChildren:
 			n.Children = nil
-		case KeyNodeScroll:
+		case k == KeyNodeScroll:
 			n.Scroll = nil
 		}
 		if k < 32 {
 			f.seen &^= 1 << k
 		}
 		return nil
+	}
+	if k < nodeKeys && nodeTexts&(1<<k) != 0 {
+		var t string
+		if t, err = d.text(); err == nil {
+			n.SetText(int(k), t)
+			f.seen |= 1 << k
+		}
+		return err
 	}
 	switch k {
 	case KeyNodeID:
@@ -926,11 +918,6 @@ func (d *decoder) nodeField(f *nodeFrame, k uint64) (err error) {
 		err = d.bounds(&n.Bounds)
 	case KeyNodeFlags:
 		n.Flags, err = d.u32()
-	case KeyNodeText, KeyNodeDesc, KeyNodeResName, KeyNodeHint, KeyNodeState:
-		var t string
-		if t, err = d.text(); err == nil {
-			n.SetText(int(k), t)
-		}
 	case KeyNodeResPkg:
 		n.ResPkg, err = d.optU32()
 	case KeyNodeScroll:
@@ -960,10 +947,11 @@ func (d *decoder) scroll(s *Scroll) error {
 		case KeyScrollRange:
 			s.Range.Ok = true
 			return d.scrollRange(&s.Range.Val)
-		default:
+		case KeyScrollPosition:
 			s.Position.Ok = true
 			return d.scrollPosition(&s.Position.Val)
 		}
+		return noReader(ScrollFields, k)
 	}, func(k uint64) {
 		switch k {
 		case KeyScrollRange:

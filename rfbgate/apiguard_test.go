@@ -218,7 +218,7 @@ func TestEventsTellLaggingSubscriber(t *testing.T) {
 		}
 	}
 	for i := 0; i < 1000; i++ { // 2,000 events in a burst
-		r.leases.TakeOver("a", "s")
+		r.leases.TakeOver("a", "s", "s1")
 		r.leases.GiveBack("a", "s")
 	}
 	close(w.release)

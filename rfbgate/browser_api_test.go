@@ -41,7 +41,7 @@ func TestBrowserCrossOriginTakeover(t *testing.T) {
 		w.Write(rec.Body.Bytes())
 	}))
 	defer relay.Close()
-	r.leases.TakeOver("demo", "victim")
+	r.leases.TakeOver("demo", "victim", "v1")
 
 	target := relay.URL + "/v1/tools/computers.takeover"
 	page := fmt.Sprintf(`<!doctype html><title>mallory</title><script>

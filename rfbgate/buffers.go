@@ -23,9 +23,15 @@ import "sync"
 //
 // Every viewer under that load grew its batch buffer to the cap and kept
 // it. Pooled, the buffers in use at once are those of the viewers being
-// served at that moment (a few per core, and the writes a slow viewer has
-// not taken yet), whatever the number of viewers. TestIdleViewersRetain
-// (heap_test.go) bounds what idle viewers keep.
+// served at that moment (a few per core), whatever the number of viewers.
+// A viewer that stops reading holds none either: before each batch
+// pumpServer waits, without a buffer, until the browser's socket can take
+// more, and reads from Xvnc no more than the socket can take then
+// (downstream), so its write does not wait holding the batch (before
+// that, each stalled viewer held 256 KiB until WriteTimeout: 325 KiB of
+// live heap a viewer in TestStalledViewersRetain). TestIdleViewersRetain
+// and TestStalledViewersRetain (heap_test.go) bound what idle and stalled
+// viewers keep.
 //
 // The server side batches: RFB is a byte stream, so WebSocket message
 // boundaries mean nothing to noVNC, and each message costs a frame, a
@@ -45,6 +51,9 @@ const (
 	// clientReadBuf is one read from the browser, fed to the gate (noVNC's
 	// messages are a few bytes, its send queue 10 KiB).
 	clientReadBuf = 4 << 10
+	// downstreamMin is the least batch read when the browser's socket is
+	// writable but its measured room is smaller (downstream.wait).
+	downstreamMin = 4 << 10
 )
 
 // batchPool holds server batch buffers of serverBatchMax bytes.

@@ -86,7 +86,7 @@ func TestLeases(t *testing.T) {
 	if err := l.CheckAgentInput("a"); err != nil {
 		t.Fatalf("no holder: %v", err)
 	}
-	l.TakeOver("a", "laptop")
+	l.TakeOver("a", "laptop", "laptop-1")
 	var held *KeyboardHeldError
 	if err := l.CheckAgentInput("a"); !errors.As(err, &held) || held.Surface != "laptop" {
 		t.Fatalf("agent input while held: %v", err)
@@ -97,8 +97,8 @@ func TestLeases(t *testing.T) {
 	if err := l.GiveBack("a", "phone"); !errors.Is(err, ErrNotHolder) {
 		t.Fatalf("giveback by a non-holder: %v", err)
 	}
-	l.TakeOver("a", "phone") // moves it
-	for i := 0; i < 4; i++ { // renewals keep it past its TTL
+	l.TakeOver("a", "phone", "phone-1") // moves it
+	for i := 0; i < 4; i++ {            // renewals keep it past its TTL
 		time.Sleep(200 * time.Millisecond)
 		if _, err := l.Renew("a", "phone"); err != nil {
 			t.Fatalf("renew %d: %v", i, err)
@@ -114,7 +114,7 @@ func TestLeases(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	l.TakeOver("a", "laptop")
+	l.TakeOver("a", "laptop", "laptop-1")
 	if err := l.GiveBack("a", "laptop"); err != nil {
 		t.Fatal(err)
 	}
@@ -150,13 +150,13 @@ func TestLeaseSubscriberNeverBlocks(t *testing.T) {
 	l := newLeases(time.Minute, nil)
 	ch, cancel := l.Subscribe(2)
 	defer cancel()
-	l.TakeOver("a", "s")
+	l.TakeOver("a", "s", "s-1")
 	l.GiveBack("a", "s") // the buffer is full: at the limit
 	if l.Dropped() != 0 {
 		t.Fatalf("a full buffer dropped %d", l.Dropped())
 	}
 	for i := 0; i < 5; i++ { // past it: never blocks
-		l.TakeOver("a", "s")
+		l.TakeOver("a", "s", "s-1")
 		l.GiveBack("a", "s")
 	}
 	if l.Dropped() != 1 {

@@ -55,11 +55,64 @@ func TestIdleViewersRetain(t *testing.T) {
 	}
 }
 
+// TestStalledViewersRetain: 50 viewers that stop reading while the
+// computer has 4 MB of update for each (more than the sockets between
+// them hold) retain no more live heap each than viewerHeapBudget: a viewer
+// whose browser takes nothing more holds no batch buffer while its write
+// waits (it reads from the computer only what its socket can take). When a
+// blocked write kept its batch, each held 256 KiB until WriteTimeout.
+func TestStalledViewersRetain(t *testing.T) {
+	const w, h = 1024, 1024
+	script := append(srvUpdate(srvRect(0, 0, w, h, encodingRaw)), make([]byte, w*h*4)...)
+	addr := scriptedVNC(t, testPassword, script)
+	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
+	before := liveHeap()
+	openHeapViewers(t, tr, nil) // and they read nothing until the test ends
+	// Stalled: the bytes sent to the viewers stop growing, short of the
+	// whole update for each.
+	sent := func() (n uint64) {
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		for v := range tr.viewers["a"] {
+			n += v.toViewer.Load()
+		}
+		return n
+	}
+	last, still := sent(), 0
+	for deadline := time.Now().Add(20 * time.Second); still < 5; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the viewers never stalled: %d bytes sent so far", last)
+		}
+		if n := sent(); n == last {
+			still++
+		} else {
+			last, still = n, 0
+		}
+	}
+	if last >= uint64(heapViewers*len(script)) {
+		t.Fatalf("every viewer got its whole update (%d bytes): the sockets held it all, nothing stalled", last)
+	}
+	per := (liveHeap() - before) / heapViewers
+	t.Logf("%d viewers stalled after %d bytes in all (%d KiB each): %.1f KiB of live heap each (budget %d KiB), relay and client together",
+		heapViewers, last, last/heapViewers>>10, float64(per)/1024, viewerHeapBudget>>10)
+	if per > viewerHeapBudget {
+		t.Fatalf("a stalled viewer retains %d bytes of live heap, budget %d", per, viewerHeapBudget)
+	}
+}
+
 // heapPerViewer opens heapViewers viewers of the server at addr, runs use
 // on each (nil: nothing), and returns the live heap they cost each.
 func heapPerViewer(t *testing.T, addr string, use func(*rawViewer)) int64 {
 	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
 	before := liveHeap()
+	openHeapViewers(t, tr, use)
+	return (liveHeap() - before) / heapViewers
+}
+
+// openHeapViewers opens heapViewers viewers of computer "a", each of its
+// own surface, runs use on each (nil: nothing), and waits until the relay
+// counts them all open; they close at the test's end.
+func openHeapViewers(t *testing.T, tr *testRelay, use func(*rawViewer)) {
 	for i := range heapViewers {
 		tk, _ := tr.Watch("a", fmt.Sprintf("s%d", i))
 		v, err := dialRFBRaw(tr.wsURL(tk.Token, "a"))
@@ -72,7 +125,6 @@ func heapPerViewer(t *testing.T, addr string, use func(*rawViewer)) int64 {
 		}
 	}
 	waitFor(t, func() bool { return tr.Viewers("a") == heapViewers })
-	return (liveHeap() - before) / heapViewers
 }
 
 // liveHeap is the heap in use after collections, stacks included. Two

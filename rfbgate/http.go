@@ -33,7 +33,7 @@ var viewerPage []byte
 // NewHandler returns the relay's HTTP surface:
 //
 //	POST /v1/tools/computers.watch      {"agent","surface"} -> {"ticket","expires_at","stream"}
-//	POST /v1/tools/computers.takeover   {"agent","surface"[,"stream"]} -> {"expires_at","ttl_ms","clipboard"}
+//	POST /v1/tools/computers.takeover   {"agent","surface"[,"stream"]} -> {"expires_at","ttl_ms","stream","clipboard"}
 //	POST /v1/tools/computers.renew      {"agent","surface"[,"stream"]} -> {"expires_at","ttl_ms"}
 //	POST /v1/tools/computers.giveback   {"agent","surface"} -> {}
 //	GET  /v1/computers                  -> {"computers":[{"name","computer","computer_reason"}]}
@@ -42,10 +42,12 @@ var viewerPage []byte
 //	GET  /v1/streams/computers/glass?ticket=T   WebSocket (RFB)
 //
 // A take-over or renewal needs an open viewer of the surface (409
-// "no_viewer" otherwise); naming the stream that computers.watch returned
-// gives the keyboard to that viewer alone, so of two tabs of one surface
-// only one types. When the holding viewer closes, the keyboard is handed
-// back after Config.LeaseGrace unless the surface opens a viewer again.
+// "no_viewer" otherwise). The keyboard always goes to one viewer stream:
+// the one named (the stream computers.watch returned), or, when the
+// take-over names none, the newest open viewer of the surface; the answer
+// says which. So of two tabs of one surface only one types, whoever calls.
+// When the holding viewer closes, the keyboard is handed back after
+// Config.LeaseGrace unless the surface opens a viewer again.
 //
 // The tools take only application/json bodies of at most maxRequestBody
 // bytes; a browser request from an origin that is neither the relay's own
@@ -170,41 +172,39 @@ func leaseRefused(w http.ResponseWriter, t target, err error) {
 }
 
 func (h *handler) takeover(w http.ResponseWriter, req *http.Request) {
-	h.lease(w, req, h.r.TakeOver, true)
+	h.lease(w, req, h.r.takeOver, true)
 }
 
 func (h *handler) renew(w http.ResponseWriter, req *http.Request) {
-	h.lease(w, req, h.r.Renew, false)
+	h.lease(w, req, func(agent, surface, stream string) (time.Time, string, error) {
+		exp, err := h.r.Renew(agent, surface, stream)
+		return exp, stream, err
+	}, false)
 }
 
 // lease runs do (a take-over or a renewal) for the target the request
-// names and answers it; withClipboard adds the computer's clipboard (a
-// take-over's answer).
-func (h *handler) lease(w http.ResponseWriter, req *http.Request, do func(agent, surface, stream string) (time.Time, error), withClipboard bool) {
+// names and answers it; withClipboard makes it a take-over's answer, which
+// names the stream given the keyboard and carries the computer's clipboard.
+func (h *handler) lease(w http.ResponseWriter, req *http.Request, do func(agent, surface, stream string) (time.Time, string, error), withClipboard bool) {
 	t, ok := h.readTarget(w, req)
 	if !ok {
 		return
 	}
-	exp, err := do(t.Agent, t.Surface, t.Stream)
+	exp, stream, err := do(t.Agent, t.Surface, t.Stream)
 	if err != nil {
 		leaseRefused(w, t, err)
 		return
 	}
-	var clip *string
-	if withClipboard {
-		clip = h.r.clipboardFor(t.Agent, t.Surface, t.Stream)
-	}
-	h.writeLease(w, exp, clip)
-}
-
-// writeLease answers a take-over or renewal: when the lease ends unless
-// renewed, and the TTL a renewal restores (a page renews at a third of it);
-// a take-over also carries the computer's clipboard as glass last saw it
-// (null when glass has not seen its current text).
-func (h *handler) writeLease(w http.ResponseWriter, exp time.Time, clip *string) {
 	m := map[string]any{"expires_at": exp.UTC().Format(time.RFC3339Nano), "ttl_ms": h.r.leases.TTL().Milliseconds()}
-	if clip != nil {
-		m["clipboard"] = *clip
+	if withClipboard {
+		// A take-over's answer: the stream that holds the keyboard (the one
+		// named, or the newest open viewer of the surface), and the
+		// computer's clipboard as glass last saw it (absent when glass has
+		// not seen its current text).
+		m["stream"] = stream
+		if clip := h.r.clipboardFor(t.Agent, t.Surface, stream); clip != nil {
+			m["clipboard"] = *clip
+		}
 	}
 	writeJSON(w, m)
 }

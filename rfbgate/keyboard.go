@@ -44,14 +44,51 @@ func (r *Relay) streamOpen(agent, surface, stream string) bool {
 	return r.streamOpenLocked(agent, surface, stream)
 }
 
-// TakeOver gives agent's keyboard to stream of surface (any of its streams
-// when stream is ""), which must be an open viewer: ErrUnknownComputer,
-// ErrNoViewer. It returns when the lease ends unless renewed.
+// TakeOver gives agent's keyboard to one open viewer stream of surface:
+// stream when it names one, else the newest open viewer of the surface at
+// this moment (the one opened last). Never to every tab of a surface: a
+// keyboard is one stream, and a viewer of the surface opened later
+// watches until it takes over itself (or inherits the keyboard as a reload
+// within LeaseGrace). ErrUnknownComputer; ErrNoViewer when no such stream
+// is open. It returns when the lease ends unless renewed.
 func (r *Relay) TakeOver(agent, surface, stream string) (time.Time, error) {
+	exp, _, err := r.takeOver(agent, surface, stream)
+	return exp, err
+}
+
+// takeOver is TakeOver that also returns the stream given the keyboard.
+func (r *Relay) takeOver(agent, surface, stream string) (time.Time, string, error) {
 	if !r.Known(agent) {
-		return time.Time{}, ErrUnknownComputer
+		return time.Time{}, "", ErrUnknownComputer
 	}
-	return r.leases.takeOver(agent, surface, stream, func() bool { return r.streamOpen(agent, surface, stream) })
+	return r.leases.takeOver(agent, surface, func() (string, bool) { return r.pickStream(agent, surface, stream) })
+}
+
+// pickStream is the stream of surface a take-over naming stream gives the
+// keyboard to: stream itself if open, or for "" the newest open viewer of
+// the surface; false when there is none.
+func (r *Relay) pickStream(agent, surface, stream string) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var newest *viewer
+	for v := range r.viewers[agent] {
+		if v.surface != surface {
+			continue
+		}
+		if stream != "" {
+			if v.stream == stream {
+				return stream, true
+			}
+			continue
+		}
+		if newest == nil || v.seq > newest.seq {
+			newest = v
+		}
+	}
+	if newest == nil {
+		return "", false
+	}
+	return newest.stream, true
 }
 
 // Renew extends the take-over of agent by surface (and stream, if not
@@ -80,7 +117,7 @@ func (r *Relay) viewerOpened(v *viewer) {
 }
 
 // viewerClosed hands the keyboard back LeaseGrace after v closed, if by
-// then the lease is still held by a stream (or surface) with no open viewer.
+// then the lease is still held by v's stream and it has not reopened.
 // A closing relay hands nothing back: the lease table goes with it.
 func (r *Relay) viewerClosed(v *viewer) {
 	if r.ctx.Err() != nil || !r.leases.holds(v.agent, v.surface, v.stream) {
@@ -94,7 +131,7 @@ func (r *Relay) viewerClosed(v *viewer) {
 		// that stream's own grace period when it closes.
 		// The hand-back is logged, with its cause, as every lease change is.
 		r.leases.endIf(v.agent, reasonViewerClosed, func(surface, stream string) bool {
-			return surface == v.surface && (stream == "" || stream == v.stream) && !r.streamOpen(v.agent, surface, stream)
+			return surface == v.surface && stream == v.stream && !r.streamOpen(v.agent, surface, stream)
 		})
 	})
 }

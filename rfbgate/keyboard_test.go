@@ -1,11 +1,133 @@
 package rfbgate
 
 import (
+	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 )
+
+// takeOverNewest gives agent's keyboard to the newest open viewer of
+// surface, as a take-over naming no stream does, and fails the test if
+// there is none.
+func takeOverNewest(t testing.TB, r *Relay, agent, surface string) {
+	t.Helper()
+	if _, err := r.TakeOver(agent, surface, ""); err != nil {
+		t.Fatalf("take-over of %s by %s: %v", agent, surface, err)
+	}
+}
+
+// postTool calls a control-API tool over HTTP as any client would and
+// returns the status and the decoded answer.
+func postTool(t testing.TB, baseURL, tool, body string) (int, map[string]any) {
+	t.Helper()
+	resp, err := http.Post(baseURL+"/v1/tools/"+tool, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
+		t.Fatalf("%s: answer is not JSON: %v", tool, err)
+	}
+	return resp.StatusCode, m
+}
+
+// TestTakeOverNamingNoStreamIsOneStream, from the outside (HTTP API, a
+// real Xvnc, input observed by xinput): of two streams of one surface, a
+// take-over that names no stream gives the keyboard to exactly one, the
+// newest open viewer, and the answer and the status say which; the other
+// tab's keys do not reach X. A viewer of the same surface opened later
+// watches until it takes over; a second take-over naming no stream then
+// moves the keyboard to it, and again only one stream types.
+func TestTakeOverNamingNoStreamIsOneStream(t *testing.T) {
+	xv := startXvnc(t, testPassword)
+	xe := watchX(t, xv.Display)
+	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "agent1", Addr: xv.Addr, Password: NewSecret(testPassword)}}})
+	a, _ := viewerAt(t, tr.Relay, tr.srv.URL, "agent1", "me")
+	b, sb := viewerAt(t, tr.Relay, tr.srv.URL, "agent1", "me") // a duplicated tab: same surface
+
+	code, ans := postTool(t, tr.srv.URL, "computers.takeover", `{"agent":"agent1","surface":"me"}`)
+	if code != http.StatusOK || ans["stream"] != sb {
+		t.Fatalf("take-over naming no stream: %d %v, want 200 naming the newest stream %s", code, ans, sb)
+	}
+	// Both tabs type; exactly one (b) reaches X.
+	a.Send(t, keyEvent(true, 'a'), keyEvent(false, 'a'))
+	noEvents(t, xe, "typing from the older tab after a take-over naming no stream")
+	b.Send(t, keyEvent(true, 'b'), keyEvent(false, 'b'))
+	oneKey(t, xe, "the newest tab typing after a take-over naming no stream")
+	st := statusOf(t, tr.srv.URL, "agent1")
+	if st.KeyboardStream != sb || holdersIn(st) != sb {
+		t.Fatalf("status %+v: want the keyboard marked on stream %s alone", st, sb)
+	}
+
+	// A later viewer of the surface watches.
+	c, sc := viewerAt(t, tr.Relay, tr.srv.URL, "agent1", "me")
+	c.Send(t, keyEvent(true, 'c'), keyEvent(false, 'c'))
+	noEvents(t, xe, "typing from a viewer of the holding surface opened after the take-over")
+	// Until a take-over: naming no stream, it now goes to c, and only c types.
+	if code, ans := postTool(t, tr.srv.URL, "computers.takeover", `{"agent":"agent1","surface":"me"}`); code != http.StatusOK || ans["stream"] != sc {
+		t.Fatalf("second take-over naming no stream: %d %v, want stream %s", code, ans, sc)
+	}
+	a.Send(t, keyEvent(true, 'a'), keyEvent(false, 'a'))
+	b.Send(t, keyEvent(true, 'b'), keyEvent(false, 'b'))
+	noEvents(t, xe, "typing from the two older tabs after the keyboard moved to the newest")
+	c.Send(t, keyEvent(true, 'c'), keyEvent(false, 'c'))
+	oneKey(t, xe, "the newest tab typing after the keyboard moved to it")
+	if st := statusOf(t, tr.srv.URL, "agent1"); st.KeyboardStream != sc || holdersIn(st) != sc {
+		t.Fatalf("status %+v: want the keyboard marked on stream %s alone", st, sc)
+	}
+	// A renewal naming no stream renews the holding stream; b cannot renew it.
+	if code, _ := postTool(t, tr.srv.URL, "computers.renew", `{"agent":"agent1","surface":"me"}`); code != http.StatusOK {
+		t.Fatalf("renewal naming no stream: %d", code)
+	}
+	if code, _ := postTool(t, tr.srv.URL, "computers.renew", `{"agent":"agent1","surface":"me","stream":"`+sb+`"}`); code != http.StatusConflict {
+		t.Fatalf("renewal by a tab that does not hold it: %d, want 409", code)
+	}
+}
+
+// oneKey waits for one key press and release in X, and fails if X sees
+// anything else (waiting a moment for more).
+func oneKey(t *testing.T, xe *xEvents, what string) {
+	t.Helper()
+	xe.waitFor(3*time.Second, func(e []xEvent) bool { return count(e, "KeyRelease") >= 1 })
+	time.Sleep(300 * time.Millisecond)
+	if ev := xe.take(); count(ev, "KeyPress") != 1 || count(ev, "KeyRelease") != 1 || len(ev) != 2 {
+		t.Fatalf("%s: X saw %v, want one key press and release", what, ev)
+	}
+}
+
+// statusOf reads GET /v1/computers/NAME.
+func statusOf(t testing.TB, baseURL, agent string) ComputerStatus {
+	t.Helper()
+	resp, err := http.Get(baseURL + "/v1/computers/" + agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var st ComputerStatus
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// holdersIn is the stream of the one viewer the status marks as holding
+// the keyboard ("" for none, "several" for more than one).
+func holdersIn(st ComputerStatus) string {
+	got := ""
+	for _, v := range st.Viewers {
+		if v.Keyboard {
+			if got != "" {
+				return "several"
+			}
+			got = v.Stream
+		}
+	}
+	return got
+}
 
 // viewerAt opens a viewer of agent for surface through the handler served
 // at baseURL (http://...); it returns the client and its stream id.

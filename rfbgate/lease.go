@@ -53,11 +53,13 @@ type leaseEvent struct {
 	At      time.Time `json:"at"`
 }
 
-// lease is one computer's keyboard holder: a surface and, when the
-// take-over named one, the viewer stream (one tab) of that surface.
+// lease is one computer's keyboard holder: one viewer stream (one tab) of
+// one surface. A lease always names its stream, so one keyboard is one
+// stream whoever asked for it (a take-over that names none is given a
+// stream by the relay: see Relay.TakeOver).
 type lease struct {
 	surface string
-	stream  string // "" : any viewer of the surface
+	stream  string
 	since   time.Time
 	expires time.Time
 	timer   *time.Timer
@@ -65,13 +67,13 @@ type lease struct {
 
 // holds reports whether the viewer stream of surface holds this lease.
 func (ls *lease) holds(surface, stream string) bool {
-	return ls != nil && ls.surface == surface && (ls.stream == "" || ls.stream == stream)
+	return ls != nil && ls.surface == surface && ls.stream == stream
 }
 
 // Holding is a copy of a computer's keyboard lease.
 type Holding struct {
 	Surface string
-	Stream  string // "" when the take-over named no stream
+	Stream  string // the holding viewer stream
 	Since   time.Time
 }
 
@@ -100,29 +102,34 @@ func newLeases(ttl time.Duration, onChange func(agent string)) *leases {
 // TTL is the lease lifetime after a renewal.
 func (l *leases) TTL() time.Duration { return l.ttl }
 
-// TakeOver gives agent's keyboard to surface (moving it from another surface
-// if one holds it) and returns when the lease expires unless renewed.
-func (l *leases) TakeOver(agent, surface string) time.Time {
-	exp, _ := l.takeOver(agent, surface, "", nil)
+// TakeOver gives agent's keyboard to stream of surface, whether or not it
+// is open (the relay's take-over checks that: Relay.TakeOver), moving it
+// from another holder if one holds it, and returns when the lease expires
+// unless renewed.
+func (l *leases) TakeOver(agent, surface, stream string) time.Time {
+	exp, _, _ := l.takeOver(agent, surface, func() (string, bool) { return stream, true })
 	return exp
 }
 
-// takeOver gives agent's keyboard to stream of surface ("" : any stream of
-// it) if open (run under the table's lock, so no viewer-closed check can
-// fall between) reports true; else ErrNoViewer and nothing changes.
-func (l *leases) takeOver(agent, surface, stream string, open func() bool) (time.Time, error) {
+// takeOver gives agent's keyboard to the stream of surface that pick
+// names; pick runs under the table's lock (so no viewer-closed check can
+// fall between) and reports false when there is no such open stream: then
+// ErrNoViewer and nothing changes. It returns the lease's expiry and the
+// stream that holds it.
+func (l *leases) takeOver(agent, surface string, pick func() (string, bool)) (time.Time, string, error) {
 	now := time.Now()
 	var evs []leaseEvent
 	l.mu.Lock()
-	if open != nil && !open() {
+	stream, ok := pick()
+	if !ok || stream == "" {
 		l.mu.Unlock()
-		return time.Time{}, ErrNoViewer
+		return time.Time{}, "", ErrNoViewer
 	}
 	cur := l.m[agent]
 	if cur != nil && cur.surface == surface && cur.stream == stream {
 		l.renewLocked(agent, cur, now)
 		l.mu.Unlock()
-		return cur.expires, nil
+		return cur.expires, stream, nil
 	}
 	if cur != nil {
 		cur.timer.Stop()
@@ -136,7 +143,7 @@ func (l *leases) takeOver(agent, surface, stream string, open func() bool) (time
 	l.publishLocked(evs)
 	l.mu.Unlock()
 	l.changed(agent)
-	return exp, nil
+	return exp, stream, nil
 }
 
 // adopt moves agent's lease, held by another stream of surface that
@@ -144,7 +151,7 @@ func (l *leases) takeOver(agent, surface, stream string, open func() bool) (time
 func (l *leases) adopt(agent, surface, stream string, gone func(held string) bool) {
 	l.mu.Lock()
 	cur := l.m[agent]
-	if cur == nil || cur.surface != surface || cur.stream == "" || cur.stream == stream || !gone(cur.stream) {
+	if cur == nil || cur.surface != surface || cur.stream == stream || !gone(cur.stream) {
 		l.mu.Unlock()
 		return
 	}
@@ -191,7 +198,8 @@ func (l *leases) expire(agent string, ls *lease) {
 	l.changed(agent)
 }
 
-// Renew extends surface's take-over of agent; ErrNotHolder if it has none.
+// Renew extends surface's take-over of agent, whichever of its streams
+// holds it; ErrNotHolder if it has none.
 func (l *leases) Renew(agent, surface string) (time.Time, error) {
 	return l.renew(agent, surface, "", nil)
 }
@@ -203,7 +211,7 @@ func (l *leases) renew(agent, surface, stream string, open func(held string) boo
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	cur := l.m[agent]
-	if cur == nil || cur.surface != surface || (stream != "" && cur.stream != "" && cur.stream != stream) {
+	if cur == nil || cur.surface != surface || (stream != "" && cur.stream != stream) {
 		return time.Time{}, ErrNotHolder
 	}
 	if open != nil && !open(cur.stream) {

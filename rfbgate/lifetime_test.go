@@ -214,18 +214,18 @@ func scriptedVNC(t *testing.T, password string, script []byte) string {
 }
 
 // TestUnframableServerMessageClosesViewer: a server message the relay
-// cannot frame (here a Tight rectangle, which it never asks for) closes
+// cannot frame (here a Hextile rectangle, which it never asks for) closes
 // that viewer with 1011 and a reason, after what came before it.
 func TestUnframableServerMessageClosesViewer(t *testing.T) {
 	bell := []byte{srvBell}
-	addr := scriptedVNC(t, testPassword, append(append([]byte{}, bell...), srvUpdate(srvRect(0, 0, 8, 8, 7))...))
+	addr := scriptedVNC(t, testPassword, append(append([]byte{}, bell...), srvUpdate(srvRect(0, 0, 8, 8, 5))...))
 	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
 	c := watchClose(t, tr, "a", "s", true)
 	c.closedWith(t, "viewer", websocket.StatusInternalError, reasonServerUnframe)
 	if n := c.received(); n != 1+4 {
 		t.Fatalf("received %d bytes before the close, want the bell and the update's header (5)", n)
 	}
-	if l := tr.logs.String(); !strings.Contains(l, "encoding 7 is not one the relay frames") {
+	if l := tr.logs.String(); !strings.Contains(l, "encoding 5 is not one the relay frames") {
 		t.Fatalf("the log does not say what could not be framed:\n%s", l)
 	}
 	waitViewers(t, tr, "a", 0, 5*time.Second)

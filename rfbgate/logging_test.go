@@ -45,7 +45,7 @@ func TestLogsJSONNoSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitViewers(t, tr, "a", 1, 5*time.Second)
-	tr.leases.TakeOver("a", "desk")
+	takeOverNewest(t, tr.Relay, "a", "desk")
 	if _, err := dialRFB(t, tr.wsURL(tk.Token, "a"), false); err == nil { // used already
 		t.Fatal("a used ticket opened a viewer")
 	}

@@ -38,6 +38,7 @@ type relayMetrics struct {
 type viewerTotals struct {
 	toViewer, toComputer, withheld, messages uint64
 	passed, dropped, refused                 [256]uint64
+	rects                                    [numRectKinds]uint64 // rectangles framed, by kind
 }
 
 // add adds one open viewer's counters (under v.mu for its gate).
@@ -53,6 +54,9 @@ func (t *viewerTotals) add(v *viewer) {
 		t.dropped[i] += st.DroppedByType[i]
 	}
 	v.mu.Unlock()
+	for k, n := range v.filter.kinds.Load() {
+		t.rects[k] += n
+	}
 }
 
 // merge adds o's counters to t.
@@ -65,6 +69,9 @@ func (t *viewerTotals) merge(o *viewerTotals) {
 		t.passed[i] += o.passed[i]
 		t.dropped[i] += o.dropped[i]
 		t.refused[i] += o.refused[i]
+	}
+	for k := range t.rects {
+		t.rects[k] += o.rects[k]
 	}
 }
 
@@ -80,6 +87,8 @@ var (
 		[]string{"computer", "type"}, nil)
 	descMessages = prometheus.NewDesc("glass_viewer_messages_total", "WebSocket messages sent to viewers: each carries what Xvnc had ready, up to 256 KiB (glass_bytes_total{direction=\"to_viewer\"} over this is the batch size).",
 		[]string{"computer"}, nil)
+	descRects = prometheus.NewDesc("glass_rects_total", "Framebuffer rectangles relayed to viewers (each viewer counted), by encoding (raw, copyrect, zrle, tight, pseudo) and, for Tight, kind: fill, jpeg, or zlib pixels by filter (copy, palette, gradient).",
+		[]string{"computer", "encoding", "kind"}, nil)
 	descDialWaits = prometheus.NewDesc("glass_dial_limiter_waits_total", "Viewers that waited in line for a handshake slot with the computer's Xvnc.",
 		[]string{"computer"}, nil)
 	descDialTurnedAway = prometheus.NewDesc("glass_dial_turned_away_total", "Viewers closed with 1013 before reaching Xvnc: queue_full, or deadline (not connected within the dial wait).",
@@ -185,7 +194,7 @@ type relayCollector struct {
 
 // Describe sends the collector's descriptions.
 func (c *relayCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descViewers, descBytes, descMessages, descClientMsgs, descWithheld, descDialWaits, descDialTurnedAway} {
+	for _, d := range []*prometheus.Desc{descViewers, descBytes, descMessages, descClientMsgs, descWithheld, descRects, descDialWaits, descDialTurnedAway} {
 		ch <- d
 	}
 }
@@ -238,6 +247,11 @@ func (c *relayCollector) Collect(ch chan<- prometheus.Metric) {
 				if vc.n > 0 {
 					counter(descClientMsgs, vc.n, agent, messageName(uint8(typ)), vc.verdict)
 				}
+			}
+		}
+		for k, n := range t.rects {
+			if n > 0 {
+				counter(descRects, n, agent, rectKindLabels[k][0], rectKindLabels[k][1])
 			}
 		}
 		ds := r.DialStats(agent)

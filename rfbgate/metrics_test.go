@@ -135,7 +135,7 @@ func TestMetricsCountWhatViewersDid(t *testing.T) {
 	for _, c := range []*closeWatcher{h, w1, w2} {
 		waitFor(t, func() bool { return c.received() == int64(len(updates)) })
 	}
-	tr.leases.TakeOver("a", "h")
+	takeOverNewest(t, tr.Relay, "a", "h")
 	m := waitMetric(t, tr.Relay, func(m metrics) bool { return m.get("glass_viewers", "role", "holder") == 1 })
 	m.want(t, 1, "glass_viewers", "computer", "a", "role", "holder")
 	m.want(t, 2, "glass_viewers", "computer", "a", "role", "watcher")
@@ -185,7 +185,7 @@ func TestMetricsCountWhatViewersDid(t *testing.T) {
 
 	// Lease changes: a give-back, a take-over by another surface, expiry.
 	tr.leases.GiveBack("a", "h")
-	tr.leases.TakeOver("a", "w1")
+	takeOverNewest(t, tr.Relay, "a", "w1")
 	m = waitMetric(t, tr.Relay, func(m metrics) bool { return m.get("glass_lease_changes_total", "cause", "expiry") == 1 })
 	m.want(t, 2, "glass_lease_changes_total", "computer", "a", "cause", "take-over")
 	m.want(t, 1, "glass_lease_changes_total", "computer", "a", "cause", "give-back")

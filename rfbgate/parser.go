@@ -1,39 +1,3 @@
-// Package rfbgate relays RFB (VNC) between browsers running noVNC and a
-// TigerVNC Xvnc server, and gates the client-to-server stream so that only the
-// viewer whose surface holds the computer's keyboard may send input.
-//
-//	browser (noVNC) --WebSocket--> Relay: Gate per viewer ---------TCP--> Xvnc
-//	browser <------------------ Relay: server filter per viewer <-------- Xvnc
-//
-// A daemon embedding it builds a Relay from a Config (its computers, their
-// Xvnc addresses and passwords, and the limits and timeouts) and serves
-// NewHandler's HTTP surface: the control API (watch tickets, keyboard
-// take-over, give-back and renewal, status and an event stream), the
-// WebSocket upgrade for each viewer and, with a noVNC directory, the /glass/
-// viewer page. Gate is the input gate on its own, for one viewer's client
-// stream; ClientHandshake speaks RFB 3.8 to a server as a client.
-//
-// Inside, a streaming parser reads the client-to-server messages in chunks
-// of any size (one table, msgTable, classifies the types and gives their
-// lengths); the gate decides per message what reaches the server; a server
-// filter frames the server-to-client stream the same way and keeps the
-// clipboard (ServerCutText) for the viewer holding the keyboard.
-//
-// Rules the gate keeps:
-//   - A message's verdict is taken at its first byte and holds for all of it.
-//   - Fixed parts are held until complete (at most one SetEncodings, capped);
-//     ClientCutText, ClientFence and SetDesktopSize payloads stream through
-//     or are dropped as they arrive, never buffered whole.
-//   - SetEncodings loses −316 (extended mouse buttons), so a PointerEvent is
-//     always 6 bytes for both the gate and Xvnc, and every encoding the
-//     server filter does not frame.
-//   - SetPixelFormat is refused once updates were asked for, so the
-//     server filter always sizes rectangles in the format they were sent in.
-//   - A viewer's writes have a deadline and its pings a timeout; it ends
-//     with a WebSocket close frame saying why.
-//   - When a viewer loses the keyboard (give-back, expiry, move, or its own
-//     close) the keys it holds are released in the form it pressed them, and
-//     a pointer event with no buttons follows.
 package rfbgate
 
 import (

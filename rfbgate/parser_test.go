@@ -174,13 +174,14 @@ func TestLimitEncodings(t *testing.T) {
 }
 
 // TestSetEncodingsKeepsFramedOnly: −316 goes, and so does every encoding the
-// server stream's framer does not read (Tight 7, Hextile 5, xvp −309, an
-// unknown one); noVNC 1.7's own list keeps its framed entries in order.
+// server stream's framer does not read (TightPNG −260, Hextile 5, xvp −309,
+// an unknown one); Tight 7, which it frames, stays; noVNC 1.7's own list
+// keeps its framed entries in order.
 func TestSetEncodingsKeepsFramedOnly(t *testing.T) {
-	in := setEncodings(16, -316, 7, -258, -316, 5, -309, 0x12345)
+	in := setEncodings(16, -316, 7, -260, -258, -316, 5, -309, 0x12345)
 	for _, kbd := range []bool{false, true} {
 		out, err := feedAll(t, Limits{}, kbd, in, 3)
-		if err != nil || !bytes.Equal(out, setEncodings(16, -258)) {
+		if err != nil || !bytes.Equal(out, setEncodings(16, 7, -258)) {
 			t.Fatalf("kbd=%v: %v %x", kbd, err, out)
 		}
 	}

@@ -69,6 +69,7 @@ type Relay struct {
 
 	mu       sync.Mutex
 	viewers  map[string]map[*viewer]struct{}
+	nextSeq  uint64 // the seq of the next viewer counted open
 	closed   bool
 	authHold map[string]time.Time // computer -> no dialling until then
 	dialers  map[string]*dialLimiter
@@ -166,15 +167,16 @@ func (r *Relay) Watch(agent, surface string) (Ticket, error) {
 
 // ViewerStatus is one open viewer.
 type ViewerStatus struct {
-	Surface string  `json:"surface"`
-	Stream  string  `json:"stream"` // the stream's public id (computers.watch returns it)
-	RTTms   float64 `json:"rtt_ms"` // last WebSocket ping round trip; -1 before the first
+	Surface  string  `json:"surface"`
+	Stream   string  `json:"stream"`             // the stream's public id (computers.watch returns it)
+	Keyboard bool    `json:"keyboard,omitempty"` // this stream holds the keyboard
+	RTTms    float64 `json:"rtt_ms"`             // last WebSocket ping round trip; -1 before the first
 }
 
 // ComputerStatus is who holds a computer's keyboard and who watches it.
 type ComputerStatus struct {
 	Keyboard       *string        `json:"keyboard"`
-	KeyboardStream string         `json:"keyboard_stream,omitempty"` // the holding stream, when the take-over named one
+	KeyboardStream string         `json:"keyboard_stream,omitempty"` // the holding stream (one tab of the surface)
 	KeyboardSince  *time.Time     `json:"keyboard_since,omitempty"`  // when the holder took it
 	Viewers        []ViewerStatus `json:"viewers"`
 	Health
@@ -186,7 +188,8 @@ func (r *Relay) Status(agent string) (ComputerStatus, error) {
 		return ComputerStatus{}, ErrUnknownComputer
 	}
 	st := ComputerStatus{Viewers: []ViewerStatus{}, Health: r.health(agent)}
-	if h, ok := r.leases.holding(agent); ok {
+	h, held := r.leases.holding(agent)
+	if held {
 		st.Keyboard, st.KeyboardStream, st.KeyboardSince = &h.Surface, h.Stream, &h.Since
 	}
 	r.mu.Lock()
@@ -195,7 +198,7 @@ func (r *Relay) Status(agent string) (ComputerStatus, error) {
 		if ns := v.rtt.Load(); ns >= 0 {
 			rtt = float64(ns) / 1e6
 		}
-		st.Viewers = append(st.Viewers, ViewerStatus{Surface: v.surface, Stream: v.stream, RTTms: rtt})
+		st.Viewers = append(st.Viewers, ViewerStatus{Surface: v.surface, Stream: v.stream, Keyboard: held && h.Surface == v.surface && h.Stream == v.stream, RTTms: rtt})
 	}
 	r.mu.Unlock()
 	sort.Slice(st.Viewers, func(i, j int) bool {
@@ -249,6 +252,7 @@ type viewer struct {
 	agent   string
 	surface string
 	stream  string       // public id of this stream (streamID of its ticket)
+	seq     uint64       // order in which viewers were counted open (r.mu): a take-over naming no stream picks the highest
 	rtt     atomic.Int64 // nanoseconds; -1 before the first pong
 
 	mu     sync.Mutex // serialises Feed, Release and writes to the server
@@ -595,6 +599,8 @@ func (r *Relay) addViewer(v *viewer) {
 		set = make(map[*viewer]struct{})
 		r.viewers[v.agent] = set
 	}
+	r.nextSeq++
+	v.seq = r.nextSeq
 	set[v] = struct{}{}
 	n := len(set)
 	r.mu.Unlock()

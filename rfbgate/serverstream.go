@@ -24,6 +24,7 @@ const (
 const (
 	encodingRaw               = 0
 	encodingCopyRect          = 1
+	encodingTight             = 7
 	encodingZRLE              = 16
 	encodingDesktopSize       = -223
 	encodingLastRect          = -224
@@ -42,19 +43,22 @@ const (
 	encodingQualityLevel9     = -23
 )
 
-// encodingKept reports whether SetEncodings may keep e. Kept: Raw, CopyRect
-// and ZRLE (a ZRLE rectangle carries its own length; Raw and CopyRect have
-// lengths from their size), the pseudo-encodings whose payloads have a
-// known shape (desktop size and name, last rect, the two cursors, QEMU keys
-// and LED state, fences, continuous updates, extended clipboard), and the
-// quality and compression levels (no payload). Dropped: Tight, TightPNG,
-// JPEG, Hextile, RRE, Zlib, H.264 (framing them means walking their
-// sub-encodings, or they are not TigerVNC's), xvp (power control, which the
-// gate closes on), extended mouse buttons (see encodingExtendedMouseButtons)
-// and anything unknown.
+// encodingKept reports whether SetEncodings may keep e. Kept: Raw, CopyRect,
+// ZRLE and Tight (a ZRLE rectangle carries its own length; Raw and CopyRect
+// have lengths from their size; Tight is framed from its sub-encodings'
+// headers, tight.go, so Xvnc may send JPEG), the pseudo-encodings whose
+// payloads have a known shape (desktop size and name, last rect, the two
+// cursors, QEMU keys and LED state, fences, continuous updates, extended
+// clipboard), and the JPEG quality and compression levels (no payload;
+// they steer Tight). Dropped: TightPNG (Xvnc has no TightPNG encoder, so
+// asking for it gains nothing, and its PNG rectangles are not framed), the
+// JPEG encoding 21, Hextile, RRE, Zlib, H.264 (framing them means walking
+// their sub-encodings, or they are not TigerVNC's), xvp (power control,
+// which the gate closes on), extended mouse buttons (see
+// encodingExtendedMouseButtons) and anything unknown.
 func encodingKept(e int32) bool {
 	switch e {
-	case encodingRaw, encodingCopyRect, encodingZRLE,
+	case encodingRaw, encodingCopyRect, encodingZRLE, encodingTight,
 		encodingDesktopSize, encodingLastRect, encodingCursor, encodingVMwareCursor,
 		encodingQEMUExtendedKey, encodingQEMULEDState, encodingDesktopName, encodingExtendedDesktop,
 		encodingFence, encodingContinuousUpdates, encodingExtendedClipboard:
@@ -100,19 +104,66 @@ type serverFilterStats struct {
 	BytesDropped   uint64 // bytes withheld
 }
 
+// rectKind is what a framed rectangle was, for rectCounts: its encoding,
+// and for Tight its sub-encoding (basic compression by filter).
+type rectKind uint8
+
+const (
+	kindRaw rectKind = iota
+	kindCopyRect
+	kindZRLE
+	kindTightFill
+	kindTightJPEG
+	kindTightCopy
+	kindTightPalette
+	kindTightGradient
+	kindPseudo // a pseudo-encoding (cursor, desktop size, ...)
+	numRectKinds
+)
+
+// rectKindLabels names each rectKind: encoding, and kind (Tight's
+// sub-encoding; "" for the others).
+var rectKindLabels = [numRectKinds][2]string{
+	kindRaw:           {"raw", ""},
+	kindCopyRect:      {"copyrect", ""},
+	kindZRLE:          {"zrle", ""},
+	kindTightFill:     {"tight", "fill"},
+	kindTightJPEG:     {"tight", "jpeg"},
+	kindTightCopy:     {"tight", "copy"},
+	kindTightPalette:  {"tight", "palette"},
+	kindTightGradient: {"tight", "gradient"},
+	kindPseudo:        {"pseudo", ""},
+}
+
+// rectCounts counts framed rectangles by kind. The filter's goroutine adds;
+// scrapes read at any time.
+type rectCounts [numRectKinds]atomic.Uint64
+
+func (c *rectCounts) count(k rectKind) { c[k].Add(1) }
+
+// Load returns the counts so far.
+func (c *rectCounts) Load() (n [numRectKinds]uint64) {
+	for i := range c {
+		n[i] = c[i].Load()
+	}
+	return n
+}
+
 type serverState uint8
 
 const (
 	ssMessage serverState = iota // at a message boundary
 	ssRect                       // inside a FramebufferUpdate, at a rectangle
 	ssSkip                       // passing or dropping a payload
+	ssTight                      // inside a Tight rectangle, at its next header (tight.go)
 	ssFailed
 )
 
 // serverFilter is a resumable, streaming framer of the server-to-client RFB
 // stream after ServerInit. It frames every message type Xvnc 1.12 sends to
 // noVNC and every rectangle encoding encodingKept allows, never decoding
-// pixels: payloads are skipped by length. It withholds ServerCutText (both
+// pixels: payloads are skipped by length (a Tight rectangle is a chain of
+// short headers and payloads, see tight.go). It withholds ServerCutText (both
 // forms) from a viewer that does not hold the keyboard; the extended
 // clipboard's capabilities message, which carries no clipboard data, passes
 // to everyone (noVNC needs it to use the clipboard once it takes over).
@@ -121,8 +172,8 @@ const (
 // Filter runs on one goroutine; SetPixelFormat may be called from another.
 // It does not allocate.
 type serverFilter struct {
-	holder func() bool  // whether this viewer holds the keyboard
-	bpp    atomic.Int32 // bytes per pixel of the client's pixel format
+	holder func() bool   // whether this viewer holds the keyboard
+	pixel  atomic.Uint32 // of the client's pixel format: bytes per pixel, and Tight's TPIXEL size << 8
 
 	state  serverState
 	rects  int   // rectangles left in the current update
@@ -134,6 +185,13 @@ type serverFilter struct {
 	err    error
 	stats  serverFilterStats
 	inRect bool // the skip belongs to a rectangle: return to ssRect
+	kinds  rectCounts
+
+	// The Tight rectangle being framed (tight.go): its next header, its
+	// offset, size and the pixel format's sizes when it began.
+	tphase              tightPhase
+	rstart              int64
+	rw, rh, bpp, tpixel int64
 
 	tap     cutTap // if set, told every ServerCutText (clipboard.go)
 	tapping bool   // the current payload is a ServerCutText's
@@ -152,19 +210,24 @@ func newServerFilter(pf []byte, holder func() bool) (*serverFilter, error) {
 
 // SetPixelFormat records the client's pixel format (16 bytes, as in
 // SetPixelFormat and ServerInit); Raw and cursor rectangles are sized by its
-// bits per pixel, which must be 8, 16 or 32. The gate calls it when it
-// forwards a SetPixelFormat, which it allows only before the first update
-// is requested, so no rectangle in flight is in an older format.
+// bits per pixel, which must be 8, 16 or 32, Tight's pixels by the whole
+// format (tpixelSize). The gate calls it when it forwards a SetPixelFormat,
+// which it allows only before the first update is requested, so no
+// rectangle in flight is in an older format.
 func (f *serverFilter) SetPixelFormat(pf []byte) error {
 	if len(pf) < 16 {
 		return fmt.Errorf("rfbgate: pixel format of %d bytes, want 16", len(pf))
 	}
 	switch pf[0] {
 	case 8, 16, 32:
-		f.bpp.Store(int32(pf[0] / 8))
-		return nil
+	default:
+		return fmt.Errorf("rfbgate: pixel format of %d bits per pixel; 8, 16 or 32 are framed", pf[0])
 	}
-	return fmt.Errorf("rfbgate: pixel format of %d bits per pixel; 8, 16 or 32 are framed", pf[0])
+	if why := tightPixelFormatOK(pf); why != "" {
+		return fmt.Errorf("rfbgate: pixel format not framed: %s", why)
+	}
+	f.pixel.Store(uint32(pf[0]/8) | uint32(tpixelSize(pf))<<8)
+	return nil
 }
 
 // Stats returns the counters (call it from Filter's goroutine, or after).
@@ -208,9 +271,12 @@ func (f *serverFilter) Filter(buf []byte) (out, rest []byte, err error) {
 		}
 		var hl int // header length, once known
 		var err error
-		if f.state == ssRect {
+		switch f.state {
+		case ssRect:
 			hl, err = f.rect(buf[r:])
-		} else {
+		case ssTight:
+			hl, err = f.tight(buf[r:])
+		default:
 			hl, err = f.message(buf[r:])
 		}
 		if err != nil {
@@ -253,6 +319,10 @@ func (f *serverFilter) endPayload() {
 	if f.tapping {
 		f.tapping = false
 		f.tap.cutEnd()
+	}
+	if f.tphase != tightNone {
+		f.state = ssTight
+		return
 	}
 	if f.inRect && f.rects > 0 {
 		f.state = ssRect
@@ -352,18 +422,25 @@ func (f *serverFilter) rect(b []byte) (int, error) {
 	w := int64(binary.BigEndian.Uint16(b[4:6]))
 	h := int64(binary.BigEndian.Uint16(b[6:8]))
 	enc := int32(binary.BigEndian.Uint32(b[8:12]))
-	bpp := int64(f.bpp.Load())
-	n, skip := 12, int64(0)
+	pixel := f.pixel.Load()
+	bpp := int64(pixel & 0xff)
+	n, skip, kind := 12, int64(0), kindPseudo
 	switch enc {
 	case encodingRaw:
-		skip = w * h * bpp
+		skip, kind = w*h*bpp, kindRaw
 	case encodingCopyRect:
-		skip = 4
+		skip, kind = 4, kindCopyRect
+	case encodingTight: // headers and payloads follow (tight.go)
+		f.tphase, f.rstart = tightControl, f.off
+		f.rw, f.rh, f.bpp, f.tpixel = w, h, bpp, int64(pixel>>8)
 	case encodingZRLE, encodingDesktopName: // u32 length, data
 		if len(b) < 16 {
 			return 0, nil
 		}
 		n, skip = 16, int64(binary.BigEndian.Uint32(b[12:16]))
+		if enc == encodingZRLE {
+			kind = kindZRLE
+		}
 	case encodingDesktopSize, encodingQEMUExtendedKey:
 	case encodingLastRect:
 		f.rects = 1 // this one ends the update
@@ -397,5 +474,8 @@ func (f *serverFilter) rect(b []byte) (int, error) {
 	f.skip = skip
 	f.inRect = true
 	f.stats.Rects++
+	if enc != encodingTight { // a Tight rectangle is counted by its sub-encoding
+		f.kinds.count(kind)
+	}
 	return n, nil
 }

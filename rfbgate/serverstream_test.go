@@ -99,7 +99,7 @@ func genServerMsg(r *rand.Rand, dst []byte) ([]byte, bool) {
 		var rects [][]byte
 		for i := 0; i < n; i++ {
 			var rc []byte
-			switch r.IntN(11) {
+			switch r.IntN(13) {
 			case 0:
 				rc = append(srvRect(0, 0, w, h, encodingRaw), pay(int(w)*int(h)*4)...)
 			case 1:
@@ -123,6 +123,8 @@ func genServerMsg(r *rand.Rand, dst []byte) ([]byte, bool) {
 			case 10:
 				s := r.IntN(3)
 				rc = append(append(srvRect(0, 0, w, h, encodingExtendedDesktop), byte(s), 0, 0, 0), pay(16*s)...)
+			default:
+				rc, _ = genTight(r, int(w), int(h), 3, 4)
 			}
 			rects = append(rects, rc)
 		}
@@ -257,7 +259,7 @@ func TestServerFilterRefuses(t *testing.T) {
 		{"extended cut text of 3", binary.BigEndian.AppendUint32([]byte{3, 0, 0, 0}, uint32(0xfffffffd)), false, "length 3 is shorter than its 4-byte flags"},
 		{"unknown type", []byte{7}, false, "server message type 7 at server byte 1: unknown message type"},
 		{"QEMU server message", []byte{255, 1, 0, 0}, false, "type 255 at server byte 1: unknown"},
-		{"Tight rectangle", srvUpdate(srvRect(0, 0, 1, 1, 7)), false, "type 0 at server byte 1: rectangle at server byte 5: encoding 7 is not one the relay frames"},
+		{"TightPNG rectangle", srvUpdate(srvRect(0, 0, 1, 1, -260)), false, "type 0 at server byte 1: rectangle at server byte 5: encoding -260 is not one the relay frames"},
 		{"Hextile rectangle", srvUpdate(srvRect(0, 0, 1, 1, 5)), false, "encoding 5"},
 		{"VMware cursor type 2", srvUpdate(append(srvRect(0, 0, 1, 1, encodingVMwareCursor), 2, 0)), false, "VMware cursor type 2"},
 	} {
@@ -338,7 +340,32 @@ func FuzzServerFilter(f *testing.F) {
 	f.Add(seed, uint64(1))
 	f.Add(srvExtCut(1<<28, []byte("x")), uint64(2))
 	f.Add(srvUpdate(withLen(srvRect(0, 0, 1, 1, encodingZRLE), []byte{1, 2})), uint64(3))
+	for i := 0; i < 6; i++ { // Tight, a rectangle of each kind, and hostile lengths
+		rc, _ := genTight(r, 1+i*3, 5, 3, 4)
+		f.Add(srvUpdate(rc), uint64(4+i))
+	}
+	f.Add(srvUpdate(append(srvRect(0, 0, 64, 64, encodingTight), 0x90, 0xff, 0xff, 0xff)), uint64(10))
+	f.Add(srvUpdate(append(srvRect(0, 0, 64, 64, encodingTight), 0x40, 1, 255, 1, 2, 3)), uint64(11))
+	f.Add(append(srvUpdate(append(srvRect(0, 0, 2, 2, encodingTight), 0x40, 1, 1, 1, 2, 3, 4, 5, 6, 9, 9)), srvCut("secret")...), uint64(12))
+	var g serverFilter
+	watcher := func() bool { return false }
+	buf := make([]byte, 0, 1<<10)
 	f.Fuzz(func(t *testing.T, data []byte, seed uint64) {
+		// Memory stays bounded whatever a length claims: one Filter of the
+		// whole input allocates nothing but an error.
+		if !raceEnabled && len(data) <= cap(buf) {
+			var err error
+			a := testing.AllocsPerRun(1, func() {
+				g = serverFilter{holder: watcher}
+				if err = g.SetPixelFormat(pf32); err != nil {
+					return
+				}
+				_, _, err = g.Filter(append(buf[:0], data...))
+			})
+			if limit := map[bool]float64{false: 0, true: 8}[err != nil]; a > limit {
+				t.Fatalf("%.0f allocations framing %d bytes (error %v)", a, len(data), err)
+			}
+		}
 		for _, holder := range []bool{true, false} {
 			want, wantErr := serverFeed(newFilter(t, holder), data, whole(len(data)+1))
 			r := rand.New(rand.NewPCG(seed, uint64(len(data))))
@@ -361,12 +388,39 @@ func FuzzServerFilter(f *testing.F) {
 // does; compare its MB/s with BenchmarkRelay's to see the framer's share.
 func BenchmarkServerFilter(b *testing.B) {
 	r := rand.New(rand.NewPCG(5, 6))
+	benchServerFilter(b, func(i int) []byte {
+		return withLen(srvRect(uint16(i%16*64), 0, 64, 64, encodingZRLE), make([]byte, 3000+r.IntN(2000)))
+	})
+}
+
+// BenchmarkServerFilterTight: the same shape in Tight's sub-encodings, as
+// Xvnc sends photos and text: JPEG, palette, zlib copy and fill rectangles
+// in turn (the fill ones a few bytes, so more rectangles a MiB).
+func BenchmarkServerFilterTight(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	benchServerFilter(b, func(i int) []byte {
+		rc := srvRect(uint16(i%16*64), 0, 64, 64, encodingTight)
+		n := 3000 + r.IntN(2000)
+		switch i % 4 {
+		case 0:
+			return append(append(append(rc, 0x90), compact(n)...), make([]byte, n)...)
+		case 1:
+			rc = append(append(rc, 0x40, tightFilterPal, 15), make([]byte, 16*3)...)
+			return append(append(rc, compact(n)...), make([]byte, n)...)
+		case 2:
+			return append(append(append(rc, 0x10), compact(n)...), make([]byte, n)...)
+		}
+		return append(rc, 0x80, 1, 2, 3)
+	})
+}
+
+// benchServerFilter frames 8 MiB of updates of 16 rectangles from rect.
+func benchServerFilter(b *testing.B, rect func(i int) []byte) {
 	var in []byte
 	for len(in) < 8<<20 {
 		var rects [][]byte
 		for i := 0; i < 16; i++ {
-			p := make([]byte, 3000+r.IntN(2000))
-			rects = append(rects, withLen(srvRect(uint16(i%16*64), 0, 64, 64, encodingZRLE), p))
+			rects = append(rects, rect(i))
 		}
 		in = append(in, srvUpdate(rects...)...)
 	}

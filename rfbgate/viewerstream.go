@@ -198,9 +198,11 @@ func (s *clientStream) Write(p []byte) (int, error) {
 // viewer's serverFilter (framed; ServerCutText only while this viewer holds
 // the keyboard), batching what Xvnc has ready into messages of up to
 // serverBatchMax bytes, each sent the moment a read would wait. It waits
-// for Xvnc with no buffer and takes one from batchPool per batch (see
-// buffers.go). A write that takes longer than WriteTimeout ends the viewer
-// (see stalled). It returns when either side ends, having recorded why.
+// for Xvnc, then for room in the browser's socket, with no buffer, and
+// takes one from batchPool per batch, reading no more than the socket can
+// take (see buffers.go). A viewer that takes nothing for WriteTimeout
+// while bytes wait for it is ended (see stalled). It returns when either
+// side ends, having recorded why.
 func (v *viewer) pumpServer(up *upstream) {
 	v.stall = time.AfterFunc(time.Hour, v.stalled)
 	v.stall.Stop()
@@ -210,20 +212,39 @@ func (v *viewer) pumpServer(up *upstream) {
 	defer v.publishWithheld()
 	var held [maxServerHeader]byte // a header split across batches
 	nheld := 0
+	down := newDownstream(v.raw)
 	for {
 		if err := up.wait(); err != nil {
 			v.serverEnded(err)
 			return
 		}
+		room, ok := v.waitRoom(down)
+		if !ok {
+			return
+		}
 		bp := batchPool.Get().(*[]byte)
-		var ok bool
-		nheld, ok = v.relayBatch(up, *bp, &held, nheld)
+		nheld, ok = v.relayBatch(up, (*bp)[:room], &held, nheld)
 		batchPool.Put(bp)
 		v.publishWithheld()
 		if !ok {
 			return
 		}
 	}
+}
+
+// waitRoom waits, holding no buffer, until the browser's socket can take
+// more, bounded by the stall timer as a write is, and returns how many
+// bytes it can take; false when the viewer ended (its socket closed, or
+// it stopped reading for WriteTimeout).
+func (v *viewer) waitRoom(down *downstream) (int, bool) {
+	v.stall.Reset(v.r.cfg.WriteTimeout)
+	room, err := down.wait()
+	v.stall.Stop()
+	if err != nil {
+		v.endBy(endedByViewer, websocket.StatusAbnormalClosure, reasonClientGone)
+		return 0, false
+	}
+	return room, true
 }
 
 // relayBatch reads what Xvnc has ready into buf, after the nheld bytes of

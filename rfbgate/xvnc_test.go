@@ -55,7 +55,7 @@ func TestXvncEndToEnd(t *testing.T) {
 	c.Send(t, pointer(1, 10, 10), pointer(0, 10, 10))
 	noEvents(t, xe, "typing without the keyboard")
 
-	tr.leases.TakeOver("agent1", "laptop")
+	takeOverNewest(t, tr.Relay, "agent1", "laptop")
 	typeA(t, c)
 	c.Send(t, pointer(1, 10, 10), pointer(0, 10, 10))
 	ev := xe.waitFor(3*time.Second, func(e []xEvent) bool { return count(e, "KeyRelease") >= 2 && count(e, "ButtonRelease") >= 1 })
@@ -81,7 +81,7 @@ func TestXvncEndToEnd(t *testing.T) {
 			if how == "expiry" {
 				r, c = short, cs
 			}
-			r.leases.TakeOver("agent1", "laptop")
+			takeOverNewest(t, r.Relay, "agent1", "laptop")
 			c.Send(t, qemuKey(true, 'a', 30), keyEvent(true, 0xffe1 /* Shift_L */), pointer(1, 20, 20))
 			ev := xe.waitFor(3*time.Second, func(e []xEvent) bool { return count(e, "KeyPress") >= 2 && count(e, "ButtonPress") >= 1 })
 			if count(ev, "KeyPress") != 2 || count(ev, "ButtonPress") != 1 {
@@ -92,7 +92,7 @@ func TestXvncEndToEnd(t *testing.T) {
 				r.leases.GiveBack("agent1", "laptop")
 			case "expiry": // 1.5 s lease, not renewed
 			case "moved":
-				r.leases.TakeOver("agent1", "phone")
+				takeOverNewest(t, r.Relay, "agent1", "phone")
 			}
 			ev = xe.waitFor(4*time.Second, func(e []xEvent) bool { return count(e, "KeyRelease") >= 2 && count(e, "ButtonRelease") >= 1 })
 			if count(ev, "KeyRelease") != 2 || count(ev, "ButtonRelease") != 1 {
@@ -114,7 +114,7 @@ func TestXvncEndToEnd(t *testing.T) {
 	// A viewer that closes with keys down: they are released.
 	t.Run("loss-by-close", func(t *testing.T) {
 		third := tr.open(t, "agent1", "tablet", false)
-		tr.leases.TakeOver("agent1", "tablet")
+		takeOverNewest(t, tr.Relay, "agent1", "tablet")
 		third.Send(t, qemuKey(true, 'a', 30), pointer(4, 30, 30))
 		ev := xe.waitFor(3*time.Second, func(e []xEvent) bool { return count(e, "KeyPress") >= 1 && count(e, "ButtonPress") >= 1 })
 		if count(ev, "KeyPress") != 1 || count(ev, "ButtonPress") != 1 {

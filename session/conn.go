@@ -40,6 +40,7 @@ type conn struct {
 	phase  phase
 	closed *codec.Error // why the session closed, once it has
 	end    end          // the host's or the agent's own handling
+	trees  bool         // snapshot responses are read as codec.Trees (HostConfig.Trees)
 
 	unknownKinds uint64 // messages of a kind this version does not know, skipped
 }
@@ -143,7 +144,7 @@ func (c *conn) feed(now time.Time, b []byte, sink frameSink) {
 		case codec.GotFrame:
 			// Decode copies the payload into memory the message owns, and
 			// the pooled buffer goes back for the next frame.
-			if m, err := codec.Decode(st.Frame.Payload); err != nil {
+			if m, err := c.decode(st.Frame.Payload); err != nil {
 				sink.bad(now, codec.PeekEnvelope(st.Frame.Payload), uint64(len(st.Frame.Payload)), err)
 			} else if !c.common(m) {
 				sink.frame(now, m)
@@ -154,6 +155,15 @@ func (c *conn) feed(now time.Time, b []byte, sink frameSink) {
 			sink.bad(now, o.Envelope, o.Size, &o)
 		}
 	}
+}
+
+// decode decodes a frame's payload into a message that owns its
+// memory: a snapshot response as a codec.Tree when c.trees is set.
+func (c *conn) decode(p []byte) (codec.Message, error) {
+	if c.trees {
+		return codec.DecodeTrees(p)
+	}
+	return codec.Decode(p)
 }
 
 // receive feeds b, read from the peer, to the open session.

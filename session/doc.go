@@ -1,55 +1,47 @@
 // Package session holds the two ends of a device-protocol connection as
-// state machines that do no I/O and never read the clock: Host, the
-// daemon's end, and Agent, the device's end. They follow the pattern of
-// quinn-proto and h11.
+// state machines that do no I/O and never read the clock: [Host], the
+// daemon's end, and [Agent], the device's end (the pattern of quinn-proto
+// and h11). They keep the session rules of docs/protocol.md section 8:
+// handshake, requests and deadlines, event streams and resync, liveness,
+// backpressure.
 //
 // # Driving a session
 //
-// The caller owns the socket and the clock. It feeds every byte it reads
-// to Receive, writes whatever PollTransmit returns, calls HandleTimeout
-// once the time PollTimeout names has come, and reads PollEvent until it
-// reports nothing. When the peer closes the stream it calls EndOfStream.
+// The caller owns the socket and the clock: it passes the bytes it reads
+// to Receive, writes what PollTransmit returns, calls HandleTimeout at the
+// time PollTimeout gives, and reads PollEvent until it reports nothing.
+// Every method that depends on time takes now as an argument, so a test
+// moves the clock by hand. Package session/netconn is that loop over a
+// net.Conn; use it unless you drive the bytes yourself.
 //
-//	for {
-//		out := s.PollTransmit()   // write out to the socket
-//		at, ok := s.PollTimeout() // wake at at, if ok
-//		// ... wait for bytes or the timeout ...
-//		s.Receive(now, b)         // or s.HandleTimeout(now)
-//		for ev, ok := s.PollEvent(); ok; ev, ok = s.PollEvent() { ... }
-//	}
+// # Lifetime
 //
-// # Time
+// The slice PollTransmit or PollTransmitAt returns is valid until the next
+// of them, whatever is queued meanwhile (TestTakenBytesStayValid). The
+// messages that events carry are decoded with codec.Decode and own their
+// memory. A session holds no goroutine, socket or timer to stop.
 //
-// Every method whose outcome depends on time takes now, a time.Time the
-// caller reads from its own clock (time.Now() in a program, a value moved
-// by hand in a test). Only differences between the values passed in
-// matter; the sessions never call time.Now, so a test drives the clock
-// itself. The values passed to one session should not go backwards; one
-// earlier than the latest already passed in is taken as that latest one,
-// so it neither fires nor re-arms a timer.
+// # Errors
 //
-// # Sending
+// What the peer does arrives as events: [Completed] carries a request's
+// result or its *codec.Error ([AsProtoError] finds one in an error chain);
+// [ProtocolError] reports a message skipped as unreadable; [Closed], sent
+// once, says why the session ended ([CloseReason]). A Host fails every
+// pending and later request with a retryable disconnected error. An Agent
+// at its backlog limit refuses events with [ErrBackpressure].
 //
-// A session queues what it sends in two queues: control frames (ping and
-// pong), which go out first at the next frame boundary, and the rest in
-// order. PollTransmitAt(now, max) hands out the control frames, or whole
-// frames of at most max bytes; a driver writing one take at a time keeps
-// a ping from waiting behind more than one. The answer to a ping is timed
-// from when it was handed out. An Agent refuses events once
-// AgentConfig.MaxBacklog bytes wait (Writable, ErrBackpressure): their
-// numbers are skipped, so the host counts a dropped frame or resyncs a
-// lossless stream, and the queue stays bounded.
+// # Guarantees
 //
-// # Closing
+// No I/O and no clock (TestNoIOAndNoClock). Ping and pong go ahead of
+// every queued frame (TestControlFramesGoAheadOfBulk). An agent's queue
+// stays bounded (TestBackpressureRefusesEventsAtTheLimit). A peer that
+// keeps sending is never silent, however slow its link
+// (TestSlowUplinkStaysUp); bytes of an oversized frame are no sign of life
+// (TestDiscardedBytesAreNoSignOfLife). Both ends are fuzzed
+// (FuzzHostReceive, FuzzAgentReceive) and run against each other
+// (TestSimulation).
 //
-// A session closes on a failed handshake, on silence (SilentAfter without
-// hearing from the peer), at the end of the stream, on Close, and when the
-// peer breaks the protocol beyond recovery. It then reports a *Closed
-// event once; a Host fails every pending request, and refuses every later
-// one, with a disconnected error that carries a reconnect hint. Bytes
-// queued before the close (a welcome carrying a handshake error, say)
-// are still returned by PollTransmit, so the caller flushes them before
-// closing the socket.
+// The rules in detail: docs/session.md.
 package session
 
 import "time"

@@ -21,6 +21,12 @@ type HostConfig struct {
 	Token codec.Opt[string]
 	// Session is the session id the welcome hands out.
 	Session uint64
+	// Trees has the host read snapshot responses as codec.Trees
+	// (codec.DecodeTrees): the Result of a snapshot's Completed is then
+	// a *codec.Tree, which owns its memory and which the collector does
+	// not scan, rather than a *codec.Snapshot. For a host that queues or
+	// keeps snapshots (Tree.Snapshot converts one to edit it).
+	Trees bool
 }
 
 // Host is the daemon's end of a connection: it answers the agent's hello,
@@ -72,6 +78,7 @@ func NewHost(cfg HostConfig, now time.Time) *Host {
 	cfg.Versions, cfg.MaxFrame = withDefaults(cfg.Versions, cfg.MaxFrame)
 	h := &Host{cfg: cfg, nextID: 1, pending: make(map[uint64]hostPending)}
 	h.init(cfg.MaxFrame, now, h)
+	h.trees = cfg.Trees
 	return h
 }
 

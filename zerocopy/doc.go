@@ -1,48 +1,48 @@
-// Package zerocopy reads wirebench frames in place: views of a payload's
-// envelope (Header), of requests (RequestView), of events (EventView) and
-// of snapshots (Snapshot, walked by a Walker) that allocate nothing and
-// point into the frame's bytes instead of copying them.
+// Package zerocopy reads wirebench frames in place: views that point into
+// a frame's payload instead of copying it, and allocate nothing.
 //
-// Lifetime rule: every string and byte slice a view returns borrows the
-// frame's buffer, so it is valid until Release (codec.Frame.Release) and
-// must not be kept past it; call ToOwned (or the codec's Decode) for
-// anything that has to outlive the frame. Under the wirebench_poison
-// build tag (make test-poison) the codec overwrites a released buffer
-// with 0xDB, so that a borrowed string read after Release shows as 0xDB
-// bytes and Snapshot.Check reports ErrReleased.
+// # Which view
 //
-// Views validate what they expose, and read it as the codec does (keys in
-// any order, the last of a repeated key wins, null is absent, unknown keys
-// are skipped): Header reads the envelope only, up to the result or
-// params; RequestView the envelope, and the params as well-formed CBOR;
-// EventView the whole event; Snapshot.Parse the whole payload, once, up
-// front (UTF-8 of every text, types, lengths, required keys, and a node
-// depth of at most codec.MaxNodeDepth, with an explicit stack, never
-// recursion), so a walk meets no malformed input. Errors are *cbor.Error
-// values naming the byte offset and the field path, like the codec's.
-// The canonical layouts are read by straight-line fast paths, anything
-// else by general ones that decide exactly as cbor.Decoder does; both
-// accept the same payloads and read them alike.
-// Where the codec joins an indefinite-length string into new memory, a
-// view fails with cbor.ErrIndefinite instead, since it cannot borrow it;
-// the canonical encoding never writes one.
+//   - [Header] reads the envelope (kind, id, method, stream, error code):
+//     enough to route a frame.
+//   - [RequestView] reads a request and its params by key (a [ParamsView]).
+//   - [EventView] reads an event and its body.
+//   - [Snapshot] validates a snapshot response once ([Snapshot.Parse]);
+//     a [Walker] (or [Snapshot.Walk]) then visits its windows and nodes,
+//     depth first, without building them.
 //
-// A Snapshot and a Walker hold their stacks and tables inside them, so
-// they may live on the stack or be reused frame after frame: parsing and
-// walking a snapshot of any size allocates nothing. The one exception is
-// the node table of a Snapshot reused frame after frame: Parse records
-// there the NodeView of every node it validates, so that a walk reads
-// the nodes instead of decoding them again. The table is allocated on a
-// Snapshot's second Parse, sized from the frames before, and grown (once)
-// when a frame has more nodes than any before; from then on, parsing and
-// walking allocate nothing. A Snapshot used for a single frame has no
-// table, and its walks decode the nodes from the bytes.
+// To keep a message, decode it with codec.Decode or call a view's ToOwned.
+// For a read loop that wants whole messages, codec.Decoder is the better
+// fit.
 //
-// No view reserves anything for what a head claims: a frame whose heads
-// claim more than it holds costs a view only its error (the message and
-// field path, at most about 20 KB for the deepest tree). ToOwned, after
-// a Parse that validated every item, allocates for the items present,
-// at most k·n + C in total for a payload of n bytes with k = 16 and
-// C = 64 KiB: a node (152 bytes) for each 13 bytes, and the text copied
-// (a snapshot of nodes of the least bytes reaches 11.7 bytes a byte).
+// # Lifetime
+//
+// Every string and byte slice a view returns borrows the frame's buffer:
+// it is valid until the frame's Release (codec.Frame.Release) and must not
+// be kept past it. Under the wirebench_poison build tag a released buffer
+// is overwritten, and [Snapshot.Check] reports [ErrReleased].
+//
+// # Errors
+//
+// A view reads its payload as the codec does (keys in any order, null is
+// absent, unknown keys skipped) and accepts what the codec accepts, except
+// an indefinite-length string, which it cannot borrow ([cbor.ErrIndefinite]).
+// A malformed payload fails with a *cbor.Error naming the byte offset and
+// the field path; a snapshot view of another message fails with
+// [ErrNotSnapshot] or [ErrErrorResponse].
+//
+// # Guarantees
+//
+// Parsing and walking allocate nothing, for a snapshot of any size
+// (TestSnapshotAllocs, TestHeaderEventAllocs, TestRequestAllocs); a
+// Snapshot reused frame after frame keeps one node table, grown at most
+// once (TestSnapshotTableGrowth). No view reserves memory for what a head
+// claims: a hostile frame costs a view only its error
+// (TestHostileViewsAllocation). [Snapshot.ToOwned] allocates at most
+// 16·n + 64 KiB for n bytes (TestHonestOwnedAllocation). Parse checks all
+// that a walk reads, without recursion, so a walk meets no malformed
+// input; FuzzView checks the views against the codec.
+//
+// How the views are read, and the figures measured for them:
+// docs/codec.md.
 package zerocopy

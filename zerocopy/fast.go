@@ -65,12 +65,6 @@ func decodePairs(b []byte, i int, f *vframe, nv *NodeView) (int, int) {
 			}
 		case codec.KeyNodeBounds: // bounds decodeCanon did not read: near the end, or of another layout
 			w = readBounds(b, j, &nv.Bounds)
-		case codec.KeyNodeText, codec.KeyNodeDesc, codec.KeyNodeResName, codec.KeyNodeHint, codec.KeyNodeState:
-			var v string
-			if v, w = readText(b, j); w == 0 {
-				break
-			}
-			*nv.textField(int(k)) = codec.Opt[string]{Val: v, Ok: true}
 		case codec.KeyNodeChildren:
 			kn, h := cbor.ArrayAt(b, j)
 			if h > 0 && !f.had8 && kn <= (len(b)-j-h)/codec.MinNodeLen {
@@ -84,6 +78,16 @@ func decodePairs(b []byte, i int, f *vframe, nv *NodeView) (int, int) {
 			if w = readScroll(b, j, &sc); w > 0 {
 				nv.Scroll = codec.Opt[codec.Scroll]{Val: sc, Ok: true}
 			}
+		default: // a text, or a key the general path reads
+			t := nv.textField(int(k))
+			if t == nil {
+				break
+			}
+			var v string
+			if v, w = readText(b, j); w == 0 {
+				break
+			}
+			*t = codec.Opt[string]{Val: v, Ok: true}
 		}
 		if w == 0 {
 			stop = scanSlow
@@ -150,23 +154,6 @@ func decodeCanon(b []byte, i, n int, nv *NodeView) (int, int, uint32) {
 		}
 		w := 0
 		switch k {
-		case codec.KeyNodeText, codec.KeyNodeDesc, codec.KeyNodeResName, codec.KeyNodeHint, codec.KeyNodeState:
-			// A text of a head of one or two bytes (up to 255 bytes),
-			// the commonest, is read here, and checked in line when it is
-			// short ASCII; one of a longer head by readText.
-			if c := b[i+1]; c >= 0x60 && c <= 0x78 {
-				s, l := i+2, int(c-0x60)
-				if c == 0x78 && i+2 < len(b) {
-					s, l = i+3, int(b[i+2])
-				}
-				if e := s + l; e <= len(b) && (cbor.ShortASCII(b, s, e) || cbor.ValidUTF8(b[s:e])) {
-					*nv.textField(k) = codec.Opt[string]{Val: str(b[s:e:e]), Ok: true}
-					w = e - i - 1
-				}
-			} else if v, wt := readText(b, i+1); wt > 0 {
-				*nv.textField(k) = codec.Opt[string]{Val: v, Ok: true}
-				w = wt
-			}
 		case codec.KeyNodeResPkg:
 			if i+5 < len(b) {
 				var x uint32
@@ -179,29 +166,34 @@ func decodeCanon(b []byte, i, n int, nv *NodeView) (int, int, uint32) {
 			if w = readScroll(b, i+1, &sc); w > 0 {
 				nv.Scroll = codec.Opt[codec.Scroll]{Val: sc, Ok: true}
 			}
+		default: // a text (textField), or a key decodePairs reads
+			t := nv.textField(k)
+			if t == nil {
+				break
+			}
+			// A text of a head of one or two bytes (up to 255 bytes),
+			// the commonest, is read here, and checked in line when it is
+			// short ASCII; one of a longer head by readText.
+			if c := b[i+1]; c >= 0x60 && c <= 0x78 {
+				s, l := i+2, int(c-0x60)
+				if c == 0x78 && i+2 < len(b) {
+					s, l = i+3, int(b[i+2])
+				}
+				if e := s + l; e <= len(b) && (cbor.ShortASCII(b, s, e) || cbor.ValidUTF8(b[s:e])) {
+					*t = codec.Opt[string]{Val: str(b[s:e:e]), Ok: true}
+					w = e - i - 1
+				}
+			} else if v, wt := readText(b, i+1); wt > 0 {
+				*t = codec.Opt[string]{Val: v, Ok: true}
+				w = wt
+			}
 		}
 		if w == 0 {
 			break
 		}
-		i, p, seen, prev = i+1+w, p+1, seen|1<<(k&31), k // k is below 12: the mask spares a test
+		i, p, seen, prev = i+1+w, p+1, seen|1<<(k&31), k // k is below nodeKeys (16 at most): the mask spares a test
 	}
 	return i, p, seen
-}
-
-// textField is the field of text key k: codec.KeyNodeText, KeyNodeDesc,
-// KeyNodeResName, KeyNodeHint or KeyNodeState.
-func (nv *NodeView) textField(k int) *codec.Opt[string] {
-	switch k {
-	case codec.KeyNodeText:
-		return &nv.Text
-	case codec.KeyNodeDesc:
-		return &nv.Desc
-	case codec.KeyNodeResName:
-		return &nv.ResName
-	case codec.KeyNodeHint:
-		return &nv.Hint
-	}
-	return &nv.State
 }
 
 // readText reads a definite text string with a head of one to three
@@ -330,13 +322,6 @@ func (w *Walker) readNode(off int) bool {
 			var v uint32
 			v, wd = cbor.Uint32At(b, j)
 			nv.ResPkg = codec.Opt[uint32]{Val: v, Ok: true}
-		case codec.KeyNodeText, codec.KeyNodeDesc, codec.KeyNodeResName, codec.KeyNodeHint, codec.KeyNodeState:
-			s, e := cbor.TextAt(b, j)
-			if e == 0 {
-				return false
-			}
-			*nv.textField(int(k)) = codec.Opt[string]{Val: str(b[s:e:e]), Ok: true}
-			wd = e - j
 		case codec.KeyNodeChildren:
 			kn, h := cbor.ArrayAt(b, j)
 			if h == 0 {
@@ -358,6 +343,17 @@ func (w *Walker) readNode(off int) bool {
 		case codec.KeyNodeScroll:
 			nv.Scroll = codec.Opt[codec.Scroll]{Ok: true}
 			wd = readScroll(b, j, &nv.Scroll.Val)
+		default: // a text, or a key the general path reads
+			t := nv.textField(int(k))
+			if t == nil {
+				return false
+			}
+			s, e := cbor.TextAt(b, j)
+			if e == 0 {
+				return false
+			}
+			*t = codec.Opt[string]{Val: str(b[s:e:e]), Ok: true}
+			wd = e - j
 		}
 		if wd == 0 {
 			return false

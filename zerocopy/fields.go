@@ -1,6 +1,8 @@
 package zerocopy
 
 import (
+	"strconv"
+
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
 )
@@ -41,51 +43,35 @@ func bounds(d *dec, b *codec.Bounds) error {
 // the caller's. seen collects the keys present.
 func nodeField(d *dec, nv *NodeView, k uint64, seen *uint32) (err error) {
 	if d.Null() {
-		switch k {
-		case codec.KeyNodeText:
-			nv.Text = codec.Opt[string]{}
-		case codec.KeyNodeDesc:
-			nv.Desc = codec.Opt[string]{}
-		case codec.KeyNodeResPkg:
+		switch {
+		case k < nodeKeys && nodeTexts&(1<<k) != 0:
+			*nv.textField(int(k)) = codec.Opt[string]{}
+		case k == codec.KeyNodeResPkg:
 			nv.ResPkg = codec.Opt[uint32]{}
-		case codec.KeyNodeResName:
-			nv.ResName = codec.Opt[string]{}
-		case codec.KeyNodeScroll:
+		case k == codec.KeyNodeScroll:
 			nv.Scroll = codec.Opt[codec.Scroll]{}
-		case codec.KeyNodeHint:
-			nv.Hint = codec.Opt[string]{}
-		case codec.KeyNodeState:
-			nv.State = codec.Opt[string]{}
 		}
 		if k < 32 {
 			*seen &^= 1 << k
 		}
 		return nil
 	}
-	switch k {
-	case codec.KeyNodeID:
+	switch {
+	case k < nodeKeys && nodeTexts&(1<<k) != 0:
+		*nv.textField(int(k)), err = optText(d)
+	case k == codec.KeyNodeID:
 		nv.ID, err = d.Uint32()
-	case codec.KeyNodeClass:
+	case k == codec.KeyNodeClass:
 		nv.Class, err = d.Uint32()
-	case codec.KeyNodeBounds:
+	case k == codec.KeyNodeBounds:
 		err = bounds(d, &nv.Bounds)
-	case codec.KeyNodeFlags:
+	case k == codec.KeyNodeFlags:
 		nv.Flags, err = d.Uint32()
-	case codec.KeyNodeText:
-		nv.Text, err = optText(d)
-	case codec.KeyNodeDesc:
-		nv.Desc, err = optText(d)
-	case codec.KeyNodeResPkg:
+	case k == codec.KeyNodeResPkg:
 		nv.ResPkg, err = optU32(d)
-	case codec.KeyNodeResName:
-		nv.ResName, err = optText(d)
-	case codec.KeyNodeScroll:
+	case k == codec.KeyNodeScroll:
 		nv.Scroll = codec.Opt[codec.Scroll]{Ok: true}
 		err = scroll(d, &nv.Scroll.Val)
-	case codec.KeyNodeHint:
-		nv.Hint, err = optText(d)
-	case codec.KeyNodeState:
-		nv.State, err = optText(d)
 	default:
 		err = d.Skip()
 	}
@@ -120,15 +106,25 @@ func scroll(d *dec, s *codec.Scroll) error {
 		case k == codec.KeyScrollRange:
 			s.Range.Ok = true
 			err = scrollRange(d, &s.Range.Val)
-		default:
+		case k == codec.KeyScrollPosition:
 			s.Position.Ok = true
 			err = scrollPosition(d, &s.Position.Val)
+		default:
+			err = noReader(codec.ScrollFields, k)
 		}
 		if err != nil {
 			return codec.ScrollFields.In(err, it.Key())
 		}
 	}
 	return mapEnd(&it, codec.ScrollFields)
+}
+
+// noReader is the error for a key that f names and the reader of its
+// map has no case for: a key added to the schema without the code that
+// reads it. It fails the parse (and so the golden sample that carries
+// the key) instead of reading the value into another field.
+func noReader(f *codec.Fields, k uint64) error {
+	return cbor.Errorf(cbor.ErrInvalid, 0, "zerocopy: no reader for key "+strconv.FormatUint(k, 10)+" ("+f.Name(k)+")")
 }
 
 // mapEnd is the outcome of a FieldIter's map of f once Next reports
@@ -252,8 +248,10 @@ func protoError(d *dec) (string, error) {
 			code, err = text(d)
 		case k == codec.KeyErrorMessage:
 			_, err = text(d)
-		default:
+		case k == codec.KeyErrorRetryable:
 			_, err = d.Bool()
+		default:
+			err = noReader(codec.ErrorFields, k)
 		}
 		if err != nil {
 			return "", codec.ErrorFields.In(err, it.Key())

@@ -72,14 +72,7 @@ func (n *NodeView) ToOwned() codec.Node {
 // toOwned is ToOwned with room reserved for the children.
 func (n *NodeView) toOwned() codec.Node {
 	o := codec.Node{ID: n.ID, Class: n.Class, Bounds: n.Bounds, Flags: n.Flags, ResPkg: n.ResPkg}
-	for _, t := range [...]struct {
-		k int
-		v codec.Opt[string]
-	}{{codec.KeyNodeText, n.Text}, {codec.KeyNodeDesc, n.Desc}, {codec.KeyNodeResName, n.ResName}, {codec.KeyNodeHint, n.Hint}, {codec.KeyNodeState, n.State}} {
-		if t.v.Ok {
-			o.SetText(t.k, strings.Clone(t.v.Val))
-		}
-	}
+	n.ownTexts(&o)
 	if n.Scroll.Ok {
 		sc := n.Scroll.Val
 		o.Scroll = &sc

@@ -225,8 +225,10 @@ func (v *Snapshot) response1(d *dec) error {
 			_, err = repeatedMethod(d, codec.MethodSnapshot, true)
 		case k == codec.KeyResponseResult:
 			err = v.result(d)
-		default:
+		case k == codec.KeyResponseError:
 			_, err = protoError(d)
+		default:
+			err = noReader(codec.ResponseFields, k)
 		}
 		if err != nil {
 			return codec.ResponseFields.In(err, it.Key())
@@ -274,9 +276,11 @@ func (v *Snapshot) result(d *dec) error {
 			v.Truncated, err = d.Uint32()
 		case k == codec.KeySnapshotSeq:
 			v.Seq, err = d.Uint()
-		default:
+		case k == codec.KeySnapshotDisplay:
 			v.Display = codec.Opt[codec.Display]{Ok: true}
 			err = display(d, &v.Display.Val)
+		default:
+			err = noReader(codec.SnapshotFields, k)
 		}
 		if err != nil {
 			return codec.SnapshotFields.In(err, it.Key())

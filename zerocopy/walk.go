@@ -22,26 +22,9 @@ type WindowView struct {
 	rootOff     int               // offset of the root's map head
 }
 
-// NodeView is one node of a snapshot, read in place. Its strings borrow
-// the frame (valid until Release).
-type NodeView struct {
-	ID        uint32                  // key 0
-	Class     uint32                  // key 1, string table index
-	ClassName string                  // the string table's entry Class; "" when out of range or past entry 131 584 (Snapshot.String reads those)
-	Bounds    codec.Bounds            // key 2
-	Flags     uint32                  // key 3, bits codec.NodeClickable ...
-	Text      codec.Opt[string]       // key 4
-	Desc      codec.Opt[string]       // key 5
-	ResPkg    codec.Opt[uint32]       // key 6, string table index
-	ResName   codec.Opt[string]       // key 7
-	Scroll    codec.Opt[codec.Scroll] // key 9: axis, flags, range, position
-	Hint      codec.Opt[string]       // key 10
-	State     codec.Opt[string]       // key 11
-	kidsOff   int                     // offset of the first child (after the children array's head)
-	kidsN     int                     // children in the array, -1 indefinite, 0 none
-	end       int                     // offset past the node's map, when endKnown
-	endKnown  bool                    // false: the map ends where its children do
-}
+// NodeView, one node of a snapshot read in place, is generated from
+// codec.Node into node_gen.go, with its per-field code.
+//go:generate go run ../codec/internal/fieldgen -pkg zerocopy
 
 // HasChildren reports whether the walk visits children of n next.
 func (n *NodeView) HasChildren() bool { return n.kidsN != 0 }

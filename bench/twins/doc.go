@@ -3,7 +3,9 @@
 // github.com/fxamacker/cbor/v2 or github.com/tinylib/msgp would write as
 // their data model, each field tagged for both (`cbor:"N,keyasint"` and
 // `msg:"x"`), with the code msgp generates for them (twins_gen.go, `go
-// generate`; committed).
+// generate`; committed). The twin Node is generated too, from codec.Node
+// and its keys (node_gen.go, by codec/internal/fieldgen; its msgp code in
+// node_msgp_gen.go), so a new node field needs no edit here.
 //
 // The twins mirror the schema of docs/protocol.md: maps keyed by the
 // protocol's keys, optional fields as pointers with omitempty, events,

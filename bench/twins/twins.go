@@ -1,6 +1,8 @@
 package twins
 
+//go:generate go run ../../codec/internal/fieldgen -pkg twins
 //go:generate go tool msgp -file twins.go -o twins_gen.go -tests=false -io=false
+//go:generate go tool msgp -file node_gen.go -o node_msgp_gen.go -tests=false -io=false
 
 import "github.com/fxamacker/cbor/v2"
 
@@ -199,21 +201,7 @@ type Window struct {
 	Modal       bool     `cbor:"10,keyasint,omitempty" msg:"a,omitempty"`
 }
 
-// Node is the twin of codec.Node.
-type Node struct {
-	ID       uint32   `cbor:"0,keyasint" msg:"0"`
-	Class    uint32   `cbor:"1,keyasint" msg:"1"`
-	Bounds   [4]int32 `cbor:"2,keyasint" msg:"2"`
-	Flags    uint32   `cbor:"3,keyasint" msg:"3"`
-	Text     *string  `cbor:"4,keyasint,omitempty" msg:"4,omitempty"`
-	Desc     *string  `cbor:"5,keyasint,omitempty" msg:"5,omitempty"`
-	ResPkg   *uint32  `cbor:"6,keyasint,omitempty" msg:"6,omitempty"`
-	ResName  *string  `cbor:"7,keyasint,omitempty" msg:"7,omitempty"`
-	Children []Node   `cbor:"8,keyasint,omitempty" msg:"8,omitempty"`
-	Scroll   *Scroll  `cbor:"9,keyasint,omitempty" msg:"9,omitempty"`
-	Hint     *string  `cbor:"10,keyasint,omitempty" msg:"a,omitempty"`
-	State    *string  `cbor:"11,keyasint,omitempty" msg:"b,omitempty"`
-}
+// Node, the twin of codec.Node, is generated from it into node_gen.go.
 
 // Scroll is the twin of codec.Scroll.
 type Scroll struct {

@@ -1,0 +1,46 @@
+// Package rfbgate relays RFB (VNC) between browsers running noVNC and a
+// TigerVNC Xvnc server, and gates the client-to-server stream so that only
+// the viewer whose surface holds the computer's keyboard may send input.
+//
+//	browser (noVNC) --WebSocket--> Relay: Gate per viewer ---------TCP--> Xvnc
+//	browser <------------------ Relay: server filter per viewer <-------- Xvnc
+//
+// # Which part
+//
+//   - A daemon builds a [Relay] from a [Config] (its computers, their Xvnc
+//     addresses and passwords, limits and timeouts) and serves
+//     [NewHandler]: the control API (watch tickets, keyboard take-over,
+//     give-back and renewal, status, events), each viewer's WebSocket and
+//     the /glass/ viewer page. cmd/glass is that daemon.
+//   - A [Gate] is the input gate alone, for one viewer's client stream:
+//     [Gate.Feed] appends what may reach the server.
+//   - [ClientHandshake] speaks RFB 3.8 to a server as a client.
+//
+// # Lifetime
+//
+// A Relay owns its viewers' connections until [Relay.Close]. Feed appends
+// to the caller's slice and keeps nothing of its input.
+//
+// # Errors
+//
+// Bad client input ends that viewer's stream with a *[ProtocolError] (the
+// message type and its offset in the stream), matched with errors.Is
+// against [ErrUnknownMessage], [ErrForbiddenMessage], [ErrLimit] and
+// [ErrMalformed]; the viewer gets a WebSocket close frame saying why.
+// Handshake failures are a *[HandshakeError].
+//
+// # Guarantees
+//
+// A watcher's input never reaches the server (TestGateWatcherNeverForwardsInput,
+// TestGateProperty). Nothing is buffered for what a length claims: cut
+// text and fences stream through or are dropped (TestCutTextLengthNeverAllocated,
+// TestServerFilterLengthsNeverAllocated), and the gate and the server
+// filter allocate nothing per message (TestGateFeedDoesNotAllocate,
+// TestServerFilterDoesNotAllocate). A viewer that loses the keyboard lets
+// go of the keys it holds (TestReleaseOnKeyboardLoss). The parsers are
+// fuzzed (FuzzParser, FuzzServerFilter, FuzzClientHandshake), and the
+// relay runs against real Xvnc and noVNC in Chromium (TestXvncEndToEnd,
+// TestBrowserNoVNC).
+//
+// The gate's rules in full: docs/rfbgate.md.
+package rfbgate

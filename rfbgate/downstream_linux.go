@@ -1,0 +1,89 @@
+//go:build linux
+
+package rfbgate
+
+import (
+	"net"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// downstream is the browser's side of pumpServer: before a batch is read
+// from the computer it waits, holding no buffer, until the browser's socket
+// can take more, and says how many bytes it can take without a write
+// waiting. So the relay reads from Xvnc only what the viewer's socket can
+// take: a viewer that stops reading holds no batch while it waits, and the
+// bytes it has not taken stay in Xvnc and the sockets (TCP's own back
+// pressure), as they would straight to Xvnc.
+//
+// The room is the socket's send buffer (SO_SNDBUF, which counts the
+// kernel's overhead too) less the bytes still queued in it (SIOCOUTQ),
+// halved for that overhead; writable is the kernel's own test (POLLOUT),
+// which also arms its wake-up.
+type downstream struct {
+	rc    syscall.RawConn // nil: no descriptor; wait says serverBatchMax at once
+	room  int             // measured by check
+	check func(fd uintptr) bool
+	pfd   [1]unix.PollFd
+}
+
+// newDownstream returns the downstream of the browser connection c (the
+// hijacked connection, or the TCP connection under a TLS one); nil c or
+// one with no descriptor waits for nothing.
+func newDownstream(c net.Conn) *downstream {
+	d := &downstream{}
+	if tc, ok := c.(interface{ NetConn() net.Conn }); ok { // *tls.Conn
+		c = tc.NetConn()
+	}
+	if sc, ok := c.(syscall.Conn); ok && c != nil {
+		if rc, err := sc.SyscallConn(); err == nil {
+			d.rc = rc
+			d.check = d.writable
+		}
+	}
+	return d
+}
+
+// wait blocks until the socket can take more and returns how many bytes
+// it can take now (at least downstreamMin, at most serverBatchMax); an
+// error when the connection was closed or its write deadline passed while
+// waiting.
+func (d *downstream) wait() (int, error) {
+	if d.rc == nil {
+		return serverBatchMax, nil
+	}
+	if err := d.rc.Write(d.check); err != nil {
+		return 0, err
+	}
+	return min(max(d.room, downstreamMin), serverBatchMax), nil
+}
+
+// writable reports whether the socket is writable (poll(2) with no wait:
+// when it is not, the kernel notes that a writer waits and wakes the
+// poller when room frees) and measures its room.
+func (d *downstream) writable(fd uintptr) bool {
+	d.pfd[0] = unix.PollFd{Fd: int32(fd), Events: unix.POLLOUT}
+	for {
+		n, err := unix.Poll(d.pfd[:], 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			d.room = serverBatchMax // cannot tell: the write will say
+			return true
+		}
+		if n == 0 || d.pfd[0].Revents&(unix.POLLOUT|unix.POLLERR|unix.POLLHUP) == 0 {
+			return false
+		}
+		break
+	}
+	sndbuf, err1 := unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_SNDBUF)
+	queued, err2 := unix.IoctlGetInt(int(fd), unix.SIOCOUTQ)
+	if err1 != nil || err2 != nil {
+		d.room = serverBatchMax
+		return true
+	}
+	d.room = (sndbuf - queued) / 2
+	return true
+}

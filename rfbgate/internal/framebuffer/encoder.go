@@ -1,0 +1,177 @@
+package framebuffer
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/klauspost/compress/zlib"
+)
+
+// Largest piece the Encoder writes as one rectangle (TigerVNC's Tight
+// encoder's limits, which its decoder and noVNC's expect).
+const (
+	encMaxWidth = 2048
+	encMaxArea  = 65536
+	encMaxPal   = 16 // colours up to which a palette is used
+)
+
+// Encoder writes parts of a Framebuffer as self-contained Tight
+// rectangles, for the hub's shared log: a rectangle of one colour is a
+// fill; of 2 to 16 colours, the palette filter; otherwise the copy filter.
+// Basic rectangles use zlib stream 0 with its reset bit set and a new
+// zlib stream, ending with a sync flush, so their bytes refer to nothing
+// sent before them and can be sent to any viewer in any order (a viewer's
+// later rectangles on stream 0 must then also start with a reset). An
+// Encoder is not safe for concurrent use; it allocates nothing once warm.
+type Encoder struct {
+	zw   *zlib.Writer
+	out  bytes.Buffer
+	data []byte
+	pal  [encMaxPal]uint32
+}
+
+// NewEncoder returns an Encoder compressing at zlib level (1 to 9).
+func NewEncoder(level int) (*Encoder, error) {
+	e := &Encoder{}
+	zw, err := zlib.NewWriterLevel(&e.out, level)
+	if err != nil {
+		return nil, fmt.Errorf("framebuffer: encoder: %w", err)
+	}
+	e.zw = zw
+	return e, nil
+}
+
+// AppendTight appends to dst the rectangles (each with its 12-byte
+// header) that carry the w×h pixels of fb at (x, y), splitting it into
+// pieces of at most 2048 pixels wide and 65536 in area, and returns dst
+// and the number of rectangles (for the FramebufferUpdate's count).
+func (e *Encoder) AppendTight(dst []byte, fb *Framebuffer, x, y, w, h int) ([]byte, int, error) {
+	if !fb.inside(x, y, w, h) {
+		return dst, 0, fmt.Errorf("framebuffer: encode %dx%d at (%d,%d): outside the %dx%d framebuffer", w, h, x, y, fb.w, fb.h)
+	}
+	n := 0
+	for px := x; px < x+w; px += encMaxWidth {
+		pw := min(encMaxWidth, x+w-px)
+		rows := max(1, encMaxArea/pw)
+		for py := y; py < y+h; py += rows {
+			ph := min(rows, y+h-py)
+			dst = e.appendPiece(dst, fb, px, py, pw, ph)
+			n++
+		}
+	}
+	return dst, n, nil
+}
+
+func (e *Encoder) appendPiece(dst []byte, fb *Framebuffer, x, y, w, h int) []byte {
+	for _, v := range []int{x, y, w, h} {
+		dst = binary.BigEndian.AppendUint16(dst, uint16(v))
+	}
+	dst = binary.BigEndian.AppendUint32(dst, uint32(EncodingTight))
+	ncol := e.palette(fb, x, y, w, h)
+	switch {
+	case ncol == 1:
+		r, g, b := fb.At(x, y)
+		return append(dst, tightFill<<4, r, g, b)
+	case ncol > 1:
+		dst = append(dst, (4<<4)|1, filterPalette, byte(ncol-1))
+		for _, c := range e.pal[:ncol] {
+			dst = append(dst, byte(c), byte(c>>8), byte(c>>16))
+		}
+		data := e.data[:0]
+		for yy := y; yy < y+h; yy++ {
+			row := fb.row(x, yy, w)
+			var cur byte
+			for xx := range w {
+				i := e.index(row[4*xx:], ncol)
+				if ncol > 2 {
+					data = append(data, i)
+					continue
+				}
+				cur = cur<<1 | i
+				if xx%8 == 7 {
+					data = append(data, cur)
+					cur = 0
+				}
+			}
+			if ncol == 2 && w%8 != 0 {
+				data = append(data, cur<<(8-w%8))
+			}
+		}
+		e.data = data
+		return e.appendData(dst, data)
+	}
+	dst = append(dst, 1) // stream 0, reset, copy filter
+	data := e.data[:0]
+	for yy := y; yy < y+h; yy++ {
+		row := fb.row(x, yy, w)
+		for xx := range w {
+			data = append(data, row[4*xx], row[4*xx+1], row[4*xx+2])
+		}
+	}
+	e.data = data
+	return e.appendData(dst, data)
+}
+
+// appendData appends Tight basic data: as it is under 12 bytes, else a
+// compact length and a new zlib stream of it, sync-flushed.
+func (e *Encoder) appendData(dst, data []byte) []byte {
+	if len(data) < tightMinZlib {
+		return append(dst, data...)
+	}
+	e.out.Reset()
+	e.zw.Reset(&e.out)
+	e.zw.Write(data) // into a bytes.Buffer: no error
+	e.zw.Flush()
+	n := e.out.Len()
+	switch {
+	case n <= 0x7f:
+		dst = append(dst, byte(n))
+	case n <= 0x3fff:
+		dst = append(dst, byte(n)|0x80, byte(n>>7))
+	default:
+		dst = append(dst, byte(n)|0x80, byte(n>>7)|0x80, byte(n>>14))
+	}
+	return append(dst, e.out.Bytes()...)
+}
+
+// palette collects the rectangle's colours into e.pal and returns how
+// many there are, or 0 when there are more than encMaxPal.
+func (e *Encoder) palette(fb *Framebuffer, x, y, w, h int) int {
+	n := 0
+	for yy := y; yy < y+h; yy++ {
+		row := fb.row(x, yy, w)
+		for i := 0; i < len(row); i += 4 {
+			c := uint32(row[i]) | uint32(row[i+1])<<8 | uint32(row[i+2])<<16
+			if n > 0 && e.pal[n-1] == c {
+				continue
+			}
+			found := false
+			for _, p := range e.pal[:n] {
+				if p == c {
+					found = true
+					break
+				}
+			}
+			if !found {
+				if n == encMaxPal {
+					return 0
+				}
+				e.pal[n] = c
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// index is the palette index of the pixel px.
+func (e *Encoder) index(px []byte, ncol int) byte {
+	c := uint32(px[0]) | uint32(px[1])<<8 | uint32(px[2])<<16
+	for i, p := range e.pal[:ncol] {
+		if p == c {
+			return byte(i)
+		}
+	}
+	return 0 // not reached: the palette holds every colour of the rectangle
+}

@@ -1,0 +1,230 @@
+package framebuffer
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wirebench/wirebench/internal/peertest"
+)
+
+// encTestFB is a framebuffer of every kind of content the Encoder chooses
+// between: a solid block, two colours, a dozen colours, noise.
+func encTestFB(t *testing.T, rng *rand.Rand) *Framebuffer {
+	const W, H = 300, 260
+	fb := newFB(t, W, H)
+	pix := make([]byte, 4*W*H)
+	m := noise(rng, W, H)
+	paint(pix, W, m, 0, 0)
+	two, _ := paletted(rng, 150, 100, 2, 9)
+	paint(pix, W, two, 0, 0)
+	dozen, _ := paletted(rng, 150, 100, 12, 5)
+	paint(pix, W, dozen, 150, 0)
+	solid, _ := paletted(rng, 100, 60, 1, 1)
+	paint(pix, W, solid, 10, 150)
+	copy(fb.Pix(), pix)
+	return fb
+}
+
+// TestEncoderRoundTrip: what the Encoder writes, the Decoder decodes to the
+// same pixels; each rectangle decodes on its own with a fresh decoder and
+// after another stream left zlib stream 0 in any state.
+func TestEncoderRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	src := encTestFB(t, rng)
+	e, err := NewEncoder(6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	regions := [][4]int{{0, 0, 300, 260}, {0, 0, 150, 100}, {150, 0, 150, 100}, {10, 150, 100, 60}, {3, 5, 7, 1}, {200, 200, 3, 1}}
+	var all []byte
+	total := 0
+	var pieces [][]byte
+	for _, r := range regions {
+		var n int
+		before := len(all)
+		all, n, err = e.AppendTight(all, src, r[0], r[1], r[2], r[3])
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += n
+		pieces = append(pieces, all[before:])
+	}
+	// one update with every rectangle, after a stream that used stream 0
+	var s stream
+	z := newZW()
+	s.update(1)
+	s.tightCopy(z, noise(rng, 20, 20), 0, 0, 0, 0)
+	s.update(total)
+	s.Write(all)
+	fb := newFB(t, 300, 260)
+	d, err := decodeAll(bytes.NewReader(s.Bytes()), fb, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	samePix(t, fb.Pix(), src.Pix(), 300)
+	st := d.Stats()
+	t.Logf("%d rectangles for %d regions: fill %d palette %d copy %d uncompressed %d; %d bytes for %d pixels", total, len(regions), st.TightFill, st.TightPalette, st.TightCopy, st.TightUncompressed, len(all), 300*260)
+	if st.TightFill == 0 || st.TightPalette == 0 || st.TightCopy == 0 || st.TightUncompressed == 0 {
+		t.Fatalf("the encoder did not use every kind: %+v", st)
+	}
+	// each region alone, in reverse order, into a fresh decoder
+	for i := len(pieces) - 1; i >= 0; i-- {
+		r := regions[i]
+		n := countRects(t, pieces[i])
+		var one stream
+		one.update(n)
+		one.Write(pieces[i])
+		fb := newFB(t, 300, 260)
+		if _, err := decodeAll(bytes.NewReader(one.Bytes()), fb, Limits{}); err != nil {
+			t.Fatalf("region %v alone: %v", r, err)
+		}
+		want, _ := src.Region(nil, r[0], r[1], r[2], r[3])
+		got, _ := fb.Region(nil, r[0], r[1], r[2], r[3])
+		if !bytes.Equal(got, want) {
+			t.Fatalf("region %v alone decodes to other pixels", r)
+		}
+	}
+	if _, _, err := e.AppendTight(nil, src, 299, 0, 2, 1); err == nil {
+		t.Fatal("a region past the edge was encoded")
+	}
+}
+
+// countRects counts the rectangles in Encoder output by walking it with a
+// fresh decoder over a big framebuffer.
+func countRects(t *testing.T, b []byte) int {
+	t.Helper()
+	var s stream
+	s.update(0xffff)
+	s.Write(b)
+	s.rect(0, 0, 0, 0, EncodingLastRect)
+	fb := newFB(t, 300, 260)
+	d := NewDecoder(bytes.NewReader(s.Bytes()), fb, Limits{})
+	m, err := d.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Rects - 1
+}
+
+// TestEncoderSplits: a region wider than 2048 or larger than 65536
+// pixels is sent in pieces within both.
+func TestEncoderSplits(t *testing.T) {
+	fb := newFB(t, 3000, 100)
+	rng := rand.New(rand.NewPCG(23, 24))
+	for i := range fb.Pix() {
+		if i%4 != 3 { // the padding byte stays 0, as decoders write it
+			fb.Pix()[i] = byte(rng.IntN(256))
+		}
+	}
+	e, _ := NewEncoder(1)
+	out, n, err := e.AppendTight(nil, fb, 0, 0, 3000, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := out
+	for k := range n {
+		w, h := int(binary.BigEndian.Uint16(b[4:])), int(binary.BigEndian.Uint16(b[6:]))
+		if w > encMaxWidth || w*h > encMaxArea {
+			t.Fatalf("piece %d is %dx%d", k, w, h)
+		}
+		// skip it: decode it alone
+		var s stream
+		s.update(1)
+		s.Write(b)
+		d := NewDecoder(bytes.NewReader(s.Bytes()), newFB(t, 3000, 100), Limits{})
+		if _, err := d.Next(); err != nil {
+			t.Fatal(err)
+		}
+		b = b[d.Offset()-4:]
+	}
+	if len(b) != 0 {
+		t.Fatalf("%d bytes after %d pieces", len(b), n)
+	}
+	var s stream
+	s.update(n)
+	s.Write(out)
+	got := newFB(t, 3000, 100)
+	if _, err := decodeAll(bytes.NewReader(s.Bytes()), got, Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	samePix(t, got.Pix(), fb.Pix(), 3000)
+}
+
+// TestEncoderNoVNC: noVNC's own TightDecoder (the real peer, run in node)
+// decodes what the Encoder writes to the same pixels, each region after
+// the others with no state in common.
+func TestEncoderNoVNC(t *testing.T) {
+	node := peertest.Program(t, "node")
+	novnc := peertest.NoVNC(t)
+	rng := rand.New(rand.NewPCG(25, 26))
+	src := encTestFB(t, rng)
+	e, _ := NewEncoder(6)
+	var all []byte
+	regions := [][4]int{{150, 0, 150, 100}, {0, 0, 300, 260}, {0, 0, 150, 100}, {10, 150, 100, 60}, {3, 5, 7, 1}}
+	for _, r := range regions {
+		var err error
+		if all, _, err = e.AppendTight(all, src, r[0], r[1], r[2], r[3]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "rects")
+	if err := os.WriteFile(file, all, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, "testdata/novnc_tight.mjs", novnc, file, "300", "260")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("noVNC in node: %v: %s", err, stderr.String())
+	}
+	t.Logf("noVNC: %s", strings.TrimSpace(stderr.String()))
+	samePix(t, out, src.Pix(), 300)
+}
+
+// FuzzEncoderRoundTrip: any pixels, any region, encoded and decoded again
+// (by a decoder whose stream 0 holds other state) are the same pixels.
+func FuzzEncoderRoundTrip(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8}, uint8(0), uint8(0), uint8(40), uint8(30), uint8(3))
+	f.Add(bytes.Repeat([]byte{9, 9, 9, 0}, 64), uint8(5), uint8(5), uint8(20), uint8(20), uint8(1))
+	f.Fuzz(func(t *testing.T, seed []byte, x, y, w, h, colours uint8) {
+		const W, H = 64, 48
+		fb := newFB(t, W, H)
+		if len(seed) == 0 {
+			seed = []byte{0}
+		}
+		k := int(colours%20) + 1 // draw from k colours, so every kind of rectangle happens
+		for i := range W * H {
+			c := int(seed[i%len(seed)]) % k
+			copy(fb.pix[4*i:], []byte{byte(37 * c), byte(91 * c), byte(seed[(i+c)%len(seed)] * byte(c)), 0})
+		}
+		rx, ry := int(x)%W, int(y)%H
+		rw, rh := min(int(w)%W+1, W-rx), min(int(h)%H+1, H-ry)
+		e, _ := NewEncoder(1)
+		out, n, err := e.AppendTight(nil, fb, rx, ry, rw, rh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s stream
+		z := newZW()
+		s.update(1)
+		s.tightCopy(z, noise(rand.New(rand.NewPCG(1, 2)), 8, 8), 0, 0, 0, 0)
+		s.update(n)
+		s.Write(out)
+		got := newFB(t, W, H)
+		if _, err := decodeAll(bytes.NewReader(s.Bytes()), got, Limits{}); err != nil {
+			t.Fatalf("%dx%d at %d,%d: %v", rw, rh, rx, ry, err)
+		}
+		a, _ := fb.Region(nil, rx, ry, rw, rh)
+		b, _ := got.Region(nil, rx, ry, rw, rh)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("%dx%d at %d,%d decodes to other pixels", rw, rh, rx, ry)
+		}
+	})
+}
