@@ -7,7 +7,7 @@ NOVNC_DIR     := node_modules/@novnc/novnc
 $(NOVNC_DIR)/core/rfb.js:
 	npm install --no-save --no-audit --no-fund --silent @novnc/novnc@$(NOVNC_VERSION)
 
-.PHONY: glass glass-demo rfbgate-test rfbgate-bench rfbgate-scale
+.PHONY: glass glass-demo rfbgate-test rfbgate-bench rfbgate-scale rfbgate-bytes
 
 # Build the relay program into bin/.
 glass:
@@ -28,6 +28,15 @@ rfbgate-bench:
 # GLASS_BIN=path runs that glass binary instead of building ./cmd/glass.
 rfbgate-scale:
 	$(GO) test -run '^$$' -bench 'BenchmarkRelayScale' -benchtime 3s ./bench/
+
+# What a viewer costs, glass against websockify, on the real workload
+# (internal/workload in a real Xvnc, noVNC in headless Chromium): bytes and
+# updates per second on loopback, then key to pixel on a phone's link
+# (2 Mbit/s down, 40 ms each way). Some 5 minutes; writes the figures of
+# the run to reports/rfbgate/viewer-bytes.md (REPORT=file elsewhere;
+# GLASS_BIN=path measures that glass; NOTE=text says what was measured).
+rfbgate-bytes: $(NOVNC_DIR)/core/rfb.js
+	GO="$(GO)" mk/rfbgate-bytes.sh
 
 # A trial: Xvnc on display $(GLASS_DISPLAY) (loopback only, a fresh random
 # password) behind glass, which reads Xvnc's own rfbauth file; open
