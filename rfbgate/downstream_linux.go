@@ -5,6 +5,7 @@ package rfbgate
 import (
 	"net"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -17,6 +18,17 @@ import (
 // bytes it has not taken stay in Xvnc and the sockets (TCP's own back
 // pressure), as they would straight to Xvnc.
 //
+// It also keeps few bytes waiting unsent in the socket, so that a slow
+// link (a phone) does not hold seconds of screen in glass's socket: while
+// more than downstreamUnsent/2 wait unsent (SIOCOUTQNSD) it waits for them
+// to leave (rechecking every downstreamRecheck: the kernel has no wake-up
+// for that without TCP_NOTSENT_LOWAT, which would make a write wait
+// holding its batch), and while some wait a batch is at most what brings
+// them to downstreamUnsent, which noVNC can draw only once all of it has
+// come. On a link that keeps up none wait, and a batch may be as large as
+// Xvnc has ready (serverBatchMax). Xvnc, whose congestion control watches
+// its own socket, then sees the link's pace.
+//
 // The room is the socket's send buffer (SO_SNDBUF, which counts the
 // kernel's overhead too) less the bytes still queued in it (SIOCOUTQ),
 // halved for that overhead; writable is the kernel's own test (POLLOUT),
@@ -24,6 +36,7 @@ import (
 type downstream struct {
 	rc    syscall.RawConn // nil: no descriptor; wait says serverBatchMax at once
 	room  int             // measured by check
+	busy  bool            // measured by check: too many bytes wait unsent
 	check func(fd uintptr) bool
 	pfd   [1]unix.PollFd
 }
@@ -53,10 +66,15 @@ func (d *downstream) wait() (int, error) {
 	if d.rc == nil {
 		return serverBatchMax, nil
 	}
-	if err := d.rc.Write(d.check); err != nil {
-		return 0, err
+	for {
+		if err := d.rc.Write(d.check); err != nil {
+			return 0, err
+		}
+		if !d.busy {
+			return min(max(d.room, downstreamMin), serverBatchMax), nil
+		}
+		time.Sleep(downstreamRecheck)
 	}
-	return min(max(d.room, downstreamMin), serverBatchMax), nil
 }
 
 // writable reports whether the socket is writable (poll(2) with no wait:
@@ -84,6 +102,10 @@ func (d *downstream) writable(fd uintptr) bool {
 		d.room = serverBatchMax
 		return true
 	}
-	d.room = (sndbuf - queued) / 2
+	d.room, d.busy = (sndbuf-queued)/2, false
+	if unsent, err := unix.IoctlGetInt(int(fd), unix.SIOCOUTQNSD); err == nil && unsent > 0 {
+		d.busy = unsent > downstreamUnsent/2
+		d.room = min(d.room, downstreamUnsent-unsent)
+	}
 	return true
 }
