@@ -53,6 +53,9 @@ func (rig *viewerRig) measure(b *testing.B, d time.Duration) map[string]viewerRa
 func (rig *viewerRig) ratesSince(b *testing.B, a map[string]viewerSample) map[string]viewerRates {
 	out := map[string]viewerRates{}
 	for _, p := range rig.paths {
+		if !p.stats(b).Continuous {
+			b.Logf("%s: noVNC is not running continuous updates (it asks for each one)", p.name)
+		}
 		r := rates(a[p.name], p.sample(b))
 		out[p.name] = r
 		b.Logf("%s: %.0f B/s, %.2f updates/s; rectangles: %s; WebSocket messages: %d, %.0f bytes on average, the largest %d",

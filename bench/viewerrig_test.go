@@ -228,6 +228,8 @@ type viewerStats struct {
 	Messages       int64 `json:"messages"`
 	MessageBytes   int64 `json:"messageBytes"`
 	LargestMessage int64 `json:"largestMessage"`
+	// Continuous is whether noVNC runs continuous updates.
+	Continuous bool `json:"continuous"`
 }
 
 // stats reads the page's counts.
@@ -400,6 +402,9 @@ ws.onmessage = e => {
 rfb.qualityLevel = +q.get("quality");
 rfb.compressionLevel = +q.get("compression");
 rfb.addEventListener("connect", () => { bench.state = "connected"; });
+// Whether noVNC runs continuous updates (Xvnc pushes, with fences for its
+// congestion control) or asks for each update.
+Object.defineProperty(bench, "continuous", {enumerable: true, get: () => rfb._enabledContinuousUpdates});
 rfb.addEventListener("disconnect", e => { bench.state = "disconnected"; bench.error += " clean=" + e.detail.clean; });
 rfb.addEventListener("securityfailure", e => { bench.error += " security: " + e.detail.reason; });
 
