@@ -64,6 +64,9 @@ const (
 	// downstreamRecheck is how often a viewer whose socket holds too many
 	// unsent bytes looks again.
 	downstreamRecheck = 5 * time.Millisecond
+	// downstreamLagMemory is how long a link counts as slow after bytes
+	// last waited unsent in its socket.
+	downstreamLagMemory = 2 * time.Second
 )
 
 // batchPool holds server batch buffers of serverBatchMax bytes.

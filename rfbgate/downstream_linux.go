@@ -23,10 +23,13 @@ import (
 // more than downstreamUnsent/2 wait unsent (SIOCOUTQNSD) it waits for them
 // to leave (rechecking every downstreamRecheck: the kernel has no wake-up
 // for that without TCP_NOTSENT_LOWAT, which would make a write wait
-// holding its batch), and while some wait a batch is at most what brings
-// them to downstreamUnsent, which noVNC can draw only once all of it has
-// come. On a link that keeps up none wait, and a batch may be as large as
-// Xvnc has ready (serverBatchMax). Xvnc, whose congestion control watches
+// holding its batch), and on a link that lags (bytes waited unsent within
+// downstreamLagMemory) a batch is at most what brings them to
+// downstreamUnsent, which noVNC can draw only once all of it has come (a
+// 256 KiB message takes a second on a 2 Mbit/s link, and so does the
+// fence in it that Xvnc times the link with). On a link that keeps up
+// none wait, and a batch may be as large as Xvnc has ready
+// (serverBatchMax). Xvnc, whose congestion control watches
 // its own socket, then sees the link's pace.
 //
 // The room is the socket's send buffer (SO_SNDBUF, which counts the
@@ -37,6 +40,10 @@ type downstream struct {
 	rc    syscall.RawConn // nil: no descriptor; wait says serverBatchMax at once
 	room  int             // measured by check
 	busy  bool            // measured by check: too many bytes wait unsent
+	// lagged is when bytes last waited unsent: for downstreamLagMemory
+	// after it the link counts as slow, and batches stay small even when
+	// it has just drained (after Xvnc paused, say).
+	lagged time.Time
 	check func(fd uintptr) bool
 	pfd   [1]unix.PollFd
 }
@@ -103,8 +110,16 @@ func (d *downstream) writable(fd uintptr) bool {
 		return true
 	}
 	d.room, d.busy = (sndbuf-queued)/2, false
-	if unsent, err := unix.IoctlGetInt(int(fd), unix.SIOCOUTQNSD); err == nil && unsent > 0 {
+	unsent, err := unix.IoctlGetInt(int(fd), unix.SIOCOUTQNSD)
+	if err != nil {
+		return true
+	}
+	now := time.Now()
+	if unsent > 0 {
+		d.lagged = now
 		d.busy = unsent > downstreamUnsent/2
+	}
+	if now.Sub(d.lagged) < downstreamLagMemory {
 		d.room = min(d.room, downstreamUnsent-unsent)
 	}
 	return true
