@@ -37,15 +37,15 @@ import (
 // halved for that overhead; writable is the kernel's own test (POLLOUT),
 // which also arms its wake-up.
 type downstream struct {
-	rc    syscall.RawConn // nil: no descriptor; wait says serverBatchMax at once
-	room  int             // measured by check
-	busy  bool            // measured by check: too many bytes wait unsent
+	rc   syscall.RawConn // nil: no descriptor; wait says serverBatchMax at once
+	room int             // measured by check
+	busy bool            // measured by check: too many bytes wait unsent
 	// lagged is when bytes last waited unsent: for downstreamLagMemory
 	// after it the link counts as slow, and batches stay small even when
 	// it has just drained (after Xvnc paused, say).
 	lagged time.Time
-	check func(fd uintptr) bool
-	pfd   [1]unix.PollFd
+	check  func(fd uintptr) bool
+	pfd    [1]unix.PollFd
 }
 
 // newDownstream returns the downstream of the browser connection c (the
