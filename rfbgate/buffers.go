@@ -1,6 +1,9 @@
 package rfbgate
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // Buffers of the relay loops. A viewer holds none between messages: the
 // server side waits for Xvnc's bytes without a buffer (upstream.wait) and
@@ -54,6 +57,16 @@ const (
 	// downstreamMin is the least batch read when the browser's socket is
 	// writable but its measured room is smaller (downstream.wait).
 	downstreamMin = 4 << 10
+	// downstreamUnsent is the most bytes glass leaves waiting unsent in a
+	// browser's socket (downstream): about a quarter of a second of a
+	// 2 Mbit/s phone link, and no limit on a link that keeps up.
+	downstreamUnsent = 64 << 10
+	// downstreamRecheck is how often a viewer whose socket holds too many
+	// unsent bytes looks again.
+	downstreamRecheck = 5 * time.Millisecond
+	// downstreamLagMemory is how long a link counts as slow after bytes
+	// last waited unsent in its socket.
+	downstreamLagMemory = 2 * time.Second
 )
 
 // batchPool holds server batch buffers of serverBatchMax bytes.

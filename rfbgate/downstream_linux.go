@@ -5,6 +5,7 @@ package rfbgate
 import (
 	"net"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -17,15 +18,34 @@ import (
 // bytes it has not taken stay in Xvnc and the sockets (TCP's own back
 // pressure), as they would straight to Xvnc.
 //
+// It also keeps few bytes waiting unsent in the socket, so that a slow
+// link (a phone) does not hold seconds of screen in glass's socket: while
+// more than downstreamUnsent/2 wait unsent (SIOCOUTQNSD) it waits for them
+// to leave (rechecking every downstreamRecheck: the kernel has no wake-up
+// for that without TCP_NOTSENT_LOWAT, which would make a write wait
+// holding its batch), and on a link that lags (bytes waited unsent within
+// downstreamLagMemory) a batch is at most what brings them to
+// downstreamUnsent, which noVNC can draw only once all of it has come (a
+// 256 KiB message takes a second on a 2 Mbit/s link, and so does the
+// fence in it that Xvnc times the link with). On a link that keeps up
+// none wait, and a batch may be as large as Xvnc has ready
+// (serverBatchMax). Xvnc, whose congestion control watches
+// its own socket, then sees the link's pace.
+//
 // The room is the socket's send buffer (SO_SNDBUF, which counts the
 // kernel's overhead too) less the bytes still queued in it (SIOCOUTQ),
 // halved for that overhead; writable is the kernel's own test (POLLOUT),
 // which also arms its wake-up.
 type downstream struct {
-	rc    syscall.RawConn // nil: no descriptor; wait says serverBatchMax at once
-	room  int             // measured by check
-	check func(fd uintptr) bool
-	pfd   [1]unix.PollFd
+	rc   syscall.RawConn // nil: no descriptor; wait says serverBatchMax at once
+	room int             // measured by check
+	busy bool            // measured by check: too many bytes wait unsent
+	// lagged is when bytes last waited unsent: for downstreamLagMemory
+	// after it the link counts as slow, and batches stay small even when
+	// it has just drained (after Xvnc paused, say).
+	lagged time.Time
+	check  func(fd uintptr) bool
+	pfd    [1]unix.PollFd
 }
 
 // newDownstream returns the downstream of the browser connection c (the
@@ -53,10 +73,15 @@ func (d *downstream) wait() (int, error) {
 	if d.rc == nil {
 		return serverBatchMax, nil
 	}
-	if err := d.rc.Write(d.check); err != nil {
-		return 0, err
+	for {
+		if err := d.rc.Write(d.check); err != nil {
+			return 0, err
+		}
+		if !d.busy {
+			return min(max(d.room, downstreamMin), serverBatchMax), nil
+		}
+		time.Sleep(downstreamRecheck)
 	}
-	return min(max(d.room, downstreamMin), serverBatchMax), nil
 }
 
 // writable reports whether the socket is writable (poll(2) with no wait:
@@ -84,6 +109,18 @@ func (d *downstream) writable(fd uintptr) bool {
 		d.room = serverBatchMax
 		return true
 	}
-	d.room = (sndbuf - queued) / 2
+	d.room, d.busy = (sndbuf-queued)/2, false
+	unsent, err := unix.IoctlGetInt(int(fd), unix.SIOCOUTQNSD)
+	if err != nil {
+		return true
+	}
+	now := time.Now()
+	if unsent > 0 {
+		d.lagged = now
+		d.busy = unsent > downstreamUnsent/2
+	}
+	if now.Sub(d.lagged) < downstreamLagMemory {
+		d.room = min(d.room, downstreamUnsent-unsent)
+	}
 	return true
 }

@@ -123,7 +123,9 @@ func TestStalledViewerDropped(t *testing.T) {
 	if len(st.Viewers) != 1 || st.Viewers[0].Surface != "reader" {
 		t.Fatalf("status after the drop: %+v", st)
 	}
-	if l := tr.logs.String(); !strings.Contains(l, `surface=stalled role=watcher`) || !strings.Contains(l, `by=relay code=1008 reason="viewer stopped reading" close_sent=false`) {
+	// The close frame may reach the stalled viewer's socket (glass keeps
+	// few bytes unsent in it) or not; either way it goes within closeGrace.
+	if l := tr.logs.String(); !strings.Contains(l, `surface=stalled role=watcher`) || !strings.Contains(l, `by=relay code=1008 reason="viewer stopped reading" close_sent=`) {
 		t.Fatalf("the log does not say why the viewer went:\n%s", tr.logs.String())
 	}
 	before := good.received()

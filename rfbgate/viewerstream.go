@@ -315,16 +315,20 @@ func (v *viewer) serverEnded(err error) {
 // publishWithheld brings the viewer's withheld counter up to the filter's.
 func (v *viewer) publishWithheld() { v.withheld.Store(v.filter.stats.CutTextDropped) }
 
-// stalled ends a viewer whose write has taken WriteTimeout: it records why
-// before anything unblocks the write (the other goroutines' errors must not
-// be taken for the cause) and gives the write and the close frame
-// closeGrace to leave the socket; then the connection is dropped.
+// stalled ends a viewer that has taken nothing for WriteTimeout while
+// bytes waited for it: it records why before anything unblocks the wait
+// (the other goroutines' errors must not be taken for the cause) and gives
+// the close frame closeGrace to leave the socket and be answered; then the
+// connection is dropped.
 func (v *viewer) stalled() {
 	v.r.log.Warn("rfbgate: dropping a viewer that stopped reading", "agent", v.agent, "surface", v.surface, "timeout", v.r.cfg.WriteTimeout)
 	v.r.metrics.writeTimeout(v.agent)
 	v.end(websocket.StatusPolicyViolation, reasonStalled)
 	if v.raw != nil {
-		v.raw.SetWriteDeadline(time.Now().Add(closeGrace))
+		// Reads too: the close frame may fit in the socket (glass keeps
+		// few bytes unsent), but a viewer that reads nothing will not
+		// answer it.
+		v.raw.SetDeadline(time.Now().Add(closeGrace))
 	} else {
 		v.ws.CloseNow()
 	}
