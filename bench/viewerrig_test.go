@@ -140,20 +140,10 @@ func newViewerRig(b *testing.B, cfg faultproxy.Config, shape func(*faultproxy.Pr
 // flags this machine needs, timers that do not slow down in the
 // background, and a window the screen fits in; it ends with the benchmark.
 func viewerBrowser(b *testing.B, bin string) context.Context {
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
+	opts := peertest.HeadlessChromium(bin, b.TempDir(),
 		chromedp.Flag("disable-background-timer-throttling", true),
 		chromedp.Flag("disable-renderer-backgrounding", true),
 		chromedp.Flag("disable-backgrounding-occluded-windows", true),
-		chromedp.UserDataDir(b.TempDir()),
 		chromedp.WindowSize(viewerWidth+40, viewerHeight+60),
 	)
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)

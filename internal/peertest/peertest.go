@@ -13,6 +13,7 @@ package peertest
 
 import (
 	"fmt"
+	"github.com/chromedp/chromedp"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,4 +109,24 @@ func skip(t testing.TB, peer, why string) {
 		}
 	}
 	t.Skipf("%s: skipping the test against %s", why, peer)
+}
+
+// HeadlessChromium is the allocator options of a headless Chromium at bin
+// with the flags this machine needs (no sandbox as root, no GPU, none of
+// Chromium's own network traffic, which the closed network refuses) and a
+// fresh profile in userDataDir; extra options come after them.
+func HeadlessChromium(bin, userDataDir string, extra ...chromedp.ExecAllocatorOption) []chromedp.ExecAllocatorOption {
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(bin),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(userDataDir),
+	)
+	return append(opts, extra...)
 }
