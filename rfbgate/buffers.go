@@ -58,12 +58,15 @@ const (
 	// writable but its measured room is smaller (downstream.wait).
 	downstreamMin = 4 << 10
 	// downstreamUnsent is the most bytes glass leaves waiting unsent in a
-	// browser's socket (downstream): about a quarter of a second of a
-	// 2 Mbit/s phone link, and no limit on a link that keeps up.
-	downstreamUnsent = 64 << 10
+	// browser's socket (downstream): about an eighth of a second of a
+	// 2 Mbit/s phone link, and no limit on a link that keeps up. Measured
+	// with make rfbgate-bytes on the phone's link, glass against
+	// websockify: 128 KiB gave key to pixel 2.2x websockify's (p50) and
+	// 0.56x its bytes/s, 64 KiB 1.3x and 0.84x, 32 KiB 1.2-1.3x and 0.91x.
+	downstreamUnsent = 32 << 10
 	// downstreamRecheck is how often a viewer whose socket holds too many
 	// unsent bytes looks again.
-	downstreamRecheck = 5 * time.Millisecond
+	downstreamRecheck = 2 * time.Millisecond
 	// downstreamLagMemory is how long a link counts as slow after bytes
 	// last waited unsent in its socket.
 	downstreamLagMemory = 2 * time.Second
