@@ -102,15 +102,6 @@ func newLeases(ttl time.Duration, onChange func(agent string)) *leases {
 // TTL is the lease lifetime after a renewal.
 func (l *leases) TTL() time.Duration { return l.ttl }
 
-// TakeOver gives agent's keyboard to stream of surface, whether or not it
-// is open (the relay's take-over checks that: Relay.TakeOver), moving it
-// from another holder if one holds it, and returns when the lease expires
-// unless renewed.
-func (l *leases) TakeOver(agent, surface, stream string) time.Time {
-	exp, _, _ := l.takeOver(agent, surface, func() (string, bool) { return stream, true })
-	return exp
-}
-
 // takeOver gives agent's keyboard to the stream of surface that pick
 // names; pick runs under the table's lock (so no viewer-closed check can
 // fall between) and reports false when there is no such open stream: then

@@ -54,7 +54,7 @@ func (t *viewerTotals) add(v *viewer) {
 		t.dropped[i] += st.DroppedByType[i]
 	}
 	v.mu.Unlock()
-	for k, n := range v.filter.kinds.Load() {
+	for k, n := range v.rects.Load() {
 		t.rects[k] += n
 	}
 }

@@ -269,10 +269,11 @@ type viewer struct {
 	remote string   // the browser's address
 	opened time.Time
 
-	toViewer   atomic.Uint64 // bytes sent to the browser (WebSocket payload)
-	messages   atomic.Uint64 // WebSocket messages sent to the browser (batches)
-	toComputer atomic.Uint64 // bytes written to Xvnc
-	withheld   atomic.Uint64 // ServerCutText messages withheld from this viewer
+	toViewer   atomic.Uint64    // bytes sent to the browser (WebSocket payload)
+	messages   atomic.Uint64    // WebSocket messages sent to the browser (batches)
+	toComputer atomic.Uint64    // bytes written to Xvnc
+	withheld   atomic.Uint64    // ServerCutText messages withheld from this viewer
+	rects      sharedRectCounts // rectangles relayed, by kind (publishCounts)
 
 	closeMu     sync.Mutex
 	ended       bool

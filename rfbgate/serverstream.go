@@ -135,16 +135,30 @@ var rectKindLabels = [numRectKinds][2]string{
 	kindPseudo:        {"pseudo", ""},
 }
 
-// rectCounts counts framed rectangles by kind. The filter's goroutine adds;
-// scrapes read at any time.
-type rectCounts [numRectKinds]atomic.Uint64
+// rectCounts counts framed rectangles by kind: plain in the filter (its
+// goroutine alone adds), published to the viewer's atomic copy once a
+// batch (viewer.publishCounts), which scrapes read at any time.
+type rectCounts [numRectKinds]uint64
 
-func (c *rectCounts) count(k rectKind) { c[k].Add(1) }
+func (c *rectCounts) count(k rectKind) { c[k]++ }
 
-// Load returns the counts so far.
-func (c *rectCounts) Load() (n [numRectKinds]uint64) {
-	for i := range c {
-		n[i] = c[i].Load()
+// Load returns the counts so far (from the filter's goroutine, or after).
+func (c *rectCounts) Load() [numRectKinds]uint64 { return *c }
+
+// sharedRectCounts is a viewer's published copy of its filter's counts.
+type sharedRectCounts [numRectKinds]atomic.Uint64
+
+// store publishes c.
+func (s *sharedRectCounts) store(c *rectCounts) {
+	for i := range s {
+		s[i].Store(c[i])
+	}
+}
+
+// Load returns the published counts.
+func (s *sharedRectCounts) Load() (n [numRectKinds]uint64) {
+	for i := range s {
+		n[i] = s[i].Load()
 	}
 	return n
 }

@@ -209,7 +209,7 @@ func (v *viewer) pumpServer(up *upstream) {
 	defer v.stall.Stop()
 	// The filter counts what it withholds; the viewer's counter (read by
 	// scrapes) is brought up to date once a batch and at the end.
-	defer v.publishWithheld()
+	defer v.publishCounts()
 	var held [maxServerHeader]byte // a header split across batches
 	nheld := 0
 	down := newDownstream(v.raw)
@@ -225,7 +225,7 @@ func (v *viewer) pumpServer(up *upstream) {
 		bp := batchPool.Get().(*[]byte)
 		nheld, ok = v.relayBatch(up, (*bp)[:room], &held, nheld)
 		batchPool.Put(bp)
-		v.publishWithheld()
+		v.publishCounts()
 		if !ok {
 			return
 		}
@@ -312,8 +312,12 @@ func (v *viewer) serverEnded(err error) {
 	v.end(websocket.StatusGoingAway, reasonServerEnded)
 }
 
-// publishWithheld brings the viewer's withheld counter up to the filter's.
-func (v *viewer) publishWithheld() { v.withheld.Store(v.filter.stats.CutTextDropped) }
+// publishCounts brings the viewer's withheld and rectangle counters
+// (read by scrapes) up to the filter's, once a batch.
+func (v *viewer) publishCounts() {
+	v.withheld.Store(v.filter.stats.CutTextDropped)
+	v.rects.store(&v.filter.kinds)
+}
 
 // stalled ends a viewer that has taken nothing for WriteTimeout while
 // bytes waited for it: it records why before anything unblocks the wait
