@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wirebench/wirebench/internal/framebuffer"
 	"github.com/wirebench/wirebench/internal/peertest"
 	"github.com/wirebench/wirebench/rfbgate"
-	"github.com/wirebench/wirebench/rfbgate/internal/framebuffer"
 )
 
 const xvncW, xvncH = 480, 360

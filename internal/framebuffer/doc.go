@@ -2,10 +2,10 @@
 // Framebuffer of 32-bit pixels and a streaming Decoder that applies the
 // server-to-client RFB stream (after ServerInit) to it.
 //
-// It is the first brick of the per-computer hub (issue 34): glass will
-// inflate each zlib-stream rectangle from Xvnc once, keep the result here,
-// and serve late joiners and slow viewers from it. Nothing else uses the
-// package yet.
+// It is the copy of each computer's screen that glass's hub keeps
+// (rfbgate): glass inflates each zlib-stream rectangle from Xvnc once,
+// keeps the result here, and serves late joiners and slow viewers from it.
+// The benchmarks' Go viewers decode with it too.
 //
 // # What is decoded
 //
