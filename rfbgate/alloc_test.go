@@ -70,7 +70,7 @@ const relayAllocsPerMiB = 8
 // that reads without a context per message), with the filter on.
 func TestRelayAllocsPerMiB(t *testing.T) {
 	addr, _ := syntheticVNC(t, testPassword, 256<<10, 0)
-	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
+	tr := newTestRelay(t, Config{PerViewerUpstream: true, Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
 	c := watchClose(t, tr, "a", "s", false)
 	buf := make([]byte, 256<<10)
 	read := func(n int64) {

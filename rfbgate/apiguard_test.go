@@ -39,7 +39,7 @@ func apiCall(t *testing.T, method, url, body string, hdr map[string]string) (int
 // upgrade refusals and no directory listing.
 func TestControlAPIGuards(t *testing.T) {
 	addr, _ := syntheticVNC(t, testPassword, 1024, 50*time.Millisecond)
-	r, err := NewRelay(Config{
+	r, err := NewRelay(Config{PerViewerUpstream: true,
 		Computers:      []Computer{{Name: "agent1", Addr: addr, Password: NewSecret(testPassword)}},
 		OriginPatterns: []string{"deck.example"},
 		Logger:         slog.New(slog.DiscardHandler),

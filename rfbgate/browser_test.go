@@ -157,7 +157,7 @@ func TestBrowserBatchedMessages(t *testing.T) {
 	script := append(append(append(srvUpdate(srvRect(0, 0, w, h/2, encodingRaw)), half(0xff)...), srvRect(0, h/2, w, h/2, encodingRaw)...), half(0x80)...)
 	script[3] = 2 // two rectangles
 	addr := scriptedVNC(t, testPassword, script)
-	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
+	tr := newTestRelay(t, Config{PerViewerUpstream: true, Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
 	srv := httptest.NewServer(NewHandler(tr.Relay, HandlerOptions{NoVNCDir: novnc}))
 	t.Cleanup(srv.Close)
 	ctx := newBrowser(t)

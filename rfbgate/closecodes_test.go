@@ -15,7 +15,7 @@ import (
 // stopped reading"), and the log says the frame went out.
 func TestSlowViewerGetsCloseFrame(t *testing.T) {
 	addr, _ := syntheticVNC(t, testPassword, 64<<10, 2*time.Millisecond)
-	tr := newTestRelay(t, Config{
+	tr := newTestRelay(t, Config{PerViewerUpstream: true,
 		Computers:    []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}},
 		WriteTimeout: time.Second,
 	})
@@ -52,7 +52,7 @@ func TestIdleLinkNotHeldBack(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			addr := scriptedVNC(t, testPassword, c.script) // then quiet, connection open
-			tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
+			tr := newTestRelay(t, Config{PerViewerUpstream: true, Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
 			v := watchClose(t, tr, "a", "s", true)
 			waitFor(t, func() bool { return v.received() == int64(len(c.script)) })
 			if n := v.received(); n != int64(len(c.script)) {

@@ -337,7 +337,7 @@ func TestPasswordFile(t *testing.T) {
 // token, lease events over SSE, and ticket refusals as 403 with no RFB byte.
 func TestHTTPAPI(t *testing.T) {
 	addr, _ := syntheticVNC(t, testPassword, 1024, 50*time.Millisecond)
-	r, err := NewRelay(Config{Computers: []Computer{{Name: "agent1", Addr: addr, Password: NewSecret(testPassword)}}, Logger: slog.New(slog.DiscardHandler)})
+	r, err := NewRelay(Config{PerViewerUpstream: true, Computers: []Computer{{Name: "agent1", Addr: addr, Password: NewSecret(testPassword)}}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -518,7 +518,7 @@ func TestOriginPolicy(t *testing.T) {
 		patterns []string
 		ok       bool
 	}{{nil, false}, {[]string{"deck.example"}, true}, {[]string{"other.example"}, false}} {
-		tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}, OriginPatterns: c.patterns})
+		tr := newTestRelay(t, Config{PerViewerUpstream: true, Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}, OriginPatterns: c.patterns})
 		tk, _ := tr.Watch("a", "s")
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		ws, resp, err := websocket.Dial(ctx, tr.wsURL(tk.Token, "a"), &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {"https://deck.example"}}})
@@ -595,7 +595,7 @@ func TestTicketsLimit(t *testing.T) {
 // passes; one byte more closes the viewer with 1009.
 func TestClientMessageLimit(t *testing.T) {
 	addr, _ := syntheticVNC(t, testPassword, 1024, 50*time.Millisecond)
-	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
+	tr := newTestRelay(t, Config{PerViewerUpstream: true, Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
 	msg := func(n int) []byte { // FramebufferUpdateRequests, then a cut text to fill
 		var b []byte
 		for len(b)+10 <= n-8 {
@@ -668,7 +668,7 @@ func TestViewersCounted(t *testing.T) {
 	addr, _ := syntheticVNC(t, testPassword, 1024, 50*time.Millisecond)
 	var mu sync.Mutex
 	var heard []int
-	tr := newTestRelay(t, Config{
+	tr := newTestRelay(t, Config{PerViewerUpstream: true,
 		Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}},
 		OnViewers: func(agent string, n int) { mu.Lock(); heard = append(heard, n); mu.Unlock() },
 	})

@@ -275,7 +275,7 @@ func TestDialLimiterInFlight(t *testing.T) {
 	for _, k := range []int{1, 3, 4} {
 		t.Run(fmt.Sprintf("K=%d", k), func(t *testing.T) {
 			f := newFakeXvnc(t, testPassword, 30*time.Millisecond, 5, time.Second)
-			tr := newTestRelay(t, Config{
+			tr := newTestRelay(t, Config{PerViewerUpstream: true,
 				Computers: []Computer{{Name: "a", Addr: f.Addr, Password: NewSecret(testPassword)}},
 				Dial:      DialPolicy{InFlight: k},
 			})
@@ -303,7 +303,7 @@ func TestDialLimiterInFlight(t *testing.T) {
 // backoff, every viewer gets in, and none of it is a password failure.
 func TestDialRetriesBlacklist(t *testing.T) {
 	f := newFakeXvnc(t, testPassword, 20*time.Millisecond, 5, 200*time.Millisecond)
-	tr := newTestRelay(t, Config{
+	tr := newTestRelay(t, Config{PerViewerUpstream: true,
 		Computers: []Computer{{Name: "a", Addr: f.Addr, Password: NewSecret(testPassword)}},
 		Dial:      DialPolicy{InFlight: 10, Backoff: 20 * time.Millisecond},
 	})
@@ -332,7 +332,7 @@ func TestDialRetriesBlacklist(t *testing.T) {
 // until the password is proven, retries none, and holds off the rest.
 func TestDialAuthFailureNotRetried(t *testing.T) {
 	f := newFakeXvnc(t, testPassword, 10*time.Millisecond, 5, time.Second)
-	tr := newTestRelay(t, Config{
+	tr := newTestRelay(t, Config{PerViewerUpstream: true,
 		Computers: []Computer{{Name: "a", Addr: f.Addr, Password: NewSecret("not-" + testPassword)}},
 	})
 	const n = 10
@@ -358,7 +358,7 @@ func TestDialAuthFailureNotRetried(t *testing.T) {
 func TestDialTimeoutRetried(t *testing.T) {
 	f := newFakeXvnc(t, testPassword, 0, 0, 0)
 	f.silent.Store(2)
-	tr := newTestRelay(t, Config{
+	tr := newTestRelay(t, Config{PerViewerUpstream: true,
 		Computers:        []Computer{{Name: "a", Addr: f.Addr, Password: NewSecret(testPassword)}},
 		HandshakeTimeout: 200 * time.Millisecond,
 		Dial:             DialPolicy{Backoff: 10 * time.Millisecond},
@@ -377,7 +377,7 @@ func TestDialTimeoutRetried(t *testing.T) {
 // one more is closed at once with 1013 saying the computer is busy.
 func TestDialQueueLimit(t *testing.T) {
 	f := newFakeXvnc(t, testPassword, 0, 0, 0)
-	tr := newTestRelay(t, Config{
+	tr := newTestRelay(t, Config{PerViewerUpstream: true,
 		Computers: []Computer{{Name: "a", Addr: f.Addr, Password: NewSecret(testPassword)}},
 		Dial:      DialPolicy{InFlight: 1, Queue: 2},
 	})
@@ -410,7 +410,7 @@ func TestDialQueueLimit(t *testing.T) {
 func TestDialDeadline(t *testing.T) {
 	t.Run("queued", func(t *testing.T) {
 		f := newFakeXvnc(t, testPassword, 0, 0, 0)
-		tr := newTestRelay(t, Config{
+		tr := newTestRelay(t, Config{PerViewerUpstream: true,
 			Computers: []Computer{{Name: "a", Addr: f.Addr, Password: NewSecret(testPassword)}},
 			Dial:      DialPolicy{InFlight: 1, Wait: 400 * time.Millisecond},
 		})
@@ -434,7 +434,7 @@ func TestDialDeadline(t *testing.T) {
 		f.marks = 1
 		f.blockUntil = time.Now().Add(time.Hour)
 		f.mu.Unlock()
-		tr := newTestRelay(t, Config{
+		tr := newTestRelay(t, Config{PerViewerUpstream: true,
 			Computers: []Computer{{Name: "a", Addr: f.Addr, Password: NewSecret(testPassword)}},
 			Dial:      DialPolicy{Wait: 500 * time.Millisecond, Backoff: 20 * time.Millisecond},
 		})
@@ -457,7 +457,7 @@ func TestDialDeadline(t *testing.T) {
 // is told so (1001), not left waiting.
 func TestDialRelayClosing(t *testing.T) {
 	f := newFakeXvnc(t, testPassword, 0, 0, 0)
-	tr := newTestRelay(t, Config{
+	tr := newTestRelay(t, Config{PerViewerUpstream: true,
 		Computers: []Computer{{Name: "a", Addr: f.Addr, Password: NewSecret(testPassword)}},
 		Dial:      DialPolicy{InFlight: 1},
 	})

@@ -2,8 +2,19 @@
 // TigerVNC Xvnc server, and gates the client-to-server stream so that only
 // the viewer whose surface holds the computer's keyboard may send input.
 //
-//	browser (noVNC) --WebSocket--> Relay: Gate per viewer ---------TCP--> Xvnc
-//	browser <------------------ Relay: server filter per viewer <-------- Xvnc
+//	browser (noVNC) --WebSocket--> Relay: Gate per viewer --+
+//	browser (noVNC) --WebSocket--> Relay: Gate per viewer --+--> hub --TCP--> Xvnc
+//	browsers <-- a queue per viewer <-- shared update log <-- hub <--------- Xvnc
+//
+// All the viewers of a computer share one connection to its Xvnc, its hub:
+// the hub decodes Xvnc's stream into a framebuffer (internal/framebuffer)
+// and turns each update into one that any viewer can decode from any update
+// boundary, re-encoding once what Xvnc sent on its zlib streams. A viewer
+// that joins gets the whole framebuffer; one that falls behind skips
+// updates and gets what it missed from the framebuffer (hub.go,
+// shareviewer.go). [Config].PerViewerUpstream gives every viewer its own
+// connection instead, relayed byte for byte through a server filter that
+// frames without decoding.
 //
 // # Which part
 //

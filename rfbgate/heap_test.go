@@ -65,7 +65,7 @@ func TestStalledViewersRetain(t *testing.T) {
 	const w, h = 1024, 1024
 	script := append(srvUpdate(srvRect(0, 0, w, h, encodingRaw)), make([]byte, w*h*4)...)
 	addr := scriptedVNC(t, testPassword, script)
-	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
+	tr := newTestRelay(t, Config{PerViewerUpstream: true, Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
 	before := liveHeap()
 	openHeapViewers(t, tr, nil) // and they read nothing until the test ends
 	// Stalled: the bytes sent to the viewers stop growing, short of the
@@ -103,7 +103,7 @@ func TestStalledViewersRetain(t *testing.T) {
 // heapPerViewer opens heapViewers viewers of the server at addr, runs use
 // on each (nil: nothing), and returns the live heap they cost each.
 func heapPerViewer(t *testing.T, addr string, use func(*rawViewer)) int64 {
-	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
+	tr := newTestRelay(t, Config{PerViewerUpstream: true, Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
 	before := liveHeap()
 	openHeapViewers(t, tr, use)
 	return (liveHeap() - before) / heapViewers

@@ -342,33 +342,7 @@ func (h *hub) primeLocked() {
 // run reads Xvnc's stream until it ends, then ends every viewer.
 func (h *hub) run() {
 	up := newUpstream(h.conn)
-	h.tee = &captureReader{src: h.conn}
-	dec := framebuffer.NewDecoder(h.tee, h.fb, framebuffer.Limits{})
-	dec.OnRect = h.onRect
-	dec.OnPseudo = h.onPseudo
-	var err error
-	for {
-		if dec.Buffered() == 0 {
-			if err = up.wait(); err != nil {
-				break
-			}
-		}
-		h.fbMu.Lock()
-		var m framebuffer.Message
-		m, err = dec.Next()
-		if err == nil {
-			h.message(m, dec.Offset())
-		}
-		h.fbMu.Unlock()
-		if err != nil {
-			break
-		}
-		if m.Type == framebuffer.MsgFramebufferUpdate {
-			if err = h.send(h.request(true)); err != nil {
-				break
-			}
-		}
-	}
+	err := h.consume(h.conn, up.wait, framebuffer.Limits{})
 	h.markDead()
 	code, reason := websocket.StatusGoingAway, reasonServerEnded
 	switch {
@@ -387,6 +361,38 @@ func (h *hub) run() {
 	h.mu.Unlock()
 	for _, sv := range vs {
 		sv.v.end(code, reason)
+	}
+}
+
+// consume decodes src, after wait says it has something (unless the
+// decoder has bytes buffered), applying each message under fbMu and
+// publishing what it gives, and asks Xvnc for the next update after each
+// one; it returns why it stopped.
+func (h *hub) consume(src io.Reader, wait func() error, lim framebuffer.Limits) error {
+	h.tee = &captureReader{src: src}
+	dec := framebuffer.NewDecoder(h.tee, h.fb, lim)
+	dec.OnRect = h.onRect
+	dec.OnPseudo = h.onPseudo
+	for {
+		if dec.Buffered() == 0 {
+			if err := wait(); err != nil {
+				return err
+			}
+		}
+		h.fbMu.Lock()
+		m, err := dec.Next()
+		if err == nil {
+			h.message(m, dec.Offset())
+		}
+		h.fbMu.Unlock()
+		if err != nil {
+			return err
+		}
+		if m.Type == framebuffer.MsgFramebufferUpdate {
+			if err := h.send(h.request(true)); err != nil {
+				return err
+			}
+		}
 	}
 }
 

@@ -110,7 +110,7 @@ func waitViewers(t *testing.T, tr *testRelay, agent string, want int, d time.Dur
 // viewer of the same computer keeps getting updates.
 func TestStalledViewerDropped(t *testing.T) {
 	addr, conns := syntheticVNC(t, testPassword, 64<<10, 2*time.Millisecond)
-	tr := newTestRelay(t, Config{
+	tr := newTestRelay(t, Config{PerViewerUpstream: true,
 		Computers:    []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}},
 		WriteTimeout: time.Second,
 		PingInterval: 200 * time.Millisecond,
@@ -144,7 +144,7 @@ func TestStalledViewerDropped(t *testing.T) {
 // server sends nothing to block on) is closed after PingTimeout.
 func TestPingTimeout(t *testing.T) {
 	addr, _ := syntheticVNC(t, testPassword, 16, time.Hour) // one small update, then quiet
-	tr := newTestRelay(t, Config{
+	tr := newTestRelay(t, Config{PerViewerUpstream: true,
 		Computers:    []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}},
 		PingInterval: 100 * time.Millisecond,
 		PingTimeout:  time.Second,
@@ -186,7 +186,7 @@ func TestXvncKilledCloseFrames(t *testing.T) {
 // a close frame, 1001 "relay shutting down", and counts none.
 func TestShutdownCloseFrames(t *testing.T) {
 	addr, _ := syntheticVNC(t, testPassword, 1024, 20*time.Millisecond)
-	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
+	tr := newTestRelay(t, Config{PerViewerUpstream: true, Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
 	a := watchClose(t, tr, "a", "s1", true)
 	b := watchClose(t, tr, "a", "s2", true)
 	waitViewers(t, tr, "a", 2, 5*time.Second)
@@ -221,7 +221,7 @@ func scriptedVNC(t *testing.T, password string, script []byte) string {
 func TestUnframableServerMessageClosesViewer(t *testing.T) {
 	bell := []byte{srvBell}
 	addr := scriptedVNC(t, testPassword, append(append([]byte{}, bell...), srvUpdate(srvRect(0, 0, 8, 8, 5))...))
-	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
+	tr := newTestRelay(t, Config{PerViewerUpstream: true, Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
 	c := watchClose(t, tr, "a", "s", true)
 	c.closedWith(t, "viewer", websocket.StatusInternalError, reasonServerUnframe)
 	if n := c.received(); n != 1+4 {

@@ -165,7 +165,7 @@ func TestLoad64Viewers(t *testing.T) {
 		chunk = 2 << 10
 	}
 	addr, conns := syntheticVNC(t, testPassword, chunk, 20*time.Millisecond)
-	tr := newTestRelay(t, Config{
+	tr := newTestRelay(t, Config{PerViewerUpstream: true,
 		Computers:    []Computer{{Name: "busy", Addr: addr, Password: NewSecret(testPassword)}},
 		PingInterval: time.Second,
 	})

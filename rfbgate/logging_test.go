@@ -23,7 +23,7 @@ func TestLogsJSONNoSecrets(t *testing.T) {
 	const wrongPassword = "wr0ng-pw-77"
 	addr, _ := syntheticVNC(t, testPassword, 1024, 20*time.Millisecond)
 	logs := &testio.SyncBuffer{}
-	r, err := NewRelay(Config{
+	r, err := NewRelay(Config{PerViewerUpstream: true,
 		Computers: []Computer{
 			{Name: "a", Addr: addr, Password: NewSecret(testPassword)},
 			{Name: "b", Addr: addr, Password: NewSecret(wrongPassword)},

@@ -121,7 +121,7 @@ func TestMetricsCountWhatViewersDid(t *testing.T) {
 	clip := serverCutText("server clipboard")
 	script := append(append([]byte{}, updates...), clip...)
 	addr := scriptedVNC(t, testPassword, script)
-	tr := newTestRelay(t, Config{
+	tr := newTestRelay(t, Config{PerViewerUpstream: true,
 		Computers:    []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}},
 		PingInterval: 50 * time.Millisecond,
 		LeaseTTL:     3 * time.Second,

@@ -44,6 +44,7 @@ type shareViewer struct {
 	v    *viewer
 	h    *hub
 	wake chan struct{} // one token: something to do
+	one  [1]shareItem  // next's answer for one item (the writer's own)
 
 	mu       sync.Mutex
 	q        []shareItem
@@ -172,12 +173,13 @@ func (sv *shareViewer) next(done <-chan struct{}) ([]shareItem, bool) {
 			sv.ctl = sv.ctl[1:]
 			sv.ctlbytes -= len(it.b)
 			sv.mu.Unlock()
-			return []shareItem{it}, true
+			sv.one[0] = it
+			return sv.one[:], true
 		}
 		if len(sv.q) > 0 {
-			it := sv.q[0]
+			sv.one[0] = sv.q[0]
 			sv.mu.Unlock()
-			return []shareItem{it}, true
+			return sv.one[:], true
 		}
 		due := sv.start && !sv.synced
 		if sv.private {

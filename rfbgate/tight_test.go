@@ -372,7 +372,7 @@ func TestTightMalformedClosesViewer(t *testing.T) {
 	good := append(append(srvRect(0, 0, 8, 8, encodingTight), 0x80), 1, 2, 3)
 	bad := append(srvRect(0, 0, 8, 8, encodingTight), 0xb0, 0, 0, 0, 0)
 	addr := scriptedVNC(t, testPassword, srvUpdate(good, bad))
-	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
+	tr := newTestRelay(t, Config{PerViewerUpstream: true, Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
 	c := watchClose(t, tr, "a", "s", true)
 	c.closedWith(t, "viewer", websocket.StatusInternalError, reasonServerUnframe)
 	if n := c.received(); n != int64(4+len(good)+12) {
