@@ -300,6 +300,18 @@ func (v *Viewer) Snapshot() Picture {
 	return Picture{W: fb.Width(), H: fb.Height(), Pix: append([]byte(nil), fb.Pix()...)}
 }
 
+// Equal reports whether the pixels, as of the end of an update (as
+// Snapshot), are pix (framebuffer.NoVNCFormat, 4·Width bytes a row),
+// comparing in place without a copy.
+func (v *Viewer) Equal(pix []byte) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for !v.idle && !v.halted {
+		v.cond.Wait()
+	}
+	return string(v.dec.Framebuffer().Pix()) == string(pix)
+}
+
 // Pause stops the Viewer reading its connection once it has decoded the
 // message it is in, until Resume. It returns at once.
 func (v *Viewer) Pause() {

@@ -62,14 +62,17 @@ func waitEqual(t *testing.T, v *rfbviewer.Viewer, want []byte, what string) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		p := v.Snapshot()
-		if string(p.Pix) == string(want) {
+		if v.Equal(want) {
+			if p := v.Snapshot(); string(p.Pix) != string(want) {
+				t.Fatalf("%s: Equal, but the snapshot differs", what)
+			}
 			return
 		}
 		if err := v.Err(); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
 		if time.Now().After(deadline) {
+			p := v.Snapshot()
 			diff := 0
 			for i := 0; i < len(want) && i < len(p.Pix); i += 4 {
 				if string(p.Pix[i:i+4]) != string(want[i:i+4]) {
