@@ -157,6 +157,10 @@ func BenchmarkRelayScale(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer xp.Close()
+	xp.HideCursor() // the paused viewer's pixels are compared with GetImage's, which has no cursor
+	if err := xp.Sync(); err != nil {
+		b.Fatal(err)
+	}
 	for _, mode := range res.modes {
 		var extra []string
 		if mode == "per-viewer" && hasFlag {

@@ -325,3 +325,50 @@ func (x *Conn) GetImage(x0, y0, w, h int) ([]byte, error) {
 		}
 	}
 }
+
+// Opcodes and ids HideCursor uses.
+const (
+	opChangeWindowAttributes = 2
+	opCreatePixmap           = 53
+	opCreateCursor           = 93
+	cwCursor                 = 1 << 14
+)
+
+// HideCursor queues the root window's cursor set to an invisible one (a
+// 1×1 cursor whose mask is empty): Xvnc then draws no cursor into the
+// framebuffer it sends a viewer that does not take the cursor apart, and
+// the viewer's pixels can equal what GetImage reads.
+func (x *Conn) HideCursor() {
+	le := binary.LittleEndian
+	base := x.gc &^ 1
+	pix, gc, cur := base|2, base|3, base|4
+	x.req = append(x.req, opCreatePixmap, 1) // depth 1
+	x.req = le.AppendUint16(x.req, 4)
+	x.req = le.AppendUint32(x.req, pix)
+	x.req = le.AppendUint32(x.req, x.root)
+	x.req = le.AppendUint16(x.req, 1)
+	x.req = le.AppendUint16(x.req, 1)
+	// a GC of depth 1, foreground 0, to clear it (a new pixmap's content is undefined)
+	x.req = le.AppendUint16(append(x.req, opCreateGC, 0), 5)
+	x.req = le.AppendUint32(x.req, gc)
+	x.req = le.AppendUint32(x.req, pix)
+	x.req = le.AppendUint32(x.req, gcForeground)
+	x.req = le.AppendUint32(x.req, 0)
+	x.req = le.AppendUint16(append(x.req, opPolyFillRectangle, 0), 5)
+	x.req = le.AppendUint32(x.req, pix)
+	x.req = le.AppendUint32(x.req, gc)
+	x.req = appendRect(x.req, 0, 0, 1, 1)
+	x.req = le.AppendUint16(append(x.req, opCreateCursor, 0), 8)
+	x.req = le.AppendUint32(x.req, cur)
+	x.req = le.AppendUint32(x.req, pix) // source
+	x.req = le.AppendUint32(x.req, pix) // mask: all clear
+	for range 6 {                       // foreground and background RGB
+		x.req = le.AppendUint16(x.req, 0)
+	}
+	x.req = le.AppendUint16(x.req, 0) // hot spot
+	x.req = le.AppendUint16(x.req, 0)
+	x.req = le.AppendUint16(append(x.req, opChangeWindowAttributes, 0), 4)
+	x.req = le.AppendUint32(x.req, x.root)
+	x.req = le.AppendUint32(x.req, cwCursor)
+	x.req = le.AppendUint32(x.req, cur)
+}
