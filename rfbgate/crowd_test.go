@@ -8,9 +8,10 @@ import (
 
 // TestXvncCrowd: 30 viewers opened through the relay at the same moment to
 // a real Xvnc at its default settings (BlacklistThreshold 5, listen backlog
-// 5) all reach ServerInit, and Xvnc never turns the relay away: the dial
-// limiter keeps the relay's unauthenticated connections under its
-// threshold.
+// 5) all reach ServerInit, and Xvnc never turns the relay away. Shared
+// (the default), they all wait on the hub's one handshake; each with its
+// own connection, the dial limiter keeps the relay's unauthenticated
+// connections under Xvnc's threshold.
 //
 // /metrics, scraped while they are open and after the relay closed them,
 // counts them, their handshakes and their closes.
@@ -20,16 +21,26 @@ import (
 // GLASS_CROWD_INFLIGHT=K the limiter's K (e.g. 50, to see Xvnc's blacklist
 // refusals retried).
 func TestXvncCrowd(t *testing.T) {
+	t.Run("shared", func(t *testing.T) { testXvncCrowd(t, false) })
+	t.Run("per-viewer", func(t *testing.T) { testXvncCrowd(t, true) })
+}
+
+func testXvncCrowd(t *testing.T, perViewer bool) {
 	n := envInt(t, "GLASS_CROWD", 30)
 	xv := startXvnc(t, testPassword)
 	tr := newTestRelay(t, Config{
-		Computers: []Computer{{Name: "a", Addr: xv.Addr, Password: NewSecret(testPassword)}},
-		Dial:      DialPolicy{InFlight: envInt(t, "GLASS_CROWD_INFLIGHT", 0)},
+		Computers:         []Computer{{Name: "a", Addr: xv.Addr, Password: NewSecret(testPassword)}},
+		Dial:              DialPolicy{InFlight: envInt(t, "GLASS_CROWD_INFLIGHT", 0)},
+		PerViewerUpstream: perViewer,
 	})
 	took, st := crowdAllIn(t, tr, n)
 	t.Logf("%d viewers released at once all reached ServerInit, the last %v after the release; dial stats %+v", n, took, st)
-	if st.Handshakes != int64(n) || st.AuthFailures != 0 {
-		t.Fatalf("dial stats %+v, want %d handshakes and no password failure", st, n)
+	handshakes := 1
+	if perViewer {
+		handshakes = n
+	}
+	if st.Handshakes != int64(handshakes) || st.AuthFailures != 0 {
+		t.Fatalf("dial stats %+v, want %d handshakes and no password failure", st, handshakes)
 	}
 	if os.Getenv("GLASS_CROWD_INFLIGHT") == "" && (st.Blacklisted != 0 || st.MaxInFlight > DefaultDialInFlight) {
 		t.Fatalf("dial stats %+v: Xvnc turned the relay away, or more than %d handshakes were in flight", st, DefaultDialInFlight)
@@ -39,7 +50,7 @@ func TestXvncCrowd(t *testing.T) {
 	m := waitMetric(t, tr.Relay, func(m metrics) bool { return m.get("glass_viewers", "computer", "a") == float64(n) })
 	m.want(t, float64(n), "glass_viewers", "computer", "a", "role", roleWatcher)
 	m.want(t, float64(n), "glass_viewers_opened_total", "computer", "a")
-	m.want(t, float64(n), "glass_dial_attempts_total", "computer", "a", "result", dialOK)
+	m.want(t, float64(handshakes), "glass_dial_attempts_total", "computer", "a", "result", dialOK)
 	m.want(t, float64(st.Handshakes+st.Retries), "glass_dial_attempts_total", "computer", "a")
 	m.want(t, float64(st.Waits), "glass_dial_limiter_waits_total", "computer", "a")
 	// and after: all closed with 1001 at shutdown.

@@ -346,7 +346,7 @@ func (r *Relay) dialOnce(ctx context.Context, comp Computer, l *dialLimiter, dea
 // with backoff until the viewer's deadline, and returns the connection
 // after ServerInit. On failure it has logged why and closed ws with a
 // reason (1013 for all but a closing relay).
-func (r *Relay) dialComputer(ctx context.Context, ws *websocket.Conn, comp Computer, log *slog.Logger) (net.Conn, *ServerInit, bool) {
+func (r *Relay) dialComputer(ctx context.Context, ws viewerCloser, comp Computer, log *slog.Logger) (net.Conn, *ServerInit, bool) {
 	p := r.cfg.Dial
 	l := r.dialers[comp.Name]
 	deadline := time.Now().Add(p.Wait)
@@ -396,6 +396,12 @@ func (r *Relay) dialComputer(ctx context.Context, ws *websocket.Conn, comp Compu
 	}
 }
 
+// viewerCloser closes a viewer whose dial failed: its WebSocket, or a
+// hub's record of the close for every viewer waiting on its dial.
+type viewerCloser interface {
+	Close(code websocket.StatusCode, reason string) error
+}
+
 func ptr[T any](v T) *T { return &v }
 
 // authHeld reports (and logs) whether the relay is holding off comp after
@@ -421,7 +427,7 @@ const (
 )
 
 // dialFailed ends a viewer whose handshake failed for good.
-func (r *Relay) dialFailed(ws *websocket.Conn, comp Computer, log *slog.Logger, err error) {
+func (r *Relay) dialFailed(ws viewerCloser, comp Computer, log *slog.Logger, err error) {
 	var ce *connectError
 	if errors.As(err, &ce) {
 		log.Warn("rfbgate: cannot reach the VNC server", "addr", comp.Addr, "err", ce.err)
@@ -438,7 +444,7 @@ func (r *Relay) dialFailed(ws *websocket.Conn, comp Computer, log *slog.Logger, 
 
 // dialGiveUp ends a viewer that found the queue full or whose deadline
 // passed; last is the attempt's error that was being retried, if any.
-func (r *Relay) dialGiveUp(ws *websocket.Conn, l *dialLimiter, comp Computer, log *slog.Logger, err, last error, attempts int) {
+func (r *Relay) dialGiveUp(ws viewerCloser, l *dialLimiter, comp Computer, log *slog.Logger, err, last error, attempts int) {
 	if r.ctx.Err() != nil {
 		ws.Close(websocket.StatusGoingAway, "relay closing")
 		return

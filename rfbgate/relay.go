@@ -52,6 +52,14 @@ type Config struct {
 	// coder/websocket's AcceptOptions.OriginPatterns). Empty: same origin only.
 	OriginPatterns []string
 	Logger         *slog.Logger // slog.Default()
+	// PerViewerUpstream gives every viewer its own connection to the
+	// computer's Xvnc, relayed byte for byte (glass before it shared one).
+	// False (the default): all the viewers of a computer share one
+	// connection through its hub (see hub.go and the README).
+	PerViewerUpstream bool
+	// ShareLinger is how long a shared connection stays open after its
+	// last viewer left: DefaultShareLinger.
+	ShareLinger time.Duration
 	// OnViewers, if set, is told the number of open viewers of a computer
 	// whenever it changes (open viewers keep the computer checked out).
 	OnViewers func(agent string, open int)
@@ -74,6 +82,7 @@ type Relay struct {
 	authHold map[string]time.Time // computer -> no dialling until then
 	dialers  map[string]*dialLimiter
 	healthOf map[string]Health // computer -> last dial outcome
+	hubs     map[string]*hub   // computer -> its shared connection (PerViewerUpstream false)
 	names    []string          // the computers, sorted
 	wg       sync.WaitGroup
 	ctx      context.Context
@@ -105,6 +114,9 @@ func NewRelay(cfg Config) (*Relay, error) {
 	if cfg.ReleaseTimeout <= 0 {
 		cfg.ReleaseTimeout = 2 * time.Second
 	}
+	if cfg.ShareLinger <= 0 {
+		cfg.ShareLinger = DefaultShareLinger
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -116,7 +128,7 @@ func NewRelay(cfg Config) (*Relay, error) {
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
 	cfg.Dial = cfg.Dial.withDefaults()
-	r := &Relay{cfg: cfg, computers: make(map[string]Computer), log: cfg.Logger, viewers: make(map[string]map[*viewer]struct{}), authHold: make(map[string]time.Time), dialers: make(map[string]*dialLimiter), healthOf: make(map[string]Health)}
+	r := &Relay{cfg: cfg, computers: make(map[string]Computer), log: cfg.Logger, viewers: make(map[string]map[*viewer]struct{}), authHold: make(map[string]time.Time), dialers: make(map[string]*dialLimiter), healthOf: make(map[string]Health), hubs: make(map[string]*hub)}
 	for _, c := range cfg.Computers {
 		if c.Name == "" || c.Addr == "" {
 			return nil, fmt.Errorf("rfbgate: computer %q: name and address are required", c.Name)
@@ -171,6 +183,9 @@ type ViewerStatus struct {
 	Stream   string  `json:"stream"`             // the stream's public id (computers.watch returns it)
 	Keyboard bool    `json:"keyboard,omitempty"` // this stream holds the keyboard
 	RTTms    float64 `json:"rtt_ms"`             // last WebSocket ping round trip; -1 before the first
+	// Shared viewers only (Config.PerViewerUpstream false):
+	QueuedBytes *int64  `json:"queued_bytes,omitempty"`    // bytes of shared updates waiting for it now
+	Skipped     *uint64 `json:"skipped_updates,omitempty"` // shared updates it skipped (it fell behind) so far
 }
 
 // ComputerStatus is who holds a computer's keyboard and who watches it.
@@ -198,7 +213,11 @@ func (r *Relay) Status(agent string) (ComputerStatus, error) {
 		if ns := v.rtt.Load(); ns >= 0 {
 			rtt = float64(ns) / 1e6
 		}
-		st.Viewers = append(st.Viewers, ViewerStatus{Surface: v.surface, Stream: v.stream, Keyboard: held && h.Surface == v.surface && h.Stream == v.stream, RTTms: rtt})
+		vs := ViewerStatus{Surface: v.surface, Stream: v.stream, Keyboard: held && h.Surface == v.surface && h.Stream == v.stream, RTTms: rtt}
+		if v.share != nil {
+			vs.QueuedBytes, vs.Skipped = ptr(v.share.queued.Load()), ptr(v.share.skipped.Load())
+		}
+		st.Viewers = append(st.Viewers, vs)
 	}
 	r.mu.Unlock()
 	sort.Slice(st.Viewers, func(i, j int) bool {
@@ -257,11 +276,12 @@ type viewer struct {
 
 	mu     sync.Mutex // serialises Feed, Release and writes to the server
 	gate   *Gate
-	server net.Conn
+	server serverConn // the computer's connection, or the viewer's place at its hub (shareInput)
 	out    []byte
 	cancel context.CancelFunc
 
-	filter *serverFilter // the server-to-client stream (pumpServer's goroutine)
+	filter *serverFilter // the server-to-client stream (pumpServer's goroutine); nil when shared
+	share  *shareViewer  // the viewer's place at its computer's hub; nil with its own connection
 	stall  *time.Timer   // pumpServer's write deadline: ends a viewer that stopped reading
 
 	ws     *websocket.Conn
@@ -296,7 +316,7 @@ func (v *viewer) syncKeyboard() {
 	}
 	v.out = v.gate.Release(v.out[:0])
 	if err := v.writeServerLocked(); err != nil {
-		v.end(websocket.StatusGoingAway, reasonServerEnded)
+		v.serverWriteFailed(err)
 		return
 	}
 	if v.gate.releasePending() {
@@ -328,6 +348,27 @@ func (v *viewer) releaseOnClose() {
 		n, _ := v.server.Write(v.out)
 		v.toComputer.Add(uint64(n))
 	}
+}
+
+// serverConn is where a viewer's gated input goes: its own connection to
+// the computer, or its shareInput at the computer's hub.
+type serverConn interface {
+	Write(p []byte) (int, error)
+	SetWriteDeadline(t time.Time) error
+	Close() error
+}
+
+// serverWriteFailed ends a viewer whose input could not be written: the
+// computer's connection failed, or (shared) the viewer asked for what the
+// shared view cannot give it.
+func (v *viewer) serverWriteFailed(err error) {
+	var ce *closeError
+	if errors.As(err, &ce) {
+		v.r.log.Warn("rfbgate: closing viewer", "agent", v.agent, "surface", v.surface, "reason", ce.reason)
+		v.end(ce.code, ce.reason)
+		return
+	}
+	v.end(websocket.StatusGoingAway, reasonServerEnded)
 }
 
 func (v *viewer) writeServerLocked() error {
@@ -413,6 +454,10 @@ func (r *Relay) serveViewer(ws *websocket.Conn, raw net.Conn, remote string, com
 	defer cancel()
 	log := r.log.With("agent", comp.Name, "surface", surface)
 
+	if !r.cfg.PerViewerUpstream {
+		r.serveShared(ctx, ws, raw, remote, comp, surface, stream, log)
+		return
+	}
 	server, init, ok := r.dialComputer(ctx, ws, comp, log)
 	if !ok {
 		return
@@ -537,7 +582,7 @@ func (v *viewer) feedMessage(client *clientStream, buf []byte) bool {
 				return false
 			}
 			if werr != nil {
-				v.end(websocket.StatusGoingAway, reasonServerEnded)
+				v.serverWriteFailed(werr)
 				return false
 			}
 		}

@@ -52,6 +52,7 @@ type options struct {
 	cert       *tls.Certificate // loaded from tlsCert and tlsKey
 	insecure   bool             // -insecure-listen
 	allowDown  bool             // -allow-down
+	perViewer  bool             // -per-viewer-upstream
 	logFormat  string
 }
 
@@ -90,6 +91,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.tlsCert, "tls-cert", "", "PEM certificate (chain) to serve HTTPS and WSS with; needs -tls-key")
 	fs.StringVar(&o.tlsKey, "tls-key", "", "PEM private key of -tls-cert")
 	fs.BoolVar(&o.insecure, "insecure-listen", false, "allow -listen on a non-loopback address without TLS (the screen and the keys cross the network in clear)")
+	fs.BoolVar(&o.perViewer, "per-viewer-upstream", false, "give every viewer its own connection to Xvnc, relayed byte for byte, instead of one shared connection per computer")
 	fs.BoolVar(&o.allowDown, "allow-down", false, "start even when a computer fails its start-up check (wrong password, unreachable); it is shown as down")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log records as text (slog's key=value) or json (one object a line)")
 	if err := fs.Parse(args); err != nil {
@@ -206,14 +208,15 @@ func newServer(o *options, log *slog.Logger) (*rfbgate.Relay, http.Handler, erro
 		comps = append(comps, rfbgate.Computer{Name: n, Addr: o.computers[n], Password: pw})
 	}
 	r, err := rfbgate.NewRelay(rfbgate.Config{
-		Computers:      comps,
-		TicketTTL:      o.ticketTTL,
-		LeaseTTL:       o.leaseTTL,
-		LeaseGrace:     o.leaseGrace,
-		OriginPatterns: o.origins,
-		Limits:         rfbgate.Limits{MaxCutText: o.maxCutText},
-		Dial:           o.dial,
-		Logger:         log,
+		Computers:         comps,
+		TicketTTL:         o.ticketTTL,
+		LeaseTTL:          o.leaseTTL,
+		LeaseGrace:        o.leaseGrace,
+		OriginPatterns:    o.origins,
+		Limits:            rfbgate.Limits{MaxCutText: o.maxCutText},
+		PerViewerUpstream: o.perViewer,
+		Dial:              o.dial,
+		Logger:            log,
 		OnViewers: func(agent string, n int) {
 			log.Info("glass: viewers", "agent", agent, "open", n)
 		},

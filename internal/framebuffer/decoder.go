@@ -99,6 +99,9 @@ const (
 	KindTightGradient
 )
 
+// NumKinds is the number of Kinds (for arrays indexed by Kind).
+const NumKinds = int(KindTightGradient) + 1
+
 // Message describes the last message Next decoded.
 type Message struct {
 	Type   uint8
@@ -127,6 +130,11 @@ type Decoder struct {
 	// where it is and how it was sent.
 	OnRect func(Rect)
 
+	// OnPseudo, if set, is called after each pseudo-rectangle (desktop
+	// size, cursor, last rect, ...) is read or applied, with its bytes'
+	// place in the stream (Kind is meaningless).
+	OnPseudo func(Rect)
+
 	// the current message and rectangle, for errors
 	typ   uint8
 	start int64
@@ -152,6 +160,11 @@ func (d *Decoder) Stats() Stats { return d.stats }
 
 // Offset is the number of stream bytes consumed.
 func (d *Decoder) Offset() int64 { return d.rd.off }
+
+// Buffered is the number of stream bytes read from src but not yet
+// consumed: a caller that waits for src to be readable before calling
+// Next must not wait while a message may already be buffered.
+func (d *Decoder) Buffered() int { return d.rd.w - d.rd.r }
 
 // Err is the error that stopped the Decoder, if any.
 func (d *Decoder) Err() error { return d.err }
@@ -245,8 +258,12 @@ func (d *Decoder) update() (int, error) {
 		if err != nil {
 			return i, err
 		}
-		if d.OnRect != nil && pixelEncoding(d.enc) {
-			d.OnRect(Rect{X: d.rx, Y: d.ry, W: d.rw, H: d.rh, Encoding: d.enc, Kind: d.kind, Start: start, End: d.rd.off})
+		if pixelEncoding(d.enc) {
+			if d.OnRect != nil {
+				d.OnRect(Rect{X: d.rx, Y: d.ry, W: d.rw, H: d.rh, Encoding: d.enc, Kind: d.kind, Start: start, End: d.rd.off})
+			}
+		} else if d.OnPseudo != nil {
+			d.OnPseudo(Rect{X: d.rx, Y: d.ry, W: d.rw, H: d.rh, Encoding: d.enc, Start: start, End: d.rd.off})
 		}
 		d.stats.Rects++
 		if last {

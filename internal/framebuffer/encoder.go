@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"image"
+	"image/jpeg"
 
 	"github.com/klauspost/compress/zlib"
 )
@@ -25,11 +27,30 @@ const (
 // later rectangles on stream 0 must then also start with a reset). An
 // Encoder is not safe for concurrent use; it allocates nothing once warm.
 type Encoder struct {
-	zw   *zlib.Writer
-	out  bytes.Buffer
-	data []byte
-	pal  [encMaxPal]uint32
+	zw    *zlib.Writer
+	out   bytes.Buffer
+	data  []byte
+	pal   [encMaxPal]uint32
+	kinds [NumKinds]uint64
+	jpegQ int // 0: lossless
 }
+
+// SetJPEG makes the Encoder send pieces of more than 16 colours as Tight
+// JPEG at quality q (1 to 100; image/jpeg's baseline 4:2:0), as Xvnc does
+// for a viewer that asks for a quality level; 0 (the default) keeps them
+// lossless.
+func (e *Encoder) SetJPEG(q int) { e.jpegQ = min(max(q, 0), 100) }
+
+// JPEGQuality maps an RFB quality level (0 to 9) to the JPEG quality
+// TigerVNC's encoder uses for it.
+func JPEGQuality(level int) int {
+	q := [10]int{15, 29, 41, 42, 62, 77, 79, 86, 92, 100}
+	return q[min(max(level, 0), 9)]
+}
+
+// Counts is the number of rectangles appended so far, by kind (fill,
+// palette or copy).
+func (e *Encoder) Counts() [NumKinds]uint64 { return e.kinds }
 
 // NewEncoder returns an Encoder compressing at zlib level (1 to 9).
 func NewEncoder(level int) (*Encoder, error) {
@@ -71,9 +92,11 @@ func (e *Encoder) appendPiece(dst []byte, fb *Framebuffer, x, y, w, h int) []byt
 	ncol := e.palette(fb, x, y, w, h)
 	switch {
 	case ncol == 1:
+		e.kinds[KindTightFill]++
 		r, g, b := fb.At(x, y)
 		return append(dst, tightFill<<4, r, g, b)
 	case ncol > 1:
+		e.kinds[KindTightPalette]++
 		dst = append(dst, (4<<4)|1, filterPalette, byte(ncol-1))
 		for _, c := range e.pal[:ncol] {
 			dst = append(dst, byte(c), byte(c>>8), byte(c>>16))
@@ -101,6 +124,15 @@ func (e *Encoder) appendPiece(dst []byte, fb *Framebuffer, x, y, w, h int) []byt
 		e.data = data
 		return e.appendData(dst, data)
 	}
+	if e.jpegQ > 0 && w >= 8 && h >= 8 {
+		e.kinds[KindTightJPEG]++
+		e.out.Reset()
+		img := &image.RGBA{Pix: fb.pix[(y*fb.w+x)*BytesPerPixel:], Stride: fb.w * BytesPerPixel, Rect: image.Rect(0, 0, w, h)}
+		jpeg.Encode(&e.out, img, &jpeg.Options{Quality: e.jpegQ}) // into a bytes.Buffer: no error
+		dst = appendCompact(append(dst, tightJPEG<<4), e.out.Len())
+		return append(dst, e.out.Bytes()...)
+	}
+	e.kinds[KindTightCopy]++
 	dst = append(dst, 1) // stream 0, reset, copy filter
 	data := e.data[:0]
 	for yy := y; yy < y+h; yy++ {
@@ -123,16 +155,18 @@ func (e *Encoder) appendData(dst, data []byte) []byte {
 	e.zw.Reset(&e.out)
 	e.zw.Write(data) // into a bytes.Buffer: no error
 	e.zw.Flush()
-	n := e.out.Len()
+	return append(appendCompact(dst, e.out.Len()), e.out.Bytes()...)
+}
+
+// appendCompact appends Tight's compact length of n (1 to 3 bytes).
+func appendCompact(dst []byte, n int) []byte {
 	switch {
 	case n <= 0x7f:
-		dst = append(dst, byte(n))
+		return append(dst, byte(n))
 	case n <= 0x3fff:
-		dst = append(dst, byte(n)|0x80, byte(n>>7))
-	default:
-		dst = append(dst, byte(n)|0x80, byte(n>>7)|0x80, byte(n>>14))
+		return append(dst, byte(n)|0x80, byte(n>>7))
 	}
-	return append(dst, e.out.Bytes()...)
+	return append(dst, byte(n)|0x80, byte(n>>7)|0x80, byte(n>>14))
 }
 
 // palette collects the rectangle's colours into e.pal and returns how

@@ -1,0 +1,597 @@
+package rfbgate
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/wirebench/wirebench/internal/framebuffer"
+)
+
+// A hub is one computer's shared upstream (Config.PerViewerUpstream
+// false): one authenticated connection to its Xvnc, whatever the number of
+// viewers, so that Xvnc encodes the screen once.
+//
+// The hub decodes Xvnc's stream into its own framebuffer (the zlib
+// streams of ZRLE and Tight are state that only a viewer that saw every
+// byte could follow) and turns each update into a shared update that any
+// viewer can decode from any update boundary: CopyRect and Tight fill and
+// JPEG rectangles go as Xvnc sent them; every other rectangle is encoded
+// again from the framebuffer, once, as self-contained Tight
+// (framebuffer.Encoder). Every viewer of the computer gets the same bytes.
+//
+// Each viewer has a bounded queue (shareViewer). One whose queue is full
+// skips updates: their areas go into a region it still owes, which it
+// gets as a catch-up from the framebuffer once its queue has drained. A
+// new viewer's first update is the whole framebuffer, encoded once for all
+// the viewers that join at the same version.
+type hub struct {
+	r    *Relay
+	comp Computer
+	log  *slog.Logger
+
+	ready      chan struct{} // closed when the dial is done
+	dialCode   websocket.StatusCode
+	dialReason string // set when the dial failed
+	conn       net.Conn
+	init       *ServerInit
+
+	wmu sync.Mutex // whole messages to Xvnc
+
+	// fbMu guards the framebuffer, the encoder, the version and what is
+	// built from them; the reader holds it while it applies a message.
+	fbMu     sync.Mutex
+	fb       *framebuffer.Framebuffer
+	enc      *framebuffer.Encoder
+	version  uint64 // shared updates published
+	jpegQ    int    // JPEG quality of catch-ups: the computer's quality level (0: lossless)
+	full     fullFrame
+	screens  []byte // the last ExtendedDesktopSize rectangle Xvnc sent (header and screens)
+	clipCaps []byte // Xvnc's extended clipboard capabilities message
+	painted  int    // pixels painted since the first request, until primed
+	primed   chan struct{}
+	isPrimed bool
+	clip     clipTap
+	encMu    sync.Mutex
+	encSent  []byte // the last SetEncodings sent to Xvnc
+
+	// the update being built (reader goroutine, under fbMu)
+	cur      []byte
+	curRects int
+	curDmg   []shareRect
+	curKinds rectCounts
+	resized  bool
+	tee      *captureReader
+
+	mu      sync.Mutex // viewers, refs, linger, dead
+	viewers map[*shareViewer]struct{}
+	refs    int
+	linger  *time.Timer
+	dead    bool
+}
+
+// fullFrame is the whole framebuffer as Tight rectangles (no update
+// header), encoded once per version for the viewers that need it.
+type fullFrame struct {
+	version uint64
+	valid   bool
+	w, h    int
+	jpegQ   int
+	b       []byte
+	rects   int
+	kinds   rectCounts
+}
+
+// shareRect is an area of the screen.
+type shareRect struct{ x, y, w, h int }
+
+// DefaultShareLinger is how long a hub keeps its Xvnc connection after its
+// last viewer left, so that a reload or the next viewer finds it open.
+const DefaultShareLinger = 10 * time.Second
+
+// hubEncodings is what a hub asks Xvnc for, before the first viewer's
+// quality and compression levels: Tight first (Xvnc's preference), the
+// pixel encodings the framebuffer decodes, the desktop size and last-rect
+// pseudo-encodings, QEMU key events and the extended clipboard, which the
+// hub passes on to the viewers that list them. The cursor pseudo-encodings
+// are not asked for: Xvnc then draws the cursor into the screen.
+var hubEncodings = []int32{encodingTight, encodingCopyRect, encodingZRLE, encodingRaw,
+	encodingDesktopSize, encodingExtendedDesktop, encodingLastRect, encodingQEMUExtendedKey, encodingExtendedClipboard}
+
+// joinHub returns agent's hub with one more viewer counted, dialling Xvnc
+// if the computer has none; false (ws closed with the reason) when no
+// connection could be made.
+func (r *Relay) joinHub(ctx context.Context, ws *websocket.Conn, comp Computer, log *slog.Logger) (*hub, bool) {
+	r.mu.Lock()
+	h := r.hubs[comp.Name]
+	if h != nil {
+		h.mu.Lock()
+		if h.dead {
+			h.mu.Unlock()
+			h = nil
+		} else {
+			h.refs++
+			if h.linger != nil {
+				h.linger.Stop()
+				h.linger = nil
+			}
+			h.mu.Unlock()
+		}
+	}
+	if h == nil {
+		h = &hub{r: r, comp: comp, log: r.log.With("agent", comp.Name), ready: make(chan struct{}), primed: make(chan struct{}),
+			viewers: make(map[*shareViewer]struct{}), refs: 1}
+		h.clip = clipTap{r: r, agent: comp.Name, limit: r.cfg.Limits.MaxCutText}
+		r.hubs[comp.Name] = h
+		r.wg.Add(1)
+		go h.dial()
+	}
+	r.mu.Unlock()
+	select {
+	case <-h.ready:
+	case <-ctx.Done():
+		h.leave(nil)
+		ws.Close(websocket.StatusGoingAway, "relay closing")
+		return nil, false
+	}
+	if h.dialReason != "" {
+		h.leave(nil)
+		ws.Close(h.dialCode, h.dialReason)
+		return nil, false
+	}
+	return h, true
+}
+
+// closeRecorder keeps the close a failed dial would send, for every viewer
+// waiting on it.
+type closeRecorder struct {
+	code   websocket.StatusCode
+	reason string
+}
+
+// Close records code and reason.
+func (c *closeRecorder) Close(code websocket.StatusCode, reason string) error {
+	c.code, c.reason = code, reason
+	return nil
+}
+
+// dial connects the hub to its Xvnc (the dial limiter and start-up checks
+// as a viewer's own dial), then runs the hub until its connection ends.
+func (h *hub) dial() {
+	defer h.r.wg.Done()
+	var rec closeRecorder
+	conn, init, ok := h.r.dialComputer(h.r.ctx, &rec, h.comp, h.log)
+	if !ok {
+		h.dialCode, h.dialReason = rec.code, rec.reason
+		if h.dialReason == "" {
+			h.dialCode, h.dialReason = websocket.StatusTryAgainLater, reasonRefused
+		}
+		h.markDead()
+		close(h.ready)
+		return
+	}
+	fb, err := framebuffer.New(int(init.Width), int(init.Height), framebuffer.NoVNCFormat)
+	if err == nil {
+		h.enc, err = framebuffer.NewEncoder(1)
+	}
+	if err != nil {
+		conn.Close()
+		h.log.Warn("rfbgate: cannot keep the computer's screen", "err", err)
+		h.dialCode, h.dialReason = websocket.StatusInternalError, "glass cannot keep this computer's screen"
+		h.markDead()
+		close(h.ready)
+		return
+	}
+	h.conn, h.init, h.fb = conn, init, fb
+	stop := context.AfterFunc(h.r.ctx, func() { conn.Close() })
+	defer stop()
+	// noVNC's pixel format, which the framebuffer keeps and every viewer
+	// is served in, the hub's encodings (again with each viewer's levels)
+	// and the whole screen.
+	pf := framebuffer.NoVNCFormat.Bytes()
+	if err := h.send(append([]byte{MsgSetPixelFormat, 0, 0, 0}, pf[:]...)); err != nil {
+		h.log.Info("rfbgate: writing to the VNC server", "err", err)
+	}
+	h.setEncodings(nil)
+	close(h.ready)
+	h.run()
+}
+
+// markDead takes the hub out of the relay's table: the next viewer dials
+// a new one.
+func (h *hub) markDead() {
+	h.r.mu.Lock()
+	if h.r.hubs[h.comp.Name] == h {
+		delete(h.r.hubs, h.comp.Name)
+	}
+	h.r.mu.Unlock()
+	h.mu.Lock()
+	h.dead = true
+	if h.linger != nil {
+		h.linger.Stop()
+	}
+	h.mu.Unlock()
+}
+
+// leave counts one viewer fewer (and forgets sv, if it was added); the
+// last one starts the linger timer.
+func (h *hub) leave(sv *shareViewer) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if sv != nil {
+		delete(h.viewers, sv)
+	}
+	h.refs--
+	if h.refs > 0 || h.dead {
+		return
+	}
+	linger := h.r.cfg.ShareLinger
+	h.linger = time.AfterFunc(linger, func() {
+		h.r.mu.Lock()
+		h.mu.Lock()
+		idle := h.refs == 0 && !h.dead
+		if idle {
+			h.dead = true
+			if h.r.hubs[h.comp.Name] == h {
+				delete(h.r.hubs, h.comp.Name)
+			}
+		}
+		h.mu.Unlock()
+		h.r.mu.Unlock()
+		if idle && h.conn != nil {
+			h.log.Info("rfbgate: closing the shared connection: no viewer", "after", linger)
+			h.conn.Close()
+		}
+	})
+}
+
+// add registers sv for shared updates.
+func (h *hub) add(sv *shareViewer) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.dead {
+		return false
+	}
+	h.viewers[sv] = struct{}{}
+	return true
+}
+
+// send writes one whole client message to Xvnc.
+func (h *hub) send(msg []byte) error {
+	h.wmu.Lock()
+	defer h.wmu.Unlock()
+	h.conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	_, err := h.conn.Write(msg)
+	return err
+}
+
+// setEncodings sends the hub's encodings to Xvnc with the JPEG quality
+// and compression levels of the viewer that sent SetEncodings last (the
+// levels are the computer's: every viewer gets what the latest asked
+// for), and the first time asks for the whole screen.
+func (h *hub) setEncodings(viewer []int32) {
+	list := append([]int32(nil), hubEncodings...)
+	quality := 0
+	for _, e := range viewer {
+		if (e >= encodingQualityLevel0 && e <= encodingQualityLevel9) || (e >= encodingCompressLevel0 && e <= encodingCompressLevel9) {
+			list = append(list, e)
+		}
+		if e >= encodingQualityLevel0 && e <= encodingQualityLevel9 && quality == 0 {
+			quality = framebuffer.JPEGQuality(int(e - encodingQualityLevel0))
+		}
+	}
+	h.fbMu.Lock()
+	h.jpegQ = quality
+	h.fbMu.Unlock()
+	msg := binary.BigEndian.AppendUint16([]byte{MsgSetEncodings, 0}, uint16(len(list)))
+	for _, e := range list {
+		msg = binary.BigEndian.AppendUint32(msg, uint32(e))
+	}
+	h.encMu.Lock()
+	defer h.encMu.Unlock()
+	if string(msg) == string(h.encSent) {
+		return
+	}
+	first := h.encSent == nil
+	h.encSent = msg
+	if first {
+		msg = append(msg, h.request(false)...)
+		// Prime even if Xvnc never paints the whole screen (an idle
+		// desktop answers with what it has).
+		time.AfterFunc(2*time.Second, h.prime)
+	}
+	if err := h.send(msg); err != nil {
+		h.log.Info("rfbgate: writing to the VNC server", "err", err)
+	}
+}
+
+// request is a FramebufferUpdateRequest for the whole screen.
+func (h *hub) request(incremental bool) []byte {
+	inc := byte(0)
+	if incremental {
+		inc = 1
+	}
+	h.fbMu.Lock()
+	w, ht := h.fb.Width(), h.fb.Height()
+	h.fbMu.Unlock()
+	return []byte{MsgFramebufferUpdateReq, inc, 0, 0, 0, 0, byte(w >> 8), byte(w), byte(ht >> 8), byte(ht)}
+}
+
+// prime lets viewers have their first frame: the framebuffer holds the
+// computer's screen (or Xvnc was given time to send it).
+func (h *hub) prime() {
+	h.fbMu.Lock()
+	defer h.fbMu.Unlock()
+	h.primeLocked()
+}
+
+func (h *hub) primeLocked() {
+	if !h.isPrimed {
+		h.isPrimed = true
+		close(h.primed)
+	}
+}
+
+// run reads Xvnc's stream until it ends, then ends every viewer.
+func (h *hub) run() {
+	up := newUpstream(h.conn)
+	h.tee = &captureReader{src: h.conn}
+	dec := framebuffer.NewDecoder(h.tee, h.fb, framebuffer.Limits{})
+	dec.OnRect = h.onRect
+	dec.OnPseudo = h.onPseudo
+	var err error
+	for {
+		if dec.Buffered() == 0 {
+			if err = up.wait(); err != nil {
+				break
+			}
+		}
+		h.fbMu.Lock()
+		var m framebuffer.Message
+		m, err = dec.Next()
+		if err == nil {
+			h.message(m, dec.Offset())
+		}
+		h.fbMu.Unlock()
+		if err != nil {
+			break
+		}
+		if m.Type == framebuffer.MsgFramebufferUpdate {
+			if err = h.send(h.request(true)); err != nil {
+				break
+			}
+		}
+	}
+	h.markDead()
+	code, reason := websocket.StatusGoingAway, reasonServerEnded
+	switch {
+	case errors.Is(err, framebuffer.ErrDecode):
+		h.log.Warn("rfbgate: closing the computer's viewers on a server message glass cannot decode", "err", err)
+		code, reason = websocket.StatusInternalError, reasonServerUnframe
+	case !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed):
+		h.log.Info("rfbgate: reading the VNC server", "err", err)
+	}
+	h.conn.Close()
+	h.mu.Lock()
+	vs := make([]*shareViewer, 0, len(h.viewers))
+	for sv := range h.viewers {
+		vs = append(vs, sv)
+	}
+	h.mu.Unlock()
+	for _, sv := range vs {
+		sv.v.end(code, reason)
+	}
+}
+
+// onRect adds a decoded rectangle to the update being built: as Xvnc sent
+// it if it is stateless and still captured, else encoded again from the
+// framebuffer (which holds exactly the state after this rectangle, so a
+// later CopyRect in the same update copies what it should).
+func (h *hub) onRect(rc framebuffer.Rect) {
+	defer h.tee.release(rc.End)
+	h.curDmg = append(h.curDmg, shareRect{rc.X, rc.Y, rc.W, rc.H})
+	if !h.isPrimed {
+		h.painted += rc.W * rc.H
+		if h.painted >= h.fb.Width()*h.fb.Height() {
+			h.primeLocked()
+		}
+	}
+	switch rc.Kind {
+	case framebuffer.KindCopyRect, framebuffer.KindTightFill, framebuffer.KindTightJPEG:
+		if b, ok := h.tee.bytes(rc.Start, rc.End); ok {
+			h.cur = append(h.cur, b...)
+			h.curRects++
+			h.curKinds.count(rectKind(rc.Kind))
+			return
+		}
+	}
+	before := h.enc.Counts()
+	var n int
+	var err error
+	h.cur, n, err = h.enc.AppendTight(h.cur, h.fb, rc.X, rc.Y, rc.W, rc.H)
+	if err != nil { // the decoder checked the rectangle is inside
+		h.log.Error("rfbgate: re-encoding a rectangle", "err", err)
+		return
+	}
+	h.curRects += n
+	after := h.enc.Counts()
+	for k := range after {
+		h.curKinds[k] += after[k] - before[k]
+	}
+}
+
+// onPseudo passes a resize on to the viewers, as DesktopSize (which every
+// viewer of the shared log must take), and keeps the screen layout of an
+// ExtendedDesktopSize for viewers that list it.
+func (h *hub) onPseudo(rc framebuffer.Rect) {
+	defer h.tee.release(rc.End)
+	switch rc.Encoding {
+	case encodingDesktopSize, encodingExtendedDesktop:
+	default:
+		return
+	}
+	if rc.Encoding == encodingExtendedDesktop {
+		if b, ok := h.tee.bytes(rc.Start, rc.End); ok {
+			h.screens = append(h.screens[:0], b...)
+			binary.BigEndian.PutUint16(h.screens[0:2], 0) // reason: the server's own change, status 0
+			binary.BigEndian.PutUint16(h.screens[2:4], 0)
+		}
+	}
+	if rc.Encoding == encodingExtendedDesktop && rc.X == 1 && rc.Y != 0 {
+		return // Xvnc refused a viewer's resize: nothing changed
+	}
+	h.resized = true
+	h.curDmg = append(h.curDmg[:0], shareRect{0, 0, h.fb.Width(), h.fb.Height()})
+	h.cur = appendDesktopSize(h.cur, h.fb.Width(), h.fb.Height())
+	h.curRects++
+}
+
+// appendDesktopSize appends a DesktopSize pseudo-rectangle.
+func appendDesktopSize(b []byte, w, h int) []byte {
+	b = append(b, 0, 0, 0, 0, byte(w>>8), byte(w), byte(h>>8), byte(h))
+	return appendInt32(b, encodingDesktopSize)
+}
+
+// message publishes what a decoded server message gives the viewers.
+func (h *hub) message(m framebuffer.Message, end int64) {
+	b, captured := h.tee.bytes(m.Offset, end)
+	defer h.tee.release(end)
+	switch m.Type {
+	case framebuffer.MsgFramebufferUpdate:
+		if h.curRects > 0 {
+			h.publish()
+		}
+		h.cur, h.curRects, h.curDmg, h.curKinds, h.resized = h.cur[:0], 0, h.curDmg[:0], rectCounts{}, false
+	case framebuffer.MsgBell:
+		h.broadcast([]byte{srvBell}, func(*shareViewer) bool { return true })
+	case framebuffer.MsgServerCutText:
+		if !captured {
+			h.log.Warn("rfbgate: server cut text too large to pass on; dropped", "bytes", end-m.Offset)
+			h.clip.r.clips.forget(h.comp.Name)
+			return
+		}
+		h.cutText(b)
+	}
+}
+
+// publish makes the update built so far the next shared update and
+// offers it to every viewer.
+func (h *hub) publish() {
+	n := len(h.cur)
+	hdr := []byte{srvFramebufferUpdate, 0, 0, 0}
+	if h.curRects < 0xffff {
+		binary.BigEndian.PutUint16(hdr[2:], uint16(h.curRects))
+	} else { // too many for the count: end with LastRect
+		binary.BigEndian.PutUint16(hdr[2:], 0xffff)
+		n += 12
+	}
+	b := make([]byte, 0, 4+n)
+	b = append(append(b, hdr...), h.cur...)
+	if h.curRects >= 0xffff {
+		b = append(b, 0, 0, 0, 0, 0, 0, 0, 0)
+		b = appendInt32(b, encodingLastRect)
+	}
+	u := &shareUpdate{b: b, kinds: h.curKinds, resized: h.resized}
+	u.dmg = append([]shareRect(nil), h.curDmg...)
+	h.version++
+	h.mu.Lock()
+	for sv := range h.viewers {
+		sv.offer(u)
+	}
+	h.mu.Unlock()
+}
+
+// broadcast queues a control message (bell, cut text) for the viewers
+// want allows, ahead of their updates; the others count it withheld.
+func (h *hub) broadcast(msg []byte, want func(*shareViewer) bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for sv := range h.viewers {
+		if want(sv) {
+			sv.control(msg)
+		} else {
+			sv.v.withheld.Add(1)
+		}
+	}
+}
+
+// cutText passes a ServerCutText on: the extended clipboard's capabilities
+// to every viewer that uses it (and later to each joining one), anything
+// else only to the keyboard's holder (to its viewers that read that form);
+// glass's clipboard keeper sees every one.
+func (h *hub) cutText(msg []byte) {
+	l := int64(int32(binary.BigEndian.Uint32(msg[4:8])))
+	ext := l < 0
+	var flags uint32
+	payload := msg[8:]
+	if ext {
+		if len(payload) < 4 {
+			return
+		}
+		flags = binary.BigEndian.Uint32(payload[:4])
+		payload = payload[4:]
+	}
+	if ext && flags&clipboardCaps != 0 {
+		h.clipCaps = append(h.clipCaps[:0], msg...)
+		cp := append([]byte(nil), msg...)
+		h.broadcast(cp, func(sv *shareViewer) bool { return sv.extClip() && sv.started() })
+		return
+	}
+	holder := false
+	want := func(sv *shareViewer) bool {
+		ok := sv.v.gate.HasKeyboard() && (!ext || sv.extClip())
+		holder = holder || ok
+		return ok
+	}
+	h.broadcast(append([]byte(nil), msg...), want)
+	h.clip.cutBegin(ext, flags, int64(len(payload)), holder)
+	h.clip.cutData(payload)
+	h.clip.cutEnd()
+}
+
+// serverInit is the ServerInit a viewer of the hub gets: the current size,
+// noVNC's pixel format (the hub's), Xvnc's name.
+func (h *hub) serverInit() *ServerInit {
+	h.fbMu.Lock()
+	w, ht := h.fb.Width(), h.fb.Height()
+	h.fbMu.Unlock()
+	raw := append([]byte(nil), h.init.Raw...)
+	binary.BigEndian.PutUint16(raw[0:], uint16(w))
+	binary.BigEndian.PutUint16(raw[2:], uint16(ht))
+	pf := framebuffer.NoVNCFormat.Bytes()
+	copy(raw[4:20], pf[:])
+	return &ServerInit{Width: uint16(w), Height: uint16(ht), Name: h.init.Name, Raw: raw}
+}
+
+// fullFrameLocked returns the whole framebuffer as Tight rectangles,
+// encoded at most once per version (under fbMu).
+func (h *hub) fullFrameLocked() *fullFrame {
+	f := &h.full
+	w, ht := h.fb.Width(), h.fb.Height()
+	if f.valid && f.version == h.version && f.w == w && f.h == ht && f.jpegQ == h.jpegQ {
+		return f
+	}
+	before := h.enc.Counts()
+	h.enc.SetJPEG(h.jpegQ)
+	b, n, err := h.enc.AppendTight(nil, h.fb, 0, 0, w, ht)
+	h.enc.SetJPEG(0)
+	if err != nil {
+		h.log.Error("rfbgate: encoding the whole screen", "err", err)
+	}
+	after := h.enc.Counts()
+	*f = fullFrame{version: h.version, valid: true, w: w, h: ht, jpegQ: h.jpegQ, b: b, rects: n}
+	for k := range after {
+		f.kinds[k] = after[k] - before[k]
+	}
+	return f
+}
+
+// String names the hub in errors.
+func (h *hub) String() string { return fmt.Sprintf("hub %s", h.comp.Name) }

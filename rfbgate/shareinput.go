@@ -1,0 +1,127 @@
+package rfbgate
+
+import (
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/wirebench/wirebench/internal/framebuffer"
+)
+
+// shareInput is a shared viewer's side towards the computer: it takes what
+// the viewer's gate lets through, whole message by whole message (the
+// hub's connection is every viewer's, so no message may be split), keeps
+// for the hub what concerns the viewer's own screen (pixel format,
+// encodings, update requests, continuous updates, fences) and writes the
+// rest (input, clipboard, desktop size) to the computer.
+type shareInput struct {
+	sv  *shareViewer
+	p   *parser
+	msg []byte // the message being gathered (at most a cut text's limit)
+}
+
+// closeError is a write to the computer that the viewer must be closed
+// for, with this status and reason.
+type closeError struct {
+	code   websocket.StatusCode
+	reason string
+}
+
+func (e *closeError) Error() string { return e.reason }
+
+func newShareInput(sv *shareViewer, lim Limits) *shareInput {
+	return &shareInput{sv: sv, p: newParser(lim)}
+}
+
+// Write takes gate output: every message it completes is kept or sent.
+func (s *shareInput) Write(b []byte) (int, error) {
+	in := b
+	for {
+		n, ev, body, err := s.p.Step(in)
+		in = in[n:]
+		if err != nil { // the gate parsed these bytes already
+			return len(b) - len(in), err
+		}
+		switch ev {
+		case evNeedMore:
+			return len(b), nil
+		case evHeader:
+			s.msg = append(s.msg[:0], s.p.Header()...)
+		case evBody:
+			s.msg = append(s.msg, body...)
+		case evEnd:
+			if err := s.route(s.msg); err != nil {
+				return len(b) - len(in), err
+			}
+		}
+	}
+}
+
+// SetWriteDeadline is the hub's: each message is written with its own.
+func (s *shareInput) SetWriteDeadline(time.Time) error { return nil }
+
+// Close does nothing: the hub's connection outlives its viewers.
+func (s *shareInput) Close() error { return nil }
+
+// route keeps or sends one whole message.
+func (s *shareInput) route(msg []byte) error {
+	sv := s.sv
+	switch msg[0] {
+	case MsgSetPixelFormat:
+		if _, err := framebuffer.ParsePixelFormat(msg[4:20]); err != nil {
+			return &closeError{websocket.StatusUnsupportedData, truncateReason("the shared view serves noVNC's pixel format only: " + err.Error())}
+		}
+		return nil
+	case MsgSetEncodings:
+		return s.encodings(msg)
+	case MsgFramebufferUpdateReq:
+		sv.mu.Lock()
+		if msg[1] == 0 && sv.start { // a whole new screen asked for
+			sv.owedAll = true
+			sv.synced = false
+		}
+		sv.start, sv.asked = true, true
+		sv.mu.Unlock()
+		sv.poke()
+		return nil
+	case MsgEnableContinuousUpdates, MsgClientFence:
+		return nil // never offered: the hub sends updates as they come
+	}
+	if err := sv.h.send(msg); err != nil {
+		return err
+	}
+	return nil
+}
+
+// encodings records what the viewer's SetEncodings lists; the first
+// viewer's also sets the computer's levels.
+func (s *shareInput) encodings(msg []byte) error {
+	var c shareCaps
+	list := make([]int32, 0, (len(msg)-4)/4)
+	for i := 4; i+4 <= len(msg); i += 4 {
+		e := int32(binary.BigEndian.Uint32(msg[i:]))
+		list = append(list, e)
+		switch e {
+		case encodingTight:
+			c.tight = true
+		case encodingCopyRect:
+			c.copyRect = true
+		case encodingExtendedDesktop:
+			c.extDesktop = true
+		case encodingQEMUExtendedKey:
+			c.qemuKey = true
+		case encodingExtendedClipboard:
+			c.extClipboard = true
+		}
+	}
+	s.sv.mu.Lock()
+	s.sv.caps = c
+	s.sv.private = !c.tight || !c.copyRect
+	s.sv.mu.Unlock()
+	s.sv.h.setEncodings(list)
+	return nil
+}
+
+// String names the input in errors.
+func (s *shareInput) String() string { return fmt.Sprintf("shared input of %s", s.sv.v.surface) }

@@ -1,0 +1,122 @@
+package rfbgate
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// serveShared runs one viewer of a computer's hub to its end: the same
+// gate, leases, pings and close rules as a viewer with its own connection
+// (serveViewer), but its screen comes from the hub's shared log and its
+// input goes whole into the hub's connection.
+func (r *Relay) serveShared(ctx context.Context, ws *websocket.Conn, raw net.Conn, remote string, comp Computer, surface, stream string, log *slog.Logger) {
+	h, ok := r.joinHub(ctx, ws, comp, log)
+	if !ok {
+		return
+	}
+	var sv *shareViewer
+	defer func() { h.leave(sv) }()
+
+	connCtx, connCancel := context.WithCancel(context.Background())
+	defer connCancel()
+	ws.SetReadLimit(maxClientMessage)
+	init := h.serverInit()
+	client := &clientStream{ws: ws}
+	hs := time.AfterFunc(r.cfg.HandshakeTimeout, func() { ws.CloseNow() })
+	err := serveClientHandshake(client, init)
+	if !hs.Stop() && err == nil {
+		err = fmt.Errorf("not done within %v", r.cfg.HandshakeTimeout)
+	}
+	if err != nil {
+		log.Info("rfbgate: browser handshake failed", "err", err)
+		ws.CloseNow()
+		return
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	v := &viewer{r: r, agent: comp.Name, surface: surface, stream: stream, gate: NewGate(r.cfg.Limits), cancel: cancel,
+		ws: ws, raw: raw, remote: remote, opened: time.Now()}
+	v.rtt.Store(-1)
+	sv = newShareViewer(v, h, int(init.Width), int(init.Height))
+	v.share = sv
+	v.server = newShareInput(sv, r.cfg.Limits)
+	if !h.add(sv) {
+		ws.Close(websocket.StatusGoingAway, reasonServerEnded)
+		return
+	}
+	r.addViewer(v)
+	log.Info("rfbgate: viewer open", "role", v.role(), "remote", remote, "width", init.Width, "height", init.Height, "shared", true)
+
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { // the shared log to the browser
+		defer wg.Done()
+		v.pumpShared(cctx, sv)
+	}()
+	go func() { // client to the hub: through the gate
+		defer wg.Done()
+		v.pumpClient(client)
+	}()
+	go func() {
+		defer wg.Done()
+		v.pingLoop(cctx, connCtx)
+	}()
+	<-cctx.Done()
+	if r.ctx.Err() != nil {
+		v.end(websocket.StatusGoingAway, reasonShutdown)
+	}
+	role := v.role()
+	v.releaseOnClose()
+	by, code, reason := v.closeStatus()
+	sent := v.closeViewer(code, reason)
+	connCancel()
+	wg.Wait()
+	log.Info("rfbgate: viewer closed", "role", role, "remote", remote, "by", by, "code", int(code), "reason", reason, "close_sent", sent,
+		"duration", time.Since(v.opened).Round(time.Millisecond), "bytes_to_viewer", v.toViewer.Load(), "bytes_to_computer", v.toComputer.Load(),
+		"skipped_updates", sv.skipped.Load(), "shared", true)
+	r.removeViewer(v, code)
+}
+
+// pumpShared writes the viewer's queue to the browser: each item in
+// messages of what the browser's socket can take (as pumpServer does, so a
+// slow link keeps few bytes unsent, and the rest waits in the queue, where
+// it can be skipped), until the viewer ends.
+func (v *viewer) pumpShared(ctx context.Context, sv *shareViewer) {
+	v.stall = time.AfterFunc(time.Hour, v.stalled)
+	v.stall.Stop()
+	defer v.stall.Stop()
+	down := newDownstream(v.raw)
+	var counts rectCounts
+	for {
+		items, ok := sv.next(ctx.Done())
+		if !ok {
+			return
+		}
+		for _, it := range items {
+			for off := 0; off < len(it.b); {
+				room, ok := v.waitRoom(down)
+				if !ok {
+					return
+				}
+				n := min(room, len(it.b)-off)
+				if !v.sendBatch(it.b[off : off+n]) {
+					return
+				}
+				off += n
+			}
+			sv.written(it)
+			if it.kinds != nil {
+				for k, n := range it.kinds {
+					counts[k] += n
+				}
+				v.rects.store(&counts)
+			}
+		}
+	}
+}
