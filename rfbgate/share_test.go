@@ -17,22 +17,23 @@ import (
 	"github.com/wirebench/wirebench/internal/xpaint"
 )
 
-// shareMode is one way glass can serve a crowd: configure sets it in a
+// crowdMode is one way glass can serve a crowd: configure sets it in a
 // Config, shared says whether every viewer is to share one Xvnc
 // connection.
-type shareMode struct {
+type crowdMode struct {
 	name      string
 	configure func(*Config)
 	shared    bool
 }
 
-// shareModes are the modes TestShareCrowd runs in.
-var shareModes = []shareMode{
-	{name: "per-viewer", configure: func(*Config) {}, shared: false},
+// crowdModes are the modes TestShareCrowd runs in.
+var crowdModes = []crowdMode{
+	{name: "shared", configure: func(c *Config) { c.PerViewerUpstream = false }, shared: true},
+	{name: "per-viewer", configure: func(c *Config) { c.PerViewerUpstream = true }, shared: false},
 }
 
-// shareQueueMax bounds a paused viewer's queue in shared mode.
-const shareQueueMax = 1 << 20
+// crowdQueueMax bounds a paused viewer's queue in shared mode.
+const crowdQueueMax = 1 << 20
 
 // TestShareCrowd, from the outside: a real Xvnc with the xpaint damage
 // generator painting in it, and a crowd of rfbviewer viewers through the
@@ -45,12 +46,12 @@ const shareQueueMax = 1 << 20
 // paused viewer's queued_bytes (status API) stayed within 1 MiB; in
 // per-viewer mode it saw one a viewer.
 func TestShareCrowd(t *testing.T) {
-	for _, m := range shareModes {
-		t.Run(m.name, func(t *testing.T) { shareCrowd(t, m) })
+	for _, m := range crowdModes {
+		t.Run(m.name, func(t *testing.T) { runCrowd(t, m) })
 	}
 }
 
-func shareCrowd(t *testing.T, mode shareMode) {
+func runCrowd(t *testing.T, mode crowdMode) {
 	xv := startXvnc(t, testPassword)
 	xp, err := xpaint.Dial(strconv.Itoa(xv.Display))
 	if err != nil {
@@ -70,7 +71,7 @@ func shareCrowd(t *testing.T, mode shareMode) {
 	tr := newTestRelay(t, cfg)
 
 	ref := directViewer(t, xv.Addr)
-	crowd := []*shareViewer{openShareViewer(t, tr, "s0"), openShareViewer(t, tr, "s1"), openShareViewer(t, tr, "s2")}
+	crowd := []*crowdViewer{openCrowdViewer(t, tr, "s0"), openCrowdViewer(t, tr, "s1"), openCrowdViewer(t, tr, "s2")}
 	for _, v := range crowd {
 		waitFull(t, v.v, v.name)
 	}
@@ -87,7 +88,7 @@ func shareCrowd(t *testing.T, mode shareMode) {
 	paused.v.Pause()
 	// its queue, read from the status API until it resumes
 	var qmu sync.Mutex
-	var queued []viewerQueueStatus
+	var queued []crowdQueueStatus
 	pollDone := make(chan struct{})
 	pollStop := make(chan struct{})
 	go func() {
@@ -98,7 +99,7 @@ func shareCrowd(t *testing.T, mode shareMode) {
 				return
 			case <-time.After(50 * time.Millisecond):
 			}
-			q, err := shareStatus(tr, paused.stream)
+			q, err := crowdStatus(tr, paused.stream)
 			qmu.Lock()
 			if err != nil {
 				q.err = err
@@ -108,7 +109,7 @@ func shareCrowd(t *testing.T, mode shareMode) {
 		}
 	}()
 	waitFrames(t, dmg, 30)
-	late := openShareViewer(t, tr, "late")
+	late := openCrowdViewer(t, tr, "late")
 	waitFull(t, late.v, late.name)
 	crowd = append(crowd, late)
 	waitFrames(t, dmg, 60)
@@ -140,7 +141,7 @@ func shareCrowd(t *testing.T, mode shareMode) {
 	if ds.Handshakes != want1 {
 		t.Errorf("%s: glass made %d handshakes with Xvnc for %d viewers, want %d (dial stats %+v)", mode.name, ds.Handshakes, len(crowd), want1, ds)
 	}
-	var most int64
+	var most, skipped int64
 	known := 0
 	for _, q := range queued {
 		if q.err != nil {
@@ -148,29 +149,29 @@ func shareCrowd(t *testing.T, mode shareMode) {
 		}
 		if q.ok {
 			known++
-			most = max(most, q.queued)
+			most, skipped = max(most, q.queued), q.skipped
 		}
 	}
-	t.Logf("%s: the paused viewer's queued_bytes read %d times (%d with the field), at most %d", mode.name, len(queued), known, most)
+	t.Logf("%s: the paused viewer's queued_bytes read %d times (%d with the field), at most %d; it skipped %d updates", mode.name, len(queued), known, most, skipped)
 	if mode.shared {
 		if known == 0 {
 			t.Fatalf("shared mode: the status API never reported the paused viewer's queued_bytes (%d reads)", len(queued))
 		}
-		if most > shareQueueMax {
-			t.Errorf("shared mode: the paused viewer's queued_bytes reached %d, more than %d", most, shareQueueMax)
+		if most > crowdQueueMax {
+			t.Errorf("shared mode: the paused viewer's queued_bytes reached %d, more than %d", most, crowdQueueMax)
 		}
 	}
 }
 
-// shareViewer is an rfbviewer viewer through the relay.
-type shareViewer struct {
+// crowdViewer is an rfbviewer viewer through the relay.
+type crowdViewer struct {
 	name   string
 	v      *rfbviewer.Viewer
 	stream string
 }
 
-// openShareViewer opens a viewer of computer "a" on surface name.
-func openShareViewer(t *testing.T, tr *testRelay, name string) *shareViewer {
+// openCrowdViewer opens a viewer of computer "a" on surface name.
+func openCrowdViewer(t *testing.T, tr *testRelay, name string) *crowdViewer {
 	t.Helper()
 	tk, err := tr.Watch("a", name)
 	if err != nil {
@@ -193,7 +194,7 @@ func openShareViewer(t *testing.T, tr *testRelay, name string) *shareViewer {
 		ws.CloseNow()
 		<-v.Done()
 	})
-	return &shareViewer{name: name, v: v, stream: streamID(tk.Token)}
+	return &crowdViewer{name: name, v: v, stream: streamID(tk.Token)}
 }
 
 // directViewer is an rfbviewer viewer straight to Xvnc at addr (VNC
@@ -281,19 +282,19 @@ func waitPixels(t *testing.T, v *rfbviewer.Viewer, want []byte, name string) {
 	}
 }
 
-// viewerQueueStatus is one read of a viewer's queue from the status API.
-type viewerQueueStatus struct {
+// crowdQueueStatus is one read of a viewer's queue from the status API.
+type crowdQueueStatus struct {
 	queued, skipped int64
 	ok              bool // the fields were there
 	err             error
 }
 
-// shareStatus reads GET /v1/computers/a and returns the queue of the
+// crowdStatus reads GET /v1/computers/a and returns the queue of the
 // viewer on stream.
-func shareStatus(tr *testRelay, stream string) (viewerQueueStatus, error) {
+func crowdStatus(tr *testRelay, stream string) (crowdQueueStatus, error) {
 	resp, err := http.Get(tr.srv.URL + "/v1/computers/a")
 	if err != nil {
-		return viewerQueueStatus{}, err
+		return crowdQueueStatus{}, err
 	}
 	defer resp.Body.Close()
 	var st struct {
@@ -304,15 +305,15 @@ func shareStatus(tr *testRelay, stream string) (viewerQueueStatus, error) {
 		} `json:"viewers"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-		return viewerQueueStatus{}, fmt.Errorf("GET /v1/computers/a: status %d: %v", resp.StatusCode, err)
+		return crowdQueueStatus{}, fmt.Errorf("GET /v1/computers/a: status %d: %v", resp.StatusCode, err)
 	}
 	for _, v := range st.Viewers {
 		if v.Stream == stream {
 			if v.Queued == nil || v.Skipped == nil {
-				return viewerQueueStatus{}, nil
+				return crowdQueueStatus{}, nil
 			}
-			return viewerQueueStatus{queued: *v.Queued, skipped: *v.Skipped, ok: true}, nil
+			return crowdQueueStatus{queued: *v.Queued, skipped: *v.Skipped, ok: true}, nil
 		}
 	}
-	return viewerQueueStatus{}, fmt.Errorf("GET /v1/computers/a: no viewer on stream %s among %d", stream, len(st.Viewers))
+	return crowdQueueStatus{}, fmt.Errorf("GET /v1/computers/a: no viewer on stream %s among %d", stream, len(st.Viewers))
 }
