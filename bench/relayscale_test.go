@@ -73,6 +73,7 @@ type scaleRow struct {
 	xvncCPU, glassCP float64 // CPU-s over secs
 	bytes, updates   int64   // to all viewers over secs
 	slowest          float64 // the slowest viewer's updates/s
+	rss              int64   // glass's resident set at the window's end
 }
 
 func (r scaleRow) mb() float64                { return float64(r.bytes) / 1e6 }
@@ -215,6 +216,7 @@ func scaleMode(b *testing.B, res *scaleResult, mode, bin string, x *peertest.Xvn
 			b.ReportMetric(row.glassPer100MB(), "glass-CPU-s/100MB")
 			b.ReportMetric(row.bytesPerViewer(), "B/viewer")
 			b.ReportMetric(row.updatesPerViewerS(), "updates/s/viewer")
+			b.ReportMetric(float64(row.rss)/1e6, "glass-RSS-MB")
 		})
 		b.Logf("%s, %d viewers: %d frames in %.1f s; Xvnc %.2f CPU-s, glass %.2f CPU-s; %.1f MB delivered; %.2f updates/s a viewer (slowest %.2f)",
 			mode, n, row.frames, row.secs, row.xvncCPU, row.glassCP, row.mb(), row.updatesPerViewerS(), row.slowest)
@@ -259,7 +261,7 @@ func scaleWindow(b *testing.B, c *crowd, xp *xpaint.Conn, gpid, xpid int, window
 		}
 	}
 	return scaleRow{secs: secs, frames: d.Frames(), xvncCPU: x1 - x0, glassCP: g1 - g0,
-		bytes: s1.bytes - s0.bytes, updates: s1.updates - s0.updates, slowest: slowest}
+		bytes: s1.bytes - s0.bytes, updates: s1.updates - s0.updates, slowest: slowest, rss: procRSS(b, gpid)}
 }
 
 // lateJoiners opens k viewers one after another while the damage runs,
@@ -386,11 +388,11 @@ func (res *scaleResult) table() string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "\nRelay scale: Xvnc %dx%d, xpaint damage at %d frames/s (seed %d), %v a size; rfbviewer viewers, lossless\n\n",
 		crowdWidth, crowdHeight, crowdFPS, crowdSeed, res.params.window)
-	fmt.Fprintln(&s, "| mode | viewers | frames | s | Xvnc CPU-s | glass CPU-s | glass CPU-s/100MB | glass CPU-s/viewer | MB/viewer | updates/s/viewer | slowest updates/s |")
-	fmt.Fprintln(&s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(&s, "| mode | viewers | frames | s | Xvnc CPU-s | glass CPU-s | glass CPU-s/100MB | glass CPU-s/viewer | MB/viewer | updates/s/viewer | slowest updates/s | glass RSS MB |")
+	fmt.Fprintln(&s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range res.rows {
-		fmt.Fprintf(&s, "| %s | %d | %d | %.1f | %.2f | %.2f | %.3f | %.4f | %.2f | %.2f | %.2f |\n",
-			r.mode, r.n, r.frames, r.secs, r.xvncCPU, r.glassCP, r.glassPer100MB(), r.glassPerViewer(), r.bytesPerViewer()/1e6, r.updatesPerViewerS(), r.slowest)
+		fmt.Fprintf(&s, "| %s | %d | %d | %.1f | %.2f | %.2f | %.3f | %.4f | %.2f | %.2f | %.2f | %.0f |\n",
+			r.mode, r.n, r.frames, r.secs, r.xvncCPU, r.glassCP, r.glassPer100MB(), r.glassPerViewer(), r.bytesPerViewer()/1e6, r.updatesPerViewerS(), r.slowest, float64(r.rss)/1e6)
 	}
 	fmt.Fprintln(&s)
 	fmt.Fprintln(&s, "| mode | watching | late joiners | first full frame median | p99 | slowest |")
@@ -452,10 +454,15 @@ func (res *scaleResult) targets() []string {
 		if z, ok := res.row("shared", hi); ok {
 			ratio := z.xvncCPU / a.xvncCPU
 			out = append(out, fmt.Sprintf("- Xvnc CPU at %d viewers ÷ at %d (shared): %.2f (target ≤ 1.25): %s", hi, lo, ratio, verdict(ratio <= 1.25)))
+			// the added viewers' CPU over the bytes delivered to them
 			slope := (z.glassCP - a.glassCP) / (float64(z.bytes-a.bytes) / 1e8)
-			out = append(out, fmt.Sprintf("- glass CPU per added viewer (shared, %d to %d viewers): %.4f CPU-s per 100 MB delivered to them (target ≤ 0.05): %s", lo, hi, slope, verdict(slope <= 0.05)))
+			out = append(out, fmt.Sprintf("- glass CPU per added viewer (shared, %d to %d viewers: glass's added CPU-s over the added viewers' bytes): %.4f CPU-s per 100 MB (target ≤ 0.05): %s", lo, hi, slope, verdict(slope <= 0.05)))
 		}
 		if pv, ok := res.row("per-viewer", lo); ok {
+			if pz, ok := res.row("per-viewer", hi); ok {
+				out = append(out, fmt.Sprintf("- for comparison, per-viewer: Xvnc CPU at %d viewers ÷ at %d: %.2f; glass CPU per added viewer %.4f CPU-s per 100 MB",
+					hi, lo, pz.xvncCPU/pv.xvncCPU, (pz.glassCP-pv.glassCP)/(float64(pz.bytes-pv.bytes)/1e8)))
+			}
 			ratio := a.glassCP / pv.glassCP
 			out = append(out, fmt.Sprintf("- glass CPU at %d viewer, shared ÷ per-viewer: %.2f (target ≤ 2): %s", lo, ratio, verdict(ratio <= 2)))
 		}

@@ -149,7 +149,8 @@ func (d *Damage) Run(ctx context.Context, frames int) error {
 	return nil
 }
 
-// Start runs Run(frames) in the background (frames ≤ 0: until Stop).
+// Start runs Run(frames) in the background (frames ≤ 0: until Stop). A
+// Damage is started once.
 func (d *Damage) Start(frames int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	d.cancel, d.done = cancel, make(chan struct{})
@@ -168,8 +169,12 @@ func (d *Damage) Start(frames int) {
 	}()
 }
 
-// Wait waits for a Start to end by itself and returns its error.
+// Wait waits for a Start to end by itself and returns its error (nil
+// without a Start).
 func (d *Damage) Wait() error {
+	if d.done == nil {
+		return nil
+	}
 	<-d.done
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -180,7 +185,9 @@ func (d *Damage) Wait() error {
 // its error. When it returns the X server has drawn every frame painted
 // and nothing more is sent: the screen stays still.
 func (d *Damage) Stop() error {
-	d.cancel()
+	if d.cancel != nil {
+		d.cancel()
+	}
 	return d.Wait()
 }
 
