@@ -113,6 +113,7 @@ type scaleResult struct {
 	pauses []pauseResult
 	modes  []string
 	note   string
+	load0  string // /proc/loadavg's three averages at the start
 }
 
 // BenchmarkRelayScale: one real Xvnc (1024x768) with the xpaint damage
@@ -141,7 +142,7 @@ func BenchmarkRelayScale(b *testing.B) {
 	}
 	p := scaleParamsFromEnv(b)
 	bin := buildGlass(b)
-	res := &scaleResult{params: p}
+	res := &scaleResult{params: p, load0: loadAvg()}
 	hasFlag := glassHasFlag(b, bin, "per-viewer-upstream")
 	if hasFlag {
 		res.modes = []string{"shared", "per-viewer"}
@@ -501,10 +502,9 @@ func (res *scaleResult) report(table string) string {
 	if bin := os.Getenv("GLASS_BIN"); bin != "" {
 		commit += ", glass from " + filepath.Base(bin)
 	}
-	load, _ := os.ReadFile("/proc/loadavg")
 	var s strings.Builder
 	fmt.Fprintf(&s, "# Glass watched by a crowd: `make rfbgate-scale`\n\n")
-	fmt.Fprintf(&s, "Commit %s, %s, load before the run %s.\n", commit, time.Now().UTC().Format("2006-01-02 15:04 UTC"), strings.Join(strings.Fields(string(load))[:3], " "))
+	fmt.Fprintf(&s, "Commit %s, %s; load averages at the start of the run %s, at its end %s.\n", commit, time.Now().UTC().Format("2006-01-02 15:04 UTC"), res.load0, loadAvg())
 	fmt.Fprintf(&s, `
 BenchmarkRelayScale (bench/relayscale_test.go): one real Xvnc, the project's
 xpaint damage generator (scrolling text lines by CopyArea, a moving block, a
@@ -524,6 +524,15 @@ having stopped at Resume.
 	}
 	s.WriteString(table)
 	return s.String()
+}
+
+// loadAvg is /proc/loadavg's 1, 5 and 15 minute load averages.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
 }
 
 func TestMain(m *testing.M) {
