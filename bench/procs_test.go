@@ -54,20 +54,28 @@ func buildGlass(b *testing.B) string {
 	return glassBin
 }
 
+// Geometry of the Xvnc launchScaleXvnc starts (BenchmarkKeyToPixel's).
+const (
+	scaleWidth  = 640
+	scaleHeight = 480
+)
+
 // launchScaleXvnc starts Xvnc (peertest.LaunchXvnc: loopback only, VNC
 // authentication) with the scale benchmarks' screen; Stop ends it.
 func launchScaleXvnc(b *testing.B, pw string) *peertest.XvncServer {
 	return peertest.LaunchXvnc(b, pw, "-geometry", fmt.Sprintf("%dx%d", scaleWidth, scaleHeight), "-depth", "24")
 }
 
-// startGlass runs the glass binary for one computer, "scale".
-func startGlass(b *testing.B, bin, dir, xaddr, pw string) (addr string, pid int, stop func()) {
+// startGlass runs the glass binary for one computer, "scale", with the
+// extra flags.
+func startGlass(b *testing.B, bin, dir, xaddr, pw string, extra ...string) (addr string, pid int, stop func()) {
 	pwFile := filepath.Join(dir, "pw")
 	if err := os.WriteFile(pwFile, []byte(pw+"\n"), 0o600); err != nil {
 		b.Fatal(err)
 	}
 	addr = "127.0.0.1:" + strconv.Itoa(scaleFreePort(b))
-	cmd := exec.Command(bin, "-listen", addr, "-computer", "scale="+xaddr, "-password-file", "scale="+pwFile, "-dial-wait", "60s")
+	cmd := exec.Command(bin, "-listen", addr, "-computer", "scale="+xaddr, "-password-file", "scale="+pwFile, "-dial-wait", "120s")
+	cmd.Args = append(cmd.Args, extra...)
 	var logb testio.SyncBuffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &logb
 	if err := cmd.Start(); err != nil {
@@ -130,6 +138,35 @@ func procCPU(b *testing.B, pid int) float64 {
 		b.Fatalf("/proc/%d/stat: %q", pid, data)
 	}
 	return (ut + st) / 100 // USER_HZ
+}
+
+// procCPUns is a process's CPU time in seconds at nanosecond resolution:
+// the sum over its threads of /proc/PID/task/TID/schedstat's time on CPU
+// (procCPU's clock ticks are 10 ms, too coarse for a small window).
+// Threads that ended are not counted; Go's runtime keeps its threads.
+func procCPUns(b *testing.B, pid int) float64 {
+	dir := fmt.Sprintf("/proc/%d/task", pid)
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ns int64
+	for _, t := range tasks {
+		data, err := os.ReadFile(filepath.Join(dir, t.Name(), "schedstat"))
+		if err != nil {
+			continue // the thread ended meanwhile
+		}
+		f := strings.Fields(string(data))
+		if len(f) < 1 {
+			b.Fatalf("%s/%s/schedstat: %q", dir, t.Name(), data)
+		}
+		v, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			b.Fatalf("%s/%s/schedstat: %q", dir, t.Name(), data)
+		}
+		ns += v
+	}
+	return float64(ns) / 1e9
 }
 
 // procRSS is a process's resident set in bytes (/proc/PID/status VmRSS).

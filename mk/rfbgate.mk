@@ -23,11 +23,18 @@ rfbgate-bench:
 	$(GO) test -run '^$$' -bench 'BenchmarkGate|BenchmarkRelay|BenchmarkKeyToPixel' -benchmem ./bench/
 	$(GO) test -run '^$$' -bench 'BenchmarkServerFilter' -benchmem ./rfbgate/
 
-# The scale figures: 1, 50 and 200 viewers through glass (its own process)
-# to a real Xvnc; MB/s, glass and Xvnc CPU-s per 100 MB, glass RSS per viewer.
-# GLASS_BIN=path runs that glass binary instead of building ./cmd/glass.
+# The scale figures (issue 34): one real Xvnc (1024x768) with the xpaint
+# damage generator, glass (its own process) in its shared and its
+# -per-viewer-upstream modes in the same run, and 1, 10, 50 and 200
+# rfbviewer viewers decoding everything: Xvnc and glass CPU-s, bytes and
+# updates per viewer, late joiners' first full frame, one viewer paused.
+# Some 5-8 minutes; prints the table and writes it to
+# reports/rfbgate/scale.md (REPORT=file elsewhere). GLASS_BIN=path runs
+# that glass binary instead of building ./cmd/glass; SCALE_VIEWERS=1,10
+# SCALE_WINDOW=10s SCALE_JOINERS=30 SCALE_PAUSE=10s change the sizes.
 rfbgate-scale:
-	$(GO) test -run '^$$' -bench 'BenchmarkRelayScale' -benchtime 3s ./bench/
+	RFBGATE_SCALE=1 SCALE_REPORT="$(abspath $(or $(REPORT),reports/rfbgate/scale.md))" \
+		$(GO) test -run '^$$' -bench '^BenchmarkRelayScale$$' -benchtime 1x -timeout 30m ./bench/
 
 # What a viewer costs, glass against websockify, on the real workload
 # (internal/workload in a real Xvnc, noVNC in headless Chromium): bytes and

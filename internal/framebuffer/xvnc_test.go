@@ -11,6 +11,7 @@ import (
 
 	"github.com/wirebench/wirebench/internal/framebuffer"
 	"github.com/wirebench/wirebench/internal/peertest"
+	"github.com/wirebench/wirebench/internal/xpaint"
 	"github.com/wirebench/wirebench/rfbgate"
 )
 
@@ -171,9 +172,22 @@ var pseudo = []int32{framebuffer.EncodingDesktopSize, framebuffer.EncodingExtend
 
 func TestAgainstXvnc(t *testing.T) {
 	x := peertest.StartXvnc(t, "fbpass1", "-geometry", fmt.Sprintf("%dx%d", xvncW, xvncH), "-depth", "24")
-	painter := dialX11(t, x.Display)
+	painter, err := xpaint.Dial(x.Display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { painter.Close() })
+	paint := func(t *testing.T, rgb []byte, x, y, w, h int) {
+		t.Helper()
+		if err := painter.PutImage(rgb, x, y, w, h); err != nil {
+			t.Fatal(err)
+		}
+		if err := painter.Sync(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	want := screenPicture()
-	painter.paint(t, want, 0, 0, xvncW, xvncH)
+	paint(t, want, 0, 0, xvncW, xvncH)
 
 	raw := dialRFB(t, x.Addr, "fbpass1", framebuffer.EncodingRaw)
 	ref := settledScreen(t, raw)
@@ -256,10 +270,10 @@ func TestAgainstXvnc(t *testing.T) {
 
 			// Then a change: a copy within the screen (CopyRect) and a new
 			// patch, sent incrementally on the same zlib streams.
-			t.Cleanup(func() { painter.paint(t, want, 0, 0, xvncW, xvncH) }) // the next run starts from the picture
-			painter.copyArea(t, 20, 10, 200, 150, 160, 120)
+			t.Cleanup(func() { paint(t, want, 0, 0, xvncW, xvncH) }) // the next run starts from the picture
+			painter.CopyArea(20, 10, 200, 150, 160, 120)
 			patch := screenPicture()[:3*60*40]
-			painter.paint(t, patch, 300, 250, 60, 40)
+			paint(t, patch, 300, 250, 60, 40)
 			ref = settledScreen(t, raw)
 			before := st
 			for i := 0; string(fb.Pix()) != string(ref); i++ {
