@@ -66,6 +66,9 @@ func launchScaleXvnc(b *testing.B, pw string) *peertest.XvncServer {
 	return peertest.LaunchXvnc(b, pw, "-geometry", fmt.Sprintf("%dx%d", scaleWidth, scaleHeight), "-depth", "24")
 }
 
+// glassProfiles counts the glass processes profiled (GLASS_CPUPROFILE).
+var glassProfiles int
+
 // startGlass runs the glass binary for one computer, "scale", with the
 // extra flags.
 func startGlass(b *testing.B, bin, dir, xaddr, pw string, extra ...string) (addr string, pid int, stop func()) {
@@ -76,6 +79,10 @@ func startGlass(b *testing.B, bin, dir, xaddr, pw string, extra ...string) (addr
 	addr = "127.0.0.1:" + strconv.Itoa(scaleFreePort(b))
 	cmd := exec.Command(bin, "-listen", addr, "-computer", "scale="+xaddr, "-password-file", "scale="+pwFile, "-dial-wait", "120s")
 	cmd.Args = append(cmd.Args, extra...)
+	if prefix := os.Getenv("GLASS_CPUPROFILE"); prefix != "" { // a profile of each glass started
+		glassProfiles++
+		cmd.Args = append(cmd.Args, "-cpuprofile", fmt.Sprintf("%s-%d.pprof", prefix, glassProfiles))
+	}
 	var logb testio.SyncBuffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &logb
 	if err := cmd.Start(); err != nil {

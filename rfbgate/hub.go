@@ -103,7 +103,8 @@ const DefaultShareLinger = 10 * time.Second
 // hub passes on to the viewers that list them. The cursor pseudo-encodings
 // are not asked for: Xvnc then draws the cursor into the screen.
 var hubEncodings = []int32{encodingTight, encodingCopyRect, encodingZRLE, encodingRaw,
-	encodingDesktopSize, encodingExtendedDesktop, encodingLastRect, encodingQEMUExtendedKey, encodingExtendedClipboard}
+	encodingDesktopSize, encodingExtendedDesktop, encodingLastRect, encodingQEMUExtendedKey, encodingExtendedClipboard,
+	encodingCompressLevel0}
 
 // joinHub returns agent's hub with one more viewer counted, dialling Xvnc
 // if the computer has none; false (ws closed with the reason) when no
@@ -280,7 +281,7 @@ func (h *hub) setEncodings(viewer []int32) {
 	list := append([]int32(nil), hubEncodings...)
 	quality := 0
 	for _, e := range viewer {
-		if (e >= encodingQualityLevel0 && e <= encodingQualityLevel9) || (e >= encodingCompressLevel0 && e <= encodingCompressLevel9) {
+		if e >= encodingQualityLevel0 && e <= encodingQualityLevel9 {
 			list = append(list, e)
 		}
 		if e >= encodingQualityLevel0 && e <= encodingQualityLevel9 && quality == 0 {

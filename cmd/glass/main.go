@@ -26,6 +26,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"syscall"
@@ -53,6 +54,7 @@ type options struct {
 	insecure   bool             // -insecure-listen
 	allowDown  bool             // -allow-down
 	perViewer  bool             // -per-viewer-upstream
+	cpuProfile string           // -cpuprofile
 	logFormat  string
 }
 
@@ -91,6 +93,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.tlsCert, "tls-cert", "", "PEM certificate (chain) to serve HTTPS and WSS with; needs -tls-key")
 	fs.StringVar(&o.tlsKey, "tls-key", "", "PEM private key of -tls-cert")
 	fs.BoolVar(&o.insecure, "insecure-listen", false, "allow -listen on a non-loopback address without TLS (the screen and the keys cross the network in clear)")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the whole run to this file when glass stops")
 	fs.BoolVar(&o.perViewer, "per-viewer-upstream", false, "give every viewer its own connection to Xvnc, relayed byte for byte, instead of one shared connection per computer")
 	fs.BoolVar(&o.allowDown, "allow-down", false, "start even when a computer fails its start-up check (wrong password, unreachable); it is shown as down")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log records as text (slog's key=value) or json (one object a line)")
@@ -274,6 +277,17 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 		return err
 	}
 	log := newLogger(o.logFormat, stderr)
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return err
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
 	relay, h, err := newServer(o, log)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/jpeg"
 
+	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zlib"
 )
 
@@ -52,9 +53,15 @@ func JPEGQuality(level int) int {
 // palette or copy).
 func (e *Encoder) Counts() [NumKinds]uint64 { return e.kinds }
 
-// NewEncoder returns an Encoder compressing at zlib level (1 to 9).
+// NewEncoder returns an Encoder compressing at zlib level (1 to 9). Level
+// 1 is klauspost/compress's stateless deflate, which keeps no tables
+// between rectangles (the fastest: nothing to reset for each one); 2 to 9
+// reset a zlib writer for each rectangle.
 func NewEncoder(level int) (*Encoder, error) {
 	e := &Encoder{}
+	if level == 1 {
+		return e, nil
+	}
 	zw, err := zlib.NewWriterLevel(&e.out, level)
 	if err != nil {
 		return nil, fmt.Errorf("framebuffer: encoder: %w", err)
@@ -145,6 +152,10 @@ func (e *Encoder) appendPiece(dst []byte, fb *Framebuffer, x, y, w, h int) []byt
 	return e.appendData(dst, data)
 }
 
+// zlibHeader starts a zlib stream: deflate, 32 KiB window, fastest
+// level, no dictionary (0x7801 is a multiple of 31).
+var zlibHeader = [2]byte{0x78, 0x01}
+
 // appendData appends Tight basic data: as it is under 12 bytes, else a
 // compact length and a new zlib stream of it, sync-flushed.
 func (e *Encoder) appendData(dst, data []byte) []byte {
@@ -152,9 +163,14 @@ func (e *Encoder) appendData(dst, data []byte) []byte {
 		return append(dst, data...)
 	}
 	e.out.Reset()
-	e.zw.Reset(&e.out)
-	e.zw.Write(data) // into a bytes.Buffer: no error
-	e.zw.Flush()
+	if e.zw == nil { // level 1: stateless deflate after a zlib header, ending aligned
+		e.out.Write(zlibHeader[:])
+		flate.StatelessDeflate(&e.out, data, false, nil) // into a bytes.Buffer: no error
+	} else {
+		e.zw.Reset(&e.out)
+		e.zw.Write(data) // into a bytes.Buffer: no error
+		e.zw.Flush()
+	}
 	return append(appendCompact(dst, e.out.Len()), e.out.Bytes()...)
 }
 
