@@ -46,13 +46,27 @@ type downstream struct {
 	lagged time.Time
 	check  func(fd uintptr) bool
 	pfd    [1]unix.PollFd
+	// credit is room measured and not yet spent, for a writer that says
+	// what it wrote (spend; the shared path): wait gives it without
+	// measuring again while the link keeps up, so a viewer that keeps up
+	// costs no system call before each write. -1: not tracked.
+	credit int
+}
+
+// spend records n bytes written since wait; from then on wait measures
+// only once the credit is spent or the link lagged.
+func (d *downstream) spend(n int) {
+	if d.credit < 0 {
+		d.credit = 0
+	}
+	d.credit = max(d.credit-n, 0)
 }
 
 // newDownstream returns the downstream of the browser connection c (the
 // hijacked connection, or the TCP connection under a TLS one); nil c or
 // one with no descriptor waits for nothing.
 func newDownstream(c net.Conn) *downstream {
-	d := &downstream{}
+	d := &downstream{credit: -1}
 	if tc, ok := c.(interface{ NetConn() net.Conn }); ok { // *tls.Conn
 		c = tc.NetConn()
 	}
@@ -73,11 +87,17 @@ func (d *downstream) wait() (int, error) {
 	if d.rc == nil {
 		return serverBatchMax, nil
 	}
+	if d.credit >= downstreamMin && time.Since(d.lagged) >= downstreamLagMemory {
+		return min(d.credit, serverBatchMax), nil
+	}
 	for {
 		if err := d.rc.Write(d.check); err != nil {
 			return 0, err
 		}
 		if !d.busy {
+			if d.credit >= 0 {
+				d.credit = d.room
+			}
 			return min(max(d.room, downstreamMin), serverBatchMax), nil
 		}
 		time.Sleep(downstreamRecheck)

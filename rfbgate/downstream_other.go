@@ -14,3 +14,6 @@ func newDownstream(net.Conn) *downstream { return &downstream{} }
 
 // wait returns serverBatchMax at once.
 func (d *downstream) wait() (int, error) { return serverBatchMax, nil }
+
+// spend records bytes written (nothing to track here).
+func (d *downstream) spend(int) {}

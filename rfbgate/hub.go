@@ -422,7 +422,11 @@ func (h *hub) onRect(rc framebuffer.Rect) {
 	before := h.enc.Counts()
 	var n int
 	var err error
+	// Xvnc looked for a palette already: its copy and gradient rectangles
+	// have too many colours for one.
+	h.enc.SetManyColours(rc.Kind == framebuffer.KindTightCopy || rc.Kind == framebuffer.KindTightGradient)
 	h.cur, n, err = h.enc.AppendTight(h.cur, h.fb, rc.X, rc.Y, rc.W, rc.H)
+	h.enc.SetManyColours(false)
 	if err != nil { // the decoder checked the rectangle is inside
 		h.log.Error("rfbgate: re-encoding a rectangle", "err", err)
 		return

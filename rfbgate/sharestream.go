@@ -108,6 +108,7 @@ func (v *viewer) pumpShared(ctx context.Context, sv *shareViewer) {
 				if !v.sendBatch(it.b[off : off+n]) {
 					return
 				}
+				down.spend(n)
 				off += n
 			}
 			sv.written(it)

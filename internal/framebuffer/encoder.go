@@ -32,9 +32,16 @@ type Encoder struct {
 	out   bytes.Buffer
 	data  []byte
 	pal   [encMaxPal]uint32
+	many  bool // the caller knows the area has many colours: no palette scan
 	kinds [NumKinds]uint64
 	jpegQ int // 0: lossless
 }
+
+// SetManyColours tells the Encoder that what it is about to encode has
+// more colours than a palette holds (a rectangle the server itself sent
+// without a palette), so it skips looking for one: the copy filter, or
+// JPEG. Reset it with false.
+func (e *Encoder) SetManyColours(many bool) { e.many = many }
 
 // SetJPEG makes the Encoder send pieces of more than 16 colours as Tight
 // JPEG at quality q (1 to 100; image/jpeg's baseline 4:2:0), as Xvnc does
@@ -96,7 +103,10 @@ func (e *Encoder) appendPiece(dst []byte, fb *Framebuffer, x, y, w, h int) []byt
 		dst = binary.BigEndian.AppendUint16(dst, uint16(v))
 	}
 	dst = binary.BigEndian.AppendUint32(dst, uint32(EncodingTight))
-	ncol := e.palette(fb, x, y, w, h)
+	ncol := 0
+	if !e.many {
+		ncol = e.palette(fb, x, y, w, h)
+	}
 	switch {
 	case ncol == 1:
 		e.kinds[KindTightFill]++
