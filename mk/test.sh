@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 
 GO=${GO:-go}
 TESTFLAGS=${TESTFLAGS:--timeout 14m}
-RACE_PKGS=${RACE_PKGS:-./session/... ./faultproxy/ ./rfbgate/... ./cmd/glass/ ./codec/... ./bench/...}
+RACE_PKGS=${RACE_PKGS:-./session/... ./faultproxy/ ./rfbgate/... ./cmd/glass/ ./codec/... ./bench/... ./internal/rfbviewer/}
 
 WIREBENCH_SKIPLOG=$(mktemp "${TMPDIR:-/tmp}/wirebench-skips.XXXXXX")
 export WIREBENCH_SKIPLOG

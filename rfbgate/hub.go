@@ -347,6 +347,8 @@ func (h *hub) run() {
 	h.markDead()
 	code, reason := websocket.StatusGoingAway, reasonServerEnded
 	switch {
+	case h.r.ctx.Err() != nil: // the relay closed the connection: its viewers say so
+		reason = reasonShutdown
 	case errors.Is(err, framebuffer.ErrDecode):
 		h.log.Warn("rfbgate: closing the computer's viewers on a server message glass cannot decode", "err", err)
 		code, reason = websocket.StatusInternalError, reasonServerUnframe
