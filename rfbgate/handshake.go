@@ -220,6 +220,12 @@ func (e *RefusedError) IsBlacklist() bool {
 // the browser's ClientInit (not forwarded: the relay's own ClientInit to the
 // server was shared = 1) and sends init.Raw unchanged.
 func serveClientHandshake(rw io.ReadWriter, init *ServerInit) error {
+	return serveClientHandshakeThen(rw, init, nil)
+}
+
+// serveClientHandshakeThen is serveClientHandshake, calling before (when
+// not nil) just before ServerInit is sent; its error ends the handshake.
+func serveClientHandshakeThen(rw io.ReadWriter, init *ServerInit, before func() error) error {
 	const side = "client"
 	if _, err := io.WriteString(rw, protocolVersion); err != nil {
 		return hsErr(side, "ProtocolVersion", err)
@@ -249,6 +255,11 @@ func serveClientHandshake(rw io.ReadWriter, init *ServerInit) error {
 	}
 	if _, err := io.ReadFull(rw, t[:]); err != nil { // ClientInit: read, not forwarded
 		return hsErr(side, "ClientInit", err)
+	}
+	if before != nil {
+		if err := before(); err != nil {
+			return hsErr(side, "ServerInit", err)
+		}
 	}
 	if _, err := rw.Write(init.Raw); err != nil {
 		return hsErr(side, "ServerInit", err)

@@ -477,21 +477,10 @@ func (r *Relay) serveViewer(ws *websocket.Conn, raw net.Conn, remote string, com
 	// The handshake's deadline drops the connection (a message reader
 	// keeps the context it started with, so the handshake cannot have one
 	// of its own: the rest of its last message is the stream's).
-	client := &clientStream{ws: ws}
-	hs := time.AfterFunc(r.cfg.HandshakeTimeout, func() { ws.CloseNow() })
-	err := serveClientHandshake(client, init)
-	if !hs.Stop() && err == nil {
-		err = fmt.Errorf("not done within %v", r.cfg.HandshakeTimeout)
-	}
-	if err != nil {
-		log.Info("rfbgate: browser handshake failed", "err", err)
-		ws.CloseNow()
-		return
-	}
-
 	v := &viewer{r: r, agent: comp.Name, surface: surface, stream: stream, gate: NewGate(r.cfg.Limits), server: server, cancel: cancel,
 		ws: ws, raw: raw, remote: remote, opened: time.Now()}
 	v.rtt.Store(-1)
+	var err error
 	if v.filter, err = newServerFilter(init.Raw[4:20], v.gate.HasKeyboard); err != nil {
 		log.Warn("rfbgate: the VNC server's pixel format cannot be framed", "err", err)
 		ws.Close(websocket.StatusInternalError, "computer's pixel format not supported")
@@ -499,7 +488,10 @@ func (r *Relay) serveViewer(ws *websocket.Conn, raw net.Conn, remote string, com
 	}
 	v.gate.framePixelFormat(v.filter.SetPixelFormat)
 	v.tapClipboard()
-	r.addViewer(v)
+	client := &clientStream{ws: ws}
+	if !r.viewerHandshake(v, client, init, log, func() error { r.addViewer(v); return nil }) {
+		return
+	}
 	log.Info("rfbgate: viewer open", "role", v.role(), "remote", remote, "width", init.Width, "height", init.Height)
 
 	var wg sync.WaitGroup
@@ -530,6 +522,38 @@ func (r *Relay) serveViewer(ws *websocket.Conn, raw net.Conn, remote string, com
 	log.Info("rfbgate: viewer closed", "role", role, "remote", remote, "by", by, "code", int(code), "reason", reason, "close_sent", sent,
 		"duration", time.Since(v.opened).Round(time.Millisecond), "bytes_to_viewer", v.toViewer.Load(), "bytes_to_computer", v.toComputer.Load())
 	r.removeViewer(v, code)
+}
+
+// viewerHandshake answers the browser's side of the handshake, bounded by
+// HandshakeTimeout, counting the viewer open (register) just before its
+// ServerInit goes out, so that a browser with its ServerInit is always
+// counted (a take-over may name it at once). False when it failed: the
+// viewer is closed, and uncounted if it was counted.
+func (r *Relay) viewerHandshake(v *viewer, client *clientStream, init *ServerInit, log *slog.Logger, register func() error) bool {
+	// The handshake's deadline drops the connection (a message reader
+	// keeps the context it started with, so the handshake cannot have one
+	// of its own: the rest of its last message is the stream's).
+	registered := false
+	hs := time.AfterFunc(r.cfg.HandshakeTimeout, func() { v.ws.CloseNow() })
+	err := serveClientHandshakeThen(client, init, func() error {
+		if err := register(); err != nil {
+			return err
+		}
+		registered = true
+		return nil
+	})
+	if !hs.Stop() && err == nil {
+		err = fmt.Errorf("not done within %v", r.cfg.HandshakeTimeout)
+	}
+	if err != nil {
+		log.Info("rfbgate: browser handshake failed", "err", err)
+		v.ws.CloseNow()
+		if registered {
+			r.removeViewer(v, websocket.StatusAbnormalClosure)
+		}
+		return false
+	}
+	return true
 }
 
 // role is "holder" while the viewer's gate lets input through, "watcher"

@@ -2,7 +2,7 @@ package rfbgate
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"log/slog"
 	"net"
 	"sync"
@@ -27,17 +27,6 @@ func (r *Relay) serveShared(ctx context.Context, ws *websocket.Conn, raw net.Con
 	defer connCancel()
 	ws.SetReadLimit(maxClientMessage)
 	init := h.serverInit()
-	client := &clientStream{ws: ws}
-	hs := time.AfterFunc(r.cfg.HandshakeTimeout, func() { ws.CloseNow() })
-	err := serveClientHandshake(client, init)
-	if !hs.Stop() && err == nil {
-		err = fmt.Errorf("not done within %v", r.cfg.HandshakeTimeout)
-	}
-	if err != nil {
-		log.Info("rfbgate: browser handshake failed", "err", err)
-		ws.CloseNow()
-		return
-	}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	v := &viewer{r: r, agent: comp.Name, surface: surface, stream: stream, gate: NewGate(r.cfg.Limits), cancel: cancel,
@@ -46,11 +35,16 @@ func (r *Relay) serveShared(ctx context.Context, ws *websocket.Conn, raw net.Con
 	sv = newShareViewer(v, h, int(init.Width), int(init.Height))
 	v.share = sv
 	v.server = newShareInput(sv, r.cfg.Limits)
-	if !h.add(sv) {
-		ws.Close(websocket.StatusGoingAway, reasonServerEnded)
+	client := &clientStream{ws: ws}
+	if !r.viewerHandshake(v, client, init, log, func() error {
+		if !h.add(sv) {
+			return errors.New("the computer's connection ended")
+		}
+		r.addViewer(v)
+		return nil
+	}) {
 		return
 	}
-	r.addViewer(v)
 	log.Info("rfbgate: viewer open", "role", v.role(), "remote", remote, "width", init.Width, "height", init.Height, "shared", true)
 
 	var wg sync.WaitGroup

@@ -57,7 +57,7 @@ type shareViewer struct {
 	owedAll  bool
 	knownW   int // the size it knows
 	knownH   int
-	greeted  bool // has had its first frame
+	greeted  bool // has had its greeting (greeting)
 	private  bool // cannot read the shared log (no Tight or CopyRect): gets Raw catch-ups, one per request
 	asked    bool // private: an update request is outstanding
 	caps     shareCaps
@@ -182,6 +182,15 @@ func (sv *shareViewer) next(done <-chan struct{}) ([]shareItem, bool) {
 			return sv.one[:], true
 		}
 		due := sv.start && !sv.synced
+		if due && !sv.greeted {
+			sv.greeted = true
+			caps := sv.caps
+			sv.mu.Unlock()
+			if items := sv.greeting(caps); len(items) > 0 {
+				return items, true
+			}
+			continue
+		}
 		if sv.private {
 			due = sv.start && sv.asked && (sv.owedAll || len(sv.owed) > 0)
 		}
@@ -221,21 +230,16 @@ func (sv *shareViewer) written(it shareItem) {
 // catchUp builds the update that brings the viewer level with the
 // framebuffer: the whole screen (shared by every viewer that needs it at
 // this version) when it owes all or most of it, else the areas it owes;
-// from then on it is in step. A first frame also tells the viewer the
-// screen's layout and QEMU key events, if it listed them, and the
-// clipboard's capabilities.
+// from then on it is in step.
 func (sv *shareViewer) catchUp() []shareItem {
 	h := sv.h
 	h.fbMu.Lock()
 	defer h.fbMu.Unlock()
 	sv.mu.Lock()
-	first := !sv.greeted
-	sv.greeted = true
 	owedAll, owed := sv.owedAll, sv.owed
 	sv.owedAll, sv.owed, sv.synced = false, nil, !sv.private
 	sv.asked = false
 	private := sv.private
-	caps := sv.caps
 	resize := sv.knownW != h.fb.Width() || sv.knownH != h.fb.Height()
 	sv.knownW, sv.knownH = h.fb.Width(), h.fb.Height()
 	sv.mu.Unlock()
@@ -249,15 +253,6 @@ func (sv *shareViewer) catchUp() []shareItem {
 	n := 0
 	if resize {
 		extra = appendDesktopSize(extra, h.fb.Width(), h.fb.Height())
-		n++
-	}
-	if first && caps.extDesktop && len(h.screens) > 0 {
-		extra = append(extra, h.screens...)
-		n++
-	}
-	if first && caps.qemuKey {
-		extra = append(extra, 0, 0, 0, 0, 0, 0, 0, 0)
-		extra = appendInt32(extra, encodingQEMUExtendedKey)
 		n++
 	}
 	var items []shareItem
@@ -304,7 +299,35 @@ func (sv *shareViewer) catchUp() []shareItem {
 		putCount(b, n)
 		items = append(items, shareItem{b: b, kinds: &kinds})
 	}
-	if first && caps.extClipboard && len(h.clipCaps) > 0 {
+	return items
+}
+
+// greeting is what a viewer gets the moment it first asks for updates,
+// before its first frame (which may wait for the hub's first screen and
+// takes its encoding): the screen's layout and QEMU key events, if it
+// listed them (noVNC sends its keys as QEMU key events only once told),
+// as an update of pseudo-rectangles, and the clipboard's capabilities.
+func (sv *shareViewer) greeting(caps shareCaps) []shareItem {
+	h := sv.h
+	h.fbMu.Lock()
+	defer h.fbMu.Unlock()
+	var items []shareItem
+	b := []byte{srvFramebufferUpdate, 0, 0, 0}
+	n := 0
+	if caps.extDesktop && len(h.screens) > 0 {
+		b = append(b, h.screens...)
+		n++
+	}
+	if caps.qemuKey {
+		b = append(b, 0, 0, 0, 0, 0, 0, 0, 0)
+		b = appendInt32(b, encodingQEMUExtendedKey)
+		n++
+	}
+	if n > 0 {
+		putCount(b, n)
+		items = append(items, shareItem{b: b})
+	}
+	if caps.extClipboard && len(h.clipCaps) > 0 {
 		items = append(items, shareItem{b: append([]byte(nil), h.clipCaps...)})
 	}
 	return items

@@ -41,8 +41,9 @@
 //   - the framebuffer: 4·W·H bytes at most (a resize reuses its memory,
 //     and when it must grow it doubles, up to 4·W·H);
 //   - five zlib states (ZRLE's and Tight's four, klauspost/compress's
-//     zlib, about 45 KiB each), plus at most MaxZlibCarry compressed bytes
-//     each carried between rectangles; compressed data is read from the
+//     zlib, about 45 KiB each), each with a 4 KiB input buffer (a
+//     bufio.Reader, flate's fast path) and at most MaxZlibCarry compressed
+//     bytes carried between rectangles; compressed data is read from the
 //     stream as inflation needs it, never buffered whole;
 //   - scratch for the largest rectangle so far: at most max(3·W·H, J)
 //     bytes (Tight basic data, or a JPEG's bytes), grown by doubling;
@@ -59,4 +60,11 @@
 // scratch counted three times for their doublings) plus 2 KiB for each
 // input byte (what image/jpeg allocates per JPEG rectangle and an error's
 // text, paid for by the bytes that ask for them).
+//
+// # Encoding
+//
+// An Encoder writes parts of a Framebuffer as self-contained Tight
+// rectangles (fill, palette, copy, or JPEG at a quality SetJPEG gives),
+// each basic one on a new zlib stream, so that any viewer can decode them
+// from any update boundary: the hub's shared log.
 package framebuffer

@@ -3,6 +3,7 @@ package framebuffer
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -35,9 +36,15 @@ func encTestFB(t *testing.T, rng *rand.Rand) *Framebuffer {
 // same pixels; each rectangle decodes on its own with a fresh decoder and
 // after another stream left zlib stream 0 in any state.
 func TestEncoderRoundTrip(t *testing.T) {
+	for _, level := range []int{1, 6} { // stateless deflate, and a zlib writer
+		t.Run(fmt.Sprintf("level=%d", level), func(t *testing.T) { testEncoderRoundTrip(t, level) })
+	}
+}
+
+func testEncoderRoundTrip(t *testing.T, level int) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	src := encTestFB(t, rng)
-	e, err := NewEncoder(6)
+	e, err := NewEncoder(level)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,6 +99,61 @@ func TestEncoderRoundTrip(t *testing.T) {
 	}
 	if _, _, err := e.AppendTight(nil, src, 299, 0, 2, 1); err == nil {
 		t.Fatal("a region past the edge was encoded")
+	}
+}
+
+// TestEncoderJPEG: with SetJPEG, pieces of many colours go as Tight JPEG
+// (also when SetManyColours skips the palette scan), decode within a JPEG's
+// error, and fills and palettes stay lossless.
+func TestEncoderJPEG(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	src := newFB(t, 300, 260)
+	for y := range 260 { // smooth, photo-like, many colours
+		for x := range 300 {
+			p := src.Pix()[4*(y*300+x):]
+			p[0], p[1], p[2] = byte(x*255/300), byte(y*255/260), byte((x+y)/3)+byte(rng.IntN(3))
+		}
+	}
+	e, err := NewEncoder(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.SetJPEG(JPEGQuality(8))
+	all, n, err := e.AppendTight(nil, src, 0, 0, 300, 260)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.SetManyColours(true)
+	more, k, err := e.AppendTight(nil, src, 10, 10, 40, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.SetManyColours(false)
+	var s stream
+	s.update(n + k)
+	s.Write(all)
+	s.Write(more)
+	fb := newFB(t, 300, 260)
+	d, err := decodeAll(bytes.NewReader(s.Bytes()), fb, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := d.Stats(); st.TightJPEG != uint64(n+k) || e.Counts()[KindTightJPEG] != uint64(n+k) {
+		t.Fatalf("%d JPEG rectangles decoded, %d counted, want %d", st.TightJPEG, e.Counts()[KindTightJPEG], n+k)
+	}
+	var sum, worst int
+	for i, v := range fb.Pix() {
+		if i%4 == 3 {
+			continue
+		}
+		d := int(v) - int(src.Pix()[i])
+		sum += max(d, -d)
+		worst = max(worst, max(d, -d))
+	}
+	mean := float64(sum) / float64(3*300*260)
+	t.Logf("JPEG at quality %d: %d bytes for %d pixels, mean error %.2f, worst %d", JPEGQuality(8), len(all), 300*260, mean, worst)
+	if mean > 3 {
+		t.Fatalf("mean error %.2f per channel, want at most 3 at quality %d", mean, JPEGQuality(8))
 	}
 }
 
@@ -164,7 +226,7 @@ func TestEncoderNoVNC(t *testing.T) {
 	novnc := peertest.NoVNC(t)
 	rng := rand.New(rand.NewPCG(25, 26))
 	src := encTestFB(t, rng)
-	e, _ := NewEncoder(6)
+	e, _ := NewEncoder(1) // the hub's: stateless deflate
 	var all []byte
 	regions := [][4]int{{150, 0, 150, 100}, {0, 0, 300, 260}, {0, 0, 150, 100}, {10, 150, 100, 60}, {3, 5, 7, 1}}
 	for _, r := range regions {

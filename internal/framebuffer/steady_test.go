@@ -48,7 +48,7 @@ func TestSteadyAllocs(t *testing.T) {
 // the growth of the caller's buffer.
 func TestEncoderSteadyAllocs(t *testing.T) {
 	src := encTestFB(t, rand.New(rand.NewPCG(27, 28)))
-	e, err := NewEncoder(6)
+	e, err := NewEncoder(1)
 	if err != nil {
 		t.Fatal(err)
 	}

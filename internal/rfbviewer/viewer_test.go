@@ -177,7 +177,7 @@ func TestViewerJPEG(t *testing.T) {
 // TestViewerEnds: a closed connection ends the viewer (Done) with no
 // error at a message boundary; Stop ends a paused one.
 func TestViewerEnds(t *testing.T) {
-	xv, _, _ := startX(t)
+	xv, x, _ := startX(t)
 	v, c := dialViewer(t, xv.Addr, rfbviewer.Options{})
 	for deadline := time.Now().Add(30 * time.Second); v.Stats().Updates < 1; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -197,10 +197,17 @@ func TestViewerEnds(t *testing.T) {
 	}
 	w, _ := dialViewer(t, xv.Addr, rfbviewer.Options{})
 	w.Pause()
-	for deadline := time.Now().Add(30 * time.Second); !w.Halted(); time.Sleep(5 * time.Millisecond) {
+	// A viewer waiting for bytes halts after the next message: paint, so
+	// that Xvnc sends one.
+	for i, deadline := 0, time.Now().Add(30*time.Second); !w.Halted(); i++ {
 		if time.Now().After(deadline) {
 			t.Fatal("not halted 30 s after Pause")
 		}
+		x.Fill(0, 0, 16, 16, uint32(0x102030*(i%7+1)))
+		if err := x.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	w.Stop()
 	select {
