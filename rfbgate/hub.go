@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -605,6 +604,3 @@ func (h *hub) fullFrameLocked() *fullFrame {
 	}
 	return f
 }
-
-// String names the hub in errors.
-func (h *hub) String() string { return fmt.Sprintf("hub %s", h.comp.Name) }

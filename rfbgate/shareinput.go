@@ -2,7 +2,6 @@ package rfbgate
 
 import (
 	"encoding/binary"
-	"fmt"
 	"time"
 
 	"github.com/coder/websocket"
@@ -122,6 +121,3 @@ func (s *shareInput) encodings(msg []byte) error {
 	s.sv.h.setEncodings(list)
 	return nil
 }
-
-// String names the input in errors.
-func (s *shareInput) String() string { return fmt.Sprintf("shared input of %s", s.sv.v.surface) }
