@@ -249,13 +249,9 @@ func waitFrames(t *testing.T, d *xpaint.Damage, n int) {
 // viewers' pixel layout (R, G, B, 0).
 func xScreen(t *testing.T, x *xpaint.Conn) []byte {
 	t.Helper()
-	rgb, err := x.GetImage(0, 0, x.Width(), x.Height())
+	pix, err := x.Screen()
 	if err != nil {
 		t.Fatal(err)
-	}
-	pix := make([]byte, 0, len(rgb)/3*4)
-	for i := 0; i < len(rgb); i += 3 {
-		pix = append(pix, rgb[i], rgb[i+1], rgb[i+2], 0)
 	}
 	return pix
 }

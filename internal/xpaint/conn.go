@@ -273,6 +273,21 @@ func (x *Conn) Sync() error {
 // opGetImage is GetImage's opcode.
 const opGetImage = 73
 
+// Screen is the whole root window as GetImage reads it, 4 bytes a pixel
+// (R, G, B, 0: noVNC's pixel format, as an RFB viewer of the display
+// holds it), for a test to compare a viewer's pixels with.
+func (x *Conn) Screen() ([]byte, error) {
+	rgb, err := x.GetImage(0, 0, x.Width(), x.Height())
+	if err != nil {
+		return nil, err
+	}
+	pix := make([]byte, 0, len(rgb)/3*4)
+	for i := 0; i < len(rgb); i += 3 {
+		pix = append(pix, rgb[i], rgb[i+1], rgb[i+2], 0)
+	}
+	return pix, nil
+}
+
 // GetImage sends the queued requests, then reads back the w×h pixels at
 // (x0, y0) of the root window as RGB (3 bytes a pixel): what the server
 // has drawn there, for a test to compare with.
