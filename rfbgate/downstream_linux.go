@@ -53,6 +53,11 @@ type downstream struct {
 	credit int
 }
 
+// slow reports whether the link lagged within downstreamLagMemory.
+func (d *downstream) slow() bool {
+	return d.rc != nil && time.Since(d.lagged) < downstreamLagMemory
+}
+
 // spend records n bytes written since wait; from then on wait measures
 // only once the credit is spent or the link lagged.
 func (d *downstream) spend(n int) {

@@ -103,6 +103,7 @@ func (v *viewer) pumpShared(ctx context.Context, sv *shareViewer) {
 					return
 				}
 				down.spend(n)
+				sv.slow.Store(down.slow())
 				off += n
 			}
 			sv.written(it)

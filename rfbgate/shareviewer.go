@@ -1,7 +1,9 @@
 package rfbgate
 
 import (
+	"cmp"
 	"encoding/binary"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -11,6 +13,12 @@ import (
 // area owed), unless the queue is empty: a single update larger than the
 // bound still goes to a viewer that keeps up.
 const shareQueueMax = 512 << 10
+
+// shareSlowQueueMax bounds the queue of a viewer whose link lagged lately
+// (bytes waited unsent in its socket: a phone): a queue of seconds of
+// screen would be seconds of latency, so such a viewer skips sooner and
+// its catch-ups carry the newest pixels.
+const shareSlowQueueMax = 0
 
 // shareControlMax bounds the control messages (bell, cut text) queued for
 // one viewer; beyond it they are dropped for that viewer.
@@ -64,6 +72,7 @@ type shareViewer struct {
 
 	skipped atomic.Uint64 // updates skipped (queue full)
 	queued  atomic.Int64  // qbytes, for the status
+	slow    atomic.Bool   // its link lagged lately (the writer's downstream says)
 }
 
 // shareCaps is what a viewer's SetEncodings listed, of what the hub sends.
@@ -93,7 +102,11 @@ func (sv *shareViewer) offer(u *shareUpdate) {
 		sv.poke()
 		return
 	}
-	if sv.synced && (sv.qbytes == 0 || sv.qbytes+len(u.b) <= shareQueueMax) {
+	limit := shareQueueMax
+	if sv.slow.Load() {
+		limit = shareSlowQueueMax
+	}
+	if sv.synced && (sv.qbytes == 0 || sv.qbytes+len(u.b) <= limit) {
 		sv.q = append(sv.q, shareItem{b: u.b, kinds: &u.kinds, queue: true})
 		sv.qbytes += len(u.b)
 		sv.queued.Store(int64(sv.qbytes))
@@ -120,7 +133,7 @@ func (sv *shareViewer) owe(u *shareUpdate) {
 	if !sv.owedAll {
 		sv.owed = append(sv.owed, u.dmg...)
 		if len(sv.owed) > maxOwedRects {
-			sv.owed = append(sv.owed[:0], bounds(sv.owed))
+			sv.owed = mergeOwed(sv.owed)
 		}
 	}
 }
@@ -149,6 +162,32 @@ func (sv *shareViewer) started() bool {
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
 	return sv.start
+}
+
+// smallOwed is the largest area (in pixels) an owed region keeps apart
+// when it merges: small areas (a key's echo, a cursor) stay small, so that
+// their catch-up goes first and costs little.
+const smallOwed = 64 * 64
+
+// mergeOwed merges the large areas of rs into their bounding box, keeping
+// the small ones apart; if that leaves too many, all of them.
+func mergeOwed(rs []shareRect) []shareRect {
+	var big []shareRect
+	out := rs[:0:0]
+	for _, r := range rs {
+		if r.w*r.h > smallOwed {
+			big = append(big, r)
+		} else {
+			out = append(out, r)
+		}
+	}
+	if len(big) > 0 {
+		out = append(out, bounds(big))
+	}
+	if len(out) > maxOwedRects {
+		return append(rs[:0], bounds(rs))
+	}
+	return append(rs[:0], out...)
 }
 
 // bounds is the bounding box of rs.
@@ -282,22 +321,29 @@ func (sv *shareViewer) catchUp() []shareItem {
 		putCount(hdr, n+f.rects)
 		items = append(items, shareItem{b: hdr}, shareItem{b: f.b, kinds: &f.kinds})
 	default:
-		var kinds rectCounts
-		b := append([]byte{srvFramebufferUpdate, 0, 0, 0}, extra...)
-		before := h.enc.Counts()
+		// One update an area, the smallest first: a key's echo or a
+		// cursor is drawn before the large areas of the same catch-up
+		// arrive (noVNC draws an update only once all of it has come).
+		slices.SortFunc(owed, func(a, b shareRect) int { return cmp.Compare(a.w*a.h, b.w*b.h) })
 		h.enc.SetJPEG(h.jpegQ)
 		defer h.enc.SetJPEG(0)
-		for _, r := range owed {
-			var k int
-			b, k, _ = h.enc.AppendTight(b, h.fb, r.x, r.y, min(r.w, h.fb.Width()-r.x), min(r.h, h.fb.Height()-r.y))
-			n += k
+		for i, r := range owed {
+			var kinds rectCounts
+			b := []byte{srvFramebufferUpdate, 0, 0, 0}
+			k := 0
+			if i == 0 {
+				b, k = append(b, extra...), n
+			}
+			before := h.enc.Counts()
+			var m int
+			b, m, _ = h.enc.AppendTight(b, h.fb, r.x, r.y, min(r.w, h.fb.Width()-r.x), min(r.h, h.fb.Height()-r.y))
+			after := h.enc.Counts()
+			for j := range after {
+				kinds[j] = after[j] - before[j]
+			}
+			putCount(b, k+m)
+			items = append(items, shareItem{b: b, kinds: &kinds})
 		}
-		after := h.enc.Counts()
-		for k := range after {
-			kinds[k] = after[k] - before[k]
-		}
-		putCount(b, n)
-		items = append(items, shareItem{b: b, kinds: &kinds})
 	}
 	return items
 }
