@@ -49,12 +49,12 @@ type hub struct {
 	fbMu     sync.Mutex
 	fb       *framebuffer.Framebuffer
 	enc      *framebuffer.Encoder
-	version  uint64 // shared updates published
-	jpegQ    int    // JPEG quality of catch-ups: the computer's quality level (0: lossless)
-	full     fullFrame
-	screens  []byte // the last ExtendedDesktopSize rectangle Xvnc sent (header and screens)
-	clipCaps []byte // Xvnc's extended clipboard capabilities message
-	painted  int    // pixels painted since the first request, until primed
+	version  uint64     // shared updates published
+	jpegQ    int        // JPEG quality of catch-ups: the computer's quality level (0: lossless)
+	full     *fullFrame // the last whole-screen encoding (fbMu)
+	screens  []byte     // the last ExtendedDesktopSize rectangle Xvnc sent (header and screens)
+	clipCaps []byte     // Xvnc's extended clipboard capabilities message
+	painted  int        // pixels painted since the first request, until primed
 	primed   chan struct{}
 	isPrimed bool
 	clip     clipTap
@@ -69,18 +69,21 @@ type hub struct {
 	resized  bool
 	tee      *captureReader
 
-	mu      sync.Mutex // viewers, refs, linger, dead
-	viewers map[*shareViewer]struct{}
-	refs    int
-	linger  *time.Timer
-	dead    bool
+	mu       sync.Mutex     // viewers, refs, linger, dead, the joiners' log
+	snap     *fullFrame     // the whole-screen encoding joiners start from (nil: none kept)
+	joinLog  []*shareUpdate // the shared updates published since snap
+	logBytes int
+	lastJoin time.Time
+	viewers  map[*shareViewer]struct{}
+	refs     int
+	linger   *time.Timer
+	dead     bool
 }
 
 // fullFrame is the whole framebuffer as Tight rectangles (no update
 // header), encoded once per version for the viewers that need it.
 type fullFrame struct {
 	version uint64
-	valid   bool
 	w, h    int
 	jpegQ   int
 	b       []byte
@@ -510,13 +513,14 @@ func (h *hub) publish() {
 		b = append(b, 0, 0, 0, 0, 0, 0, 0, 0)
 		b = appendInt32(b, encodingLastRect)
 	}
-	u := &shareUpdate{b: b, kinds: h.curKinds, resized: h.resized}
+	u := &shareUpdate{b: b, kinds: h.curKinds, resized: h.resized, w: h.fb.Width(), h: h.fb.Height()}
 	u.dmg = append([]shareRect(nil), h.curDmg...)
 	h.version++
 	h.mu.Lock()
 	for sv := range h.viewers {
 		sv.offer(u)
 	}
+	h.logUpdateLocked(u)
 	h.mu.Unlock()
 }
 
@@ -585,9 +589,8 @@ func (h *hub) serverInit() *ServerInit {
 // fullFrameLocked returns the whole framebuffer as Tight rectangles,
 // encoded at most once per version (under fbMu).
 func (h *hub) fullFrameLocked() *fullFrame {
-	f := &h.full
 	w, ht := h.fb.Width(), h.fb.Height()
-	if f.valid && f.version == h.version && f.w == w && f.h == ht && f.jpegQ == h.jpegQ {
+	if f := h.full; f != nil && f.version == h.version && f.w == w && f.h == ht && f.jpegQ == h.jpegQ {
 		return f
 	}
 	before := h.enc.Counts()
@@ -598,9 +601,78 @@ func (h *hub) fullFrameLocked() *fullFrame {
 		h.log.Error("rfbgate: encoding the whole screen", "err", err)
 	}
 	after := h.enc.Counts()
-	*f = fullFrame{version: h.version, valid: true, w: w, h: ht, jpegQ: h.jpegQ, b: b, rects: n}
+	f := &fullFrame{version: h.version, w: w, h: ht, jpegQ: h.jpegQ, b: b, rects: n}
 	for k := range after {
 		f.kinds[k] = after[k] - before[k]
 	}
+	h.full = f // never changed once made: queued items point into it
+	h.mu.Lock()
+	h.snap, h.joinLog, h.logBytes, h.lastJoin = f, nil, 0, time.Now()
+	h.mu.Unlock()
 	return f
 }
+
+// joinFromLog brings a viewer that owes the whole screen level with the
+// hub without the framebuffer's lock: the last whole-screen encoding and
+// the shared updates published since, which the hub keeps while viewers
+// keep joining (snapLogMax). False when there is no such encoding, or
+// the viewer is served privately.
+func (h *hub) joinFromLog(sv *shareViewer) ([]shareItem, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	f := h.snap
+	if f == nil {
+		return nil, false
+	}
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	if sv.private || !sv.owedAll {
+		return nil, false
+	}
+	hdr := []byte{srvFramebufferUpdate, 0, 0, 0}
+	n := f.rects
+	if sv.knownW != f.w || sv.knownH != f.h {
+		hdr = appendDesktopSize(hdr, f.w, f.h)
+		n++
+	}
+	putCount(hdr, n)
+	items := make([]shareItem, 0, 2+len(h.joinLog))
+	items = append(items, shareItem{b: hdr}, shareItem{b: f.b, kinds: &f.kinds})
+	sv.knownW, sv.knownH = f.w, f.h
+	for _, u := range h.joinLog {
+		items = append(items, shareItem{b: u.b, kinds: &u.kinds})
+		sv.knownW, sv.knownH = u.w, u.h // a resize's DesktopSize is in the update
+	}
+	sv.owedAll, sv.owed, sv.synced = false, nil, true
+	h.lastJoin = time.Now()
+	h.log.Debug("rfbgate: viewer joined from the last whole screen and the log", "surface", sv.v.surface, "updates", len(h.joinLog), "version", f.version)
+	return items, true
+}
+
+// logUpdate keeps u behind the last whole-screen encoding for joiners
+// (under fbMu and h.mu); once the log outgrows snapLogMax it encodes the
+// screen again if viewers joined lately, and otherwise lets both go.
+func (h *hub) logUpdateLocked(u *shareUpdate) {
+	if h.snap == nil {
+		return
+	}
+	h.joinLog = append(h.joinLog, u)
+	h.logBytes += len(u.b)
+	if h.logBytes <= max(snapLogMax, 2*len(h.snap.b)) {
+		return
+	}
+	h.snap, h.joinLog, h.logBytes = nil, nil, 0
+	if time.Since(h.lastJoin) < snapKeep {
+		h.mu.Unlock()
+		h.fullFrameLocked()
+		h.mu.Lock()
+	}
+}
+
+// Bounds of the joiners' log: its bytes beyond the whole-screen encoding,
+// and how long after the last joiner the hub keeps encoding the screen
+// again for the next.
+const (
+	snapLogMax = 2 << 20
+	snapKeep   = 30 * time.Second
+)

@@ -35,6 +35,7 @@ type shareUpdate struct {
 	dmg     []shareRect // the areas it paints
 	kinds   rectCounts
 	resized bool
+	w, h    int // the screen's size after it
 }
 
 // shareItem is something queued for one viewer: bytes to write, and the
@@ -237,6 +238,9 @@ func (sv *shareViewer) next(done <-chan struct{}) ([]shareItem, bool) {
 		if due {
 			select {
 			case <-sv.h.primed:
+				if items, ok := sv.h.joinFromLog(sv); ok {
+					return items, true
+				}
 				return sv.catchUp(), true
 			case <-done:
 				return nil, false
