@@ -41,9 +41,9 @@ metric() {
 }
 # rects PATH N: the rectangles PATH got, as the Nth line logged for it
 # says (1: BenchmarkViewerBytes, 2: BenchmarkViewerPhone).
-rects() { grep -E "viewerbytes_test.go:[0-9]+: $1: " "$TMP/out.txt" | sed -n "${2}p" | sed -E 's/.*rectangles: //; s/; WebSocket.*//'; }
+rects() { grep -E "viewerbytes_test.go:[0-9]+: $1: .*rectangles: " "$TMP/out.txt" | sed -n "${2}p" | sed -E 's/.*rectangles: //; s/; WebSocket.*//'; }
 # messages PATH N: the WebSocket messages PATH got, likewise.
-messages() { grep -E "viewerbytes_test.go:[0-9]+: $1: " "$TMP/out.txt" | sed -n "${2}p" | sed -E 's/.*WebSocket messages: //'; }
+messages() { grep -E "viewerbytes_test.go:[0-9]+: $1: .*WebSocket messages: " "$TMP/out.txt" | sed -n "${2}p" | sed -E 's/.*WebSocket messages: //'; }
 verdict() { awk -v v="$1" -v lim="$2" -v op="$3" 'BEGIN { ok = (op == "le") ? v <= lim : v >= lim; print ok ? "met" : "not met" }'; }
 fmt() { awk -v v="$1" -v d="${2:-0}" 'BEGIN { printf "%.*f", d, v }'; }
 

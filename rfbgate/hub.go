@@ -674,5 +674,5 @@ func (h *hub) logUpdateLocked(u *shareUpdate) {
 // again for the next.
 const (
 	snapLogMax = 2 << 20
-	snapKeep   = 10 * time.Second
+	snapKeep   = 30 * time.Second
 )
