@@ -51,7 +51,7 @@ func BenchmarkKeyToPixel(b *testing.B) {
 		keyToPixel(b, c)
 	})
 	b.Run("path=glass", func(b *testing.B) {
-		hs, c := rfbGlassViewer(b, xaddr, pw)
+		hs, c := rfbGlassViewer(b, xaddr, pw, false) // the shared hub, glass's default
 		resp, err := http.Post(hs.URL+"/v1/tools/computers.takeover", "application/json", strings.NewReader(`{"agent":"bench","surface":"bench"}`))
 		if err != nil || resp.StatusCode != http.StatusOK {
 			b.Fatalf("take-over: %v %v", resp, err)
