@@ -150,7 +150,7 @@ func BenchmarkRelayScale(b *testing.B) {
 	res := &scaleResult{params: p, load0: loadAvg(), floor: loopbackFloor(b)}
 	hasFlag := glassHasFlag(b, bin, "per-viewer-upstream")
 	if hasFlag {
-		res.modes = []string{"shared", "per-viewer"}
+		res.modes = []string{"hub", "per-viewer"}
 	} else {
 		res.modes = []string{"per-viewer"}
 		res.note = "this glass has no -per-viewer-upstream flag (no hub): only its per-viewer relay is measured"
@@ -493,12 +493,12 @@ func (res *scaleResult) targets() []string {
 	var out []string
 	vs := res.params.viewers
 	lo, hi := vs[0], vs[len(vs)-1]
-	shared := slices.Contains(res.modes, "shared")
+	shared := slices.Contains(res.modes, "hub")
 	if !shared {
 		return []string{"- targets: not judged, the shared mode was not measured (" + res.note + ")"}
 	}
-	if a, ok := res.row("shared", lo); ok {
-		if z, ok := res.row("shared", hi); ok {
+	if a, ok := res.row("hub", lo); ok {
+		if z, ok := res.row("hub", hi); ok {
 			ratio := z.xvncCPU / a.xvncCPU
 			out = append(out, fmt.Sprintf("- Xvnc CPU at %d viewers ÷ at %d (shared): %.2f (target ≤ 1.25): %s", hi, lo, ratio, verdict(ratio <= 1.25)))
 			// the added viewers' CPU over the bytes delivered to them
@@ -518,13 +518,13 @@ func (res *scaleResult) targets() []string {
 		}
 	}
 	for _, j := range res.joins {
-		if j.mode == "shared" {
+		if j.mode == "hub" {
 			out = append(out, fmt.Sprintf("- late joiners' first full frame with %d watching (shared): median %s (target ≤ 50 ms): %s; p99 %s (target ≤ 200 ms): %s",
 				j.n, ms(j.p50), verdict(j.p50 <= 50*time.Millisecond), ms(j.p99), verdict(j.p99 <= 200*time.Millisecond)))
 		}
 	}
 	for _, p := range res.pauses {
-		if p.mode != "shared" {
+		if p.mode != "hub" {
 			continue
 		}
 		keep := p.during / p.before

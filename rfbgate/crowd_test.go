@@ -21,7 +21,7 @@ import (
 // GLASS_CROWD_INFLIGHT=K the limiter's K (e.g. 50, to see Xvnc's blacklist
 // refusals retried).
 func TestXvncCrowd(t *testing.T) {
-	t.Run("shared", func(t *testing.T) { testXvncCrowd(t, false) })
+	t.Run("hub", func(t *testing.T) { testXvncCrowd(t, false) })
 	t.Run("per-viewer", func(t *testing.T) { testXvncCrowd(t, true) })
 }
 

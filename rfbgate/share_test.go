@@ -28,7 +28,7 @@ type crowdMode struct {
 
 // crowdModes are the modes TestShareCrowd runs in.
 var crowdModes = []crowdMode{
-	{name: "shared", configure: func(c *Config) { c.PerViewerUpstream = false }, shared: true},
+	{name: "hub", configure: func(c *Config) { c.PerViewerUpstream = false }, shared: true},
 	{name: "per-viewer", configure: func(c *Config) { c.PerViewerUpstream = true }, shared: false},
 }
 
@@ -155,10 +155,10 @@ func runCrowd(t *testing.T, mode crowdMode) {
 	t.Logf("%s: the paused viewer's queued_bytes read %d times (%d with the field), at most %d; it skipped %d updates", mode.name, len(queued), known, most, skipped)
 	if mode.shared {
 		if known == 0 {
-			t.Fatalf("shared mode: the status API never reported the paused viewer's queued_bytes (%d reads)", len(queued))
+			t.Fatalf("hub mode: the status API never reported the paused viewer's queued_bytes (%d reads)", len(queued))
 		}
 		if most > crowdQueueMax {
-			t.Errorf("shared mode: the paused viewer's queued_bytes reached %d, more than %d", most, crowdQueueMax)
+			t.Errorf("hub mode: the paused viewer's queued_bytes reached %d, more than %d", most, crowdQueueMax)
 		}
 	}
 }

@@ -45,7 +45,7 @@ func (r *Relay) serveShared(ctx context.Context, ws *websocket.Conn, raw net.Con
 	}) {
 		return
 	}
-	log.Info("rfbgate: viewer open", "role", v.role(), "remote", remote, "width", init.Width, "height", init.Height, "shared", true)
+	log.Info("rfbgate: viewer open", "role", v.role(), "remote", remote, "width", init.Width, "height", init.Height, "upstream", "hub")
 
 	var wg sync.WaitGroup
 	wg.Add(3)
@@ -73,7 +73,7 @@ func (r *Relay) serveShared(ctx context.Context, ws *websocket.Conn, raw net.Con
 	wg.Wait()
 	log.Info("rfbgate: viewer closed", "role", role, "remote", remote, "by", by, "code", int(code), "reason", reason, "close_sent", sent,
 		"duration", time.Since(v.opened).Round(time.Millisecond), "bytes_to_viewer", v.toViewer.Load(), "bytes_to_computer", v.toComputer.Load(),
-		"skipped_updates", sv.skipped.Load(), "shared", true)
+		"skipped_updates", sv.skipped.Load(), "upstream", "hub")
 	r.removeViewer(v, code)
 }
 
