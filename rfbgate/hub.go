@@ -470,8 +470,13 @@ func (h *hub) onPseudo(rc framebuffer.Rect) {
 
 // appendDesktopSize appends a DesktopSize pseudo-rectangle.
 func appendDesktopSize(b []byte, w, h int) []byte {
-	b = append(b, 0, 0, 0, 0, byte(w>>8), byte(w), byte(h>>8), byte(h))
-	return appendInt32(b, encodingDesktopSize)
+	return appendRect(b, 0, 0, w, h, encodingDesktopSize)
+}
+
+// appendRect appends a rectangle's 12-byte header.
+func appendRect(b []byte, x, y, w, h int, enc int32) []byte {
+	b = append(b, byte(x>>8), byte(x), byte(y>>8), byte(y), byte(w>>8), byte(w), byte(h>>8), byte(h))
+	return appendInt32(b, enc)
 }
 
 // message publishes what a decoded server message gives the viewers.
@@ -510,8 +515,7 @@ func (h *hub) publish() {
 	b := make([]byte, 0, 4+n)
 	b = append(append(b, hdr...), h.cur...)
 	if h.curRects >= 0xffff {
-		b = append(b, 0, 0, 0, 0, 0, 0, 0, 0)
-		b = appendInt32(b, encodingLastRect)
+		b = appendRect(b, 0, 0, 0, 0, encodingLastRect)
 	}
 	u := &shareUpdate{b: b, kinds: h.curKinds, resized: h.resized, w: h.fb.Width(), h: h.fb.Height()}
 	u.dmg = append([]shareRect(nil), h.curDmg...)

@@ -93,14 +93,8 @@ func TestSharePrivateRawViewer(t *testing.T) {
 	d := framebuffer.NewDecoder(rw, fb, framebuffer.Limits{})
 	next := func() {
 		t.Helper()
-		for {
-			m, err := d.Next()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if m.Type == framebuffer.MsgFramebufferUpdate {
-				return
-			}
+		if _, err := d.NextUpdate(); err != nil {
+			t.Fatal(err)
 		}
 	}
 	next() // the whole screen

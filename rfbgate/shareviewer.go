@@ -2,7 +2,6 @@ package rfbgate
 
 import (
 	"cmp"
-	"encoding/binary"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -308,11 +307,7 @@ func (sv *shareViewer) catchUp() []shareItem {
 		var kinds rectCounts
 		for _, r := range owed {
 			r.w, r.h = min(r.w, h.fb.Width()-r.x), min(r.h, h.fb.Height()-r.y)
-			b = binary.BigEndian.AppendUint16(b, uint16(r.x))
-			b = binary.BigEndian.AppendUint16(b, uint16(r.y))
-			b = binary.BigEndian.AppendUint16(b, uint16(r.w))
-			b = binary.BigEndian.AppendUint16(b, uint16(r.h))
-			b = appendInt32(b, encodingRaw)
+			b = appendRect(b, r.x, r.y, r.w, r.h, encodingRaw)
 			b, _ = h.fb.Region(b, r.x, r.y, r.w, r.h)
 			kinds[kindRaw]++
 			n++
@@ -369,8 +364,7 @@ func (sv *shareViewer) greeting(caps shareCaps) []shareItem {
 		n++
 	}
 	if caps.qemuKey {
-		b = append(b, 0, 0, 0, 0, 0, 0, 0, 0)
-		b = appendInt32(b, encodingQEMUExtendedKey)
+		b = appendRect(b, 0, 0, 0, 0, encodingQEMUExtendedKey)
 		n++
 	}
 	if n > 0 {

@@ -161,6 +161,18 @@ func (d *Decoder) Stats() Stats { return d.stats }
 // Offset is the number of stream bytes consumed.
 func (d *Decoder) Offset() int64 { return d.rd.off }
 
+// NextUpdate reads and applies messages up to and including the next
+// FramebufferUpdate, and describes it (a viewer's read loop: other
+// messages are decoded and skipped as Next does).
+func (d *Decoder) NextUpdate() (Message, error) {
+	for {
+		m, err := d.Next()
+		if err != nil || m.Type == MsgFramebufferUpdate {
+			return m, err
+		}
+	}
+}
+
 // Buffered is the number of stream bytes read from src but not yet
 // consumed: a caller that waits for src to be readable before calling
 // Next must not wait while a message may already be buffered.

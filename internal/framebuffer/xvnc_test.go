@@ -298,15 +298,11 @@ func TestAgainstXvnc(t *testing.T) {
 // FramebufferUpdate and returns its number of rectangles.
 func nextUpdate(t *testing.T, d *framebuffer.Decoder) int {
 	t.Helper()
-	for {
-		m, err := d.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.Type == framebuffer.MsgFramebufferUpdate {
-			return m.Rects
-		}
+	m, err := d.NextUpdate()
+	if err != nil {
+		t.Fatal(err)
 	}
+	return m.Rects
 }
 
 // compare checks got against the Raw reference: equal where no JPEG
