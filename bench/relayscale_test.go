@@ -151,6 +151,9 @@ func BenchmarkRelayScale(b *testing.B) {
 	hasFlag := glassHasFlag(b, bin, "per-viewer-upstream")
 	if hasFlag {
 		res.modes = []string{"hub", "per-viewer"}
+		if m := os.Getenv("SCALE_MODES"); m != "" { // SCALE_MODES=hub: one mode, for a quick look
+			res.modes = strings.Split(m, ",")
+		}
 	} else {
 		res.modes = []string{"per-viewer"}
 		res.note = "this glass has no -per-viewer-upstream flag (no hub): only its per-viewer relay is measured"

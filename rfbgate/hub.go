@@ -68,6 +68,7 @@ type hub struct {
 	curKinds rectCounts
 	resized  bool
 	tee      *captureReader
+	dec      *framebuffer.Decoder
 
 	mu       sync.Mutex     // viewers, refs, linger, dead, the joiners' log
 	snap     *fullFrame     // the whole-screen encoding joiners start from (nil: none kept)
@@ -376,6 +377,7 @@ func (h *hub) run() {
 func (h *hub) consume(src io.Reader, wait func() error, lim framebuffer.Limits) error {
 	h.tee = &captureReader{src: src}
 	dec := framebuffer.NewDecoder(h.tee, h.fb, lim)
+	h.dec = dec
 	dec.OnRect = h.onRect
 	dec.OnPseudo = h.onPseudo
 	for {
@@ -418,6 +420,16 @@ func (h *hub) onRect(rc framebuffer.Rect) {
 	case framebuffer.KindCopyRect, framebuffer.KindTightFill, framebuffer.KindTightJPEG:
 		if b, ok := h.tee.bytes(rc.Start, rc.End); ok {
 			h.cur = append(h.cur, b...)
+			h.curRects++
+			h.curKinds.count(rectKind(rc.Kind))
+			return
+		}
+	}
+	if rc.Kind == framebuffer.KindTightCopy || rc.Kind == framebuffer.KindTightPalette {
+		// Xvnc's filtered pixels (its palette and indices, or its
+		// pixels), compressed again on their own.
+		if b, err := h.enc.AppendTightBasic(h.cur, rc.X, rc.Y, rc.W, rc.H, h.dec.TightBasic()); err == nil {
+			h.cur = b
 			h.curRects++
 			h.curKinds.count(rectKind(rc.Kind))
 			return
@@ -611,9 +623,22 @@ func (h *hub) fullFrameLocked() *fullFrame {
 	}
 	h.full = f // never changed once made: queued items point into it
 	h.mu.Lock()
-	h.snap, h.joinLog, h.logBytes, h.lastJoin = f, nil, 0, time.Now()
+	h.snap, h.joinLog, h.logBytes = f, nil, 0
 	h.mu.Unlock()
 	return f
+}
+
+// joined notes that a viewer has joined a hub others were watching (a
+// crowd may follow): for snapKeep the hub keeps a whole-screen encoding
+// and the log after it for the next joiners. A hub's first viewer is no
+// sign of a crowd, and encoding the screen again is not a join: else a
+// hub would keep encoding it for as long as the screen changes.
+func (h *hub) joined() {
+	h.mu.Lock()
+	if len(h.viewers) > 1 {
+		h.lastJoin = time.Now()
+	}
+	h.mu.Unlock()
 }
 
 // joinFromLog brings a viewer that owes the whole screen level with the
@@ -648,7 +673,9 @@ func (h *hub) joinFromLog(sv *shareViewer) ([]shareItem, bool) {
 		sv.knownW, sv.knownH = u.w, u.h // a resize's DesktopSize is in the update
 	}
 	sv.owedAll, sv.owed, sv.synced = false, nil, true
-	h.lastJoin = time.Now()
+	if len(h.viewers) > 1 {
+		h.lastJoin = time.Now()
+	}
 	h.log.Debug("rfbgate: viewer joined from the last whole screen and the log", "surface", sv.v.surface, "updates", len(h.joinLog), "version", f.version)
 	return items, true
 }

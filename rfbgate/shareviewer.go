@@ -316,6 +316,9 @@ func (sv *shareViewer) catchUp() []shareItem {
 		items = append(items, shareItem{b: b, kinds: &kinds})
 	case whole:
 		f := h.fullFrameLocked()
+		if owedAll {
+			h.joined()
+		}
 		hdr := append([]byte{srvFramebufferUpdate, 0, 0, 0}, extra...)
 		putCount(hdr, n+f.rects)
 		items = append(items, shareItem{b: hdr}, shareItem{b: f.b, kinds: &f.kinds})

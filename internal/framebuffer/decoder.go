@@ -99,6 +99,15 @@ const (
 	KindTightGradient
 )
 
+// TightBasic is a Tight basic rectangle's filtered pixels as its sender
+// meant them, inflated: a hub that passes the rectangle on can compress
+// them again as they are, without filtering the framebuffer again.
+type TightBasic struct {
+	Filter  byte   // 0 copy, 1 palette, 2 gradient
+	Palette []byte // the palette filter's colours, 3 bytes each
+	Data    []byte // the filtered pixels (palette indices, or 3 bytes a pixel)
+}
+
 // NumKinds is the number of Kinds (for arrays indexed by Kind).
 const NumKinds = int(KindTightGradient) + 1
 
@@ -125,6 +134,7 @@ type Decoder struct {
 	stats Stats
 	err   error
 	kind  Kind
+	basic TightBasic // the Tight basic rectangle just decoded (for OnRect)
 
 	// OnRect, if set, is called after each rectangle is applied, with
 	// where it is and how it was sent.
@@ -394,6 +404,12 @@ func (d *Decoder) resize(w, h int) error {
 	d.stats.Resizes++
 	return d.fb.resize(w, h, d.lim.MaxWidth*d.lim.MaxHeight*BytesPerPixel)
 }
+
+// TightBasic returns the Tight basic rectangle just decoded, as its
+// sender filtered it. It is valid only within OnRect, for a rectangle of
+// kind KindTightCopy, KindTightPalette or KindTightGradient; its slices
+// are the Decoder's and are reused by the next rectangle.
+func (d *Decoder) TightBasic() TightBasic { return d.basic }
 
 // scratch returns a buffer of n bytes, reused across rectangles.
 func (d *Decoder) scratch(n int) []byte {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"image/jpeg"
+	"slices"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zlib"
@@ -98,6 +99,33 @@ func (e *Encoder) AppendTight(dst []byte, fb *Framebuffer, x, y, w, h int) ([]by
 	return dst, n, nil
 }
 
+// AppendTightBasic appends to dst one Tight basic rectangle at (x, y),
+// w×h, that carries tb (a Decoder's TightBasic: another server's copy or
+// palette rectangle) compressed again as a self-contained zlib stream, and
+// returns dst; the caller vouches that tb's data is the filter's for w×h
+// (as the Decoder checked). A gradient rectangle is not taken (noVNC has
+// no gradient filter): encode its pixels with AppendTight.
+func (e *Encoder) AppendTightBasic(dst []byte, x, y, w, h int, tb TightBasic) ([]byte, error) {
+	ncol := len(tb.Palette) / 3
+	palette := tb.Filter == filterPalette && ncol >= 2 && ncol <= 256 && len(tb.Palette) == 3*ncol
+	if tb.Filter != filterCopy && !palette {
+		return dst, fmt.Errorf("framebuffer: Tight basic rectangle with filter %d and a palette of %d bytes: only copy, and palette of 2 to 256 colours, are passed on", tb.Filter, len(tb.Palette))
+	}
+	for _, v := range []int{x, y, w, h} {
+		dst = binary.BigEndian.AppendUint16(dst, uint16(v))
+	}
+	dst = binary.BigEndian.AppendUint32(dst, uint32(EncodingTight))
+	if palette {
+		e.kinds[KindTightPalette]++
+		dst = append(dst, (4<<4)|1, filterPalette, byte(ncol-1)) // stream 0, reset, explicit filter
+		dst = append(dst, tb.Palette...)
+	} else {
+		e.kinds[KindTightCopy]++
+		dst = append(dst, 1) // stream 0, reset, copy filter
+	}
+	return e.appendData(dst, tb.Data), nil
+}
+
 func (e *Encoder) appendPiece(dst []byte, fb *Framebuffer, x, y, w, h int) []byte {
 	for _, v := range []int{x, y, w, h} {
 		dst = binary.BigEndian.AppendUint16(dst, uint16(v))
@@ -153,13 +181,28 @@ func (e *Encoder) appendPiece(dst []byte, fb *Framebuffer, x, y, w, h int) []byt
 	dst = append(dst, 1) // stream 0, reset, copy filter
 	data := e.data[:0]
 	for yy := y; yy < y+h; yy++ {
-		row := fb.row(x, yy, w)
-		for xx := range w {
-			data = append(data, row[4*xx], row[4*xx+1], row[4*xx+2])
-		}
+		data = appendPacked(data, fb.row(x, yy, w))
 	}
 	e.data = data
 	return e.appendData(dst, data)
+}
+
+// appendPacked appends row's 4-byte pixels to dst as Tight's 3-byte ones:
+// a 4-byte load and store a pixel (each store's fourth byte is the next
+// pixel's first), the last pixel byte by byte.
+func appendPacked(dst, row []byte) []byte {
+	n := len(row) / 4
+	off := len(dst)
+	dst = slices.Grow(dst, 3*n)[:off+3*n]
+	out := dst[off:]
+	i := 0
+	for ; i+1 < n; i++ {
+		binary.LittleEndian.PutUint32(out[3*i:], binary.LittleEndian.Uint32(row[4*i:]))
+	}
+	if i < n {
+		out[3*i], out[3*i+1], out[3*i+2] = row[4*i], row[4*i+1], row[4*i+2]
+	}
+	return dst
 }
 
 // zlibHeader starts a zlib stream: deflate, 32 KiB window, fastest

@@ -290,3 +290,103 @@ func FuzzEncoderRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// TestEncoderTightBasic: a server's copy and palette rectangles, on zlib
+// streams that run across rectangles, passed on by AppendTightBasic from
+// the Decoder's TightBasic, decode on their own to the same pixels (after
+// another stream left zlib stream 0 in any state); a gradient rectangle is
+// refused.
+func TestEncoderTightBasic(t *testing.T) {
+	const W, H = 200, 120
+	rng := rand.New(rand.NewPCG(31, 32))
+	var s stream
+	z := [4]*zw{newZW(), newZW(), newZW(), newZW()}
+	two, pal2 := paletted(rng, 90, 40, 2, 7)
+	dozen, pal12 := paletted(rng, 61, 33, 12, 4)
+	tiny := noise(rng, 3, 1) // 9 bytes: sent without zlib
+	s.update(6)
+	s.tightCopy(z[0], noise(rng, W, H), 0, 0, 0, 0)
+	s.tightPalette(z[1], two, pal2, 5, 7, 1)
+	s.tightPalette(z[2], dozen, pal12, 100, 50, 2)
+	s.tightCopy(z[0], noise(rng, 77, 45), 120, 70, 0, 0) // stream 0 again: its zlib stream goes on
+	s.tightCopy(z[3], tiny, 1, 110, 3, 0)
+	s.tightGradient(z[1], noise(rng, 20, 10), 30, 90, 1)
+
+	e, err := NewEncoder(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := newFB(t, W, H)
+	d := NewDecoder(bytes.NewReader(s.Bytes()), src, Limits{})
+	var out []byte
+	passed, refused := 0, 0
+	d.OnRect = func(r Rect) {
+		b, err := e.AppendTightBasic(out, r.X, r.Y, r.W, r.H, d.TightBasic())
+		if err != nil {
+			if r.Kind != KindTightGradient {
+				t.Errorf("%v rectangle at (%d,%d) refused: %v", r.Kind, r.X, r.Y, err)
+			}
+			if len(b) != len(out) {
+				t.Errorf("a refused rectangle appended %d bytes", len(b)-len(out))
+			}
+			b, _, err = e.AppendTight(out, src, r.X, r.Y, r.W, r.H)
+			if err != nil {
+				t.Fatal(err)
+			}
+			refused++
+		} else {
+			passed++
+		}
+		out = b
+	}
+	if _, err := d.Next(); err != nil {
+		t.Fatal(err)
+	}
+	if passed != 5 || refused != 1 {
+		t.Fatalf("passed on %d rectangles and refused %d; want 5 and 1 (the gradient)", passed, refused)
+	}
+
+	var again stream
+	again.update(1)
+	again.tightCopy(newZW(), noise(rng, 20, 20), 0, 0, 0, 0)
+	again.update(6)
+	again.Write(out)
+	fb := newFB(t, W, H)
+	d2, err := decodeAll(bytes.NewReader(again.Bytes()), fb, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	samePix(t, fb.Pix(), src.Pix(), W)
+	if st := d2.Stats(); st.TightPalette != 2 || st.TightUncompressed == 0 {
+		t.Errorf("decoded %d palette rectangles and %d uncompressed; want 2 and at least 1", st.TightPalette, st.TightUncompressed)
+	}
+}
+
+// TestPixelPacking: widening 3-byte pixels to 4 and packing them back
+// again, at every length from none to a few (the last pixel is copied
+// byte by byte: nothing is written past the end).
+func TestPixelPacking(t *testing.T) {
+	for n := range 6 {
+		src := make([]byte, 3*n)
+		for i := range src {
+			src[i] = byte(7*i + 1)
+		}
+		wide := make([]byte, 4*n+4)
+		for i := range wide {
+			wide[i] = 0xee
+		}
+		copyPixels(wide[:4*n], src)
+		for i := range n {
+			if got, want := wide[4*i:4*i+4], []byte{src[3*i], src[3*i+1], src[3*i+2], 0}; !bytes.Equal(got, want) {
+				t.Fatalf("%d pixels: pixel %d widened to %v, want %v", n, i, got, want)
+			}
+		}
+		if !bytes.Equal(wide[4*n:], []byte{0xee, 0xee, 0xee, 0xee}) {
+			t.Fatalf("%d pixels: copyPixels wrote past its end: %v", n, wide[4*n:])
+		}
+		packed := appendPacked([]byte{9}, wide[:4*n])
+		if !bytes.Equal(packed, append([]byte{9}, src...)) {
+			t.Fatalf("%d pixels: packed to %v, want 9 then %v", n, packed, src)
+		}
+	}
+}

@@ -256,6 +256,26 @@ func TestBadContent(t *testing.T) {
 			s.u32(4)
 			s.Write([]byte{1, 2, 3, 4})
 		}, []string{"zlib data"}},
+		{"zlib header check", func(s *stream) {
+			s.update(1)
+			s.rect(0, 0, 4, 4, EncodingZRLE)
+			s.u32(4)
+			s.Write([]byte{0x78, 0x02, 3, 4}) // 0x7802 is not a multiple of 31
+		}, []string{"header 0x7802 fails its check", "encoding 16"}},
+		{"zlib window of 64 KiB", func(s *stream) {
+			s.update(1)
+			s.rect(0, 0, 8, 8, EncodingTight)
+			s.u8(0)
+			s.compact(4)
+			s.Write([]byte{0x88, 0x1c, 3, 4}) // 0x881c = 31*1124, CINFO 8
+		}, []string{"window of at most 32 KiB", "zlib stream 0"}},
+		{"zlib preset dictionary", func(s *stream) {
+			s.update(1)
+			s.rect(0, 0, 8, 8, EncodingTight)
+			s.u8(0)
+			s.compact(4)
+			s.Write([]byte{0x78, 0x20, 3, 4}) // 0x7820 = 31*993, FDICT
+		}, []string{"preset dictionary", "zlib stream 0"}},
 		{"JPEG of another size", func(s *stream) {
 			j := jpegOf(8, 8)
 			s.update(1)

@@ -2,6 +2,7 @@ package framebuffer
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"image"
 	"image/color"
@@ -194,13 +195,11 @@ func (d *Decoder) tightBasic(stream int, explicit bool) error {
 			return d.fail(fmt.Errorf("zlib stream %d: %w", stream, err))
 		}
 	}
+	d.basic = TightBasic{Filter: filter, Palette: pal[:3*ncol], Data: data}
 	switch filter {
 	case filterCopy:
 		for yy := range h {
-			row, src := d.fb.row(d.rx, d.ry+yy, w), data[yy*w*3:]
-			for xx := range w {
-				row[4*xx], row[4*xx+1], row[4*xx+2], row[4*xx+3] = src[3*xx], src[3*xx+1], src[3*xx+2], 0
-			}
+			copyPixels(d.fb.row(d.rx, d.ry+yy, w), data[yy*w*3:yy*w*3+w*3])
 		}
 	case filterPalette:
 		for yy := range h {
@@ -248,4 +247,19 @@ func (d *Decoder) tightBasic(stream int, explicit bool) error {
 		}
 	}
 	return nil
+}
+
+// copyPixels widens src's 3-byte pixels into dst's 4-byte ones (padding
+// 0): a 4-byte load and store a pixel while 4 bytes remain in src.
+func copyPixels(dst, src []byte) {
+	n := len(src) / 3
+	dst = dst[:4*n]
+	i := 0
+	for ; i+1 < n; i++ {
+		v := binary.LittleEndian.Uint32(src[3*i:]) & 0xffffff
+		binary.LittleEndian.PutUint32(dst[4*i:], v)
+	}
+	if i < n {
+		dst[4*i], dst[4*i+1], dst[4*i+2], dst[4*i+3] = src[3*i], src[3*i+1], src[3*i+2], 0
+	}
 }

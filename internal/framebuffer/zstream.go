@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/klauspost/compress/zlib"
+	"github.com/klauspost/compress/flate"
 )
 
 // zBufSize is the size of each zlib stream's input buffer.
@@ -111,17 +111,39 @@ func (z *zstream) begin(rd *reader, n, max int) error {
 	if z.zr == nil || z.fresh {
 		z.fresh = false
 		z.or, z.ow = 0, 0
-		var err error
 		if z.zr == nil {
 			z.br = bufio.NewReaderSize(z, zBufSize)
-			z.zr, err = zlib.NewReader(z.br)
 		} else {
 			z.br.Reset(z)
-			err = z.zr.(zlib.Resetter).Reset(z.br, nil)
 		}
-		if err != nil {
+		if err := z.header(); err != nil {
+			return err
+		}
+		if z.zr == nil {
+			z.zr = flate.NewReader(z.br)
+		} else if err := z.zr.(flate.Resetter).Reset(z.br, nil); err != nil {
 			return z.wrap(err)
 		}
+	}
+	return nil
+}
+
+// header reads and checks a new stream's zlib header (RFC 1950): deflate,
+// a window of at most 32 KiB, no preset dictionary. The deflate data after
+// it is inflated raw: RFB's zlib streams never end, so the Adler-32 that
+// zlib checks at a stream's end would never be compared, only computed.
+func (z *zstream) header() error {
+	var h [2]byte
+	if _, err := io.ReadFull(z.br, h[:]); err != nil {
+		return z.wrap(err)
+	}
+	switch {
+	case h[0]&0x0f != 8 || h[0]>>4 > 7:
+		return fmt.Errorf("zlib data: header %#02x%02x is not deflate with a window of at most 32 KiB", h[0], h[1])
+	case (uint(h[0])<<8|uint(h[1]))%31 != 0:
+		return fmt.Errorf("zlib data: header %#02x%02x fails its check (not a multiple of 31)", h[0], h[1])
+	case h[1]&0x20 != 0:
+		return fmt.Errorf("zlib data: header %#02x%02x asks for a preset dictionary", h[0], h[1])
 	}
 	return nil
 }
