@@ -431,7 +431,9 @@ func (r *Relay) ServeStream(w http.ResponseWriter, req *http.Request) {
 }
 
 // hijackCapture keeps the connection coder/websocket hijacks, so that the
-// relay can bound its writes with a deadline (see closeViewer).
+// relay can bound its writes with a deadline (see closeViewer), and gives
+// coder/websocket a buffered writer that writes each frame in one
+// write(v) (frameWriter).
 type hijackCapture struct {
 	http.ResponseWriter
 	conn net.Conn
@@ -444,8 +446,14 @@ func (h *hijackCapture) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		return nil, nil, errors.New("rfbgate: the HTTP server cannot hijack the connection")
 	}
 	c, brw, err := hj.Hijack()
+	if err != nil {
+		return c, brw, err
+	}
 	h.conn = c
-	return c, brw, err
+	if brw.Writer.Buffered() == 0 { // net/http's is new and empty
+		brw = bufio.NewReadWriter(brw.Reader, bufio.NewWriterSize(&frameWriter{w: c}, frameHoldMax-maxFrameHeader))
+	}
+	return c, brw, nil
 }
 
 // serveViewer runs one viewer to its end.
