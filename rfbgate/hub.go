@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -59,7 +60,18 @@ type hub struct {
 	isPrimed bool
 	clip     clipTap
 	encMu    sync.Mutex
-	encSent  []byte // the last SetEncodings sent to Xvnc
+	encSent  []byte  // the last SetEncodings sent to Xvnc
+	lastEnc  []int32 // the last viewer's SetEncodings list (encMu)
+
+	// solo (hubsolo.go): while the hub has had one viewer only, that
+	// viewer gets Xvnc's own bytes, compressed by Xvnc (fbMu).
+	solo     *shareViewer
+	soloOK   bool        // no viewer yet: the first one is solo
+	soloWhy  string      // why solo ended, for the log
+	curRaw   bool        // the update being built has Xvnc's stateful bytes
+	soloWant bool        // (mu) an update request waits for the solo viewer's queue to drain
+	asked    atomic.Bool // the first whole-screen request was sent
+	shareNow atomic.Bool // solo ended: the shared encodings and a request are due
 
 	// the update being built (reader goroutine, under fbMu)
 	cur      []byte
@@ -106,8 +118,7 @@ const DefaultShareLinger = 10 * time.Second
 // hub passes on to the viewers that list them. The cursor pseudo-encodings
 // are not asked for: Xvnc then draws the cursor into the screen.
 var hubEncodings = []int32{encodingTight, encodingCopyRect, encodingZRLE, encodingRaw,
-	encodingDesktopSize, encodingExtendedDesktop, encodingLastRect, encodingQEMUExtendedKey, encodingExtendedClipboard,
-	encodingCompressLevel0}
+	encodingDesktopSize, encodingExtendedDesktop, encodingLastRect, encodingQEMUExtendedKey, encodingExtendedClipboard}
 
 // joinHub returns agent's hub with one more viewer counted, dialling Xvnc
 // if the computer has none; false (ws closed with the reason) when no
@@ -131,7 +142,7 @@ func (r *Relay) joinHub(ctx context.Context, ws *websocket.Conn, comp Computer, 
 	}
 	if h == nil {
 		h = &hub{r: r, comp: comp, log: r.log.With("agent", comp.Name), ready: make(chan struct{}), primed: make(chan struct{}),
-			viewers: make(map[*shareViewer]struct{}), refs: 1}
+			viewers: make(map[*shareViewer]struct{}), refs: 1, soloOK: true}
 		h.clip = clipTap{r: r, agent: comp.Name, limit: r.cfg.Limits.MaxCutText}
 		r.hubs[comp.Name] = h
 		r.wg.Add(1)
@@ -227,6 +238,14 @@ func (h *hub) markDead() {
 // leave counts one viewer fewer (and forgets sv, if it was added); the
 // last one starts the linger timer.
 func (h *hub) leave(sv *shareViewer) {
+	if sv != nil {
+		h.fbMu.Lock()
+		if h.solo == sv {
+			h.endSoloLocked("the solo viewer left")
+		}
+		h.fbMu.Unlock()
+		h.enterSharedIfDue()
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if sv != nil {
@@ -258,12 +277,15 @@ func (h *hub) leave(sv *shareViewer) {
 
 // add registers sv for shared updates.
 func (h *hub) add(sv *shareViewer) bool {
+	h.fbMu.Lock()
+	defer h.fbMu.Unlock()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.dead {
 		return false
 	}
 	h.viewers[sv] = struct{}{}
+	h.addSoloLocked(sv)
 	return true
 }
 
@@ -277,18 +299,34 @@ func (h *hub) send(msg []byte) error {
 }
 
 // setEncodings sends the hub's encodings to Xvnc with the JPEG quality
-// and compression levels of the viewer that sent SetEncodings last (the
-// levels are the computer's: every viewer gets what the latest asked
-// for), and the first time asks for the whole screen.
+// level of the viewer that sent SetEncodings last (viewer; nil: the last
+// one's again), which is the computer's: every viewer gets what the latest
+// asked for. The compression level is 0 (the hub compresses, once), or
+// the viewer's while it is solo. Unless a solo viewer is awaited, the
+// first call also asks for the whole screen.
 func (h *hub) setEncodings(viewer []int32) {
+	h.encMu.Lock()
+	defer h.encMu.Unlock()
+	if viewer != nil {
+		h.lastEnc = viewer
+	}
+	h.fbMu.Lock()
+	solo := h.solo != nil || h.soloOK
+	h.fbMu.Unlock()
 	list := append([]int32(nil), hubEncodings...)
+	if !solo {
+		list = append(list, encodingCompressLevel0)
+	}
 	quality := 0
-	for _, e := range viewer {
+	for _, e := range h.lastEnc {
 		if e >= encodingQualityLevel0 && e <= encodingQualityLevel9 {
 			list = append(list, e)
+			if quality == 0 {
+				quality = framebuffer.JPEGQuality(int(e - encodingQualityLevel0))
+			}
 		}
-		if e >= encodingQualityLevel0 && e <= encodingQualityLevel9 && quality == 0 {
-			quality = framebuffer.JPEGQuality(int(e - encodingQualityLevel0))
+		if solo && e >= encodingCompressLevel0 && e <= encodingCompressLevel9 {
+			list = append(list, e)
 		}
 	}
 	h.fbMu.Lock()
@@ -298,23 +336,34 @@ func (h *hub) setEncodings(viewer []int32) {
 	for _, e := range list {
 		msg = binary.BigEndian.AppendUint32(msg, uint32(e))
 	}
-	h.encMu.Lock()
-	defer h.encMu.Unlock()
 	if string(msg) == string(h.encSent) {
 		return
 	}
 	first := h.encSent == nil
 	h.encSent = msg
-	if first {
+	if first && !solo && !h.asked.Swap(true) {
 		msg = append(msg, h.request(false)...)
-		// Prime even if Xvnc never paints the whole screen (an idle
-		// desktop answers with what it has).
-		time.AfterFunc(2*time.Second, h.prime)
+		h.primeSoon()
 	}
 	if err := h.send(msg); err != nil {
 		h.log.Info("rfbgate: writing to the VNC server", "err", err)
 	}
 }
+
+// askWhole asks Xvnc for the whole screen, the first time only.
+func (h *hub) askWhole() {
+	if h.asked.Swap(true) {
+		return
+	}
+	if err := h.send(h.request(false)); err != nil {
+		h.log.Info("rfbgate: writing to the VNC server", "err", err)
+	}
+	h.primeSoon()
+}
+
+// primeSoon primes the hub in 2 s even if Xvnc never paints the whole
+// screen (an idle desktop answers with what it has).
+func (h *hub) primeSoon() { time.AfterFunc(2*time.Second, h.prime) }
 
 // request is a FramebufferUpdateRequest for the whole screen.
 func (h *hub) request(incremental bool) []byte {
@@ -388,14 +437,17 @@ func (h *hub) consume(src io.Reader, wait func() error, lim framebuffer.Limits) 
 		}
 		h.fbMu.Lock()
 		m, err := dec.Next()
+		paced := false
 		if err == nil {
 			h.message(m, dec.Offset())
+			paced = m.Type == framebuffer.MsgFramebufferUpdate && h.paceSoloLocked()
 		}
 		h.fbMu.Unlock()
 		if err != nil {
 			return err
 		}
-		if m.Type == framebuffer.MsgFramebufferUpdate {
+		h.enterSharedIfDue()
+		if m.Type == framebuffer.MsgFramebufferUpdate && !paced {
 			if err := h.send(h.request(true)); err != nil {
 				return err
 			}
@@ -415,6 +467,9 @@ func (h *hub) onRect(rc framebuffer.Rect) {
 		if h.painted >= h.fb.Width()*h.fb.Height() {
 			h.primeLocked()
 		}
+	}
+	if h.solo != nil && h.soloRectLocked(rc) {
+		return
 	}
 	switch rc.Kind {
 	case framebuffer.KindCopyRect, framebuffer.KindTightFill, framebuffer.KindTightJPEG:
@@ -500,7 +555,7 @@ func (h *hub) message(m framebuffer.Message, end int64) {
 		if h.curRects > 0 {
 			h.publish()
 		}
-		h.cur, h.curRects, h.curDmg, h.curKinds, h.resized = h.cur[:0], 0, h.curDmg[:0], rectCounts{}, false
+		h.cur, h.curRects, h.curDmg, h.curKinds, h.resized, h.curRaw = h.cur[:0], 0, h.curDmg[:0], rectCounts{}, false, false
 	case framebuffer.MsgBell:
 		h.broadcast([]byte{srvBell}, func(*shareViewer) bool { return true })
 	case framebuffer.MsgServerCutText:
@@ -529,7 +584,7 @@ func (h *hub) publish() {
 	if h.curRects >= 0xffff {
 		b = appendRect(b, 0, 0, 0, 0, encodingLastRect)
 	}
-	u := &shareUpdate{b: b, kinds: h.curKinds, resized: h.resized, w: h.fb.Width(), h: h.fb.Height()}
+	u := &shareUpdate{b: b, kinds: h.curKinds, resized: h.resized, raw: h.curRaw, w: h.fb.Width(), h: h.fb.Height()}
 	u.dmg = append([]shareRect(nil), h.curDmg...)
 	h.version++
 	h.mu.Lock()
@@ -684,6 +739,9 @@ func (h *hub) joinFromLog(sv *shareViewer) ([]shareItem, bool) {
 // (under fbMu and h.mu); once the log outgrows snapLogMax it encodes the
 // screen again if viewers joined lately, and otherwise lets both go.
 func (h *hub) logUpdateLocked(u *shareUpdate) {
+	if u.raw { // for the solo viewer only: joiners start again from a whole screen
+		h.snap, h.joinLog, h.logBytes = nil, nil, 0
+	}
 	if h.snap == nil {
 		return
 	}

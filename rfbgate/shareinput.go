@@ -81,8 +81,12 @@ func (s *shareInput) route(msg []byte) error {
 			sv.synced = false
 		}
 		sv.start, sv.asked = true, true
+		solo := sv.solo
 		sv.mu.Unlock()
 		sv.poke()
+		if solo { // the hub's first request waited for its solo viewer's
+			sv.h.askWhole()
+		}
 		return nil
 	case MsgEnableContinuousUpdates, MsgClientFence:
 		return nil // never offered: the hub sends updates as they come

@@ -34,7 +34,8 @@ type shareUpdate struct {
 	dmg     []shareRect // the areas it paints
 	kinds   rectCounts
 	resized bool
-	w, h    int // the screen's size after it
+	raw     bool // carries Xvnc's own stateful bytes: the solo viewer's only (hubsolo.go)
+	w, h    int  // the screen's size after it
 }
 
 // shareItem is something queued for one viewer: bytes to write, and the
@@ -68,6 +69,7 @@ type shareViewer struct {
 	greeted  bool // has had its greeting (greeting)
 	private  bool // cannot read the shared log (no Tight or CopyRect): gets Raw catch-ups, one per request
 	asked    bool // private: an update request is outstanding
+	solo     bool // gets Xvnc's own bytes (hubsolo.go)
 	caps     shareCaps
 
 	skipped atomic.Uint64 // updates skipped (queue full)
@@ -96,8 +98,12 @@ func (sv *shareViewer) poke() {
 // viewer owes u's area (the hub's reader, under the hub's locks).
 func (sv *shareViewer) offer(u *shareUpdate) {
 	sv.mu.Lock()
-	if sv.private {
+	if sv.private || (u.raw && !sv.solo) {
+		// Xvnc's own bytes are the solo viewer's only: another viewer
+		// owes their area, and queues nothing until it has caught up.
+		sv.synced = false
 		sv.owe(u)
+		sv.endSoloLocked("the solo viewer reads Raw only")
 		sv.mu.Unlock()
 		sv.poke()
 		return
@@ -121,8 +127,19 @@ func (sv *shareViewer) offer(u *shareUpdate) {
 		sv.skipped.Add(1)
 	}
 	sv.owe(u)
+	sv.endSoloLocked("the solo viewer skipped an update")
 	sv.mu.Unlock()
 	sv.poke()
+}
+
+// endSoloLocked: a solo viewer that cannot take an update whole stops
+// being solo, and so does its hub (under the hub's fbMu and sv.mu: the
+// hub's reader offering an update).
+func (sv *shareViewer) endSoloLocked(why string) {
+	if sv.solo {
+		sv.solo = false
+		sv.h.endSoloLocked(why)
+	}
 }
 
 // owe adds u's area to what the viewer owes (under sv.mu).
@@ -221,7 +238,7 @@ func (sv *shareViewer) next(done <-chan struct{}) ([]shareItem, bool) {
 			return sv.one[:], true
 		}
 		due := sv.start && !sv.synced
-		if due && !sv.greeted {
+		if (due || sv.solo) && sv.start && !sv.greeted {
 			sv.greeted = true
 			caps := sv.caps
 			sv.mu.Unlock()
@@ -266,7 +283,11 @@ func (sv *shareViewer) written(it shareItem) {
 	}
 	sv.qbytes -= len(it.b)
 	sv.queued.Store(int64(sv.qbytes))
+	drained := sv.solo && sv.qbytes == 0
 	sv.mu.Unlock()
+	if drained {
+		sv.h.soloDrained()
+	}
 }
 
 // catchUp builds the update that brings the viewer level with the

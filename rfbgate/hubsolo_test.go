@@ -1,0 +1,90 @@
+package rfbgate
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wirebench/wirebench/internal/xpaint"
+)
+
+// TestShareSolo, from the outside: a hub's only viewer is solo (glass's
+// log says so) and gets Xvnc's own bytes at its own pace: paused while the
+// damage goes on, its queue holds at most one update, and it skips none.
+// A second viewer ends solo (the log says why); from then on both get the
+// shared log, and after the damage stops both equal the X server's
+// screen, pixel for pixel, through one handshake with Xvnc.
+func TestShareSolo(t *testing.T) {
+	xv := startXvnc(t, testPassword)
+	xp, err := xpaint.Dial(strconv.Itoa(xv.Display))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { xp.Close() })
+	xp.HideCursor()
+	dmg, err := xpaint.NewDamage(xp, xpaint.DamageConfig{Seed: 35, FPS: 25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dmg.Frame(); err != nil {
+		t.Fatal(err)
+	}
+	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: xv.Addr, Password: NewSecret(testPassword)}}})
+
+	a := openCrowdViewer(t, tr, "a")
+	waitFull(t, a.v, a.name)
+	if logs := tr.logs.String(); !strings.Contains(logs, "solo viewer") {
+		t.Fatalf("the hub's first viewer is not solo; glass logged:\n%s", logs)
+	}
+	dmg.Start(0)
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			dmg.Stop()
+		}
+	})
+	waitFrames(t, dmg, 10)
+	a.v.Pause()
+	var most int64
+	for f := dmg.Frames(); dmg.Frames() < f+15; time.Sleep(20 * time.Millisecond) {
+		q, err := crowdStatus(tr, a.stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !q.ok {
+			t.Fatal("the status API has no queued_bytes for the solo viewer")
+		}
+		most = max(most, q.queued)
+		if q.skipped != 0 {
+			t.Fatalf("the paused solo viewer skipped %d updates: its pace should have held Xvnc back", q.skipped)
+		}
+	}
+	a.v.Resume()
+	if strings.Contains(tr.logs.String(), "solo ended") {
+		t.Fatalf("solo ended while its viewer paused; glass logged:\n%s", tr.logs.String())
+	}
+	t.Logf("paused solo viewer: queued_bytes at most %d", most)
+
+	b := openCrowdViewer(t, tr, "b")
+	waitFull(t, b.v, b.name)
+	waitFrames(t, dmg, dmg.Frames()+20)
+	if err := dmg.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	stopped = true
+	logs := tr.logs.String()
+	if !strings.Contains(logs, "solo ended") || !strings.Contains(logs, `why="a second viewer"`) {
+		t.Fatalf("a second viewer did not end solo; glass logged:\n%s", logs)
+	}
+	want := xScreen(t, xp)
+	for _, v := range []*crowdViewer{a, b} {
+		waitPixels(t, v.v, want, v.name)
+		st := v.v.Stats()
+		t.Logf("%s: %d updates, %d bytes; Tight copy %d, palette %d, fill %d, CopyRect %d", v.name, st.Updates, st.Bytes,
+			st.Decoder.TightCopy, st.Decoder.TightPalette, st.Decoder.TightFill, st.Decoder.CopyRect)
+	}
+	if ds := tr.DialStats("a"); ds.Handshakes != 1 {
+		t.Errorf("glass made %d handshakes with Xvnc for 2 viewers, want 1", ds.Handshakes)
+	}
+}
