@@ -136,6 +136,13 @@ type Decoder struct {
 	kind  Kind
 	basic TightBasic // the Tight basic rectangle just decoded (for OnRect)
 
+	// Skip, if set, makes the Decoder read past every pixel rectangle
+	// without applying it (framing and limits as when decoding): the
+	// framebuffer keeps only the screen's size, which pseudo-rectangles
+	// still change. Its zlib streams are not followed, so it must be set
+	// before the first rectangle and never cleared.
+	Skip bool
+
 	// OnRect, if set, is called after each rectangle is applied, with
 	// where it is and how it was sent.
 	OnRect func(Rect)
@@ -308,6 +315,9 @@ func (d *Decoder) rect() (last bool, err error) {
 	x, y, w, h := d.rx, d.ry, d.rw, d.rh
 	if pixelEncoding(d.enc) && !d.fb.inside(x, y, w, h) {
 		return false, d.failf("rectangle outside the %dx%d framebuffer", d.fb.w, d.fb.h)
+	}
+	if d.Skip && pixelEncoding(d.enc) {
+		return false, d.skipPixels()
 	}
 	switch d.enc {
 	case EncodingRaw:

@@ -3,6 +3,7 @@ package framebuffer
 import (
 	"bytes"
 	"image"
+	"io"
 	"image/jpeg"
 	"math/rand/v2"
 	"testing"
@@ -89,5 +90,60 @@ func FuzzDecoder(f *testing.F) {
 		if fb.Width() > fuzzMaxW || fb.Height() > fuzzMaxH || len(fb.Pix()) != 4*fb.Width()*fb.Height() {
 			t.Fatalf("framebuffer %dx%d with %d bytes", fb.Width(), fb.Height(), len(fb.Pix()))
 		}
+		sameFraming(t, data)
 	})
+}
+
+// sameFraming: a Decoder in Skip mode frames data as a decoding one does:
+// every message the decoding Decoder completed, the skipping one
+// completes, of the same type at the same offset, and where the decoding
+// one reached the end of a well-formed stream, so does the skipping one,
+// on a framebuffer of the same size.
+func sameFraming(t *testing.T, data []byte) {
+	t.Helper()
+	lim := Limits{MaxWidth: fuzzMaxW, MaxHeight: fuzzMaxH, MaxJPEG: fuzzMaxJPEG}
+	run := func(skip bool) ([]Message, *Framebuffer, error) {
+		fb, err := New(fuzzW, fuzzH, NoVNCFormat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := NewDecoder(bytes.NewReader(data), fb, lim)
+		d.Skip = skip
+		var ms []Message
+		for {
+			m, err := d.Next()
+			if err != nil {
+				return ms, fb, err
+			}
+			ms = append(ms, m)
+		}
+	}
+	dec, dfb, derr := run(false)
+	skip, sfb, serr := run(true)
+	if len(skip) < len(dec) {
+		t.Fatalf("skipping framed %d messages (then %v), decoding %d", len(skip), serr, len(dec))
+	}
+	for i, m := range dec {
+		if skip[i].Type != m.Type || skip[i].Offset != m.Offset {
+			t.Fatalf("message %d: skipping framed type %d at %d, decoding type %d at %d", i, skip[i].Type, skip[i].Offset, m.Type, m.Offset)
+		}
+	}
+	if derr == io.EOF {
+		if serr != io.EOF || len(skip) != len(dec) {
+			t.Fatalf("decoding framed %d messages to the end; skipping %d, then %v", len(dec), len(skip), serr)
+		}
+		if sfb.Width() != dfb.Width() || sfb.Height() != dfb.Height() {
+			t.Fatalf("skipping ends %dx%d, decoding %dx%d", sfb.Width(), sfb.Height(), dfb.Width(), dfb.Height())
+		}
+	}
+}
+
+// TestSkipFraming: sameFraming on the fuzz seeds (each a stream of every
+// encoding the Decoder reads), and on each cut short at every tenth byte.
+func TestSkipFraming(t *testing.T) {
+	for _, s := range fuzzSeeds() {
+		for n := len(s); n >= 0; n -= max(1, len(s)/10) {
+			sameFraming(t, s[:n])
+		}
+	}
 }
