@@ -68,10 +68,9 @@ type hub struct {
 	solo     *shareViewer
 	soloOK   bool        // no viewer yet: the first one is solo
 	soloWhy  string      // why solo ended, for the log
-	curRaw   bool        // the update being built has Xvnc's stateful bytes
 	soloWant bool        // (mu) an update request waits for the solo viewer's queue to drain
 	asked    atomic.Bool // the first whole-screen request was sent
-	shareNow atomic.Bool // solo ended: the shared encodings and a request are due
+	soloConn net.Conn    // the solo feed's connection, until solo ends (fbMu)
 
 	// the update being built (reader goroutine, under fbMu)
 	cur      []byte
@@ -204,8 +203,8 @@ func (h *hub) dial() {
 		close(h.ready)
 		return
 	}
-	h.conn, h.init, h.fb = conn, init, fb
-	stop := context.AfterFunc(h.r.ctx, func() { conn.Close() })
+	h.conn, h.init, h.fb, h.soloConn = conn, init, fb, conn
+	stop := context.AfterFunc(h.r.ctx, h.closeConn)
 	defer stop()
 	// noVNC's pixel format, which the framebuffer keeps and every viewer
 	// is served in, the hub's encodings (again with each viewer's levels)
@@ -244,7 +243,6 @@ func (h *hub) leave(sv *shareViewer) {
 			h.endSoloLocked("the solo viewer left")
 		}
 		h.fbMu.Unlock()
-		h.enterSharedIfDue()
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -268,9 +266,9 @@ func (h *hub) leave(sv *shareViewer) {
 		}
 		h.mu.Unlock()
 		h.r.mu.Unlock()
-		if idle && h.conn != nil {
+		if idle {
 			h.log.Info("rfbgate: closing the shared connection: no viewer", "after", linger)
-			h.conn.Close()
+			h.closeConn()
 		}
 	})
 }
@@ -287,6 +285,21 @@ func (h *hub) add(sv *shareViewer) bool {
 	h.viewers[sv] = struct{}{}
 	h.addSoloLocked(sv)
 	return true
+}
+
+// currentConn is the hub's connection to Xvnc (the solo feed's, then the
+// shared one's).
+func (h *hub) currentConn() net.Conn {
+	h.wmu.Lock()
+	defer h.wmu.Unlock()
+	return h.conn
+}
+
+// closeConn closes the hub's connection to Xvnc.
+func (h *hub) closeConn() {
+	if c := h.currentConn(); c != nil {
+		c.Close()
+	}
 }
 
 // send writes one whole client message to Xvnc.
@@ -350,17 +363,6 @@ func (h *hub) setEncodings(viewer []int32) {
 	}
 }
 
-// askWhole asks Xvnc for the whole screen, the first time only.
-func (h *hub) askWhole() {
-	if h.asked.Swap(true) {
-		return
-	}
-	if err := h.send(h.request(false)); err != nil {
-		h.log.Info("rfbgate: writing to the VNC server", "err", err)
-	}
-	h.primeSoon()
-}
-
 // primeSoon primes the hub in 2 s even if Xvnc never paints the whole
 // screen (an idle desktop answers with what it has).
 func (h *hub) primeSoon() { time.AfterFunc(2*time.Second, h.prime) }
@@ -394,20 +396,26 @@ func (h *hub) primeLocked() {
 
 // run reads Xvnc's stream until it ends, then ends every viewer.
 func (h *hub) run() {
-	up := newUpstream(h.conn)
-	err := h.consume(h.conn, up.wait, framebuffer.Limits{})
+	err := h.runSolo()
+	if err == nil {
+		conn := h.currentConn()
+		err = h.consume(conn, newUpstream(conn).wait, framebuffer.Limits{})
+	}
 	h.markDead()
 	code, reason := websocket.StatusGoingAway, reasonServerEnded
+	var dialErr *soloDialError
 	switch {
 	case h.r.ctx.Err() != nil: // the relay closed the connection: its viewers say so
 		reason = reasonShutdown
+	case errors.As(err, &dialErr):
+		code, reason = dialErr.code, dialErr.reason
 	case errors.Is(err, framebuffer.ErrDecode):
 		h.log.Warn("rfbgate: closing the computer's viewers on a server message glass cannot decode", "err", err)
 		code, reason = websocket.StatusInternalError, reasonServerUnframe
 	case !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed):
 		h.log.Info("rfbgate: reading the VNC server", "err", err)
 	}
-	h.conn.Close()
+	h.closeConn()
 	h.mu.Lock()
 	vs := make([]*shareViewer, 0, len(h.viewers))
 	for sv := range h.viewers {
@@ -437,17 +445,14 @@ func (h *hub) consume(src io.Reader, wait func() error, lim framebuffer.Limits) 
 		}
 		h.fbMu.Lock()
 		m, err := dec.Next()
-		paced := false
 		if err == nil {
 			h.message(m, dec.Offset())
-			paced = m.Type == framebuffer.MsgFramebufferUpdate && h.paceSoloLocked()
 		}
 		h.fbMu.Unlock()
 		if err != nil {
 			return err
 		}
-		h.enterSharedIfDue()
-		if m.Type == framebuffer.MsgFramebufferUpdate && !paced {
+		if m.Type == framebuffer.MsgFramebufferUpdate {
 			if err := h.send(h.request(true)); err != nil {
 				return err
 			}
@@ -467,9 +472,6 @@ func (h *hub) onRect(rc framebuffer.Rect) {
 		if h.painted >= h.fb.Width()*h.fb.Height() {
 			h.primeLocked()
 		}
-	}
-	if h.solo != nil && h.soloRectLocked(rc) {
-		return
 	}
 	switch rc.Kind {
 	case framebuffer.KindCopyRect, framebuffer.KindTightFill, framebuffer.KindTightJPEG:
@@ -550,12 +552,20 @@ func appendRect(b []byte, x, y, w, h int, enc int32) []byte {
 func (h *hub) message(m framebuffer.Message, end int64) {
 	b, captured := h.tee.bytes(m.Offset, end)
 	defer h.tee.release(end)
+	h.otherMessage(m, end, b, captured)
+}
+
+// otherMessage publishes what a server message, ending at stream offset
+// end, gives the viewers, given its bytes (captured: all of them): a
+// FramebufferUpdate's shared update (built by onRect and onPseudo), a
+// bell, a cut text (under fbMu).
+func (h *hub) otherMessage(m framebuffer.Message, end int64, b []byte, captured bool) {
 	switch m.Type {
 	case framebuffer.MsgFramebufferUpdate:
 		if h.curRects > 0 {
 			h.publish()
 		}
-		h.cur, h.curRects, h.curDmg, h.curKinds, h.resized, h.curRaw = h.cur[:0], 0, h.curDmg[:0], rectCounts{}, false, false
+		h.cur, h.curRects, h.curDmg, h.curKinds, h.resized = h.cur[:0], 0, h.curDmg[:0], rectCounts{}, false
 	case framebuffer.MsgBell:
 		h.broadcast([]byte{srvBell}, func(*shareViewer) bool { return true })
 	case framebuffer.MsgServerCutText:
@@ -584,7 +594,7 @@ func (h *hub) publish() {
 	if h.curRects >= 0xffff {
 		b = appendRect(b, 0, 0, 0, 0, encodingLastRect)
 	}
-	u := &shareUpdate{b: b, kinds: h.curKinds, resized: h.resized, raw: h.curRaw, w: h.fb.Width(), h: h.fb.Height()}
+	u := &shareUpdate{b: b, kinds: h.curKinds, resized: h.resized, w: h.fb.Width(), h: h.fb.Height()}
 	u.dmg = append([]shareRect(nil), h.curDmg...)
 	h.version++
 	h.mu.Lock()

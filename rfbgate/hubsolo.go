@@ -1,34 +1,46 @@
 package rfbgate
 
-import "github.com/wirebench/wirebench/internal/framebuffer"
+import (
+	"errors"
+	"io"
+	"net"
+	"time"
 
-// Solo: while a hub has had one viewer only (the usual case: one person
-// watching, from a phone say), that viewer gets Xvnc's own bytes, as a
-// viewer with its own connection would, and at its pace:
+	"github.com/coder/websocket"
+	"github.com/wirebench/wirebench/internal/framebuffer"
+)
+
+// Solo: until a hub has a second viewer (the usual case: one person
+// watching, from a phone say), its one viewer is served as a viewer with
+// its own connection would be, on the hub's first connection:
 //
-//   - Xvnc compresses at the viewer's levels, and glass passes Xvnc's
-//     rectangles on as they are instead of compressing them again (its
-//     zlib streams are state only a viewer that has had every byte of
-//     them can follow: the solo viewer, from its first update on). Glass
-//     still decodes them, to keep the framebuffer a later joiner starts
-//     from.
+//   - Xvnc compresses at the viewer's levels, and glass passes each
+//     update on as Xvnc sent it, framing it without decoding it
+//     (framebuffer.Decoder's Skip mode): Xvnc's zlib streams are state only
+//     a viewer that has had every byte of them can follow, the solo
+//     viewer from its first update on.
 //   - The hub asks Xvnc for the next update only once the viewer's queue
 //     has drained, so a slow link gets the newest screen when it can take
 //     one, as it would straight from Xvnc.
-//
-// The hub's first whole-screen request waits for the solo viewer's first
-// request, so that the first update it gets is Xvnc's first.
+//   - The first whole-screen request waits for the viewer's own first
+//     request, so that its first update is Xvnc's first.
 //
 // Solo ends for good when a second viewer is added, when the solo viewer
 // leaves, or when it cannot take an update whole (its queue is full, it
-// asked for a whole new screen, it reads Raw only, or a rectangle was too
-// large to keep). The hub then asks Xvnc for compression level 0 and
-// compresses every update itself, as the shared log. The viewer that was
-// solo goes on in step: the shared log's compressed rectangles reset the
-// one zlib stream they use, and Xvnc's own bytes are never passed on
-// again. An update that carries Xvnc's own bytes (shareUpdate.raw) is
-// queued for the solo viewer only: any other viewer owes its area, and
-// the joiners' log starts again after it.
+// asked for a whole new screen, it reads Raw only, or an update was too
+// large to keep). Glass then has no framebuffer to share (it never
+// decoded Xvnc's bytes, and cannot start now: its zlib streams are
+// midway): it opens a new connection, asks it for compression level 0 and
+// the whole screen, decodes it into the framebuffer, and serves every
+// viewer from the shared log (hub.go); the first connection is closed.
+// The viewer that was solo owes the whole screen and catches up from the
+// framebuffer, which the shared log's compressed rectangles (each
+// resetting the one zlib stream it uses) let it do. An update with Xvnc's
+// own bytes (shareUpdate.raw) is queued for the solo viewer only: any
+// other viewer owes its area, and the joiners' log starts again after it.
+
+// errSoloEnded: the solo feed stopped because solo ended.
+var errSoloEnded = errors.New("rfbgate: solo ended")
 
 // addSoloLocked makes sv solo if it is the hub's first viewer, and ends
 // solo if it is a second one (under fbMu and mu).
@@ -43,16 +55,21 @@ func (h *hub) addSoloLocked(sv *shareViewer) {
 	case h.solo != nil || h.soloOK:
 		if old := h.endSoloLocked("a second viewer"); old != nil {
 			old.mu.Lock()
-			old.solo = false
+			old.leaveSoloLocked()
 			old.mu.Unlock()
 		}
 	}
 }
 
+// leaveSoloLocked: the viewer is solo no more, and owes the whole screen
+// (under sv.mu).
+func (sv *shareViewer) leaveSoloLocked() {
+	sv.solo, sv.synced, sv.owedAll, sv.owed = false, false, true, nil
+}
+
 // endSoloLocked ends solo for good (under fbMu) and returns the viewer
-// that was solo, if any, for the caller to tell (its sv.solo). The shared
-// encodings and the next request are sent by enterSharedIfDue, which the
-// caller (or the hub's reader) calls once it holds no lock.
+// that was solo, if any, for the caller to tell (leaveSoloLocked). The
+// solo feed's wait is cut short, and the feed stops.
 func (h *hub) endSoloLocked(why string) *shareViewer {
 	sv := h.solo
 	if sv == nil && !h.soloOK {
@@ -60,74 +77,157 @@ func (h *hub) endSoloLocked(why string) *shareViewer {
 	}
 	h.solo, h.soloOK = nil, false
 	h.soloWhy = why
-	h.shareNow.Store(true)
+	if h.soloConn != nil {
+		h.soloConn.SetReadDeadline(time.Now())
+	}
 	return sv
 }
 
-// enterSharedIfDue, once solo has ended, asks Xvnc for the shared
-// encodings (compression level 0) and for what the solo viewer's pace
-// held back: the whole screen if it was never asked for, else the next
-// update.
-func (h *hub) enterSharedIfDue() {
-	if !h.shareNow.Swap(false) {
-		return
+// soloOver reports whether solo has ended.
+func (h *hub) soloOver() bool {
+	h.fbMu.Lock()
+	defer h.fbMu.Unlock()
+	return h.solo == nil && !h.soloOK
+}
+
+// runSolo runs the hub's first connection as the solo feed until solo
+// ends, then gives the hub its shared connection: nil, or why the hub
+// must end.
+func (h *hub) runSolo() error {
+	conn := h.currentConn()
+	if err := h.soloFeed(conn, newUpstream(conn).wait); !errors.Is(err, errSoloEnded) {
+		return err
 	}
 	h.fbMu.Lock()
+	h.soloConn = nil
 	why := h.soloWhy
 	h.fbMu.Unlock()
-	h.log.Info("rfbgate: solo ended: glass compresses every update, once for every viewer", "why", why)
-	h.setEncodings(nil)
-	if !h.asked.Load() {
-		h.askWhole()
-		return
+	h.log.Info("rfbgate: solo ended: a new connection, whose screen glass decodes and compresses once for every viewer", "why", why)
+	var rec closeRecorder
+	shared, init, ok := h.r.dialComputer(h.r.ctx, &rec, h.comp, h.log)
+	if !ok {
+		conn.Close()
+		if rec.reason == "" {
+			rec.code, rec.reason = websocket.StatusTryAgainLater, reasonRefused
+		}
+		return &soloDialError{rec.code, rec.reason}
 	}
-	h.mu.Lock()
-	want := h.soloWant
-	h.soloWant = false
-	h.mu.Unlock()
-	if want {
-		if err := h.send(h.request(true)); err != nil {
-			h.log.Info("rfbgate: writing to the VNC server", "err", err)
+	h.fbMu.Lock()
+	h.fb.Resize(int(init.Width), int(init.Height))
+	h.fbMu.Unlock()
+	h.wmu.Lock()
+	h.conn = shared
+	h.wmu.Unlock()
+	conn.Close()
+	if h.r.ctx.Err() != nil {
+		shared.Close()
+	}
+	pf := framebuffer.NoVNCFormat.Bytes()
+	if err := h.send(append([]byte{MsgSetPixelFormat, 0, 0, 0}, pf[:]...)); err != nil {
+		h.log.Info("rfbgate: writing to the VNC server", "err", err)
+	}
+	h.encMu.Lock()
+	h.encSent = nil // the new connection has had none
+	h.encMu.Unlock()
+	h.asked.Store(false)
+	h.setEncodings(nil) // level 0, and the whole screen
+	return nil
+}
+
+// soloDialError is a failed dial of the shared connection after solo.
+type soloDialError struct {
+	code   websocket.StatusCode
+	reason string
+}
+
+func (e *soloDialError) Error() string { return "rfbgate: the shared connection: " + e.reason }
+
+// soloFeed frames the solo connection's stream (without decoding its
+// pixels) and passes each update on to the solo viewer as Xvnc sent it,
+// asking for the next once its queue has drained; bells and cut text go
+// as on the shared path. It returns errSoloEnded once solo has ended, or
+// why the connection failed.
+func (h *hub) soloFeed(src io.Reader, wait func() error) error {
+	tee := &captureReader{src: src}
+	h.fbMu.Lock()
+	fb, err := framebuffer.New(h.fb.Width(), h.fb.Height(), framebuffer.NoVNCFormat)
+	h.fbMu.Unlock()
+	if err != nil {
+		return err
+	}
+	dec := framebuffer.NewDecoder(tee, fb, framebuffer.Limits{})
+	dec.Skip = true
+	var kinds rectCounts
+	dec.OnRect = func(rc framebuffer.Rect) { kinds.count(rectKind(rc.Kind)) }
+	over := func(err error) error {
+		var ne net.Error
+		if h.soloOver() && (errors.As(err, &ne) && ne.Timeout() || errors.Is(err, net.ErrClosed)) {
+			return errSoloEnded
+		}
+		return err
+	}
+	for {
+		if h.soloOver() {
+			return errSoloEnded
+		}
+		if dec.Buffered() == 0 {
+			if err := wait(); err != nil {
+				return over(err)
+			}
+		}
+		kinds = rectCounts{}
+		m, err := dec.Next()
+		if err != nil {
+			return over(err)
+		}
+		end := dec.Offset()
+		b, captured := tee.bytes(m.Offset, end)
+		h.fbMu.Lock()
+		if fb.Width() != h.fb.Width() || fb.Height() != h.fb.Height() {
+			h.fb.Resize(fb.Width(), fb.Height()) // its size, for requests and joiners' ServerInit
+		}
+		paced := false
+		if m.Type == framebuffer.MsgFramebufferUpdate {
+			paced = h.soloUpdateLocked(b, captured, kinds, fb.Width(), fb.Height())
+		} else {
+			h.otherMessage(m, end, b, captured)
+		}
+		h.fbMu.Unlock()
+		tee.release(end)
+		if m.Type == framebuffer.MsgFramebufferUpdate && !paced && !h.soloOver() {
+			if err := h.send(h.request(true)); err != nil {
+				return over(err)
+			}
 		}
 	}
 }
 
-// soloRectLocked adds a rectangle to the solo viewer's update as Xvnc
-// sent it; false when the rectangle is not one that needs Xvnc's state
-// (the shared path passes it on as it is anyway) or was not kept, in
-// which case solo ends and it is encoded again, as is every later one
-// (under fbMu).
-func (h *hub) soloRectLocked(rc framebuffer.Rect) bool {
-	switch rc.Kind {
-	case framebuffer.KindRaw, framebuffer.KindZRLE, framebuffer.KindTightCopy, framebuffer.KindTightPalette, framebuffer.KindTightGradient:
-	default:
+// soloUpdateLocked offers the solo viewer an update as Xvnc sent it (b;
+// captured: all of it kept) and reports whether its pace holds the next
+// request back: its queue has not drained, and its drain will send it
+// (soloDrained). Under fbMu.
+func (h *hub) soloUpdateLocked(b []byte, captured bool, kinds rectCounts, w, ht int) bool {
+	if !captured {
+		if old := h.endSoloLocked("an update too large to keep"); old != nil {
+			old.mu.Lock()
+			old.leaveSoloLocked()
+			old.mu.Unlock()
+			old.poke()
+		}
 		return false
 	}
-	if b, ok := h.tee.bytes(rc.Start, rc.End); ok {
-		h.cur = append(h.cur, b...)
-		h.curRects++
-		h.curKinds.count(rectKind(rc.Kind))
-		h.curRaw = true
-		return true
+	u := &shareUpdate{b: append([]byte(nil), b...), kinds: kinds, raw: true, w: w, h: ht}
+	u.dmg = []shareRect{{0, 0, w, ht}}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for sv := range h.viewers {
+		sv.offer(u)
 	}
-	if old := h.endSoloLocked("a rectangle too large to keep"); old != nil {
-		old.mu.Lock()
-		old.solo = false
-		old.mu.Unlock()
-	}
-	return false
-}
-
-// paceSoloLocked, after an update, reports whether the solo viewer's pace
-// holds the next request back: its queue has not drained yet, and its
-// drain will send it (soloDrained). Under fbMu.
-func (h *hub) paceSoloLocked() bool {
+	h.logUpdateLocked(u)
 	sv := h.solo
 	if sv == nil {
 		return false
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
 	sv.mu.Lock()
 	busy := sv.qbytes > 0
 	sv.mu.Unlock()
@@ -144,9 +244,21 @@ func (h *hub) soloDrained() {
 	want := h.soloWant
 	h.soloWant = false
 	h.mu.Unlock()
-	if want {
+	if want && !h.soloOver() {
 		if err := h.send(h.request(true)); err != nil {
 			h.log.Info("rfbgate: writing to the VNC server", "err", err)
 		}
+	}
+}
+
+// askWhole asks Xvnc for the whole screen for the solo viewer, the first
+// time only (the shared connection's first SetEncodings asks for its
+// own).
+func (h *hub) askWhole() {
+	if h.soloOver() || h.asked.Swap(true) {
+		return
+	}
+	if err := h.send(h.request(false)); err != nil {
+		h.log.Info("rfbgate: writing to the VNC server", "err", err)
 	}
 }

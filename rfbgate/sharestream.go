@@ -40,7 +40,6 @@ func (r *Relay) serveShared(ctx context.Context, ws *websocket.Conn, raw net.Con
 		if !h.add(sv) {
 			return errors.New("the computer's connection ended")
 		}
-		h.enterSharedIfDue() // a second viewer ends solo
 		r.addViewer(v)
 		return nil
 	}) {

@@ -137,8 +137,8 @@ func (sv *shareViewer) offer(u *shareUpdate) {
 // hub's reader offering an update).
 func (sv *shareViewer) endSoloLocked(why string) {
 	if sv.solo {
-		sv.solo = false
 		sv.h.endSoloLocked(why)
+		sv.leaveSoloLocked()
 	}
 }
 
