@@ -3,8 +3,8 @@ package framebuffer
 import (
 	"bytes"
 	"image"
-	"io"
 	"image/jpeg"
+	"io"
 	"math/rand/v2"
 	"testing"
 
