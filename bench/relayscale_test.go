@@ -507,6 +507,12 @@ func (res *scaleResult) targets() []string {
 			// the added viewers' CPU over the bytes delivered to them
 			slope := (z.glassCP - a.glassCP) / (float64(z.bytes-a.bytes) / 1e8)
 			out = append(out, fmt.Sprintf("- glass CPU per added viewer (shared, %d to %d viewers: glass's added CPU-s over the added viewers' bytes): %.4f CPU-s per 100 MB (target ≤ 0.05): %s", lo, hi, slope, verdict(slope <= 0.05)))
+			if len(vs) > 2 {
+				if b, ok := res.row("hub", vs[1]); ok {
+					out = append(out, fmt.Sprintf("- the same from %d to %d viewers, both past solo (the shared connection's decoding and compressing in both): %.4f CPU-s per 100 MB",
+						vs[1], hi, (z.glassCP-b.glassCP)/(float64(z.bytes-b.bytes)/1e8)))
+				}
+			}
 			out = append(out, fmt.Sprintf("- for reference, the kernel's own cost of those bytes: a plain Go writer thread sending 64 KiB writes to a loopback TCP socket, in this run, spends %.4f CPU-s per 100 MB", res.floor))
 		}
 		if pv, ok := res.row("per-viewer", lo); ok {
@@ -516,7 +522,7 @@ func (res *scaleResult) targets() []string {
 			}
 			ratio := a.glassCP / pv.glassCP
 			out = append(out, fmt.Sprintf("- glass CPU at %d viewer, shared ÷ per-viewer: %.2f (target ≤ 2): %s", lo, ratio, verdict(ratio <= 2)))
-			out = append(out, fmt.Sprintf("- Xvnc and glass together at %d viewer: shared %.2f CPU-s, per-viewer %.2f (the shared hub has Xvnc send Tight without zlib and compresses itself)",
+			out = append(out, fmt.Sprintf("- Xvnc and glass together at %d viewer: shared %.2f CPU-s, per-viewer %.2f (a hub's only viewer is solo: Xvnc compresses for it and glass passes its bytes on, as per-viewer; from a second viewer on, Xvnc sends Tight without zlib and glass compresses once)",
 				lo, a.glassCP+a.xvncCPU, pv.glassCP+pv.xvncCPU))
 		}
 	}

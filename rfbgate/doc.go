@@ -12,7 +12,10 @@
 // boundary, re-encoding once what Xvnc sent on its zlib streams. A viewer
 // that joins gets the whole framebuffer; one that falls behind skips
 // updates and gets what it missed from the framebuffer (hub.go,
-// shareviewer.go). [Config].PerViewerUpstream gives every viewer its own
+// shareviewer.go). Until a second viewer comes, the hub's one viewer is
+// solo: it gets Xvnc's own bytes, framed but not decoded, at its own pace,
+// and a second viewer makes the hub open the connection all then share
+// (hubsolo.go). [Config].PerViewerUpstream gives every viewer its own
 // connection instead, relayed byte for byte through a server filter that
 // frames without decoding.
 //

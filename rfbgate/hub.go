@@ -17,7 +17,9 @@ import (
 
 // A hub is one computer's shared upstream (Config.PerViewerUpstream
 // false): one authenticated connection to its Xvnc, whatever the number of
-// viewers, so that Xvnc encodes the screen once.
+// viewers, so that Xvnc encodes the screen once. Its first connection
+// serves its first viewer alone, as Xvnc sends it (hubsolo.go); from a
+// second viewer on, what follows holds.
 //
 // The hub decodes Xvnc's stream into its own framebuffer (the zlib
 // streams of ZRLE and Tight are state that only a viewer that saw every

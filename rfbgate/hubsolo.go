@@ -119,8 +119,12 @@ func (h *hub) runSolo() error {
 	h.conn = shared
 	h.wmu.Unlock()
 	conn.Close()
-	if h.r.ctx.Err() != nil {
+	h.mu.Lock()
+	dead := h.dead // the linger ran out, or the relay closed, while dialling
+	h.mu.Unlock()
+	if dead || h.r.ctx.Err() != nil {
 		shared.Close()
+		return net.ErrClosed
 	}
 	pf := framebuffer.NoVNCFormat.Bytes()
 	if err := h.send(append([]byte{MsgSetPixelFormat, 0, 0, 0}, pf[:]...)); err != nil {
