@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -68,11 +67,9 @@ type hub struct {
 	// solo (hubsolo.go): while the hub has had one viewer only, that
 	// viewer gets Xvnc's own bytes, compressed by Xvnc (fbMu).
 	solo     *shareViewer
-	soloOK   bool        // no viewer yet: the first one is solo
-	soloWhy  string      // why solo ended, for the log
-	soloWant bool        // (mu) an update request waits for the solo viewer's queue to drain
-	asked    atomic.Bool // the first whole-screen request was sent
-	soloConn net.Conn    // the solo feed's connection, until solo ends (fbMu)
+	soloOK   bool     // no viewer yet: the first one is solo
+	soloWhy  string   // why solo ended, for the log
+	soloConn net.Conn // the solo feed's connection, until solo ends (fbMu)
 
 	// the update being built (reader goroutine, under fbMu)
 	cur      []byte
@@ -240,11 +237,7 @@ func (h *hub) markDead() {
 // last one starts the linger timer.
 func (h *hub) leave(sv *shareViewer) {
 	if sv != nil {
-		h.fbMu.Lock()
-		if h.solo == sv {
-			h.endSoloLocked("the solo viewer left")
-		}
-		h.fbMu.Unlock()
+		h.endSoloOf(sv, "the solo viewer left")
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -317,8 +310,8 @@ func (h *hub) send(msg []byte) error {
 // level of the viewer that sent SetEncodings last (viewer; nil: the last
 // one's again), which is the computer's: every viewer gets what the latest
 // asked for. The compression level is 0 (the hub compresses, once), or
-// the viewer's while it is solo. Unless a solo viewer is awaited, the
-// first call also asks for the whole screen.
+// the viewer's while it is solo. Past solo, the first call on a
+// connection also asks for the whole screen.
 func (h *hub) setEncodings(viewer []int32) {
 	h.encMu.Lock()
 	defer h.encMu.Unlock()
@@ -356,7 +349,7 @@ func (h *hub) setEncodings(viewer []int32) {
 	}
 	first := h.encSent == nil
 	h.encSent = msg
-	if first && !solo && !h.asked.Swap(true) {
+	if first && !solo { // (a solo viewer's own requests go to Xvnc)
 		msg = append(msg, h.request(false)...)
 		h.primeSoon()
 	}

@@ -19,11 +19,10 @@ import (
 //     (framebuffer.Decoder's Skip mode): Xvnc's zlib streams are state only
 //     a viewer that has had every byte of them can follow, the solo
 //     viewer from its first update on.
-//   - The hub asks Xvnc for the next update only once the viewer's queue
-//     has drained, so a slow link gets the newest screen when it can take
-//     one, as it would straight from Xvnc.
-//   - The first whole-screen request waits for the viewer's own first
-//     request, so that its first update is Xvnc's first.
+//   - The viewer's own update requests go to Xvnc, and the hub sends none:
+//     Xvnc answers each as it would the viewer straight, so the viewer
+//     (noVNC asks for the next update once it has drawn the last) sets the
+//     pace, and its first update is Xvnc's first.
 //
 // Solo ends for good when a second viewer is added, when the solo viewer
 // leaves, or when it cannot take an update whole (its queue is full, it
@@ -65,6 +64,17 @@ func (h *hub) addSoloLocked(sv *shareViewer) {
 // (under sv.mu).
 func (sv *shareViewer) leaveSoloLocked() {
 	sv.solo, sv.synced, sv.owedAll, sv.owed = false, false, true, nil
+}
+
+// endSoloOf ends solo if sv is the solo viewer.
+func (h *hub) endSoloOf(sv *shareViewer, why string) {
+	h.fbMu.Lock()
+	defer h.fbMu.Unlock()
+	if h.solo == sv && h.endSoloLocked(why) != nil {
+		sv.mu.Lock()
+		sv.leaveSoloLocked()
+		sv.mu.Unlock()
+	}
 }
 
 // endSoloLocked ends solo for good (under fbMu) and returns the viewer
@@ -133,7 +143,6 @@ func (h *hub) runSolo() error {
 	h.encMu.Lock()
 	h.encSent = nil // the new connection has had none
 	h.encMu.Unlock()
-	h.asked.Store(false)
 	h.setEncodings(nil) // level 0, and the whole screen
 	return nil
 }
@@ -147,10 +156,9 @@ type soloDialError struct {
 func (e *soloDialError) Error() string { return "rfbgate: the shared connection: " + e.reason }
 
 // soloFeed frames the solo connection's stream (without decoding its
-// pixels) and passes each update on to the solo viewer as Xvnc sent it,
-// asking for the next once its queue has drained; bells and cut text go
-// as on the shared path. It returns errSoloEnded once solo has ended, or
-// why the connection failed.
+// pixels) and passes each update on to the solo viewer as Xvnc sent it;
+// bells and cut text go as on the shared path. It returns errSoloEnded
+// once solo has ended, or why the connection failed.
 func (h *hub) soloFeed(src io.Reader, wait func() error) error {
 	tee := &captureReader{src: src}
 	h.fbMu.Lock()
@@ -188,29 +196,21 @@ func (h *hub) soloFeed(src io.Reader, wait func() error) error {
 		b, captured := tee.bytes(m.Offset, end)
 		h.fbMu.Lock()
 		if fb.Width() != h.fb.Width() || fb.Height() != h.fb.Height() {
-			h.fb.Resize(fb.Width(), fb.Height()) // its size, for requests and joiners' ServerInit
+			h.fb.Resize(fb.Width(), fb.Height()) // its size, for the joiners' ServerInit
 		}
-		paced := false
 		if m.Type == framebuffer.MsgFramebufferUpdate {
-			paced = h.soloUpdateLocked(b, captured, kinds, fb.Width(), fb.Height())
+			h.soloUpdateLocked(b, captured, kinds, fb.Width(), fb.Height())
 		} else {
 			h.otherMessage(m, end, b, captured)
 		}
 		h.fbMu.Unlock()
 		tee.release(end)
-		if m.Type == framebuffer.MsgFramebufferUpdate && !paced && !h.soloOver() {
-			if err := h.send(h.request(true)); err != nil {
-				return over(err)
-			}
-		}
 	}
 }
 
 // soloUpdateLocked offers the solo viewer an update as Xvnc sent it (b;
-// captured: all of it kept) and reports whether its pace holds the next
-// request back: its queue has not drained, and its drain will send it
-// (soloDrained). Under fbMu.
-func (h *hub) soloUpdateLocked(b []byte, captured bool, kinds rectCounts, w, ht int) bool {
+// captured: all of it kept). Under fbMu.
+func (h *hub) soloUpdateLocked(b []byte, captured bool, kinds rectCounts, w, ht int) {
 	if !captured {
 		if old := h.endSoloLocked("an update too large to keep"); old != nil {
 			old.mu.Lock()
@@ -218,7 +218,7 @@ func (h *hub) soloUpdateLocked(b []byte, captured bool, kinds rectCounts, w, ht 
 			old.mu.Unlock()
 			old.poke()
 		}
-		return false
+		return
 	}
 	u := &shareUpdate{b: append([]byte(nil), b...), kinds: kinds, raw: true, w: w, h: ht}
 	u.dmg = []shareRect{{0, 0, w, ht}}
@@ -228,41 +228,4 @@ func (h *hub) soloUpdateLocked(b []byte, captured bool, kinds rectCounts, w, ht 
 		sv.offer(u)
 	}
 	h.logUpdateLocked(u)
-	sv := h.solo
-	if sv == nil {
-		return false
-	}
-	sv.mu.Lock()
-	busy := sv.qbytes > 0
-	sv.mu.Unlock()
-	if busy {
-		h.soloWant = true
-	}
-	return busy
-}
-
-// soloDrained sends the request the solo viewer's pace held back, now
-// that its queue has drained.
-func (h *hub) soloDrained() {
-	h.mu.Lock()
-	want := h.soloWant
-	h.soloWant = false
-	h.mu.Unlock()
-	if want && !h.soloOver() {
-		if err := h.send(h.request(true)); err != nil {
-			h.log.Info("rfbgate: writing to the VNC server", "err", err)
-		}
-	}
-}
-
-// askWhole asks Xvnc for the whole screen for the solo viewer, the first
-// time only (the shared connection's first SetEncodings asks for its
-// own).
-func (h *hub) askWhole() {
-	if h.soloOver() || h.asked.Swap(true) {
-		return
-	}
-	if err := h.send(h.request(false)); err != nil {
-		h.log.Info("rfbgate: writing to the VNC server", "err", err)
-	}
 }

@@ -76,17 +76,19 @@ func (s *shareInput) route(msg []byte) error {
 		return s.encodings(msg)
 	case MsgFramebufferUpdateReq:
 		sv.mu.Lock()
+		if sv.solo { // Xvnc answers it, for this viewer alone (hubsolo.go)
+			sv.start, sv.asked = true, true
+			sv.mu.Unlock()
+			sv.poke()
+			break
+		}
 		if msg[1] == 0 && sv.start { // a whole new screen asked for
 			sv.owedAll = true
 			sv.synced = false
 		}
 		sv.start, sv.asked = true, true
-		solo := sv.solo
 		sv.mu.Unlock()
 		sv.poke()
-		if solo { // the hub's first request waited for its solo viewer's
-			sv.h.askWhole()
-		}
 		return nil
 	case MsgEnableContinuousUpdates, MsgClientFence:
 		return nil // never offered: the hub sends updates as they come
@@ -121,7 +123,11 @@ func (s *shareInput) encodings(msg []byte) error {
 	s.sv.mu.Lock()
 	s.sv.caps = c
 	s.sv.private = !c.tight || !c.copyRect
+	private := s.sv.private
 	s.sv.mu.Unlock()
+	if private {
+		s.sv.h.endSoloOf(s.sv, "the solo viewer reads Raw only")
+	}
 	s.sv.h.setEncodings(list)
 	return nil
 }
