@@ -67,9 +67,10 @@ type hub struct {
 	// solo (hubsolo.go): while the hub has had one viewer only, that
 	// viewer gets Xvnc's own bytes, compressed by Xvnc (fbMu).
 	solo     *shareViewer
-	soloOK   bool     // no viewer yet: the first one is solo
-	soloWhy  string   // why solo ended, for the log
-	soloConn net.Conn // the solo feed's connection, until solo ends (fbMu)
+	soloOK   bool          // no viewer yet: the first one is solo
+	soloWhy  string        // why solo ended, for the log
+	soloConn net.Conn      // the solo feed's connection, until solo ends (fbMu)
+	soloRoom chan struct{} // one token: the solo viewer's queue drained, or solo ended
 
 	// the update being built (reader goroutine, under fbMu)
 	cur      []byte
@@ -140,7 +141,7 @@ func (r *Relay) joinHub(ctx context.Context, ws *websocket.Conn, comp Computer, 
 	}
 	if h == nil {
 		h = &hub{r: r, comp: comp, log: r.log.With("agent", comp.Name), ready: make(chan struct{}), primed: make(chan struct{}),
-			viewers: make(map[*shareViewer]struct{}), refs: 1, soloOK: true}
+			viewers: make(map[*shareViewer]struct{}), refs: 1, soloOK: true, soloRoom: make(chan struct{}, 1)}
 		h.clip = clipTap{r: r, agent: comp.Name, limit: r.cfg.Limits.MaxCutText}
 		r.hubs[comp.Name] = h
 		r.wg.Add(1)

@@ -90,7 +90,39 @@ func (h *hub) endSoloLocked(why string) *shareViewer {
 	if h.soloConn != nil {
 		h.soloConn.SetReadDeadline(time.Now())
 	}
+	h.soloPoke()
 	return sv
+}
+
+// soloPoke wakes the solo feed waiting for its viewer's queue to drain.
+func (h *hub) soloPoke() {
+	select {
+	case h.soloRoom <- struct{}{}:
+	default:
+	}
+}
+
+// soloWaitDrained waits until the solo viewer's queue has drained (its
+// writer has handed the socket every update, in what the socket could
+// take), or solo has ended: until then the feed reads nothing more, and
+// Xvnc's next update waits in Xvnc and its socket, where Xvnc's own
+// congestion control sees the viewer's link, as it would straight.
+func (h *hub) soloWaitDrained() {
+	for {
+		h.fbMu.Lock()
+		sv := h.solo
+		h.fbMu.Unlock()
+		if sv == nil {
+			return
+		}
+		sv.mu.Lock()
+		busy := sv.qbytes > 0
+		sv.mu.Unlock()
+		if !busy {
+			return
+		}
+		<-h.soloRoom
+	}
 }
 
 // soloOver reports whether solo has ended.
@@ -179,6 +211,7 @@ func (h *hub) soloFeed(src io.Reader, wait func() error) error {
 		return err
 	}
 	for {
+		h.soloWaitDrained()
 		if h.soloOver() {
 			return errSoloEnded
 		}

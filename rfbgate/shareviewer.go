@@ -283,7 +283,11 @@ func (sv *shareViewer) written(it shareItem) {
 	}
 	sv.qbytes -= len(it.b)
 	sv.queued.Store(int64(sv.qbytes))
+	drained := sv.solo && sv.qbytes == 0
 	sv.mu.Unlock()
+	if drained {
+		sv.h.soloPoke()
+	}
 }
 
 // catchUp builds the update that brings the viewer level with the
