@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/coder/websocket"
 	"github.com/wirebench/wirebench/internal/framebuffer"
 	"github.com/wirebench/wirebench/internal/rfbviewer"
-	"github.com/wirebench/wirebench/internal/xpaint"
 )
 
 // sharedViewerConn opens a viewer of computer "a" through tr and runs the
@@ -65,17 +63,7 @@ func TestShareOtherPixelFormatClosed(t *testing.T) {
 // alone gets Raw updates of what changed, from glass's framebuffer, one
 // per request, and ends with the X server's pixels.
 func TestSharePrivateRawViewer(t *testing.T) {
-	xv := startXvnc(t, testPassword)
-	xp, err := xpaint.Dial(strconv.Itoa(xv.Display))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { xp.Close() })
-	xp.HideCursor()
-	dmg, err := xpaint.NewDamage(xp, xpaint.DamageConfig{Seed: 7, FPS: 25})
-	if err != nil {
-		t.Fatal(err)
-	}
+	xv, xp, dmg := damagedXvnc(t, 7)
 	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: xv.Addr, Password: NewSecret(testPassword)}}})
 	ws, si := sharedViewerConn(t, tr, "raw")
 	rw := ByteStream(ws)

@@ -1,12 +1,9 @@
 package rfbgate
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/wirebench/wirebench/internal/xpaint"
 )
 
 // TestShareSolo, from the outside: a hub's only viewer is solo (glass's
@@ -17,20 +14,7 @@ import (
 // both get the shared log, and after the damage stops both equal the X
 // server's screen, pixel for pixel.
 func TestShareSolo(t *testing.T) {
-	xv := startXvnc(t, testPassword)
-	xp, err := xpaint.Dial(strconv.Itoa(xv.Display))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { xp.Close() })
-	xp.HideCursor()
-	dmg, err := xpaint.NewDamage(xp, xpaint.DamageConfig{Seed: 35, FPS: 25})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := dmg.Frame(); err != nil {
-		t.Fatal(err)
-	}
+	xv, xp, dmg := damagedXvnc(t, 35)
 	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: xv.Addr, Password: NewSecret(testPassword)}}})
 
 	a := openCrowdViewer(t, tr, "a")

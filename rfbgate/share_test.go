@@ -52,21 +52,30 @@ func TestShareCrowd(t *testing.T) {
 	}
 }
 
-func runCrowd(t *testing.T, mode crowdMode) {
+// damagedXvnc starts a real Xvnc and the xpaint damage generator in it
+// (its cursor hidden: Xvnc would draw it into the pixels, not into
+// GetImage's), with the damage's first frame painted: the desktop.
+func damagedXvnc(t *testing.T, seed uint64) (*xvnc, *xpaint.Conn, *xpaint.Damage) {
+	t.Helper()
 	xv := startXvnc(t, testPassword)
 	xp, err := xpaint.Dial(strconv.Itoa(xv.Display))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { xp.Close() })
-	xp.HideCursor() // Xvnc would draw it into the pixels, not into GetImage's
-	dmg, err := xpaint.NewDamage(xp, xpaint.DamageConfig{Seed: 34, FPS: 25})
+	xp.HideCursor()
+	dmg, err := xpaint.NewDamage(xp, xpaint.DamageConfig{Seed: seed, FPS: 25})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := dmg.Frame(); err != nil { // the desktop
+	if err := dmg.Frame(); err != nil {
 		t.Fatal(err)
 	}
+	return xv, xp, dmg
+}
+
+func runCrowd(t *testing.T, mode crowdMode) {
+	xv, xp, dmg := damagedXvnc(t, 34)
 	cfg := Config{Computers: []Computer{{Name: "a", Addr: xv.Addr, Password: NewSecret(testPassword)}}}
 	mode.configure(&cfg)
 	tr := newTestRelay(t, cfg)

@@ -137,10 +137,11 @@ type Decoder struct {
 	basic TightBasic // the Tight basic rectangle just decoded (for OnRect)
 
 	// Skip, if set, makes the Decoder read past every pixel rectangle
-	// without applying it (framing and limits as when decoding): the
-	// framebuffer keeps only the screen's size, which pseudo-rectangles
-	// still change. Its zlib streams are not followed, so it must be set
-	// before the first rectangle and never cleared.
+	// without decoding or applying it (the same framing and limits as
+	// decoding, none of the work): the framebuffer keeps only the
+	// screen's size, which pseudo-rectangles still change. Its zlib
+	// streams are not followed, so it must be set before the first
+	// rectangle and never cleared.
 	Skip bool
 
 	// OnRect, if set, is called after each rectangle is applied, with
@@ -316,13 +317,13 @@ func (d *Decoder) rect() (last bool, err error) {
 	if pixelEncoding(d.enc) && !d.fb.inside(x, y, w, h) {
 		return false, d.failf("rectangle outside the %dx%d framebuffer", d.fb.w, d.fb.h)
 	}
-	if d.Skip && pixelEncoding(d.enc) {
-		return false, d.skipPixels()
-	}
 	switch d.enc {
 	case EncodingRaw:
 		d.stats.Raw++
 		d.kind = KindRaw
+		if d.Skip {
+			return false, d.rd.discard(int64(w) * int64(h) * BytesPerPixel)
+		}
 		for r := y; r < y+h; r++ {
 			if err := d.rd.readFull(d.fb.row(x, r, w)); err != nil {
 				return false, err
@@ -340,7 +341,9 @@ func (d *Decoder) rect() (last bool, err error) {
 		if !d.fb.inside(sx, sy, w, h) {
 			return false, d.failf("CopyRect source at (%d,%d) outside the %dx%d framebuffer", sx, sy, d.fb.w, d.fb.h)
 		}
-		d.fb.copyRect(x, y, sx, sy, w, h)
+		if !d.Skip {
+			d.fb.copyRect(x, y, sx, sy, w, h)
+		}
 		return false, nil
 	case EncodingZRLE:
 		d.stats.ZRLE++

@@ -64,7 +64,9 @@ func (d *Decoder) tightRect() error {
 		if err != nil {
 			return err
 		}
-		d.fb.fill(x, y, w, h, b[0], b[1], b[2])
+		if !d.Skip {
+			d.fb.fill(x, y, w, h, b[0], b[1], b[2])
+		}
 		return nil
 	case kind == tightJPEG:
 		d.stats.TightJPEG++
@@ -87,6 +89,9 @@ func (d *Decoder) tightJPEG() error {
 	limit := min(d.lim.MaxJPEG, 6*d.rw*d.rh+4096)
 	if n > limit {
 		return d.failf("JPEG of %d bytes beyond the limit %d for a %dx%d rectangle", n, limit, d.rw, d.rh)
+	}
+	if d.Skip {
+		return d.rd.discard(int64(n))
 	}
 	data := d.scratch(n)
 	if err := d.rd.readFull(data); err != nil {
@@ -131,10 +136,22 @@ func (d *Decoder) tightJPEG() error {
 	return nil
 }
 
-func (d *Decoder) tightBasic(stream int, explicit bool) error {
+// tightZlibLen reads the compact length of the zlib data that n filtered
+// bytes come in, checked against what zlib can make of n bytes.
+func (d *Decoder) tightZlibLen(n int) (int, error) {
+	clen, err := d.compactLen()
+	if err != nil {
+		return 0, err
+	}
+	if clen > zlibBound(n) {
+		return 0, d.failf("Tight zlib data of %d bytes beyond the %d that %d bytes of pixels justify", clen, zlibBound(n), n)
+	}
+	return clen, nil
+}
+
+func (d *Decoder) tightBasic(stream int, explicit bool) (err error) {
 	filter := byte(filterCopy)
 	if explicit {
-		var err error
 		if filter, err = d.rd.ReadByte(); err != nil {
 			return err
 		}
@@ -170,6 +187,15 @@ func (d *Decoder) tightBasic(stream int, explicit bool) error {
 	default:
 		return d.failf("Tight filter %d (0 copy, 1 palette, 2 gradient exist)", filter)
 	}
+	if d.Skip { // its data as it comes: under 12 bytes, or a compact length of zlib
+		clen := n
+		if n < tightMinZlib {
+			d.stats.TightUncompressed++
+		} else if clen, err = d.tightZlibLen(n); err != nil {
+			return err
+		}
+		return d.rd.discard(int64(clen))
+	}
 	data := d.scratch(n)
 	if n < tightMinZlib {
 		d.stats.TightUncompressed++
@@ -177,12 +203,9 @@ func (d *Decoder) tightBasic(stream int, explicit bool) error {
 			return err
 		}
 	} else {
-		clen, err := d.compactLen()
+		clen, err := d.tightZlibLen(n)
 		if err != nil {
 			return err
-		}
-		if clen > zlibBound(n) {
-			return d.failf("Tight zlib data of %d bytes beyond the %d that %d bytes of pixels justify", clen, zlibBound(n), n)
 		}
 		z := &d.tight[stream]
 		if err := z.begin(d.rd, clen, n); err != nil {

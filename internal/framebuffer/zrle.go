@@ -33,6 +33,9 @@ func (d *Decoder) zrleRect() error {
 	if n > int64(zlibBound(bound)) {
 		return d.failf("ZRLE length %d beyond the %d bytes a %dx%d rectangle can take", n, zlibBound(bound), d.rw, d.rh)
 	}
+	if d.Skip {
+		return d.rd.discard(n)
+	}
 	z := &d.zrle
 	if err := z.begin(d.rd, int(n), bound); err != nil {
 		return d.fail(err)
