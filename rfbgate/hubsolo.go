@@ -23,11 +23,13 @@ import (
 //     Xvnc answers each as it would the viewer straight, so the viewer
 //     (noVNC asks for the next update once it has drawn the last) sets the
 //     pace, and its first update is Xvnc's first.
+//   - Glass reads Xvnc's next update only once the viewer's queue has
+//     drained into its socket (soloWaitDrained), so a slow link holds
+//     Xvnc back where Xvnc's own congestion control sees it.
 //
 // Solo ends for good when a second viewer is added, when the solo viewer
-// leaves, or when it cannot take an update whole (its queue is full, it
-// asked for a whole new screen, it reads Raw only, or an update was too
-// large to keep). Glass then has no framebuffer to share (it never
+// leaves, or when it cannot take an update whole (it reads Raw only, its
+// queue is full, or an update was too large to keep). Glass then has no framebuffer to share (it never
 // decoded Xvnc's bytes, and cannot start now: its zlib streams are
 // midway): it opens a new connection, asks it for compression level 0 and
 // the whole screen, decodes it into the framebuffer, and serves every
@@ -121,7 +123,11 @@ func (h *hub) soloWaitDrained() {
 		if !busy {
 			return
 		}
-		<-h.soloRoom
+		select {
+		case <-h.soloRoom:
+		case <-h.r.ctx.Done(): // the relay closes: the feed's next read fails
+			return
+		}
 	}
 }
 
