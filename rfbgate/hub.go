@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -71,6 +72,7 @@ type hub struct {
 	soloWhy  string        // why solo ended, for the log
 	soloConn net.Conn      // the solo feed's connection, until solo ends (fbMu)
 	soloRoom chan struct{} // one token: the solo viewer's queue drained, or solo ended
+	soloLive atomic.Bool   // solo has not ended (set at the hub's start; cleared once, under fbMu)
 
 	// the update being built (reader goroutine, under fbMu)
 	cur      []byte
@@ -143,6 +145,7 @@ func (r *Relay) joinHub(ctx context.Context, ws *websocket.Conn, comp Computer, 
 		h = &hub{r: r, comp: comp, log: r.log.With("agent", comp.Name), ready: make(chan struct{}), primed: make(chan struct{}),
 			viewers: make(map[*shareViewer]struct{}), refs: 1, soloOK: true, soloRoom: make(chan struct{}, 1)}
 		h.clip = clipTap{r: r, agent: comp.Name, limit: r.cfg.Limits.MaxCutText}
+		h.soloLive.Store(true)
 		r.hubs[comp.Name] = h
 		r.wg.Add(1)
 		go h.dial()
@@ -237,7 +240,7 @@ func (h *hub) markDead() {
 // leave counts one viewer fewer (and forgets sv, if it was added); the
 // last one starts the linger timer.
 func (h *hub) leave(sv *shareViewer) {
-	if sv != nil {
+	if sv != nil && h.soloLive.Load() {
 		h.endSoloOf(sv, "the solo viewer left")
 	}
 	h.mu.Lock()
@@ -271,15 +274,20 @@ func (h *hub) leave(sv *shareViewer) {
 
 // add registers sv for shared updates.
 func (h *hub) add(sv *shareViewer) bool {
-	h.fbMu.Lock()
-	defer h.fbMu.Unlock()
+	live := h.soloLive.Load()
+	if live { // solo's state is under fbMu; once solo has ended, a join takes mu only
+		h.fbMu.Lock()
+		defer h.fbMu.Unlock()
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.dead {
 		return false
 	}
 	h.viewers[sv] = struct{}{}
-	h.addSoloLocked(sv)
+	if live {
+		h.addSoloLocked(sv)
+	}
 	return true
 }
 

@@ -88,6 +88,7 @@ func (h *hub) endSoloLocked(why string) *shareViewer {
 		return nil
 	}
 	h.solo, h.soloOK = nil, false
+	h.soloLive.Store(false)
 	h.soloWhy = why
 	if h.soloConn != nil {
 		h.soloConn.SetReadDeadline(time.Now())
