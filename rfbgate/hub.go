@@ -67,12 +67,12 @@ type hub struct {
 
 	// solo (hubsolo.go): while the hub has had one viewer only, that
 	// viewer gets Xvnc's own bytes, compressed by Xvnc (fbMu).
-	solo     *shareViewer
-	soloOK   bool          // no viewer yet: the first one is solo
-	soloWhy  string        // why solo ended, for the log
-	soloConn net.Conn      // the solo feed's connection, until solo ends (fbMu)
-	soloRoom chan struct{} // one token: the solo viewer's queue drained, or solo ended
-	soloLive atomic.Bool   // solo has not ended (set at the hub's start; cleared once, under fbMu)
+	solo      *shareViewer
+	soloOK    bool          // no viewer yet: the first one is solo
+	soloWhy   string        // why solo ended, for the log
+	soloEnded chan struct{} // closed when solo ends
+	soloRoom  chan struct{} // one token: the solo viewer's queue drained, or solo ended
+	soloLive  atomic.Bool   // solo has not ended (set at the hub's start; cleared once, under fbMu)
 
 	// the update being built (reader goroutine, under fbMu)
 	cur      []byte
@@ -143,7 +143,7 @@ func (r *Relay) joinHub(ctx context.Context, ws *websocket.Conn, comp Computer, 
 	}
 	if h == nil {
 		h = &hub{r: r, comp: comp, log: r.log.With("agent", comp.Name), ready: make(chan struct{}), primed: make(chan struct{}),
-			viewers: make(map[*shareViewer]struct{}), refs: 1, soloOK: true, soloRoom: make(chan struct{}, 1)}
+			viewers: make(map[*shareViewer]struct{}), refs: 1, soloOK: true, soloRoom: make(chan struct{}, 1), soloEnded: make(chan struct{})}
 		h.clip = clipTap{r: r, agent: comp.Name, limit: r.cfg.Limits.MaxCutText}
 		h.soloLive.Store(true)
 		r.hubs[comp.Name] = h
@@ -206,7 +206,7 @@ func (h *hub) dial() {
 		close(h.ready)
 		return
 	}
-	h.conn, h.init, h.fb, h.soloConn = conn, init, fb, conn
+	h.conn, h.init, h.fb = conn, init, fb
 	stop := context.AfterFunc(h.r.ctx, h.closeConn)
 	defer stop()
 	// noVNC's pixel format, which the framebuffer keeps and every viewer

@@ -1,10 +1,8 @@
 package rfbgate
 
 import (
-	"errors"
 	"io"
 	"net"
-	"time"
 
 	"github.com/coder/websocket"
 	"github.com/wirebench/wirebench/internal/framebuffer"
@@ -39,9 +37,6 @@ import (
 // resetting the one zlib stream it uses) let it do. An update with Xvnc's
 // own bytes (shareUpdate.raw) is queued for the solo viewer only: any
 // other viewer owes its area, and the joiners' log starts again after it.
-
-// errSoloEnded: the solo feed stopped because solo ended.
-var errSoloEnded = errors.New("rfbgate: solo ended")
 
 // addSoloLocked makes sv solo if it is the hub's first viewer, and ends
 // solo if it is a second one (under fbMu and mu).
@@ -90,9 +85,7 @@ func (h *hub) endSoloLocked(why string) *shareViewer {
 	h.solo, h.soloOK = nil, false
 	h.soloLive.Store(false)
 	h.soloWhy = why
-	if h.soloConn != nil {
-		h.soloConn.SetReadDeadline(time.Now())
-	}
+	close(h.soloEnded)
 	h.soloPoke()
 	return sv
 }
@@ -144,11 +137,21 @@ func (h *hub) soloOver() bool {
 // must end.
 func (h *hub) runSolo() error {
 	conn := h.currentConn()
-	if err := h.soloFeed(conn, newUpstream(conn).wait); !errors.Is(err, errSoloEnded) {
-		return err
+	fed := make(chan error, 1)
+	go func() { fed <- h.soloFeed(conn, newUpstream(conn).wait) }()
+	select {
+	case err := <-fed:
+		if !h.soloOver() {
+			return err
+		}
+		fed <- err // (it ended as solo did)
+	case <-h.soloEnded:
 	}
+	// The feed goes on passing the first connection's cut text and bells
+	// on until the shared connection replaces it: the clipboard Xvnc
+	// announces meanwhile would be lost with the connection.
+	defer func() { <-fed }() // it ends once the first connection is closed
 	h.fbMu.Lock()
-	h.soloConn = nil
 	why := h.soloWhy
 	h.fbMu.Unlock()
 	h.log.Info("rfbgate: solo ended: a new connection, whose screen glass decodes and compresses once for every viewer", "why", why)
@@ -195,9 +198,10 @@ type soloDialError struct {
 func (e *soloDialError) Error() string { return "rfbgate: the shared connection: " + e.reason }
 
 // soloFeed frames the solo connection's stream (without decoding its
-// pixels) and passes each update on to the solo viewer as Xvnc sent it;
-// bells and cut text go as on the shared path. It returns errSoloEnded
-// once solo has ended, or why the connection failed.
+// pixels) and passes each update on to the solo viewer as Xvnc sent it
+// (once solo has ended, it drops them); bells and cut text go as on the
+// shared path. It returns why the connection ended: runSolo closes it
+// once the shared connection has replaced it.
 func (h *hub) soloFeed(src io.Reader, wait func() error) error {
 	tee := &captureReader{src: src}
 	h.fbMu.Lock()
@@ -210,27 +214,17 @@ func (h *hub) soloFeed(src io.Reader, wait func() error) error {
 	dec.Skip = true
 	var kinds rectCounts
 	dec.OnRect = func(rc framebuffer.Rect) { kinds.count(rectKind(rc.Kind)) }
-	over := func(err error) error {
-		var ne net.Error
-		if h.soloOver() && (errors.As(err, &ne) && ne.Timeout() || errors.Is(err, net.ErrClosed)) {
-			return errSoloEnded
-		}
-		return err
-	}
 	for {
 		h.soloWaitDrained()
-		if h.soloOver() {
-			return errSoloEnded
-		}
 		if dec.Buffered() == 0 {
 			if err := wait(); err != nil {
-				return over(err)
+				return err
 			}
 		}
 		kinds = rectCounts{}
 		m, err := dec.Next()
 		if err != nil {
-			return over(err)
+			return err
 		}
 		end := dec.Offset()
 		b, captured := tee.bytes(m.Offset, end)
@@ -239,7 +233,9 @@ func (h *hub) soloFeed(src io.Reader, wait func() error) error {
 			h.fb.Resize(fb.Width(), fb.Height()) // its size, for the joiners' ServerInit
 		}
 		if m.Type == framebuffer.MsgFramebufferUpdate {
-			h.soloUpdateLocked(b, captured, kinds, fb.Width(), fb.Height())
+			if h.solo != nil {
+				h.soloUpdateLocked(b, captured, kinds, fb.Width(), fb.Height())
+			}
 		} else {
 			h.otherMessage(m, end, b, captured)
 		}
