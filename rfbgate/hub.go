@@ -327,9 +327,7 @@ func (h *hub) setEncodings(viewer []int32) {
 	if viewer != nil {
 		h.lastEnc = viewer
 	}
-	h.fbMu.Lock()
-	solo := h.solo != nil || h.soloOK
-	h.fbMu.Unlock()
+	solo := h.soloLive.Load()
 	list := append([]int32(nil), hubEncodings...)
 	if !solo {
 		list = append(list, encodingCompressLevel0)

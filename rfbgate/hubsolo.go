@@ -49,11 +49,18 @@ func (h *hub) addSoloLocked(sv *shareViewer) {
 		sv.mu.Unlock()
 		h.log.Debug("rfbgate: solo viewer: it gets Xvnc's own bytes", "surface", sv.v.surface)
 	case h.solo != nil || h.soloOK:
-		if old := h.endSoloLocked("a second viewer"); old != nil {
-			old.mu.Lock()
-			old.leaveSoloLocked()
-			old.mu.Unlock()
-		}
+		h.endSoloTellLocked("a second viewer")
+	}
+}
+
+// endSoloTellLocked ends solo (under fbMu, not under the solo viewer's
+// mu) and tells the viewer that was solo.
+func (h *hub) endSoloTellLocked(why string) {
+	if old := h.endSoloLocked(why); old != nil {
+		old.mu.Lock()
+		old.leaveSoloLocked()
+		old.mu.Unlock()
+		old.poke()
 	}
 }
 
@@ -67,10 +74,8 @@ func (sv *shareViewer) leaveSoloLocked() {
 func (h *hub) endSoloOf(sv *shareViewer, why string) {
 	h.fbMu.Lock()
 	defer h.fbMu.Unlock()
-	if h.solo == sv && h.endSoloLocked(why) != nil {
-		sv.mu.Lock()
-		sv.leaveSoloLocked()
-		sv.mu.Unlock()
+	if h.solo == sv {
+		h.endSoloTellLocked(why)
 	}
 }
 
@@ -126,11 +131,7 @@ func (h *hub) soloWaitDrained() {
 }
 
 // soloOver reports whether solo has ended.
-func (h *hub) soloOver() bool {
-	h.fbMu.Lock()
-	defer h.fbMu.Unlock()
-	return h.solo == nil && !h.soloOK
-}
+func (h *hub) soloOver() bool { return !h.soloLive.Load() }
 
 // runSolo runs the hub's first connection as the solo feed until solo
 // ends, then gives the hub its shared connection: nil, or why the hub
@@ -229,8 +230,8 @@ func (h *hub) soloFeed(src io.Reader, wait func() error) error {
 		end := dec.Offset()
 		b, captured := tee.bytes(m.Offset, end)
 		h.fbMu.Lock()
-		if fb.Width() != h.fb.Width() || fb.Height() != h.fb.Height() {
-			h.fb.Resize(fb.Width(), fb.Height()) // its size, for the joiners' ServerInit
+		if h.solo != nil && (fb.Width() != h.fb.Width() || fb.Height() != h.fb.Height()) {
+			h.fb.Resize(fb.Width(), fb.Height()) // its size, for the joiners' ServerInit (past solo, the shared connection's)
 		}
 		if m.Type == framebuffer.MsgFramebufferUpdate {
 			if h.solo != nil {
@@ -248,12 +249,7 @@ func (h *hub) soloFeed(src io.Reader, wait func() error) error {
 // captured: all of it kept). Under fbMu.
 func (h *hub) soloUpdateLocked(b []byte, captured bool, kinds rectCounts, w, ht int) {
 	if !captured {
-		if old := h.endSoloLocked("an update too large to keep"); old != nil {
-			old.mu.Lock()
-			old.leaveSoloLocked()
-			old.mu.Unlock()
-			old.poke()
-		}
+		h.endSoloTellLocked("an update too large to keep")
 		return
 	}
 	u := &shareUpdate{b: append([]byte(nil), b...), kinds: kinds, raw: true, w: w, h: ht}
