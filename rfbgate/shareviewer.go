@@ -238,7 +238,7 @@ func (sv *shareViewer) next(done <-chan struct{}) ([]shareItem, bool) {
 			return sv.one[:], true
 		}
 		due := sv.start && !sv.synced
-		if (due || sv.solo) && sv.start && !sv.greeted {
+		if sv.start && !sv.greeted { // (before its first frame, or the solo viewer's first of Xvnc's)
 			sv.greeted = true
 			caps := sv.caps
 			sv.mu.Unlock()
