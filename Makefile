@@ -42,3 +42,10 @@ test: vet fmt-check tidy-check peers $(TEST_DEPS)
 
 golden:
 	UPDATE_GOLDEN=1 $(GO) test ./golden/ -run TestGolden -count=1
+
+# Every commit since mk/commits.sh was added keeps CONTRIBUTING.md's form
+# (subject "pkg: what changed" in at most 72 characters; a body for a change
+# of more than 50 lines). CI runs it.
+.PHONY: commit-check
+commit-check:
+	@bash mk/commits.sh
