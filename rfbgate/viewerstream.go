@@ -134,66 +134,6 @@ func (v *viewer) closeViewer(code websocket.StatusCode, reason string) bool {
 	return !(errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET))
 }
 
-// ByteStream reads and writes ws as one byte stream, as noVNC does:
-// binary messages read back to back, each Write one binary message, with
-// no context (so no allocation per message; close ws to end a blocked
-// Read). A close frame from the peer comes back from Read as a
-// websocket.CloseError with its code and reason. The relay reads its
-// browsers this way; a Go viewer of glass can too.
-func ByteStream(ws *websocket.Conn) io.ReadWriter { return &clientStream{ws: ws} }
-
-// clientStream is ByteStream's stream.
-type clientStream struct {
-	ws *websocket.Conn
-	r  io.Reader // the message being read
-}
-
-// Read reads the next bytes of the browser's stream. A close frame from
-// the browser comes back as a websocket.CloseError with its code and reason.
-func (s *clientStream) Read(p []byte) (int, error) {
-	for {
-		if err := s.next(); err != nil {
-			return 0, err
-		}
-		n, _, err := s.readMessage(p)
-		if n > 0 || err != nil {
-			return n, err
-		}
-	}
-}
-
-// next waits for a message to read, unless one is being read.
-func (s *clientStream) next() error {
-	if s.r != nil {
-		return nil
-	}
-	_, r, err := s.ws.Reader(context.Background())
-	if err != nil {
-		return err
-	}
-	s.r = r
-	return nil
-}
-
-// readMessage reads the next bytes of the message being read (next has
-// found one); end reports that the message is over, and the next call to
-// next waits for another.
-func (s *clientStream) readMessage(p []byte) (n int, end bool, err error) {
-	n, err = s.r.Read(p)
-	if err == io.EOF {
-		s.r, end, err = nil, true, nil
-	}
-	return n, end, err
-}
-
-// Write sends p as one binary message.
-func (s *clientStream) Write(p []byte) (int, error) {
-	if err := s.ws.Write(context.Background(), websocket.MessageBinary, p); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
 // pumpServer relays the server's stream to the browser through the
 // viewer's serverFilter (framed; ServerCutText only while this viewer holds
 // the keyboard), batching what Xvnc has ready into messages of up to
