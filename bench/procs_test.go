@@ -31,7 +31,7 @@ var (
 // buildGlass builds ./cmd/glass once per run, into a directory removed at
 // the end; GLASS_BIN names a glass binary to run instead (another
 // version's, to compare).
-func buildGlass(b *testing.B) string {
+func buildGlass(b testing.TB) string {
 	if bin := os.Getenv("GLASS_BIN"); bin != "" {
 		return bin
 	}
@@ -71,7 +71,7 @@ var glassProfiles int
 
 // startGlass runs the glass binary for one computer, "scale", with the
 // extra flags.
-func startGlass(b *testing.B, bin, dir, xaddr, pw string, extra ...string) (addr string, pid int, stop func()) {
+func startGlass(b testing.TB, bin, dir, xaddr, pw string, extra ...string) (addr string, pid int, stop func()) {
 	pwFile := filepath.Join(dir, "pw")
 	if err := os.WriteFile(pwFile, []byte(pw+"\n"), 0o600); err != nil {
 		b.Fatal(err)
@@ -112,7 +112,7 @@ func stopper(cmd *exec.Cmd, grace time.Duration) func() {
 	}
 }
 
-func scaleFreePort(b *testing.B) int {
+func scaleFreePort(b testing.TB) int {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
@@ -151,7 +151,7 @@ func procCPU(b *testing.B, pid int) float64 {
 // the sum over its threads of /proc/PID/task/TID/schedstat's time on CPU
 // (procCPU's clock ticks are 10 ms, too coarse for a small window).
 // Threads that ended are not counted; Go's runtime keeps its threads.
-func procCPUns(b *testing.B, pid int) float64 {
+func procCPUns(b testing.TB, pid int) float64 {
 	dir := fmt.Sprintf("/proc/%d/task", pid)
 	tasks, err := os.ReadDir(dir)
 	if err != nil {

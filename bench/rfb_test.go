@@ -2,13 +2,15 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -63,13 +65,18 @@ const rfbRelayBlock = 1 << 20
 const rfbBenchPassword = "bench-pw"
 
 // BenchmarkRelay: server-to-client MB/s on loopback from a synthetic RFB
-// server sending seeded ZRLE framebuffer updates, read by a client directly
-// (raw_tcp), through our relay (glass), and through websockify. One
-// operation is 1 MiB relayed, so allocs/op is allocations per MiB; they are
-// the whole process's (relay, synthetic server and client), and the
-// WebSocket client reads without a context per message (wsStream) so that
-// they are the relay's. cpu-ms/MiB is this process's CPU time per MiB
-// (server and client on every path, glass too on its own).
+// server sending seeded ZRLE framebuffer updates, read by a fast client
+// directly (raw_tcp), through glass relaying byte for byte
+// (-per-viewer-upstream: the synthetic server's ZRLE is seeded noise,
+// which glass's shared hub would have to decode; make rfbgate-scale
+// measures the hub on real Xvnc), and through websockify. Both relays run
+// as their own processes, so that each is measured the same way. One
+// operation is 1 MiB relayed. Reported: MB/s; relay-cpu-ms/MiB, the relay
+// process's CPU time per MiB (from /proc: glass's own, websockify's own);
+// relay-allocs/MiB, glass's allocations per MiB (its
+// go_memstats_mallocs_total); cpu-ms/MiB, this process's (server and
+// client). Compare glass and websockify as ratios to raw_tcp of the same
+// run: time on a shared host swings.
 func BenchmarkRelay(b *testing.B) {
 	payload := support.RFBFramebufferUpdates(1, 8<<20)
 	srv, err := support.NewRFBServer(rfbBenchPassword, payload)
@@ -84,24 +91,116 @@ func BenchmarkRelay(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer c.Close()
-		rfbVNCReadBlocks(b, c)
+		rfbVNCHandshake(b, c)
+		rfbReadBlocks(b, c, relayProc{})
 	})
 
 	b.Run("path=glass", func(b *testing.B) {
-		// byte for byte (-per-viewer-upstream): the synthetic server's
-		// ZRLE is seeded noise, which glass's shared hub would have to
-		// decode (make rfbgate-scale measures the hub on real Xvnc)
-		_, c := rfbGlassViewer(b, srv.Addr(), rfbBenchPassword, true)
-		rfbReadBlocks(b, c)
+		g := startRelayGlass(b, srv.Addr())
+		c := g.viewer(b)
+		defer c.Close()
+		rfbReadBlocks(b, c, relayProc{pid: g.pid, metrics: g.addr})
 	})
 
 	b.Run("path=websockify", func(b *testing.B) {
-		bin := peertest.Websockify(b)
-		addr := rfbStartWebsockify(b, bin, srv.Addr())
+		addr, pid := rfbStartWebsockifyPID(b, peertest.Websockify(b), srv.Addr())
 		c := rfbDialWS(b, "ws://"+addr+"/")
 		defer c.Close()
-		rfbVNCReadBlocks(b, c)
+		rfbVNCHandshake(b, c)
+		rfbReadBlocks(b, c, relayProc{pid: pid})
 	})
+}
+
+// relayGlass is glass as its own process for one computer, "scale", at
+// a synthetic server, relaying byte for byte.
+type relayGlass struct {
+	addr string
+	pid  int
+}
+
+// startRelayGlass starts glass (-per-viewer-upstream) for the VNC server
+// at srv; it ends with the test.
+func startRelayGlass(b testing.TB, srv string) relayGlass {
+	addr, pid, stop := startGlass(b, buildGlass(b), b.TempDir(), srv, rfbBenchPassword, "-per-viewer-upstream")
+	b.Cleanup(stop)
+	return relayGlass{addr: addr, pid: pid}
+}
+
+// viewer opens one viewer through g, past ServerInit.
+func (g relayGlass) viewer(b testing.TB) net.Conn {
+	var w struct{ Ticket string }
+	resp, err := http.Post("http://"+g.addr+"/v1/tools/computers.watch", "application/json", strings.NewReader(`{"agent":"scale","surface":"bench"}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(&w); err != nil || w.Ticket == "" {
+		b.Fatalf("computers.watch: status %d, %v", resp.StatusCode, err)
+	}
+	c := rfbDialWS(b, "ws://"+g.addr+"/v1/streams/computers/glass?ticket="+w.Ticket)
+	if err := rfbNoneHandshake(c); err != nil {
+		c.Close()
+		b.Fatal(err)
+	}
+	return c
+}
+
+// procTreeCPUns is procCPUns of pid and every process under it
+// (websockify serves each connection in a child of its own).
+func procTreeCPUns(b testing.TB, pid int) float64 {
+	sum := procCPUns(b, pid)
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, t := range tasks {
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, t.Name()))
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(raw)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				sum += procTreeCPUns(b, c)
+			}
+		}
+	}
+	return sum
+}
+
+// relayProc is the relay process a path goes through (pid 0: none), and
+// the address of its Prometheus metrics, if it has them (glass).
+type relayProc struct {
+	pid     int
+	metrics string
+}
+
+// cpu is the relay's CPU time so far, in seconds.
+func (p relayProc) cpu(b testing.TB) float64 {
+	if p.pid == 0 {
+		return 0
+	}
+	return procTreeCPUns(b, p.pid)
+}
+
+// mallocs is the relay's go_memstats_mallocs_total (-1: it has none).
+func (p relayProc) mallocs(b testing.TB) float64 {
+	if p.metrics == "" {
+		return -1
+	}
+	resp, err := http.Get("http://" + p.metrics + "/metrics")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, "go_memstats_mallocs_total "); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				b.Fatalf("go_memstats_mallocs_total %q", v)
+			}
+			return f
+		}
+	}
+	b.Fatalf("glass's /metrics has no go_memstats_mallocs_total")
+	return 0
 }
 
 // rfbGlassViewer runs glass in this process for the VNC server at addr
@@ -136,21 +235,20 @@ func rfbGlassViewer(b *testing.B, addr, password string, perViewer bool) (hs *ht
 	return hs, c
 }
 
-// rfbVNCReadBlocks does the client's VNC handshake on c, then reads b.N
-// blocks of server bytes: the paths with no relay doing VNC auth.
-func rfbVNCReadBlocks(b *testing.B, c net.Conn) {
+// rfbVNCHandshake does the client's VNC handshake on c: the paths with
+// no relay doing VNC auth.
+func rfbVNCHandshake(b testing.TB, c net.Conn) {
 	c.SetDeadline(time.Now().Add(10 * time.Second))
 	if _, err := rfbgate.ClientHandshake(c, rfbgate.NewSecret(rfbBenchPassword)); err != nil {
 		b.Fatal(err)
 	}
 	c.SetDeadline(time.Time{})
-	rfbReadBlocks(b, c)
 }
 
 // processCPU is this process's user and system CPU time so far, in
 // seconds: BenchmarkRelay's cpu-ms/MiB, which a busy host changes less than
 // it changes MB/s (websockify's own CPU, another process, is not in it).
-func processCPU(b *testing.B) float64 {
+func processCPU(b testing.TB) float64 {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		b.Fatal(err)
@@ -158,14 +256,13 @@ func processCPU(b *testing.B) float64 {
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
-// rfbReadBlocks reads b.N blocks of server bytes.
-func rfbReadBlocks(b *testing.B, c net.Conn) {
+// rfbReadBlocks reads b.N blocks of server bytes as fast as it can, and
+// reports what they cost this process and the relay process p.
+func rfbReadBlocks(b *testing.B, c net.Conn, p relayProc) {
 	buf := make([]byte, 256<<10)
 	b.SetBytes(rfbRelayBlock)
 	b.ReportAllocs()
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	cpu0 := processCPU(b)
+	cpu0, rcpu0, m0 := processCPU(b), p.cpu(b), p.mallocs(b)
 	b.ResetTimer()
 	want := int64(b.N) * rfbRelayBlock
 	for got := int64(0); got < want; {
@@ -177,14 +274,18 @@ func rfbReadBlocks(b *testing.B, c net.Conn) {
 		}
 	}
 	b.StopTimer()
-	runtime.ReadMemStats(&m1)
 	mib := float64(want) / (1 << 20)
-	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/mib, "allocs/MiB")
 	b.ReportMetric((processCPU(b)-cpu0)*1e3/mib, "cpu-ms/MiB")
+	if p.pid != 0 {
+		b.ReportMetric((p.cpu(b)-rcpu0)*1e3/mib, "relay-cpu-ms/MiB")
+	}
+	if m0 >= 0 {
+		b.ReportMetric((p.mallocs(b)-m0)/mib, "relay-allocs/MiB")
+	}
 }
 
 // rfbDialWS opens a binary WebSocket as noVNC does (subprotocol "binary").
-func rfbDialWS(b *testing.B, url string) net.Conn {
+func rfbDialWS(b testing.TB, url string) net.Conn {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{"binary"}})
@@ -235,7 +336,14 @@ func rfbNoneHandshake(c net.Conn) error {
 
 // rfbStartWebsockify runs Debian's websockify from a free loopback port to
 // target and stops it when the benchmark ends.
-func rfbStartWebsockify(b *testing.B, bin, target string) string {
+func rfbStartWebsockify(b testing.TB, bin, target string) string {
+	addr, _ := rfbStartWebsockifyPID(b, bin, target)
+	return addr
+}
+
+// rfbStartWebsockifyPID is rfbStartWebsockify, with websockify's process
+// id.
+func rfbStartWebsockifyPID(b testing.TB, bin, target string) (string, int) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
@@ -254,10 +362,10 @@ func rfbStartWebsockify(b *testing.B, bin, target string) string {
 	for time.Now().Before(deadline) {
 		if c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond); err == nil {
 			c.Close()
-			return addr
+			return addr, cmd.Process.Pid
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	b.Fatalf("websockify did not listen on %s: %s", addr, fmt.Sprint(logb.String()))
-	return ""
+	return "", 0
 }

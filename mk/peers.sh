@@ -52,6 +52,8 @@ install_or_stop() {
 }
 
 ensure .ci/install-rfb.sh Xvnc vncpasswd xinput xkbcomp xclip xkbwatch chromium websockify
+# perf: TestRelaySyscalls counts glass's system calls per MiB relayed.
+ensure .ci/install-perf.sh perf
 # valgrind: the workbench's instruction counts (bench/internal/callgrind's test).
 ensure .ci/install-valgrind.sh valgrind
 # python3-cbor2 for Debian's python3 (golden/cbor2_test.go; a python3 earlier

@@ -1,9 +1,6 @@
 package rfbgate
 
-import (
-	"sync"
-	"time"
-)
+import "sync"
 
 // Buffers of the relay loops. A viewer holds none between messages: the
 // server side waits for Xvnc's bytes without a buffer (upstream.wait) and
@@ -57,19 +54,16 @@ const (
 	// downstreamMin is the least batch read when the browser's socket is
 	// writable but its measured room is smaller (downstream.wait).
 	downstreamMin = 4 << 10
-	// downstreamUnsent is the most bytes glass leaves waiting unsent in a
-	// browser's socket (downstream): about an eighth of a second of a
-	// 2 Mbit/s phone link, and no limit on a link that keeps up. Measured
-	// with make rfbgate-bytes on the phone's link, glass against
-	// websockify: 128 KiB gave key to pixel 2.2x websockify's (p50) and
-	// 0.56x its bytes/s, 64 KiB 1.3x and 0.84x, 32 KiB 1.2-1.3x and 0.91x.
-	downstreamUnsent = 32 << 10
-	// downstreamRecheck is how often a viewer whose socket holds too many
-	// unsent bytes looks again.
-	downstreamRecheck = 2 * time.Millisecond
-	// downstreamLagMemory is how long a link counts as slow after bytes
-	// last waited unsent in its socket.
-	downstreamLagMemory = 2 * time.Second
+	// downstreamLowatMin and downstreamLowatMax bound the
+	// TCP_NOTSENT_LOWAT of a browser's socket (downstream): the kernel
+	// lets about that many bytes at most wait unsent in it, so that the
+	// rest waits in Xvnc or in glass, where it can be skipped or
+	// replaced. A socket starts at the least, about a round trip of a
+	// 2 Mbit/s phone link, and doubles it while its link takes every
+	// byte (the batches grow with it, so a link that keeps up gets
+	// whole batches), halving it again when bytes wait.
+	downstreamLowatMin = 16 << 10
+	downstreamLowatMax = serverBatchMax
 )
 
 // batchPool holds server batch buffers of serverBatchMax bytes.

@@ -5,73 +5,53 @@ package rfbgate
 import (
 	"net"
 	"syscall"
-	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// downstream is the browser's side of pumpServer: before a batch is read
-// from the computer it waits, holding no buffer, until the browser's socket
-// can take more, and says how many bytes it can take without a write
-// waiting. So the relay reads from Xvnc only what the viewer's socket can
-// take: a viewer that stops reading holds no batch while it waits, and the
-// bytes it has not taken stay in Xvnc and the sockets (TCP's own back
-// pressure), as they would straight to Xvnc.
+// downstream is the browser's socket as a viewer's writer sees it: before
+// a batch is read or built, wait blocks, holding no buffer, until the
+// socket can take more, and says how many bytes it can take without a
+// write waiting. So a viewer that stops reading holds no batch while it
+// waits, and what it has not taken waits in Xvnc or in glass, where it can
+// be replaced by something fresher, not in the kernel.
 //
-// It also keeps few bytes waiting unsent in the socket, so that a slow
-// link (a phone) does not hold seconds of screen in glass's socket: while
-// more than downstreamUnsent/2 wait unsent (SIOCOUTQNSD) it waits for them
-// to leave (rechecking every downstreamRecheck: the kernel has no wake-up
-// for that without TCP_NOTSENT_LOWAT, which would make a write wait
-// holding its batch), and on a link that lags (bytes waited unsent within
-// downstreamLagMemory) a batch is at most what brings them to
-// downstreamUnsent, which noVNC can draw only once all of it has come (a
-// 256 KiB message takes a second on a 2 Mbit/s link, and so does the
-// fence in it that Xvnc times the link with). On a link that keeps up
-// none wait, and a batch may be as large as Xvnc has ready
-// (serverBatchMax). Xvnc, whose congestion control watches
-// its own socket, then sees the link's pace.
+// The kernel keeps the queue short itself: the socket's TCP_NOTSENT_LOWAT
+// is set to downstreamLowat, so it reports the socket writable (POLLOUT,
+// and the poller's wake-up) only while fewer bytes than that wait unsent,
+// and a write stops there, give or take one buffer's worth. No check runs
+// per write and nothing sleeps: a link that keeps up takes each batch
+// whole, a slow one makes the writer wait in the poller (TestLowatBound
+// measures how far over the mark a write goes).
 //
-// The room is the socket's send buffer (SO_SNDBUF, which counts the
-// kernel's overhead too) less the bytes still queued in it (SIOCOUTQ),
-// halved for that overhead; writable is the kernel's own test (POLLOUT),
-// which also arms its wake-up.
+// The room it reports is serverBatchMax while the link keeps up (no byte
+// was left unsent at the last measure: the batch goes whole), and what
+// brings the unsent bytes to the mark while it lags, so that the writer
+// reads from Xvnc, or encodes, no more than the link can take now. It
+// measures (a poll and an ioctl) only once the room measured last is
+// spent: two system calls a batch on a fast link.
 type downstream struct {
-	rc   syscall.RawConn // nil: no descriptor; wait says serverBatchMax at once
-	room int             // measured by check
-	busy bool            // measured by check: too many bytes wait unsent
-	// lagged is when bytes last waited unsent: for downstreamLagMemory
-	// after it the link counts as slow, and batches stay small even when
-	// it has just drained (after Xvnc paused, say).
-	lagged time.Time
+	rc    syscall.RawConn // nil: no descriptor; wait says serverBatchMax at once
+	lowat int             // the socket's TCP_NOTSENT_LOWAT; 0 when it could not be set
+	// credit is the room measured and not yet spent (spend).
+	credit int
+	room   int  // check's measure
+	lagged bool // bytes waited unsent at the last measure
 	check  func(fd uintptr) bool
 	pfd    [1]unix.PollFd
-	// credit is room measured and not yet spent, for a writer that says
-	// what it wrote (spend; the shared path): wait gives it without
-	// measuring again while the link keeps up, so a viewer that keeps up
-	// costs no system call before each write. -1: not tracked.
-	credit int
-}
-
-// slow reports whether the link lagged within downstreamLagMemory.
-func (d *downstream) slow() bool {
-	return d.rc != nil && time.Since(d.lagged) < downstreamLagMemory
-}
-
-// spend records n bytes written since wait; from then on wait measures
-// only once the credit is spent or the link lagged.
-func (d *downstream) spend(n int) {
-	if d.credit < 0 {
-		d.credit = 0
-	}
-	d.credit = max(d.credit-n, 0)
+	// info and infoFn read TCP_INFO (link) without allocating.
+	info   unix.TCPInfo
+	infoFn func(fd uintptr)
+	infoOK bool
 }
 
 // newDownstream returns the downstream of the browser connection c (the
-// hijacked connection, or the TCP connection under a TLS one); nil c or
-// one with no descriptor waits for nothing.
+// hijacked connection, or the TCP connection under a TLS one), with
+// TCP_NOTSENT_LOWAT set on its socket; nil c or one with no descriptor
+// waits for nothing.
 func newDownstream(c net.Conn) *downstream {
-	d := &downstream{credit: -1}
+	d := &downstream{}
 	if tc, ok := c.(interface{ NetConn() net.Conn }); ok { // *tls.Conn
 		c = tc.NetConn()
 	}
@@ -79,10 +59,37 @@ func newDownstream(c net.Conn) *downstream {
 		if rc, err := sc.SyscallConn(); err == nil {
 			d.rc = rc
 			d.check = d.writable
+			d.infoFn = d.readInfo
+			d.setLowat(downstreamLowatMin)
 		}
 	}
 	return d
 }
+
+// setLowat sets the socket's TCP_NOTSENT_LOWAT to n bytes (a socket that
+// is not TCP keeps none, and the room is then what its buffer has). It
+// runs in the poller's callback (writable) or before the first wait.
+func (d *downstream) setLowat(n int) {
+	if d.rc.Control(func(fd uintptr) { d.setLowatFD(fd, n) }) != nil {
+		d.lowat = 0
+	}
+}
+
+func (d *downstream) setLowatFD(fd uintptr, n int) {
+	if unix.SetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_NOTSENT_LOWAT, n) == nil {
+		d.lowat = n
+	} else {
+		d.lowat = 0
+	}
+}
+
+// spend records n bytes written since wait.
+func (d *downstream) spend(n int) { d.credit = max(d.credit-n, 0) }
+
+// slow reports whether bytes waited unsent in the socket at the last
+// measure: the link does not take what glass sends as fast as glass sends
+// it.
+func (d *downstream) slow() bool { return d.lagged }
 
 // wait blocks until the socket can take more and returns how many bytes
 // it can take now (at least downstreamMin, at most serverBatchMax); an
@@ -92,26 +99,20 @@ func (d *downstream) wait() (int, error) {
 	if d.rc == nil {
 		return serverBatchMax, nil
 	}
-	if d.credit >= downstreamMin && time.Since(d.lagged) >= downstreamLagMemory {
+	if d.credit >= downstreamMin {
 		return min(d.credit, serverBatchMax), nil
 	}
-	for {
-		if err := d.rc.Write(d.check); err != nil {
-			return 0, err
-		}
-		if !d.busy {
-			if d.credit >= 0 {
-				d.credit = d.room
-			}
-			return min(max(d.room, downstreamMin), serverBatchMax), nil
-		}
-		time.Sleep(downstreamRecheck)
+	if err := d.rc.Write(d.check); err != nil {
+		return 0, err
 	}
+	d.credit = d.room
+	return d.room, nil
 }
 
 // writable reports whether the socket is writable (poll(2) with no wait:
-// when it is not, the kernel notes that a writer waits and wakes the
-// poller when room frees) and measures its room.
+// when it is not, the poller waits for the kernel's wake-up, which with
+// TCP_NOTSENT_LOWAT comes once the unsent bytes have fallen under the
+// mark) and measures its room.
 func (d *downstream) writable(fd uintptr) bool {
 	d.pfd[0] = unix.PollFd{Fd: int32(fd), Events: unix.POLLOUT}
 	for {
@@ -128,24 +129,54 @@ func (d *downstream) writable(fd uintptr) bool {
 		}
 		break
 	}
-	sndbuf, err1 := unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_SNDBUF)
-	queued, err2 := unix.IoctlGetInt(int(fd), unix.SIOCOUTQ)
-	if err1 != nil || err2 != nil {
-		d.room = serverBatchMax
-		return true
-	}
-	d.room, d.busy = (sndbuf-queued)/2, false
+	var mi [unix.SK_MEMINFO_VARS]uint32
+	n := uint32(unsafe.Sizeof(mi))
+	_, _, e := unix.Syscall6(unix.SYS_GETSOCKOPT, fd, unix.SOL_SOCKET, unix.SO_MEMINFO, uintptr(unsafe.Pointer(&mi)), uintptr(unsafe.Pointer(&n)), 0)
 	unsent, err := unix.IoctlGetInt(int(fd), unix.SIOCOUTQNSD)
-	if err != nil {
+	if e != 0 || err != nil {
+		d.room, d.lagged = serverBatchMax, false // cannot tell: the write will say
 		return true
 	}
-	now := time.Now()
-	if unsent > 0 {
-		d.lagged = now
-		d.busy = unsent > downstreamUnsent/2
+	// What the socket takes before a write waits for memory (the kernel
+	// counts its overhead in the buffer too: about half is payload).
+	space := int(mi[unix.SK_MEMINFO_SNDBUF]) - int(mi[unix.SK_MEMINFO_WMEM_QUEUED])
+	room := space / 2
+	if d.lowat > 0 {
+		// The mark follows the link: a link that took every byte since
+		// the last measure keeps up, and may have a longer queue (so a
+		// batch may be larger); one that left many unsent gets a
+		// shorter one.
+		switch {
+		case unsent == 0 && d.lowat < downstreamLowatMax:
+			d.setLowatFD(fd, min(2*d.lowat, downstreamLowatMax))
+		case unsent > d.lowat/2 && d.lowat > downstreamLowatMin:
+			d.setLowatFD(fd, max(d.lowat/2, downstreamLowatMin))
+		}
+		room = min(room, d.lowat-unsent)
 	}
-	if now.Sub(d.lagged) < downstreamLagMemory {
-		d.room = min(d.room, downstreamUnsent-unsent)
-	}
+	d.room, d.lagged = min(max(room, downstreamMin), serverBatchMax), unsent > 0
 	return true
+}
+
+// link reads the socket's TCP_INFO; false where it cannot.
+func (d *downstream) link() (tcpLink, bool) {
+	if d.rc == nil {
+		return tcpLink{}, false
+	}
+	d.infoOK = false
+	if err := d.rc.Control(d.infoFn); err != nil || !d.infoOK {
+		return tcpLink{}, false
+	}
+	i := &d.info
+	return tcpLink{rttUS: i.Rtt, minRTTUS: i.Min_rtt, rateBps: i.Delivery_rate, notsent: i.Notsent_bytes,
+		unacked: i.Unacked, sndCwnd: i.Snd_cwnd, bytesAcked: i.Bytes_acked}, true
+}
+
+// readInfo is getsockopt(TCP_INFO) into d.info (unix.GetsockoptTCPInfo
+// allocates its answer).
+func (d *downstream) readInfo(fd uintptr) {
+	n := uint32(unsafe.Sizeof(d.info))
+	_, _, e := unix.Syscall6(unix.SYS_GETSOCKOPT, fd, unix.IPPROTO_TCP, unix.TCP_INFO,
+		uintptr(unsafe.Pointer(&d.info)), uintptr(unsafe.Pointer(&n)), 0)
+	d.infoOK = e == 0
 }

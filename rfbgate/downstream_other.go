@@ -20,3 +20,6 @@ func (d *downstream) slow() bool { return false }
 
 // spend records bytes written (nothing to track here).
 func (d *downstream) spend(int) {}
+
+// link is what the kernel knows of the connection (nothing here).
+func (d *downstream) link() (tcpLink, bool) { return tcpLink{}, false }

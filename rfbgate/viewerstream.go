@@ -165,6 +165,7 @@ func (v *viewer) pumpServer(up *upstream) {
 		bp := batchPool.Get().(*[]byte)
 		nheld, ok = v.relayBatch(up, (*bp)[:room], &held, nheld)
 		batchPool.Put(bp)
+		down.spend(room)
 		v.publishCounts()
 		if !ok {
 			return
