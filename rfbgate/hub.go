@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,21 +20,20 @@ import (
 // false): one authenticated connection to its Xvnc, whatever the number of
 // viewers, so that Xvnc encodes the screen once. Its first connection
 // serves its first viewer alone, as Xvnc sends it (hubsolo.go); from a
-// second viewer on, what follows holds.
+// second viewer on (or once the solo viewer's link cannot keep up), what
+// follows holds.
 //
-// The hub decodes Xvnc's stream into its own framebuffer (the zlib
-// streams of ZRLE and Tight are state that only a viewer that saw every
-// byte could follow) and turns each update into a shared update that any
-// viewer can decode from any update boundary: CopyRect and Tight fill and
-// JPEG rectangles go as Xvnc sent them; every other rectangle is encoded
-// again from the framebuffer, once, as self-contained Tight
-// (framebuffer.Encoder). Every viewer of the computer gets the same bytes.
-//
-// Each viewer has a bounded queue (shareViewer). One whose queue is full
-// skips updates: their areas go into a region it still owes, which it
-// gets as a catch-up from the framebuffer once its queue has drained. A
-// new viewer's first update is the whole framebuffer, encoded once for all
-// the viewers that join at the same version.
+// The hub asks Xvnc for lossless Tight and decodes its stream into its own
+// framebuffer, which is then always the computer's screen, pixel for
+// pixel (the zlib streams of ZRLE and Tight are state that only a viewer
+// that saw every byte could follow). It serves each viewer from it in the
+// viewer's class (quality.go): the viewers that keep up get each update
+// as it comes, encoded once per class (hubupdate.go); those whose link
+// cannot, owe the tiles it painted and pull the newest pixels of them
+// when their link can take more, each tile encoded once per class and
+// version for every viewer that needs it (shareviewer.go, sharepull.go,
+// tilecache.go). Each viewer's link is measured by its own requests for
+// updates (pacer.go).
 type hub struct {
 	r    *Relay
 	comp Computer
@@ -47,23 +47,27 @@ type hub struct {
 
 	wmu sync.Mutex // whole messages to Xvnc
 
-	// fbMu guards the framebuffer, the encoder, the version and what is
-	// built from them; the reader holds it while it applies a message.
+	// fbMu guards the framebuffer, the encoder, the version, the tile
+	// grid and the update being built; the reader holds it while it
+	// applies a message.
 	fbMu     sync.Mutex
 	fb       *framebuffer.Framebuffer
 	enc      *framebuffer.Encoder
-	version  uint64     // shared updates published
-	jpegQ    int        // JPEG quality of catch-ups: the computer's quality level (0: lossless)
-	full     *fullFrame // the last whole-screen encoding (fbMu)
-	screens  []byte     // the last ExtendedDesktopSize rectangle Xvnc sent (header and screens)
-	clipCaps []byte     // Xvnc's extended clipboard capabilities message
-	painted  int        // pixels painted since the first request, until primed
+	version  uint64 // shared updates published
+	grid     tileGrid
+	tiles    *tileCache
+	framePx  float64 // pixels of the tiles a frame (classBudget) of the screen's changes touches, a moving average
+	frame    tileSet // the tiles changed in the current frame
+	frameAt  time.Time
+	screens  []byte // the last ExtendedDesktopSize rectangle Xvnc sent (header and screens)
+	clipCaps []byte // Xvnc's extended clipboard capabilities message
+	painted  int    // pixels painted since the first request, until primed
 	primed   chan struct{}
 	isPrimed bool
 	clip     clipTap
 	encMu    sync.Mutex
 	encSent  []byte  // the last SetEncodings sent to Xvnc
-	lastEnc  []int32 // the last viewer's SetEncodings list (encMu)
+	soloEnc  []int32 // the solo viewer's SetEncodings list (encMu)
 
 	// solo (hubsolo.go): while the hub has had one viewer only, that
 	// viewer gets Xvnc's own bytes, compressed by Xvnc (fbMu).
@@ -75,34 +79,18 @@ type hub struct {
 	soloLive  atomic.Bool   // solo has not ended (set at the hub's start; cleared once, under fbMu)
 
 	// the update being built (reader goroutine, under fbMu)
-	cur      []byte
-	curRects int
+	builds   []*classBuild
+	building bool
 	curDmg   []shareRect
-	curKinds rectCounts
 	resized  bool
 	tee      *captureReader
 	dec      *framebuffer.Decoder
 
-	mu       sync.Mutex     // viewers, refs, linger, dead, the joiners' log
-	snap     *fullFrame     // the whole-screen encoding joiners start from (nil: none kept)
-	joinLog  []*shareUpdate // the shared updates published since snap
-	logBytes int
-	lastJoin time.Time
-	viewers  map[*shareViewer]struct{}
-	refs     int
-	linger   *time.Timer
-	dead     bool
-}
-
-// fullFrame is the whole framebuffer as Tight rectangles (no update
-// header), encoded once per version for the viewers that need it.
-type fullFrame struct {
-	version uint64
-	w, h    int
-	jpegQ   int
-	b       []byte
-	rects   int
-	kinds   rectCounts
+	mu      sync.Mutex // viewers, refs, linger, dead
+	viewers map[*shareViewer]struct{}
+	refs    int
+	linger  *time.Timer
+	dead    bool
 }
 
 // shareRect is an area of the screen.
@@ -112,12 +100,14 @@ type shareRect struct{ x, y, w, h int }
 // last viewer left, so that a reload or the next viewer finds it open.
 const DefaultShareLinger = 10 * time.Second
 
-// hubEncodings is what a hub asks Xvnc for, before the first viewer's
-// quality and compression levels: Tight first (Xvnc's preference), the
-// pixel encodings the framebuffer decodes, the desktop size and last-rect
-// pseudo-encodings, QEMU key events and the extended clipboard, which the
-// hub passes on to the viewers that list them. The cursor pseudo-encodings
-// are not asked for: Xvnc then draws the cursor into the screen.
+// hubEncodings is what a hub asks Xvnc for on its shared connection, with
+// compression level 0 and no JPEG quality level (so Xvnc sends no JPEG,
+// and the hub's framebuffer is the screen exactly): Tight first (Xvnc's
+// preference), the pixel encodings the framebuffer decodes, the desktop
+// size and last-rect pseudo-encodings, QEMU key events and the extended
+// clipboard, which the hub passes on to the viewers that list them. The
+// cursor pseudo-encodings are not asked for: Xvnc then draws the cursor
+// into the screen.
 var hubEncodings = []int32{encodingTight, encodingCopyRect, encodingZRLE, encodingRaw,
 	encodingDesktopSize, encodingExtendedDesktop, encodingLastRect, encodingQEMUExtendedKey, encodingExtendedClipboard}
 
@@ -143,7 +133,8 @@ func (r *Relay) joinHub(ctx context.Context, ws *websocket.Conn, comp Computer, 
 	}
 	if h == nil {
 		h = &hub{r: r, comp: comp, log: r.log.With("agent", comp.Name), ready: make(chan struct{}), primed: make(chan struct{}),
-			viewers: make(map[*shareViewer]struct{}), refs: 1, soloOK: true, soloRoom: make(chan struct{}, 1), soloEnded: make(chan struct{})}
+			viewers: make(map[*shareViewer]struct{}), refs: 1, soloOK: true, soloRoom: make(chan struct{}, 1), soloEnded: make(chan struct{}),
+			tiles: newTileCache()}
 		h.clip = clipTap{r: r, agent: comp.Name, limit: r.cfg.Limits.MaxCutText}
 		h.soloLive.Store(true)
 		r.hubs[comp.Name] = h
@@ -207,6 +198,7 @@ func (h *hub) dial() {
 		return
 	}
 	h.conn, h.init, h.fb = conn, init, fb
+	h.resetGridLocked()
 	stop := context.AfterFunc(h.r.ctx, h.closeConn)
 	defer stop()
 	// noVNC's pixel format, which the framebuffer keeps and every viewer
@@ -238,38 +230,39 @@ func (h *hub) markDead() {
 }
 
 // leave counts one viewer fewer (and forgets sv, if it was added); the
-// last one starts the linger timer.
+// last one starts the linger timer. A solo viewer's leaving ends solo;
+// when no viewer is left then, the hub ends at once (hubsolo.go): a new
+// viewer needs a connection of its own first update anyway.
 func (h *hub) leave(sv *shareViewer) {
-	if sv != nil && h.soloLive.Load() {
-		h.endSoloOf(sv, "the solo viewer left")
-	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	if sv != nil {
 		delete(h.viewers, sv)
 	}
 	h.refs--
-	if h.refs > 0 || h.dead {
-		return
-	}
-	linger := h.r.cfg.ShareLinger
-	h.linger = time.AfterFunc(linger, func() {
-		h.r.mu.Lock()
-		h.mu.Lock()
-		idle := h.refs == 0 && !h.dead
-		if idle {
-			h.dead = true
-			if h.r.hubs[h.comp.Name] == h {
-				delete(h.r.hubs, h.comp.Name)
+	if h.refs == 0 && !h.dead {
+		linger := h.r.cfg.ShareLinger
+		h.linger = time.AfterFunc(linger, func() {
+			h.r.mu.Lock()
+			h.mu.Lock()
+			idle := h.refs == 0 && !h.dead
+			if idle {
+				h.dead = true
+				if h.r.hubs[h.comp.Name] == h {
+					delete(h.r.hubs, h.comp.Name)
+				}
 			}
-		}
-		h.mu.Unlock()
-		h.r.mu.Unlock()
-		if idle {
-			h.log.Info("rfbgate: closing the shared connection: no viewer", "after", linger)
-			h.closeConn()
-		}
-	})
+			h.mu.Unlock()
+			h.r.mu.Unlock()
+			if idle {
+				h.log.Info("rfbgate: closing the shared connection: no viewer", "after", linger)
+				h.closeConn()
+			}
+		})
+	}
+	h.mu.Unlock()
+	if sv != nil && h.soloLive.Load() {
+		h.endSoloOf(sv, "the solo viewer left")
+	}
 }
 
 // add registers sv for shared updates.
@@ -315,38 +308,26 @@ func (h *hub) send(msg []byte) error {
 	return err
 }
 
-// setEncodings sends the hub's encodings to Xvnc with the JPEG quality
-// level of the viewer that sent SetEncodings last (viewer; nil: the last
-// one's again), which is the computer's: every viewer gets what the latest
-// asked for. The compression level is 0 (the hub compresses, once), or
-// the viewer's while it is solo. Past solo, the first call on a
-// connection also asks for the whole screen.
+// setEncodings sends Xvnc the hub's encodings. On the shared connection
+// they are hubEncodings at compression level 0 (the hub compresses, once
+// per class), and the first call on a connection also asks for the whole
+// screen. While solo they are the solo viewer's own (viewer: its latest
+// SetEncodings; nil: the last one's again), kept to what glass frames and
+// what it listed, with its levels: Xvnc's bytes go to it as they come, so
+// they carry nothing it did not ask for.
 func (h *hub) setEncodings(viewer []int32) {
 	h.encMu.Lock()
 	defer h.encMu.Unlock()
-	if viewer != nil {
-		h.lastEnc = viewer
-	}
 	solo := h.soloLive.Load()
-	list := append([]int32(nil), hubEncodings...)
-	if !solo {
-		list = append(list, encodingCompressLevel0)
+	if viewer != nil && solo {
+		h.soloEnc = viewer
 	}
-	quality := 0
-	for _, e := range h.lastEnc {
-		if e >= encodingQualityLevel0 && e <= encodingQualityLevel9 {
-			list = append(list, e)
-			if quality == 0 {
-				quality = framebuffer.JPEGQuality(int(e - encodingQualityLevel0))
-			}
-		}
-		if solo && e >= encodingCompressLevel0 && e <= encodingCompressLevel9 {
-			list = append(list, e)
-		}
+	var list []int32
+	if solo {
+		list = soloEncodings(h.soloEnc)
+	} else {
+		list = append(append(list, hubEncodings...), encodingCompressLevel0)
 	}
-	h.fbMu.Lock()
-	h.jpegQ = quality
-	h.fbMu.Unlock()
 	msg := binary.BigEndian.AppendUint16([]byte{MsgSetEncodings, 0}, uint16(len(list)))
 	for _, e := range list {
 		msg = binary.BigEndian.AppendUint32(msg, uint32(e))
@@ -363,6 +344,27 @@ func (h *hub) setEncodings(viewer []int32) {
 	if err := h.send(msg); err != nil {
 		h.log.Info("rfbgate: writing to the VNC server", "err", err)
 	}
+}
+
+// soloEncodings is what the hub asks Xvnc for while solo: of hubEncodings,
+// those the viewer listed (Raw always: RFB's own), in the viewer's order,
+// and its quality and compression levels.
+func soloEncodings(viewer []int32) []int32 {
+	list := []int32{}
+	raw := false
+	for _, e := range viewer {
+		switch {
+		case slices.Contains(hubEncodings, e):
+			list = append(list, e)
+			raw = raw || e == encodingRaw
+		case e >= encodingQualityLevel0 && e <= encodingQualityLevel9, e >= encodingCompressLevel0 && e <= encodingCompressLevel9:
+			list = append(list, e)
+		}
+	}
+	if !raw {
+		list = append(list, encodingRaw)
+	}
+	return list
 }
 
 // primeSoon primes the hub in 2 s even if Xvnc never paints the whole
@@ -429,232 +431,6 @@ func (h *hub) run() {
 	}
 }
 
-// consume decodes src, after wait says it has something (unless the
-// decoder has bytes buffered), applying each message under fbMu and
-// publishing what it gives, and asks Xvnc for the next update after each
-// one; it returns why it stopped.
-func (h *hub) consume(src io.Reader, wait func() error, lim framebuffer.Limits) error {
-	h.tee = &captureReader{src: src}
-	dec := framebuffer.NewDecoder(h.tee, h.fb, lim)
-	h.dec = dec
-	dec.OnRect = h.onRect
-	dec.OnPseudo = h.onPseudo
-	for {
-		if dec.Buffered() == 0 {
-			if err := wait(); err != nil {
-				return err
-			}
-		}
-		h.fbMu.Lock()
-		m, err := dec.Next()
-		if err == nil {
-			h.message(m, dec.Offset())
-		}
-		h.fbMu.Unlock()
-		if err != nil {
-			return err
-		}
-		if m.Type == framebuffer.MsgFramebufferUpdate {
-			if err := h.send(h.request(true)); err != nil {
-				return err
-			}
-		}
-	}
-}
-
-// onRect adds a decoded rectangle to the update being built: as Xvnc sent
-// it if it is stateless and still captured, else encoded again from the
-// framebuffer (which holds exactly the state after this rectangle, so a
-// later CopyRect in the same update copies what it should).
-func (h *hub) onRect(rc framebuffer.Rect) {
-	defer h.tee.release(rc.End)
-	h.curDmg = append(h.curDmg, shareRect{rc.X, rc.Y, rc.W, rc.H})
-	if !h.isPrimed {
-		h.painted += rc.W * rc.H
-		if h.painted >= h.fb.Width()*h.fb.Height() {
-			h.primeLocked()
-		}
-	}
-	switch rc.Kind {
-	case framebuffer.KindCopyRect, framebuffer.KindTightFill, framebuffer.KindTightJPEG:
-		if b, ok := h.tee.bytes(rc.Start, rc.End); ok {
-			h.cur = append(h.cur, b...)
-			h.curRects++
-			h.curKinds.count(rectKind(rc.Kind))
-			return
-		}
-	}
-	if rc.Kind == framebuffer.KindTightCopy || rc.Kind == framebuffer.KindTightPalette {
-		// Xvnc's filtered pixels (its palette and indices, or its
-		// pixels), compressed again on their own.
-		if b, err := h.enc.AppendTightBasic(h.cur, rc.X, rc.Y, rc.W, rc.H, h.dec.TightBasic()); err == nil {
-			h.cur = b
-			h.curRects++
-			h.curKinds.count(rectKind(rc.Kind))
-			return
-		}
-	}
-	before := h.enc.Counts()
-	var n int
-	var err error
-	// Xvnc looked for a palette already: its copy and gradient rectangles
-	// have too many colours for one.
-	h.enc.SetManyColours(rc.Kind == framebuffer.KindTightCopy || rc.Kind == framebuffer.KindTightGradient)
-	h.cur, n, err = h.enc.AppendTight(h.cur, h.fb, rc.X, rc.Y, rc.W, rc.H)
-	h.enc.SetManyColours(false)
-	if err != nil { // the decoder checked the rectangle is inside
-		h.log.Error("rfbgate: re-encoding a rectangle", "err", err)
-		return
-	}
-	h.curRects += n
-	after := h.enc.Counts()
-	for k := range after {
-		h.curKinds[k] += after[k] - before[k]
-	}
-}
-
-// onPseudo passes a resize on to the viewers, as DesktopSize (which every
-// viewer of the shared log must take), and keeps the screen layout of an
-// ExtendedDesktopSize for viewers that list it.
-func (h *hub) onPseudo(rc framebuffer.Rect) {
-	defer h.tee.release(rc.End)
-	switch rc.Encoding {
-	case encodingDesktopSize, encodingExtendedDesktop:
-	default:
-		return
-	}
-	if rc.Encoding == encodingExtendedDesktop {
-		if b, ok := h.tee.bytes(rc.Start, rc.End); ok {
-			h.screens = append(h.screens[:0], b...)
-			binary.BigEndian.PutUint16(h.screens[0:2], 0) // reason: the server's own change, status 0
-			binary.BigEndian.PutUint16(h.screens[2:4], 0)
-		}
-	}
-	if rc.Encoding == encodingExtendedDesktop && rc.X == 1 && rc.Y != 0 {
-		return // Xvnc refused a viewer's resize: nothing changed
-	}
-	h.resized = true
-	h.curDmg = append(h.curDmg[:0], shareRect{0, 0, h.fb.Width(), h.fb.Height()})
-	h.cur = appendDesktopSize(h.cur, h.fb.Width(), h.fb.Height())
-	h.curRects++
-}
-
-// appendDesktopSize appends a DesktopSize pseudo-rectangle.
-func appendDesktopSize(b []byte, w, h int) []byte {
-	return appendRect(b, 0, 0, w, h, encodingDesktopSize)
-}
-
-// appendRect appends a rectangle's 12-byte header.
-func appendRect(b []byte, x, y, w, h int, enc int32) []byte {
-	b = append(b, byte(x>>8), byte(x), byte(y>>8), byte(y), byte(w>>8), byte(w), byte(h>>8), byte(h))
-	return appendInt32(b, enc)
-}
-
-// message publishes what a decoded server message gives the viewers.
-func (h *hub) message(m framebuffer.Message, end int64) {
-	b, captured := h.tee.bytes(m.Offset, end)
-	defer h.tee.release(end)
-	h.otherMessage(m, end, b, captured)
-}
-
-// otherMessage publishes what a server message, ending at stream offset
-// end, gives the viewers, given its bytes (captured: all of them): a
-// FramebufferUpdate's shared update (built by onRect and onPseudo), a
-// bell, a cut text (under fbMu).
-func (h *hub) otherMessage(m framebuffer.Message, end int64, b []byte, captured bool) {
-	switch m.Type {
-	case framebuffer.MsgFramebufferUpdate:
-		if h.curRects > 0 {
-			h.publish()
-		}
-		h.cur, h.curRects, h.curDmg, h.curKinds, h.resized = h.cur[:0], 0, h.curDmg[:0], rectCounts{}, false
-	case framebuffer.MsgBell:
-		h.broadcast([]byte{srvBell}, func(*shareViewer) bool { return true })
-	case framebuffer.MsgServerCutText:
-		if !captured {
-			h.log.Warn("rfbgate: server cut text too large to pass on; dropped", "bytes", end-m.Offset)
-			h.clip.r.clips.forget(h.comp.Name)
-			return
-		}
-		h.cutText(b)
-	}
-}
-
-// publish makes the update built so far the next shared update and
-// offers it to every viewer.
-func (h *hub) publish() {
-	n := len(h.cur)
-	hdr := []byte{srvFramebufferUpdate, 0, 0, 0}
-	if h.curRects < 0xffff {
-		binary.BigEndian.PutUint16(hdr[2:], uint16(h.curRects))
-	} else { // too many for the count: end with LastRect
-		binary.BigEndian.PutUint16(hdr[2:], 0xffff)
-		n += 12
-	}
-	b := make([]byte, 0, 4+n)
-	b = append(append(b, hdr...), h.cur...)
-	if h.curRects >= 0xffff {
-		b = appendRect(b, 0, 0, 0, 0, encodingLastRect)
-	}
-	u := &shareUpdate{b: b, kinds: h.curKinds, resized: h.resized, w: h.fb.Width(), h: h.fb.Height()}
-	u.dmg = append([]shareRect(nil), h.curDmg...)
-	h.version++
-	h.mu.Lock()
-	for sv := range h.viewers {
-		sv.offer(u)
-	}
-	h.logUpdateLocked(u)
-	h.mu.Unlock()
-}
-
-// broadcast queues a control message (bell, cut text) for the viewers
-// want allows, ahead of their updates; the others count it withheld.
-func (h *hub) broadcast(msg []byte, want func(*shareViewer) bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for sv := range h.viewers {
-		if want(sv) {
-			sv.control(msg)
-		} else {
-			sv.v.withheld.Add(1)
-		}
-	}
-}
-
-// cutText passes a ServerCutText on: the extended clipboard's capabilities
-// to every viewer that uses it (and later to each joining one), anything
-// else only to the keyboard's holder (to its viewers that read that form);
-// glass's clipboard keeper sees every one.
-func (h *hub) cutText(msg []byte) {
-	l := int64(int32(binary.BigEndian.Uint32(msg[4:8])))
-	ext := l < 0
-	var flags uint32
-	payload := msg[8:]
-	if ext {
-		if len(payload) < 4 {
-			return
-		}
-		flags = binary.BigEndian.Uint32(payload[:4])
-		payload = payload[4:]
-	}
-	if ext && flags&clipboardCaps != 0 {
-		h.clipCaps = append(h.clipCaps[:0], msg...)
-		cp := append([]byte(nil), msg...)
-		h.broadcast(cp, func(sv *shareViewer) bool { return sv.extClip() && sv.started() })
-		return
-	}
-	holder := false
-	want := func(sv *shareViewer) bool {
-		ok := sv.v.gate.HasKeyboard() && (!ext || sv.extClip())
-		holder = holder || ok
-		return ok
-	}
-	h.broadcast(append([]byte(nil), msg...), want)
-	h.clip.cutBegin(ext, flags, int64(len(payload)), holder)
-	h.clip.cutData(payload)
-	h.clip.cutEnd()
-}
-
 // serverInit is the ServerInit a viewer of the hub gets: the current size,
 // noVNC's pixel format (the hub's), Xvnc's name.
 func (h *hub) serverInit() *ServerInit {
@@ -668,112 +444,3 @@ func (h *hub) serverInit() *ServerInit {
 	copy(raw[4:20], pf[:])
 	return &ServerInit{Width: uint16(w), Height: uint16(ht), Name: h.init.Name, Raw: raw}
 }
-
-// fullFrameLocked returns the whole framebuffer as Tight rectangles,
-// encoded at most once per version (under fbMu).
-func (h *hub) fullFrameLocked() *fullFrame {
-	w, ht := h.fb.Width(), h.fb.Height()
-	if f := h.full; f != nil && f.version == h.version && f.w == w && f.h == ht && f.jpegQ == h.jpegQ {
-		return f
-	}
-	before := h.enc.Counts()
-	h.enc.SetJPEG(h.jpegQ)
-	b, n, err := h.enc.AppendTight(nil, h.fb, 0, 0, w, ht)
-	h.enc.SetJPEG(0)
-	if err != nil {
-		h.log.Error("rfbgate: encoding the whole screen", "err", err)
-	}
-	after := h.enc.Counts()
-	f := &fullFrame{version: h.version, w: w, h: ht, jpegQ: h.jpegQ, b: b, rects: n}
-	for k := range after {
-		f.kinds[k] = after[k] - before[k]
-	}
-	h.full = f // never changed once made: queued items point into it
-	h.mu.Lock()
-	h.snap, h.joinLog, h.logBytes = f, nil, 0
-	h.mu.Unlock()
-	return f
-}
-
-// joined notes that a viewer has joined a hub others were watching (a
-// crowd may follow): for snapKeep the hub keeps a whole-screen encoding
-// and the log after it for the next joiners. A hub's first viewer is no
-// sign of a crowd, and encoding the screen again is not a join: else a
-// hub would keep encoding it for as long as the screen changes.
-func (h *hub) joined() {
-	h.mu.Lock()
-	if len(h.viewers) > 1 {
-		h.lastJoin = time.Now()
-	}
-	h.mu.Unlock()
-}
-
-// joinFromLog brings a viewer that owes the whole screen level with the
-// hub without the framebuffer's lock: the last whole-screen encoding and
-// the shared updates published since, which the hub keeps while viewers
-// keep joining (snapLogMax). False when there is no such encoding, or
-// the viewer is served privately.
-func (h *hub) joinFromLog(sv *shareViewer) ([]shareItem, bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	f := h.snap
-	if f == nil {
-		return nil, false
-	}
-	sv.mu.Lock()
-	defer sv.mu.Unlock()
-	if sv.private || !sv.owedAll {
-		return nil, false
-	}
-	hdr := []byte{srvFramebufferUpdate, 0, 0, 0}
-	n := f.rects
-	if sv.knownW != f.w || sv.knownH != f.h {
-		hdr = appendDesktopSize(hdr, f.w, f.h)
-		n++
-	}
-	putCount(hdr, n)
-	items := make([]shareItem, 0, 2+len(h.joinLog))
-	items = append(items, shareItem{b: hdr}, shareItem{b: f.b, kinds: &f.kinds})
-	sv.knownW, sv.knownH = f.w, f.h
-	for _, u := range h.joinLog {
-		items = append(items, shareItem{b: u.b, kinds: &u.kinds})
-		sv.knownW, sv.knownH = u.w, u.h // a resize's DesktopSize is in the update
-	}
-	sv.owedAll, sv.owed, sv.synced = false, nil, true
-	if len(h.viewers) > 1 {
-		h.lastJoin = time.Now()
-	}
-	h.log.Debug("rfbgate: viewer joined from the last whole screen and the log", "surface", sv.v.surface, "updates", len(h.joinLog), "version", f.version)
-	return items, true
-}
-
-// logUpdate keeps u behind the last whole-screen encoding for joiners
-// (under fbMu and h.mu); once the log outgrows snapLogMax it encodes the
-// screen again if viewers joined lately, and otherwise lets both go.
-func (h *hub) logUpdateLocked(u *shareUpdate) {
-	if u.raw { // for the solo viewer only: joiners start again from a whole screen
-		h.snap, h.joinLog, h.logBytes = nil, nil, 0
-	}
-	if h.snap == nil {
-		return
-	}
-	h.joinLog = append(h.joinLog, u)
-	h.logBytes += len(u.b)
-	if h.logBytes <= max(snapLogMax, 2*len(h.snap.b)) {
-		return
-	}
-	h.snap, h.joinLog, h.logBytes = nil, nil, 0
-	if time.Since(h.lastJoin) < snapKeep {
-		h.mu.Unlock()
-		h.fullFrameLocked()
-		h.mu.Lock()
-	}
-}
-
-// Bounds of the joiners' log: its bytes beyond the whole-screen encoding,
-// and how long after the last joiner the hub keeps encoding the screen
-// again for the next.
-const (
-	snapLogMax = 2 << 20
-	snapKeep   = 30 * time.Second
-)

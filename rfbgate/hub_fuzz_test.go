@@ -37,11 +37,17 @@ func streamHub(t testing.TB, w, h int) (*hub, *shareViewer) {
 		t.Fatal(err)
 	}
 	r := &Relay{log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	hb := &hub{r: r, log: r.log, conn: discardConn{}, fb: fb, enc: enc, primed: make(chan struct{}), viewers: map[*shareViewer]struct{}{}}
+	hb := &hub{r: r, log: r.log, conn: discardConn{}, fb: fb, enc: enc, primed: make(chan struct{}), viewers: map[*shareViewer]struct{}{},
+		tiles: newTileCache()}
 	hb.clip = clipTap{r: r, agent: "a", limit: DefaultMaxCutText}
+	hb.resetGridLocked()
 	v := &viewer{r: r, gate: NewGate(Limits{})}
 	sv := newShareViewer(v, hb, w, h)
-	sv.private, sv.synced, sv.start, sv.owedAll = false, true, true, false
+	sv.private, sv.synced, sv.start, sv.want, sv.cls = false, true, true, classLossless, classLossless
+	sv.fit(hb.grid.n())
+	for i := range sv.has {
+		sv.has[i] = hb.version
+	}
 	hb.viewers[sv] = struct{}{}
 	return hb, sv
 }

@@ -111,25 +111,3 @@ func TestSharePrivateRawViewer(t *testing.T) {
 	}
 	t.Logf("%d updates, %d Raw rectangles", updates, st.Raw)
 }
-
-// TestMergeOwed: when a viewer owes more areas than it keeps apart, the
-// large ones merge into their bounding box and the small ones (a key's
-// echo) stay apart; too many small ones merge too.
-func TestMergeOwed(t *testing.T) {
-	var rs []shareRect
-	for i := range maxOwedRects {
-		rs = append(rs, shareRect{x: 100 * (i % 4), y: 100 * (i / 4), w: 90, h: 90})
-	}
-	rs = append(rs, shareRect{x: 500, y: 500, w: 8, h: 16})
-	got := mergeOwed(rs)
-	if len(got) != 2 || got[0] != (shareRect{500, 500, 8, 16}) || got[1] != (shareRect{0, 0, 390, 390}) {
-		t.Fatalf("merged %v, want the key's echo apart and the rest's bounding box", got)
-	}
-	rs = rs[:0]
-	for i := range maxOwedRects + 1 {
-		rs = append(rs, shareRect{x: 10 * i, y: 0, w: 4, h: 4})
-	}
-	if got := mergeOwed(rs); len(got) != 1 || got[0] != (shareRect{0, 0, 10*maxOwedRects + 4, 4}) {
-		t.Fatalf("merged %v, want one bounding box", got)
-	}
-}

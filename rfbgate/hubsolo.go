@@ -45,7 +45,7 @@ func (h *hub) addSoloLocked(sv *shareViewer) {
 	case h.soloOK && len(h.viewers) == 1:
 		h.soloOK, h.solo = false, sv
 		sv.mu.Lock()
-		sv.solo, sv.synced, sv.owedAll = true, true, false // its first update is Xvnc's first
+		sv.solo = true // its first update is Xvnc's first
 		sv.mu.Unlock()
 		h.log.Debug("rfbgate: solo viewer: it gets Xvnc's own bytes", "surface", sv.v.surface)
 	case h.solo != nil || h.soloOK:
@@ -67,7 +67,8 @@ func (h *hub) endSoloTellLocked(why string) {
 // leaveSoloLocked: the viewer is solo no more, and owes the whole screen
 // (under sv.mu).
 func (sv *shareViewer) leaveSoloLocked() {
-	sv.solo, sv.synced, sv.owedAll, sv.owed = false, false, true, nil
+	sv.solo = false
+	sv.owesAll()
 }
 
 // endSoloOf ends solo if sv is the solo viewer.
@@ -155,6 +156,18 @@ func (h *hub) runSolo() error {
 	h.fbMu.Lock()
 	why := h.soloWhy
 	h.fbMu.Unlock()
+	h.mu.Lock()
+	nobody := h.refs == 0
+	if nobody { // no fresh connection for no one: the next viewer dials
+		h.dead = true
+	}
+	h.mu.Unlock()
+	if nobody {
+		h.markDead()
+		h.log.Info("rfbgate: solo ended with no viewer left: closing the computer's connection", "why", why)
+		conn.Close()
+		return net.ErrClosed
+	}
 	h.log.Info("rfbgate: solo ended: a new connection, whose screen glass decodes and compresses once for every viewer", "why", why)
 	var rec closeRecorder
 	shared, init, ok := h.r.dialComputer(h.r.ctx, &rec, h.comp, h.log)
@@ -167,6 +180,8 @@ func (h *hub) runSolo() error {
 	}
 	h.fbMu.Lock()
 	h.fb.Resize(int(init.Width), int(init.Height))
+	h.version++
+	h.resetGridLocked()
 	h.fbMu.Unlock()
 	h.wmu.Lock()
 	h.conn = shared
@@ -252,12 +267,10 @@ func (h *hub) soloUpdateLocked(b []byte, captured bool, kinds rectCounts, w, ht 
 		h.endSoloTellLocked("an update too large to keep")
 		return
 	}
-	u := &shareUpdate{b: append([]byte(nil), b...), kinds: kinds, raw: true, w: w, h: ht}
-	u.dmg = []shareRect{{0, 0, w, ht}}
+	u := &shareUpdate{raw: &classUpdate{b: append([]byte(nil), b...), kinds: kinds}, w: w, h: ht}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for sv := range h.viewers {
 		sv.offer(u)
 	}
-	h.logUpdateLocked(u)
 }

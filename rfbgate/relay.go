@@ -662,6 +662,9 @@ func (v *viewer) pingLoop(ctx, connCtx context.Context) {
 		rtt := time.Since(start)
 		v.rtt.Store(int64(rtt))
 		r.metrics.pingRTT(v.agent, rtt)
+		if v.share != nil {
+			v.share.pingRTT(rtt)
+		}
 		select {
 		case <-ctx.Done():
 			return

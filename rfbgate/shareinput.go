@@ -75,23 +75,33 @@ func (s *shareInput) route(msg []byte) error {
 	case MsgSetEncodings:
 		return s.encodings(msg)
 	case MsgFramebufferUpdateReq:
+		incremental := msg[1] != 0
 		sv.mu.Lock()
 		if sv.solo { // Xvnc answers it, for this viewer alone (hubsolo.go)
 			sv.start, sv.asked = true, true
 			sv.mu.Unlock()
+			if incremental {
+				sv.ack()
+			}
 			sv.poke()
 			break
 		}
-		if msg[1] == 0 && sv.start { // a whole new screen asked for
-			sv.owedAll = true
-			sv.synced = false
+		if !incremental && sv.start { // a whole new screen asked for
+			sv.owesAll()
 		}
 		sv.start, sv.asked = true, true
 		sv.mu.Unlock()
+		if incremental { // noVNC asks for the next once it has read one whole
+			sv.ack()
+		}
 		sv.poke()
 		return nil
 	case MsgEnableContinuousUpdates, MsgClientFence:
 		return nil // never offered: the hub sends updates as they come
+	case MsgKeyEvent, MsgPointerEvent, MsgQEMU: // input the gate let through: the keyboard holder's
+		sv.mu.Lock()
+		sv.inputAt = time.Now()
+		sv.mu.Unlock()
 	}
 	if err := sv.h.send(msg); err != nil {
 		return err
@@ -124,6 +134,11 @@ func (s *shareInput) encodings(msg []byte) error {
 	s.sv.caps = c
 	s.sv.private = !c.tight || !c.copyRect
 	private := s.sv.private
+	s.sv.want = askedClass(list, private)
+	if s.sv.cls < 0 || s.sv.cls > s.sv.want || s.sv.want < 0 { // (a viewer gets at most what it asked for)
+		s.sv.cls, s.sv.synced = s.sv.want, false
+	}
+	s.sv.classNow.Store(int32(s.sv.cls))
 	s.sv.mu.Unlock()
 	if private {
 		s.sv.h.endSoloOf(s.sv, "the solo viewer reads Raw only")

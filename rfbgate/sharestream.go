@@ -77,10 +77,12 @@ func (r *Relay) serveShared(ctx context.Context, ws *websocket.Conn, raw net.Con
 	r.removeViewer(v, code)
 }
 
-// pumpShared writes the viewer's queue to the browser: each item in
-// messages of what the browser's socket can take (as pumpServer does, so a
-// slow link keeps few bytes unsent, and the rest waits in the queue, where
-// it can be skipped), until the viewer ends.
+// pumpShared writes what the viewer's place at the hub gives it (next) to
+// the browser, until the viewer ends: each item in messages of what the
+// browser's socket can take (as pumpServer does: the kernel keeps few
+// bytes unsent, see downstream), while the viewer's pacer keeps what is
+// in flight to about a round trip of its link (what the viewer owes waits
+// at the hub, where it is pulled fresh).
 func (v *viewer) pumpShared(ctx context.Context, sv *shareViewer) {
 	v.stall = time.AfterFunc(time.Hour, v.stalled)
 	v.stall.Stop()
@@ -93,6 +95,7 @@ func (v *viewer) pumpShared(ctx context.Context, sv *shareViewer) {
 			return
 		}
 		for _, it := range items {
+			seq := sv.sending(it)
 			for off := 0; off < len(it.b); {
 				room, ok := v.waitRoom(down)
 				if !ok {
@@ -103,10 +106,9 @@ func (v *viewer) pumpShared(ctx context.Context, sv *shareViewer) {
 					return
 				}
 				down.spend(n)
-				sv.slow.Store(down.slow())
 				off += n
 			}
-			sv.written(it)
+			sv.written(it, seq)
 			if it.kinds != nil {
 				for k, n := range it.kinds {
 					counts[k] += n

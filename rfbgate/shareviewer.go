@@ -1,41 +1,35 @@
 package rfbgate
 
 import (
-	"cmp"
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
-
-// shareQueueMax bounds the bytes of shared updates queued for one viewer
-// (and being written to it). An update that would pass it is skipped (its
-// area owed), unless the queue is empty: a single update larger than the
-// bound still goes to a viewer that keeps up.
-const shareQueueMax = 512 << 10
-
-// shareSlowQueueMax bounds the queue of a viewer whose link lagged lately
-// (bytes waited unsent in its socket: a phone): a queue of seconds of
-// screen would be seconds of latency, so such a viewer skips sooner and
-// its catch-ups carry the newest pixels.
-const shareSlowQueueMax = 0
 
 // shareControlMax bounds the control messages (bell, cut text) queued for
 // one viewer; beyond it they are dropped for that viewer.
 const shareControlMax = 2 << 20
 
-// maxOwedRects is how many areas a viewer's owed region keeps apart
-// before they are merged into their bounding box.
-const maxOwedRects = 16
-
-// shareUpdate is one shared update: its bytes (a whole FramebufferUpdate)
-// are the same for every viewer and never change.
+// shareUpdate is one shared update: what one FramebufferUpdate of Xvnc's
+// painted, encoded once for each class that had viewers in step, the same
+// bytes for every viewer of the class, never changed once made.
 type shareUpdate struct {
-	b       []byte
-	dmg     []shareRect // the areas it paints
-	kinds   rectCounts
+	version uint64
+	enc     map[class]*classUpdate
+	tiles   tileSet // the tiles it paints
+	n       int     // the tiles of the grid
 	resized bool
-	raw     bool // carries Xvnc's own stateful bytes: the solo viewer's only (hubsolo.go)
-	w, h    int  // the screen's size after it
+	raw     *classUpdate // Xvnc's own stateful bytes: the solo viewer's only (hubsolo.go)
+	w, h    int          // the screen's size after it
+}
+
+// classUpdate is a shared update's bytes (a whole FramebufferUpdate) in
+// one class, and the tiles it painted with JPEG.
+type classUpdate struct {
+	b     []byte
+	kinds rectCounts
+	lossy tileSet
 }
 
 // shareItem is something queued for one viewer: bytes to write, and the
@@ -43,12 +37,24 @@ type shareUpdate struct {
 type shareItem struct {
 	b     []byte
 	kinds *rectCounts
-	queue bool // counted in the queue's bytes
+	queue bool // taken off the queue once written
+	fbu   bool // a FramebufferUpdate: the viewer acknowledges it (pacer)
+	// limited: the viewer had nothing more to send after it, so its
+	// link's rate measured over it is a floor (pacer).
+	limited bool
+	done    func() // called once written (a pull's buffer goes back)
 }
 
-// shareViewer is a viewer's place at its computer's hub: its queue, the
-// area it owes, and what it asked for. The hub's reader offers updates
-// (offer); the viewer's writer (pumpShared) takes them.
+// shareViewer is a viewer's place at its computer's hub. A viewer that
+// keeps up is in step (synced): each shared update is queued for it as it
+// is published, in its class's encoding. One whose link cannot take an
+// update when it comes (its pacer's window is full), or that needs a
+// lower class than it asked for, owes the tiles the update painted
+// instead: it has, for each tile, the version of the pixels it holds
+// (has), and when its link can take more, its writer pulls the newest
+// pixels of the tiles it owes, a bounded update at a time (pull). Tiles
+// it holds from JPEG are pulled again losslessly once they have stopped
+// changing (refresh), so its screen ends equal to Xvnc's.
 type shareViewer struct {
 	v    *viewer
 	h    *hub
@@ -60,21 +66,35 @@ type shareViewer struct {
 	qbytes   int
 	ctl      []shareItem
 	ctlbytes int
-	synced   bool // has every update so far queued or written: new ones may be queued
-	start    bool // asked for updates: its first frame is due
-	owed     []shareRect
-	owedAll  bool
-	knownW   int // the size it knows
+	prio     []shareItem // the keyboard holder's input's answer (hub.prioLocked)
+	synced   bool        // in step: has every update so far queued or written
+	start    bool        // asked for updates: its first frame is due
+	has      []uint64    // by tile: the version of its pixels there (0: none)
+	lossy    tileSet     // tiles it holds from JPEG
+	knownW   int         // the size it knows
 	knownH   int
 	greeted  bool // has had its greeting (greeting)
-	private  bool // cannot read the shared log (no Tight or CopyRect): gets Raw catch-ups, one per request
+	private  bool // cannot read the shared log (no Tight or CopyRect): gets Raw, one update per request
 	asked    bool // private: an update request is outstanding
 	solo     bool // gets Xvnc's own bytes (hubsolo.go)
 	caps     shareCaps
+	want     class // the class its SetEncodings asks for
+	cls      class // the class it gets now
+	clsAt    time.Time
+	pace     *pacer
+	soloLag  float64 // solo: how long its updates took beyond the round trip, moving average (s)
+	soloAcks int
+	inputAt  time.Time // when its input last reached the computer (the keyboard's holder)
+	// scratch and scratch2 are pull's lists of tiles, kept between pulls.
+	scratch, scratch2 []int
 
-	skipped atomic.Uint64 // updates skipped (queue full)
+	skipped atomic.Uint64 // times it fell out of step
 	queued  atomic.Int64  // qbytes, for the status
-	slow    atomic.Bool   // its link lagged lately (the writer's downstream says)
+	// For the status, the page and metrics: its link as its pacer
+	// measured it, and its class.
+	rateBps  atomic.Int64
+	rttUS    atomic.Int64
+	classNow atomic.Int32
 }
 
 // shareCaps is what a viewer's SetEncodings listed, of what the hub sends.
@@ -84,7 +104,10 @@ type shareCaps struct {
 
 func newShareViewer(v *viewer, h *hub, w, ht int) *shareViewer {
 	// Until its SetEncodings says otherwise, a viewer reads Raw only.
-	return &shareViewer{v: v, h: h, wake: make(chan struct{}, 1), owedAll: true, knownW: w, knownH: ht, private: true}
+	sv := &shareViewer{v: v, h: h, wake: make(chan struct{}, 1), knownW: w, knownH: ht, private: true,
+		want: classRaw, cls: classRaw, pace: newPacer(time.Now())}
+	sv.classNow.Store(int32(classRaw))
+	return sv
 }
 
 func (sv *shareViewer) poke() {
@@ -94,65 +117,65 @@ func (sv *shareViewer) poke() {
 	}
 }
 
-// offer queues u if the viewer is in step and its queue has room; else the
-// viewer owes u's area (the hub's reader, under the hub's locks).
+// fit sizes the viewer's tile versions for a grid of n tiles, owing all
+// of a new grid (under sv.mu; the hub's fbMu held).
+func (sv *shareViewer) fit(n int) {
+	if len(sv.has) != n {
+		sv.has = make([]uint64, n)
+		sv.lossy = newTileSet(n)
+	}
+}
+
+// owesAll makes the viewer owe the whole screen (under sv.mu).
+func (sv *shareViewer) owesAll() {
+	clear(sv.has)
+	sv.lossy.clear()
+	sv.synced = false
+}
+
+// offer queues u if the viewer is in step, in its class, and its link has
+// room; else the viewer owes u's tiles (the hub's reader, under fbMu and
+// the hub's mu).
 func (sv *shareViewer) offer(u *shareUpdate) {
 	sv.mu.Lock()
-	if sv.private || (u.raw && !sv.solo) {
-		// Xvnc's own bytes are the solo viewer's only: another viewer
-		// owes their area, and queues nothing until it has caught up.
+	defer sv.mu.Unlock()
+	if u.raw != nil { // Xvnc's own bytes are the solo viewer's only
+		if sv.solo {
+			sv.queueLocked(u.raw, true)
+			return
+		}
 		sv.synced = false
-		sv.owe(u)
-		sv.endSoloLocked("the solo viewer reads Raw only")
-		sv.mu.Unlock()
 		sv.poke()
 		return
 	}
-	limit := shareQueueMax
-	if sv.slow.Load() {
-		limit = shareSlowQueueMax
-	}
-	if sv.synced && (sv.qbytes == 0 || sv.qbytes+len(u.b) <= limit) {
-		sv.q = append(sv.q, shareItem{b: u.b, kinds: &u.kinds, queue: true})
-		sv.qbytes += len(u.b)
-		sv.queued.Store(int64(sv.qbytes))
-		sv.mu.Unlock()
-		sv.poke()
+	sv.fit(u.n)
+	cu := u.enc[sv.cls]
+	if sv.synced && cu != nil && !sv.private && (sv.qbytes+sv.pace.inflight == 0 || sv.pace.room(sv.qbytes) >= len(cu.b)) {
+		sv.queueLocked(cu, false)
+		u.tiles.each(func(i int) {
+			if i < len(sv.has) {
+				sv.has[i] = u.version
+			}
+		})
+		sv.lossy.or(cu.lossy)
+		if u.resized {
+			sv.knownW, sv.knownH = u.w, u.h
+		}
 		return
 	}
 	if sv.synced {
 		sv.synced = false
 		sv.skipped.Add(1)
-	} else if sv.start {
-		sv.skipped.Add(1)
 	}
-	sv.owe(u)
-	sv.endSoloLocked("the solo viewer skipped an update")
-	sv.mu.Unlock()
 	sv.poke()
 }
 
-// endSoloLocked: a solo viewer that cannot take an update whole stops
-// being solo, and so does its hub (under the hub's fbMu and sv.mu: the
-// hub's reader offering an update).
-func (sv *shareViewer) endSoloLocked(why string) {
-	if sv.solo {
-		sv.h.endSoloLocked(why)
-		sv.leaveSoloLocked()
-	}
-}
-
-// owe adds u's area to what the viewer owes (under sv.mu).
-func (sv *shareViewer) owe(u *shareUpdate) {
-	if u.resized {
-		sv.owedAll = true
-	}
-	if !sv.owedAll {
-		sv.owed = append(sv.owed, u.dmg...)
-		if len(sv.owed) > maxOwedRects {
-			sv.owed = mergeOwed(sv.owed)
-		}
-	}
+// queueLocked queues one shared update's bytes (under sv.mu).
+func (sv *shareViewer) queueLocked(cu *classUpdate, solo bool) {
+	sv.q = append(sv.q, shareItem{b: cu.b, kinds: &cu.kinds, queue: true, fbu: true})
+	sv.qbytes += len(cu.b)
+	sv.queued.Store(int64(sv.qbytes))
+	sv.poke()
 }
 
 // control queues a control message, whatever the viewer's updates do.
@@ -181,46 +204,17 @@ func (sv *shareViewer) started() bool {
 	return sv.start
 }
 
-// smallOwed is the largest area (in pixels) an owed region keeps apart
-// when it merges: small areas (a key's echo, a cursor) stay small, so that
-// their catch-up goes first and costs little.
-const smallOwed = 64 * 64
-
-// mergeOwed merges the large areas of rs into their bounding box, keeping
-// the small ones apart; if that leaves too many, all of them.
-func mergeOwed(rs []shareRect) []shareRect {
-	var big []shareRect
-	out := rs[:0:0]
-	for _, r := range rs {
-		if r.w*r.h > smallOwed {
-			big = append(big, r)
-		} else {
-			out = append(out, r)
-		}
-	}
-	if len(big) > 0 {
-		out = append(out, bounds(big))
-	}
-	if len(out) > maxOwedRects {
-		return append(rs[:0], bounds(rs))
-	}
-	return append(rs[:0], out...)
-}
-
-// bounds is the bounding box of rs.
-func bounds(rs []shareRect) shareRect {
-	x0, y0, x1, y1 := rs[0].x, rs[0].y, rs[0].x+rs[0].w, rs[0].y+rs[0].h
-	for _, r := range rs[1:] {
-		x0, y0 = min(x0, r.x), min(y0, r.y)
-		x1, y1 = max(x1, r.x+r.w), max(y1, r.y+r.h)
-	}
-	return shareRect{x0, y0, x1 - x0, y1 - y0}
-}
-
 // next returns what the writer sends next, waiting for it: a control
-// message, the head of the queue, or, once the queue has drained, a
-// catch-up of what the viewer owes. done is closed when the viewer ends.
+// message, the keyboard holder's input's answer, the head of the queue,
+// or, when the link has room, the newest pixels of what the viewer owes
+// (pull). done is closed when the viewer ends.
 func (sv *shareViewer) next(done <-chan struct{}) ([]shareItem, bool) {
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
 	for {
 		sv.mu.Lock()
 		if len(sv.ctl) > 0 {
@@ -232,12 +226,6 @@ func (sv *shareViewer) next(done <-chan struct{}) ([]shareItem, bool) {
 			sv.one[0] = it
 			return sv.one[:], true
 		}
-		if len(sv.q) > 0 {
-			sv.one[0] = sv.q[0]
-			sv.mu.Unlock()
-			return sv.one[:], true
-		}
-		due := sv.start && !sv.synced
 		if sv.start && !sv.greeted { // (before its first frame, or the solo viewer's first of Xvnc's)
 			sv.greeted = true
 			caps := sv.caps
@@ -247,19 +235,45 @@ func (sv *shareViewer) next(done <-chan struct{}) ([]shareItem, bool) {
 			}
 			continue
 		}
-		if sv.private {
-			due = sv.start && sv.asked && (sv.owedAll || len(sv.owed) > 0)
+		if len(sv.prio) > 0 {
+			it := sv.prio[0]
+			sv.prio[0] = shareItem{}
+			sv.prio = sv.prio[1:]
+			sv.mu.Unlock()
+			sv.one[0] = it
+			return sv.one[:], true
 		}
+		if len(sv.q) > 0 {
+			sv.one[0] = sv.q[0]
+			sv.mu.Unlock()
+			return sv.one[:], true
+		}
+		start, solo, private, asked := sv.start, sv.solo, sv.private, sv.asked
+		stuck := sv.pace.stuck()
 		sv.mu.Unlock()
-		if due {
+		if start && !solo && !stuck && (!private || asked) {
 			select {
 			case <-sv.h.primed:
-				if items, ok := sv.h.joinFromLog(sv); ok {
-					return items, true
-				}
-				return sv.catchUp(), true
 			case <-done:
 				return nil, false
+			}
+			items, wait := sv.pull()
+			if len(items) > 0 {
+				return items, true
+			}
+			if wait > 0 { // a lossy tile settles then
+				if timer == nil {
+					timer = time.NewTimer(wait)
+				} else {
+					timer.Reset(wait)
+				}
+				select {
+				case <-sv.wake:
+				case <-timer.C:
+				case <-done:
+					return nil, false
+				}
+				continue
 			}
 		}
 		select {
@@ -270,105 +284,151 @@ func (sv *shareViewer) next(done <-chan struct{}) ([]shareItem, bool) {
 	}
 }
 
-// written takes a written queue item off the queue.
-func (sv *shareViewer) written(it shareItem) {
-	if !it.queue {
+// sending records, before the writer writes it, an update it is about to
+// send (the pacer counts it from then: the viewer's acknowledgement may
+// come back before the write returns), and returns its number.
+func (sv *shareViewer) sending(it shareItem) uint64 {
+	if !it.fbu {
+		return 0
+	}
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	return sv.pace.onSend(len(it.b), time.Now(), it.limited || (it.queue && len(sv.q) <= 1 && sv.synced))
+}
+
+// written takes a written queue item off the queue; seq is sending's
+// number for it.
+func (sv *shareViewer) written(it shareItem, seq uint64) {
+	if it.done != nil {
+		it.done()
+	}
+	if !it.queue && !it.fbu {
 		return
 	}
 	sv.mu.Lock()
-	sv.q[0] = shareItem{}
-	sv.q = sv.q[1:]
-	if len(sv.q) == 0 {
-		sv.q = nil
+	if it.fbu {
+		sv.pace.sentAt(seq, time.Now())
 	}
-	sv.qbytes -= len(it.b)
-	sv.queued.Store(int64(sv.qbytes))
-	drained := sv.solo && sv.qbytes == 0
+	drained := false
+	if it.queue {
+		sv.q[0] = shareItem{}
+		sv.q = sv.q[1:]
+		if len(sv.q) == 0 {
+			sv.q = nil
+		}
+		sv.qbytes -= len(it.b)
+		sv.queued.Store(int64(sv.qbytes))
+		drained = sv.solo && sv.qbytes == 0
+	}
 	sv.mu.Unlock()
 	if drained {
 		sv.h.soloPoke()
 	}
 }
 
-// catchUp builds the update that brings the viewer level with the
-// framebuffer: the whole screen (shared by every viewer that needs it at
-// this version) when it owes all or most of it, else the areas it owes;
-// from then on it is in step.
-func (sv *shareViewer) catchUp() []shareItem {
-	h := sv.h
-	h.fbMu.Lock()
-	defer h.fbMu.Unlock()
+// ack is the viewer's request for the next update, which acknowledges
+// the oldest it had not: its pacer learns the link, and the writer may
+// send more. A solo viewer's are also how glass sees that its link
+// does not keep up with Xvnc (soloSlow).
+func (sv *shareViewer) ack() {
+	now := time.Now()
 	sv.mu.Lock()
-	owedAll, owed := sv.owedAll, sv.owed
-	sv.owedAll, sv.owed, sv.synced = false, nil, !sv.private
-	sv.asked = false
-	private := sv.private
-	resize := sv.knownW != h.fb.Width() || sv.knownH != h.fb.Height()
-	sv.knownW, sv.knownH = h.fb.Width(), h.fb.Height()
+	var lagging bool
+	if len(sv.pace.sent) > 0 {
+		took := now.Sub(sv.pace.sent[0].at)
+		sv.pace.onAck(now)
+		if sv.solo {
+			lagging = sv.soloLaggingLocked(took)
+		}
+	}
+	rate, rtt := sv.pace.link()
+	sv.rateBps.Store(int64(rate))
+	sv.rttUS.Store(rtt.Microseconds())
 	sv.mu.Unlock()
+	if lagging {
+		sv.h.endSoloOf(sv, "the solo viewer's link does not keep up with the computer")
+	}
+	sv.poke()
+}
 
-	area := 0
-	for _, r := range owed {
-		area += r.w * r.h
+// pingRTT feeds a WebSocket ping's round trip to the pacer.
+func (sv *shareViewer) pingRTT(d time.Duration) {
+	sv.mu.Lock()
+	sv.pace.sampleRTT(d, time.Now())
+	sv.mu.Unlock()
+}
+
+// soloLagMax is how long, beyond the round trip, a solo viewer's updates
+// may take to reach it, on average, before glass stops passing Xvnc's
+// updates on whole and serves it from the framebuffer: a link that needs
+// longer than that for an update does not keep up with Xvnc, and an
+// update from the framebuffer can be cut to what it carries in time.
+const soloLagMax = 150 * time.Millisecond
+
+// soloLaggingLocked folds the time one of Xvnc's updates took to be
+// acknowledged into the solo viewer's lag (under sv.mu), and reports
+// whether it is over soloLagMax after enough updates to tell.
+func (sv *shareViewer) soloLaggingLocked(took time.Duration) bool {
+	lag := max(took-sv.pace.rttOr(0), 0).Seconds()
+	sv.soloAcks++
+	const alpha = 0.2
+	sv.soloLag += alpha * (lag - sv.soloLag)
+	return sv.soloAcks >= 8 && sv.soloLag > soloLagMax.Seconds()
+}
+
+// owedLocked lists the tiles the viewer owes (under fbMu and sv.mu):
+// small changes first, then the oldest changes.
+func (sv *shareViewer) owedLocked(g *tileGrid, dst []int) []int {
+	dst = dst[:0]
+	for i, v := range g.ver {
+		if v > sv.has[i] {
+			dst = append(dst, i)
+		}
 	}
-	whole := owedAll || resize || 2*area >= h.fb.Width()*h.fb.Height()
-	var extra []byte
-	n := 0
-	if resize {
-		extra = appendDesktopSize(extra, h.fb.Width(), h.fb.Height())
-		n++
-	}
-	var items []shareItem
-	switch {
-	case private:
-		if whole {
-			owed = []shareRect{{0, 0, h.fb.Width(), h.fb.Height()}}
-		}
-		b := append([]byte{srvFramebufferUpdate, 0, 0, 0}, extra...)
-		var kinds rectCounts
-		for _, r := range owed {
-			r.w, r.h = min(r.w, h.fb.Width()-r.x), min(r.h, h.fb.Height()-r.y)
-			b = appendRect(b, r.x, r.y, r.w, r.h, encodingRaw)
-			b, _ = h.fb.Region(b, r.x, r.y, r.w, r.h)
-			kinds[kindRaw]++
-			n++
-		}
-		putCount(b, n)
-		items = append(items, shareItem{b: b, kinds: &kinds})
-	case whole:
-		f := h.fullFrameLocked()
-		if owedAll {
-			h.joined()
-		}
-		hdr := append([]byte{srvFramebufferUpdate, 0, 0, 0}, extra...)
-		putCount(hdr, n+f.rects)
-		items = append(items, shareItem{b: hdr}, shareItem{b: f.b, kinds: &f.kinds})
-	default:
-		// One update an area, the smallest first: a key's echo or a
-		// cursor is drawn before the large areas of the same catch-up
-		// arrive (noVNC draws an update only once all of it has come).
-		slices.SortFunc(owed, func(a, b shareRect) int { return cmp.Compare(a.w*a.h, b.w*b.h) })
-		h.enc.SetJPEG(h.jpegQ)
-		defer h.enc.SetJPEG(0)
-		for i, r := range owed {
-			var kinds rectCounts
-			b := []byte{srvFramebufferUpdate, 0, 0, 0}
-			k := 0
-			if i == 0 {
-				b, k = append(b, extra...), n
+	slices.SortFunc(dst, func(a, b int) int {
+		if g.small[a] != g.small[b] {
+			if g.small[a] {
+				return -1
 			}
-			before := h.enc.Counts()
-			var m int
-			b, m, _ = h.enc.AppendTight(b, h.fb, r.x, r.y, min(r.w, h.fb.Width()-r.x), min(r.h, h.fb.Height()-r.y))
-			after := h.enc.Counts()
-			for j := range after {
-				kinds[j] = after[j] - before[j]
-			}
-			putCount(b, k+m)
-			items = append(items, shareItem{b: b, kinds: &kinds})
+			return 1
+		}
+		return g.at[a].Compare(g.at[b])
+	})
+	return dst
+}
+
+// refreshDelay is how long a tile the viewer holds from JPEG must not
+// have changed before it is sent again losslessly.
+const refreshDelay = 250 * time.Millisecond
+
+// refreshLocked lists the tiles the viewer holds from JPEG that have
+// settled (under fbMu and sv.mu), and how long until the next settles
+// when none has (0: none to wait for).
+func (sv *shareViewer) refreshLocked(g *tileGrid, now time.Time, dst []int) ([]int, time.Duration) {
+	dst = dst[:0]
+	var wait time.Duration
+	sv.lossy.each(func(i int) {
+		if i >= len(g.at) {
+			return
+		}
+		if d := refreshDelay - now.Sub(g.at[i]); d <= 0 {
+			dst = append(dst, i)
+		} else if wait == 0 || d < wait {
+			wait = d
+		}
+	})
+	return dst, wait
+}
+
+// caughtUpLocked reports whether the viewer holds every tile's newest
+// version (under fbMu and sv.mu).
+func (sv *shareViewer) caughtUpLocked(g *tileGrid) bool {
+	for i, v := range g.ver {
+		if v > sv.has[i] {
+			return false
 		}
 	}
-	return items
+	return true
 }
 
 // greeting is what a viewer gets the moment it first asks for updates,
@@ -393,7 +453,7 @@ func (sv *shareViewer) greeting(caps shareCaps) []shareItem {
 	}
 	if n > 0 {
 		putCount(b, n)
-		items = append(items, shareItem{b: b})
+		items = append(items, shareItem{b: b, fbu: true})
 	}
 	if caps.extClipboard && len(h.clipCaps) > 0 {
 		items = append(items, shareItem{b: append([]byte(nil), h.clipCaps...)})
@@ -403,7 +463,7 @@ func (sv *shareViewer) greeting(caps shareCaps) []shareItem {
 
 // putCount sets a FramebufferUpdate header's rectangle count (with more
 // than 65534, the count says "until LastRect" and the caller must end it
-// with one; the hub's catch-ups stay far below).
+// with one; the hub's pulls stay far below).
 func putCount(hdr []byte, n int) {
 	n = min(n, 0xfffe)
 	hdr[2], hdr[3] = byte(n>>8), byte(n)

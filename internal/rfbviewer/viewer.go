@@ -40,8 +40,10 @@ type Stats struct {
 	Rects       int64 // rectangles decoded, pseudo-rectangles included
 	Bytes       int64 // bytes read after ServerInit
 	FullUpdates int64 // updates whose rectangles cover the whole screen
-	// FirstFull is the time from Options.Since to the end of the first
-	// update that covered the whole screen; 0 before one.
+	// FirstFull is the time from Options.Since to the end of the update
+	// with which every pixel of the screen had been painted (by that
+	// update or the ones before it: a server may send the first screen in
+	// several updates); 0 before.
 	FirstFull time.Duration
 	// LastUpdate and LastFull are when the last update, and the last one
 	// covering the whole screen, were decoded; zero before one.
@@ -78,6 +80,9 @@ type Viewer struct {
 	rects    []framebuffer.Rect
 	area     int64
 	cover    []uint64 // coverage bitmap, one bit a pixel
+	seen     []uint64 // what has been painted since the start, until all of it (FirstFull)
+	seenW    int
+	seenH    int
 	stats    Stats
 	resumeAt time.Time
 	err      error
@@ -209,9 +214,10 @@ func (v *Viewer) run() {
 		if v.covers(fb.Width(), fb.Height()) {
 			v.stats.FullUpdates++
 			v.stats.LastFull = now
-			if v.stats.FirstFull == 0 {
-				v.stats.FirstFull = max(now.Sub(v.since), 1)
-			}
+		}
+		if v.stats.FirstFull == 0 && v.paintedAll(fb.Width(), fb.Height()) {
+			v.stats.FirstFull = max(now.Sub(v.since), 1)
+			v.seen = nil
 		}
 		v.rects, v.area = v.rects[:0], 0
 		req = appendRequest(req[:0], true, fb.Width(), fb.Height())
@@ -253,6 +259,34 @@ func (v *Viewer) covers(w, h int) bool {
 	}
 	if rest := w * h % 64; rest != 0 {
 		return c[full] == (uint64(1)<<rest)-1
+	}
+	return true
+}
+
+// paintedAll adds the rectangles of the update just decoded to what the
+// viewer has painted since it started (restarting when the w×h screen's
+// size changed), and reports whether that is every pixel.
+func (v *Viewer) paintedAll(w, h int) bool {
+	words := (w*h + 63) / 64
+	if w != v.seenW || h != v.seenH || len(v.seen) != words {
+		v.seen, v.seenW, v.seenH = make([]uint64, words), w, h
+	}
+	for _, r := range v.rects {
+		if r.X+r.W > w || r.Y+r.H > h {
+			continue
+		}
+		for y := r.Y; y < r.Y+r.H; y++ {
+			setBits(v.seen, y*w+r.X, y*w+r.X+r.W)
+		}
+	}
+	full := w * h / 64
+	for _, x := range v.seen[:full] {
+		if x != ^uint64(0) {
+			return false
+		}
+	}
+	if rest := w * h % 64; rest != 0 {
+		return v.seen[full] == (uint64(1)<<rest)-1
 	}
 	return true
 }

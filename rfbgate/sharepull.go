@@ -1,0 +1,233 @@
+package rfbgate
+
+import (
+	"sync"
+	"time"
+)
+
+// pullPool holds the buffers of pulled updates while they are written.
+var pullPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
+// pull builds the viewer's next update from the tiles it owes, newest
+// pixels first in its class, as much as its link can take now (its
+// pacer's room, at most a chunk: about one round trip of the link); with
+// room to spare, tiles it holds from JPEG that have settled go too,
+// losslessly. It returns the update, or nothing and how long until a
+// lossy tile settles (0: nothing to wait for but a change, or room).
+//
+// Tiles are encoded outside the framebuffer's lock, from copies taken
+// under it, and shared by the viewers of a class (tileCache). A viewer in
+// step (it gets the shared updates, and pulls only refreshes) has its
+// refresh encoded under the lock and queued behind the updates queued
+// before it, so that no later update is overtaken by older pixels.
+func (sv *shareViewer) pull() ([]shareItem, time.Duration) {
+	h := sv.h
+	now := time.Now()
+	h.fbMu.Lock()
+	g := &h.grid
+	if g.n() == 0 {
+		h.fbMu.Unlock()
+		return nil, 0
+	}
+	sv.mu.Lock()
+	sv.fit(g.n())
+	sv.pickClassLocked(now)
+	budget := min(sv.pace.room(sv.qbytes), sv.pace.chunk())
+	if sv.private {
+		budget = 1 << 30 // one update per request, of all it owes
+	}
+	resize := sv.knownW != g.w || sv.knownH != g.h
+	owed := sv.owedLocked(g, sv.scratch[:0])
+	settled, wait := sv.refreshLocked(g, now, sv.scratch2[:0])
+	sv.scratch, sv.scratch2 = owed, settled
+	if len(owed) == 0 && len(settled) == 0 && !resize {
+		if !sv.synced && sv.cls == sv.want && !sv.private {
+			sv.synced = true // caught up: the shared updates from here on
+		}
+		sv.mu.Unlock()
+		h.fbMu.Unlock()
+		return nil, wait
+	}
+	if budget <= 0 {
+		sv.mu.Unlock()
+		h.fbMu.Unlock()
+		return nil, 0 // the link is full: an acknowledgement wakes the writer
+	}
+	inStep := sv.synced
+	p := pullBuild{sv: sv, budget: budget, now: now}
+	if resize {
+		p.hdr = appendDesktopSize(p.hdr, g.w, g.h)
+		p.n++
+		sv.knownW, sv.knownH = g.w, g.h
+	}
+	p.limited = true
+	for _, i := range owed {
+		if !p.add(i, sv.cls, false) {
+			p.limited = false
+			break
+		}
+	}
+	for _, i := range settled {
+		if sv.has[i] < g.ver[i] {
+			continue // owed, and not taken above
+		}
+		if !p.add(i, classLossless, true) {
+			break
+		}
+	}
+	if sv.private {
+		sv.asked = false
+	}
+	if !sv.synced && !sv.private && sv.cls == sv.want && sv.caughtUpLocked(g) {
+		sv.synced = true
+	}
+	if inStep { // encoded now, queued behind what is queued
+		sv.mu.Unlock()
+		p.encode()
+		sv.mu.Lock()
+		p.settle()
+		it := p.item()
+		sv.q = append(sv.q, it)
+		sv.qbytes += len(it.b)
+		sv.queued.Store(int64(sv.qbytes))
+		sv.mu.Unlock()
+		h.fbMu.Unlock()
+		return nil, 0
+	}
+	sv.mu.Unlock()
+	h.fbMu.Unlock()
+	p.encode()
+	sv.mu.Lock()
+	p.settle()
+	sv.mu.Unlock()
+	it := p.item()
+	sv.one[0] = it
+	return sv.one[:], 0
+}
+
+// pullBuild is one pulled update being made.
+type pullBuild struct {
+	sv     *shareViewer
+	budget int
+	now    time.Time
+	hdr    []byte // pseudo-rectangles first (DesktopSize)
+	n      int    // rectangles
+	size   int    // bytes so far (estimated for tiles not yet encoded)
+	tiles  []pullTile
+	jobs   []*tileJob
+	// limited: it took every tile owed (the link was not what bounded it).
+	limited bool
+}
+
+// pullTile is one tile of a pulled update: its encoding (ready once
+// encode has run), and the class it was taken in.
+type pullTile struct {
+	i int
+	e *tileEnc
+	c class
+}
+
+// add takes tile i in class c (exact: its current version only) if the
+// budget has room (the first tile always goes); false when full (under
+// fbMu and sv.mu).
+func (p *pullBuild) add(i int, c class, exact bool) bool {
+	sv, h := p.sv, p.sv.h
+	g := &h.grid
+	r := g.rect(i)
+	est := int(float64(r.w*r.h)*h.tiles.costs().cost(c)) + 16
+	if len(p.tiles) > 0 && p.size+est > p.budget {
+		return false
+	}
+	e, mine := h.tiles.get(c, i, g.ver[i], sv.has[i], p.now, exact || sv.synced)
+	if mine {
+		s := tilePool.Get().(*tileScratch)
+		copyTile(s.fb, h.fb, r)
+		p.jobs = append(p.jobs, &tileJob{e: e, c: c, r: r, fb: s.fb, scratch: s})
+	} else {
+		select {
+		case <-e.ready:
+			est = len(e.b)
+		default:
+		}
+	}
+	p.size += est
+	p.tiles = append(p.tiles, pullTile{i: i, e: e, c: c})
+	p.n++
+	sv.has[i] = e.ver
+	if c.jpegQ() > 0 {
+		sv.lossy.add(i) // until its encoding says otherwise (settle)
+	} else {
+		sv.lossy.del(i)
+	}
+	return true
+}
+
+// encode encodes the tiles that were this pull's to encode, and waits for
+// those other viewers were encoding.
+func (p *pullBuild) encode() {
+	h := p.sv.h
+	for _, j := range p.jobs {
+		encodeTile(j, j.scratch)
+		tilePool.Put(j.scratch)
+		h.tiles.learn(j.c, len(j.e.b), j.r.w*j.r.h)
+	}
+	for _, t := range p.tiles {
+		<-t.e.ready
+	}
+}
+
+// settle clears the lossy mark of tiles whose encoding had no JPEG in it,
+// if the viewer still holds that version (under sv.mu).
+func (p *pullBuild) settle() {
+	sv := p.sv
+	for _, t := range p.tiles {
+		if !t.e.lossy && t.i < len(sv.has) && sv.has[t.i] == t.e.ver {
+			sv.lossy.del(t.i)
+		}
+	}
+}
+
+// item is the pulled update, in a pooled buffer that goes back once it is
+// written.
+func (p *pullBuild) item() shareItem {
+	bp := pullPool.Get().(*[]byte)
+	b := append((*bp)[:0], srvFramebufferUpdate, 0, 0, 0)
+	b = append(b, p.hdr...)
+	kinds := new(rectCounts)
+	for _, t := range p.tiles {
+		b = append(b, t.e.b...)
+		for k, n := range t.e.kinds {
+			kinds[k] += n
+		}
+	}
+	putCount(b, p.n)
+	*bp = b
+	return shareItem{b: b, kinds: kinds, fbu: true, limited: p.limited, done: func() { pullPool.Put(bp) }}
+}
+
+// pickClassLocked moves the viewer to the best class its link carries
+// (under fbMu and sv.mu): down at once, up after classHold.
+func (sv *shareViewer) pickClassLocked(now time.Time) {
+	if sv.want < 0 {
+		sv.cls = sv.want
+		sv.classNow.Store(int32(sv.cls))
+		return
+	}
+	rate, _ := sv.pace.link()
+	if rate <= 0 {
+		return
+	}
+	costs := sv.h.tiles.costs()
+	frame := sv.h.framePx
+	switch down := pickClass(sv.want, rate, frame, 1, &costs); {
+	case sv.cls < 0 || sv.cls > sv.want:
+		sv.cls, sv.clsAt = min(down, sv.want), now
+	case down < sv.cls:
+		sv.cls, sv.clsAt = down, now
+	case now.Sub(sv.clsAt) >= classHold:
+		if up := pickClass(sv.want, rate, frame, 0.7, &costs); up > sv.cls {
+			sv.cls, sv.clsAt = up, now
+		}
+	}
+	sv.classNow.Store(int32(sv.cls))
+}
