@@ -135,9 +135,6 @@ type Writer struct {
 // NewWriter returns a Writer of frames to w with the given limit.
 func NewWriter(w io.Writer, limit uint32) *Writer { return &Writer{w: w, limit: limit} }
 
-// SetLimit changes the limit from the next message on.
-func (w *Writer) SetLimit(limit uint32) { w.limit = limit }
-
 // WriteMessage encodes m and writes it as one frame. A message over the
 // limit is refused with a *FrameTooLargeError and nothing is written.
 func (w *Writer) WriteMessage(m Message) error {

@@ -81,6 +81,3 @@ func TreesDiffer(a, b *Tree) string {
 	}
 	return ""
 }
-
-// TreeRetained is the memory of t's texts and tables.
-func TreeRetained(t *Tree) int { return t.retained() }

@@ -368,9 +368,6 @@ func (v *Snapshot) NumWindows() int { return v.nWindows }
 // NumNodes is the number of nodes in all the windows' trees.
 func (v *Snapshot) NumNodes() int { return v.nNodes }
 
-// Bytes is the payload v was parsed from.
-func (v *Snapshot) Bytes() []byte { return v.buf }
-
 // String returns entry i of the string table, borrowed from the frame,
 // and false when i is out of range. The first 512 entries are located in
 // constant time, later ones by a scan of at most 255 entries (from the

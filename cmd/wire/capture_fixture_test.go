@@ -11,7 +11,6 @@ import (
 	"flag"
 	"net"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -30,10 +29,6 @@ type capEnd struct {
 	ip   net.IP
 	port uint16
 	seq  uint32 // the next sequence number it sends
-}
-
-func (e *capEnd) String() string {
-	return net.JoinHostPort(e.ip.String(), strconv.Itoa(int(e.port)))
 }
 
 // capBuilder writes TCP segments as packets of one link type.

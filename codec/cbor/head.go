@@ -101,9 +101,6 @@ func AppendBool(dst []byte, v bool) []byte {
 	return append(dst, False)
 }
 
-// AppendNull appends null.
-func AppendNull(dst []byte) []byte { return append(dst, Null) }
-
 // AppendArrayHead appends the head of a definite-length array of n items.
 func AppendArrayHead(dst []byte, n int) []byte { return AppendHead(dst, MajorArray, uint64(n)) }
 

@@ -106,9 +106,6 @@ func NewRedialer(cfg RedialConfig) *Redialer {
 // redialing is off.
 var ErrRedialStopped = errors.New("netconn: not redialing")
 
-// Host is the current session, or nil between two connections.
-func (r *Redialer) Host() *session.Host { return r.h }
-
 // Connected reports whether a session is connected (past its handshake).
 func (r *Redialer) Connected() bool { return r.h != nil && r.h.Connected() }
 
