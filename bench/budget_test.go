@@ -15,6 +15,7 @@ import (
 	"github.com/wirebench/wirebench/bench/support"
 	"github.com/wirebench/wirebench/bench/twins"
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // Allocation budgets, as tests rather than benchmarks so that `go test`
@@ -70,9 +71,9 @@ func TestEncodeAllocatesNothing(t *testing.T) {
 			t.Errorf("%s: Append into a buffer with room allocates %v times in %d runs", bm.name, got, runs)
 		}
 		got = allocsIn(runs, func() {
-			buf, err = codec.AppendFrame(buf[:0], bm.msg, codec.DefaultMaxFrame)
+			buf, err = codec.AppendFrame(buf[:0], bm.msg, schema.DefaultMaxFrame)
 		})
-		if err != nil || !bytes.Equal(buf[codec.HeaderLen:], bm.enc) {
+		if err != nil || !bytes.Equal(buf[schema.HeaderLen:], bm.enc) {
 			t.Fatalf("%s: AppendFrame: %v, or another payload", bm.name, err)
 		}
 		if got != 0 {
@@ -82,7 +83,7 @@ func TestEncodeAllocatesNothing(t *testing.T) {
 }
 
 func TestWriterAllocatesNothing(t *testing.T) {
-	w := codec.NewWriter(io.Discard, codec.DefaultMaxFrame)
+	w := codec.NewWriter(io.Discard, schema.DefaultMaxFrame)
 	for _, bm := range allMessages(t) {
 		var err error
 		// The writer's first message of a size grows its kept buffer;
@@ -101,7 +102,7 @@ func TestWriterAllocatesNothing(t *testing.T) {
 func TestPooledFrameReadAllocatesNothing(t *testing.T) {
 	var frames []benchMsg // enc holds the frame here
 	for _, bm := range benchMessages(t) {
-		f, err := codec.AppendFrame(nil, bm.msg, codec.DefaultMaxFrame)
+		f, err := codec.AppendFrame(nil, bm.msg, schema.DefaultMaxFrame)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,10 +111,10 @@ func TestPooledFrameReadAllocatesNothing(t *testing.T) {
 	// Largest first, as in BenchmarkFrame: see poolCalibration.
 	slices.SortStableFunc(frames, func(a, b benchMsg) int { return len(b.enc) - len(a.enc) })
 	for _, fm := range frames {
-		r := codec.NewReader(&loopReader{b: steadyStream(fm.enc)}, codec.DefaultMaxFrame)
+		r := codec.NewReader(&loopReader{b: steadyStream(fm.enc)}, schema.DefaultMaxFrame)
 		next := func() {
 			fr, err := r.Next()
-			if err != nil || len(fr.Payload) != len(fm.enc)-codec.HeaderLen {
+			if err != nil || len(fr.Payload) != len(fm.enc)-schema.HeaderLen {
 				t.Fatalf("%s: Next: %v, or a payload of %d bytes", fm.name, err, len(fr.Payload))
 			}
 			fr.Release()
@@ -151,12 +152,12 @@ const poolCalibration = 42001
 func TestOversizedFrameRead(t *testing.T) {
 	// Not a zero budget: the *FrameTooLargeError is one allocation. Recorded,
 	// and bounded so that the discard itself allocates nothing.
-	big, err := codec.AppendFrame(nil, support.ScreenshotResponse(support.ScreenshotFrameLen, support.Seed), codec.DefaultMaxFrame)
+	big, err := codec.AppendFrame(nil, support.ScreenshotResponse(support.ScreenshotFrameLen, support.Seed), schema.DefaultMaxFrame)
 	if err != nil {
 		t.Fatal(err)
 	}
 	bm := benchMessages(t)[0]
-	next, err := codec.AppendFrame(nil, bm.msg, codec.DefaultMaxFrame)
+	next, err := codec.AppendFrame(nil, bm.msg, schema.DefaultMaxFrame)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/wirebench/wirebench/bench/support"
 	"github.com/wirebench/wirebench/bench/twins"
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/golden"
 )
 
@@ -487,7 +488,7 @@ func BenchmarkFrame(b *testing.B) {
 		msgs[bm.name] = bm.msg
 	}
 	frameOf := func(name string) []byte {
-		f, err := codec.AppendFrame(nil, msgs[name], codec.DefaultMaxFrame)
+		f, err := codec.AppendFrame(nil, msgs[name], schema.DefaultMaxFrame)
 		if err != nil {
 			b.Fatalf("%s: %v", name, err)
 		}
@@ -498,10 +499,10 @@ func BenchmarkFrame(b *testing.B) {
 		msg := "/msg=" + name
 		support.Run(b, "op=write"+msg, func(b *testing.B) {
 			var out bytes.Buffer
-			if err := codec.NewWriter(&out, codec.DefaultMaxFrame).WriteMessage(m); err != nil || !bytes.Equal(out.Bytes(), frame) {
+			if err := codec.NewWriter(&out, schema.DefaultMaxFrame).WriteMessage(m); err != nil || !bytes.Equal(out.Bytes(), frame) {
 				b.Fatalf("WriteMessage: %v, or another frame", err)
 			}
-			w := codec.NewWriter(io.Discard, codec.DefaultMaxFrame)
+			w := codec.NewWriter(io.Discard, schema.DefaultMaxFrame)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(frame)))
 			c := support.CountAllocs(b)
@@ -513,9 +514,9 @@ func BenchmarkFrame(b *testing.B) {
 			c.Stop()
 		})
 		support.Run(b, "op=read"+msg, func(b *testing.B) {
-			r := codec.NewReader(&loopReader{b: steadyStream(frame)}, codec.DefaultMaxFrame)
+			r := codec.NewReader(&loopReader{b: steadyStream(frame)}, schema.DefaultMaxFrame)
 			f, err := r.Next()
-			if err != nil || !bytes.Equal(f.Payload, frame[codec.HeaderLen:]) {
+			if err != nil || !bytes.Equal(f.Payload, frame[schema.HeaderLen:]) {
 				b.Fatalf("Next: %v, or another payload", err)
 			}
 			f.Release()
@@ -551,11 +552,11 @@ func BenchmarkFrame(b *testing.B) {
 	support.Run(b, "op=oversized/msg=response_screenshot_256k+request_tap", func(b *testing.B) {
 		r := codec.NewReader(&loopReader{b: pair}, limit)
 		var oe *codec.FrameTooLargeError
-		if _, err := r.Next(); !errors.As(err, &oe) || oe.Size != uint64(len(big)-codec.HeaderLen) {
-			b.Fatalf("first Next: %v, want a *FrameTooLargeError for %d bytes", err, len(big)-codec.HeaderLen)
+		if _, err := r.Next(); !errors.As(err, &oe) || oe.Size != uint64(len(big)-schema.HeaderLen) {
+			b.Fatalf("first Next: %v, want a *FrameTooLargeError for %d bytes", err, len(big)-schema.HeaderLen)
 		}
 		f, err := r.Next()
-		if err != nil || !bytes.Equal(f.Payload, next[codec.HeaderLen:]) {
+		if err != nil || !bytes.Equal(f.Payload, next[schema.HeaderLen:]) {
 			b.Fatalf("Next after the oversized frame: %v, or another payload", err)
 		}
 		f.Release()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wirebench/wirebench/bench/support"
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/session"
 	"github.com/wirebench/wirebench/session/netconn"
 )
@@ -60,7 +61,7 @@ func snapshotStream(b *testing.B, trees bool) {
 	h, a := sessionPairWith(b, now, session.HostConfig{Session: 1, Trees: trees})
 	snap := support.Snapshot(200, 1)
 	params := &codec.SnapshotParams{Evict: []uint32{}}
-	frame, err := codec.AppendFrame(nil, &codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: snap}, codec.DefaultMaxFrame)
+	frame, err := codec.AppendFrame(nil, &codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: snap}, schema.DefaultMaxFrame)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -146,7 +147,7 @@ const sessionWindow = 8
 func BenchmarkLoopback(b *testing.B) {
 	b.Run("op=snapshot_responses", func(b *testing.B) {
 		snap := support.Snapshot(200, 1)
-		frame, err := codec.AppendFrame(nil, &codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: snap}, codec.DefaultMaxFrame)
+		frame, err := codec.AppendFrame(nil, &codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: snap}, schema.DefaultMaxFrame)
 		if err != nil {
 			b.Fatal(err)
 		}

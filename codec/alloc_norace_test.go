@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/golden"
 )
 
@@ -23,7 +24,7 @@ func TestPooledFrameReadAllocations(t *testing.T) {
 	}
 	big := bigResponse(t, 1, 256<<10)
 	stream = append(stream, frameOf(t, big)...)
-	r := codec.NewReader(&loopReader{b: stream}, codec.DefaultMaxFrame)
+	r := codec.NewReader(&loopReader{b: stream}, schema.DefaultMaxFrame)
 	for i := 0; i < 20; i++ {
 		f, err := r.Next()
 		if err != nil {
@@ -42,7 +43,7 @@ func TestPooledFrameReadAllocations(t *testing.T) {
 		t.Errorf("%v allocations per pooled frame read", allocs)
 	}
 	// The splitter too.
-	sp := codec.NewSplitter(codec.DefaultMaxFrame)
+	sp := codec.NewSplitter(schema.DefaultMaxFrame)
 	feed := func() {
 		in := stream
 		for len(in) > 0 {
@@ -57,7 +58,7 @@ func TestPooledFrameReadAllocations(t *testing.T) {
 	if allocs := testing.AllocsPerRun(20, feed); allocs != 0 {
 		t.Errorf("%v allocations per splitter pass", allocs)
 	}
-	wr := codec.NewWriter(io.Discard, codec.DefaultMaxFrame)
+	wr := codec.NewWriter(io.Discard, schema.DefaultMaxFrame)
 	s, _ := golden.Lookup("response_snapshot")
 	wr.WriteMessage(s.Msg)
 	if allocs := testing.AllocsPerRun(50, func() { wr.WriteMessage(s.Msg) }); allocs != 0 {

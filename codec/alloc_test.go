@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/golden"
 )
 
@@ -79,7 +80,7 @@ func TestLargeFramesKeepTheirBuffers(t *testing.T) {
 	big := frameOf(t, bigResponse(t, 1, 256<<10))
 	const n = 45_000 // past bytebufferpool's calibration (42 000 calls)
 	smalls := bytes.Repeat(small, n)
-	r := codec.NewReader(&loopReader{b: append(append([]byte{}, big...), smalls...)}, codec.DefaultMaxFrame)
+	r := codec.NewReader(&loopReader{b: append(append([]byte{}, big...), smalls...)}, schema.DefaultMaxFrame)
 	next := func() {
 		f, err := r.Next()
 		if err != nil {

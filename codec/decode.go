@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // DecodeError is a decoding failure with its kind, byte offset and field
@@ -278,7 +279,7 @@ func (d *decoder) openMessage() (Kind, mapIter, error) {
 		return 0, it, err
 	}
 	it.n = n
-	if b, ok := d.PeekByte(); ok && b == KeyKind && n != 0 {
+	if b, ok := d.PeekByte(); ok && b == schema.KeyKind && n != 0 {
 		d.Advance(1)
 		if !d.Null() {
 			v, err := d.u64()
@@ -314,7 +315,7 @@ func (d *decoder) scanKind() (Kind, error) {
 		if err != nil {
 			return 0, err
 		}
-		if k == KeyKind {
+		if k == schema.KeyKind {
 			if d.Null() {
 				found = false
 				continue
@@ -338,8 +339,8 @@ func (d *decoder) scanKind() (Kind, error) {
 
 // nonce decodes a ping or pong.
 func (d *decoder) nonce(kind Kind, it mapIter) (nonce uint64, err error) {
-	err = d.walk(it, PingFields, func(k uint64) (err error) {
-		if k == KeyKind {
+	err = d.walk(it, schema.Ping, func(k uint64) (err error) {
+		if k == schema.KeyKind {
 			return d.checkKind(kind)
 		}
 		nonce, err = d.u64()

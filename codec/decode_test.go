@@ -10,6 +10,7 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/golden"
 )
 
@@ -63,7 +64,7 @@ func snapshotResponse(root []byte) []byte {
 }
 
 func TestDeepChainAtTheLimitDecodes(t *testing.T) {
-	b := snapshotResponse(chain(codec.MaxNodeDepth))
+	b := snapshotResponse(chain(schema.MaxNodeDepth))
 	m, err := codec.Decode(b)
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +75,7 @@ func TestDeepChainAtTheLimitDecodes(t *testing.T) {
 		n = &n.Children[0]
 		depth++
 	}
-	if depth != codec.MaxNodeDepth {
+	if depth != schema.MaxNodeDepth {
 		t.Fatalf("depth %d", depth)
 	}
 	// And it re-encodes to the same bytes.
@@ -84,7 +85,7 @@ func TestDeepChainAtTheLimitDecodes(t *testing.T) {
 }
 
 func TestDeepChainPastTheLimitFails(t *testing.T) {
-	for _, depth := range []int{codec.MaxNodeDepth + 1, 100_000} {
+	for _, depth := range []int{schema.MaxNodeDepth + 1, 100_000} {
 		b := snapshotResponse(chain(depth))
 		// A recursive decoder would need megabytes of stack for 100 000
 		// levels; with the limit lowered it would crash the test binary.
@@ -97,7 +98,7 @@ func TestDeepChainPastTheLimitFails(t *testing.T) {
 		var de *codec.DecodeError
 		errors.As(err, &de)
 		// The error comes at the first node past the limit, not at the end.
-		if want := 31 + 15*codec.MaxNodeDepth; de.Offset > want+2 {
+		if want := 31 + 15*schema.MaxNodeDepth; de.Offset > want+2 {
 			t.Errorf("depth %d: error at byte %d, want near %d", depth, de.Offset, want)
 		}
 		if !strings.HasPrefix(de.Path(), "response.result.windows[0].root.children[0].children[0]") {
@@ -107,13 +108,13 @@ func TestDeepChainPastTheLimitFails(t *testing.T) {
 }
 
 func TestEncodeRefusesTreeTooDeep(t *testing.T) {
-	s := golden.DeepSnapshot(codec.MaxNodeDepth + 1)
+	s := golden.DeepSnapshot(schema.MaxNodeDepth + 1)
 	_, err := codec.Marshal(&codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: s})
 	var ee *codec.EncodeError
 	if !errors.As(err, &ee) || !strings.Contains(ee.Detail, "deeper") {
 		t.Fatalf("err %v", err)
 	}
-	if _, err := codec.Marshal(&codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: golden.DeepSnapshot(codec.MaxNodeDepth)}); err != nil {
+	if _, err := codec.Marshal(&codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: golden.DeepSnapshot(schema.MaxNodeDepth)}); err != nil {
 		t.Fatal(err)
 	}
 }

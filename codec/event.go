@@ -110,33 +110,15 @@ type EventBody interface {
 // WindowChanged reports a change to a window (tree stream, type 0).
 type WindowChanged struct {
 	Window uint32
-	Change uint32 // bits WindowAdded ...
+	Change uint32 // bits schema.WindowAdded ...
 }
-
-// Window change bits.
-const (
-	WindowAdded uint32 = 1 << iota
-	WindowRemoved
-	WindowBounds
-	WindowTitle
-	WindowFocus
-	WindowLayer
-)
 
 // ContentChanged reports a change inside a window (tree stream, type 1).
 type ContentChanged struct {
 	Window uint32
 	Node   uint32 // 0: the window as a whole
-	Change uint32 // bits ContentSubtree ...
+	Change uint32 // bits schema.ContentSubtree ...
 }
-
-// Content change bits.
-const (
-	ContentSubtree uint32 = 1 << iota
-	ContentText
-	ContentState
-	ContentDesc
-)
 
 // ScreenFrame is one screen frame (frames stream, type 0).
 type ScreenFrame struct {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // uintHead appends v as an unsigned integer with a head of w bytes (1, 2,
@@ -166,9 +167,9 @@ func TestTapEveryWidth(t *testing.T) {
 	for _, x := range vals {
 		for _, y := range vals {
 			for _, wide := range []bool{false, true} {
-				b := []byte{0xa4, KeyKind, byte(KindRequest), KeyRequestID, 0x07, KeyRequestMethod, byte(MethodTap), KeyRequestParams, 0xa2, KeyTapParamsX}
+				b := []byte{0xa4, schema.KeyKind, byte(KindRequest), schema.KeyRequestID, 0x07, schema.KeyRequestMethod, byte(MethodTap), schema.KeyRequestParams, 0xa2, schema.KeyTapParamsX}
 				b = intHead(b, x, wide)
-				b = append(b, KeyTapParamsY)
+				b = append(b, schema.KeyTapParamsY)
 				b = intHead(b, y, wide)
 				m, err := decodeBoth(t, b)
 				_, ok := decodeRequestFast(b)

@@ -8,10 +8,11 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // nodeKeyFields returns, by key, the index in Node of the field each key
-// of NodeFields fills, read from Node itself (its keyed fields follow the
+// of schema.Node fills, read from Node itself (its keyed fields follow the
 // keys, beside the Empty set) and not from the generated tables, which
 // the tests below hold to it.
 func nodeKeyFields(t testing.TB) []int {
@@ -23,8 +24,8 @@ func nodeKeyFields(t testing.TB) []int {
 			idx = append(idx, i)
 		}
 	}
-	if len(idx) != NodeFields.Len() {
-		t.Fatalf("Node has %d keyed fields, NodeFields %d keys", len(idx), NodeFields.Len())
+	if len(idx) != schema.Node.Len() {
+		t.Fatalf("Node has %d keyed fields, schema.Node %d keys", len(idx), schema.Node.Len())
 	}
 	return idx
 }
@@ -42,14 +43,14 @@ func TestNodeSchemaAgrees(t *testing.T) {
 			}
 			want.WriteString(strings.ToLower(string(c)))
 		}
-		if got := NodeFields.Name(uint64(k)); got != want.String() {
+		if got := schema.Node.Name(uint64(k)); got != want.String() {
 			t.Errorf("key %d (Node.%s) is named %q, want %q", k, f.Name, got, want.String())
 		}
 		isText := f.Type.Kind() == reflect.String
 		if inSet := nodeTexts&(1<<k) != 0; inSet != isText {
 			t.Errorf("key %d (Node.%s, %s): in the text set %v", k, f.Name, f.Type, inSet)
 		}
-		if isText && NodeFields.Required(uint64(k)) {
+		if isText && schema.Node.Required(uint64(k)) {
 			t.Errorf("key %d (Node.%s): a required text", k, f.Name)
 		}
 	}
@@ -64,8 +65,8 @@ func TestNodeSchemaAgrees(t *testing.T) {
 			t.Errorf("nodeTextSlot(%d) = %d, want %d (nodeTextKeys %v)", k, got, want, nodeTextKeys)
 		}
 	}
-	if nodeKeys != NodeFields.Len() {
-		t.Errorf("nodeKeys %d, NodeFields has %d keys", nodeKeys, NodeFields.Len())
+	if nodeKeys != schema.Node.Len() {
+		t.Errorf("nodeKeys %d, schema.Node has %d keys", nodeKeys, schema.Node.Len())
 	}
 }
 
@@ -95,7 +96,7 @@ func TestEveryNodeText(t *testing.T) {
 		for _, shape := range []string{"leaf", "parent"} {
 			for _, val := range []string{"v-" + f.Name, ""} {
 				name := fmt.Sprintf("key %d (%s) on a %s = %q", k, f.Name, shape, val)
-				n := &Node{ID: 1, Class: 0, Bounds: Bounds{1, 2, 3, 4}, Flags: NodeVisible}
+				n := &Node{ID: 1, Class: 0, Bounds: Bounds{1, 2, 3, 4}, Flags: schema.NodeVisible}
 				if shape == "parent" {
 					n.Children = []Node{{ID: 2, Bounds: Bounds{5, 6, 7, 8}}}
 				}

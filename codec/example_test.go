@@ -8,6 +8,7 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // Decode returns a message that owns its memory: it stays valid whatever
@@ -49,7 +50,7 @@ func ExampleDecode_error() {
 // payload and reads on.
 func ExampleReader() {
 	var stream bytes.Buffer
-	w := codec.NewWriter(&stream, codec.DefaultMaxFrame)
+	w := codec.NewWriter(&stream, schema.DefaultMaxFrame)
 	for _, m := range []codec.Message{
 		&codec.Ping{Nonce: 1},
 		&codec.Response{ID: 2, Method: codec.MethodScreenshot, Result: &codec.ScreenshotResult{Width: 64, Height: 64, Image: make([]byte, 8000)}},
@@ -60,7 +61,7 @@ func ExampleReader() {
 		}
 	}
 
-	r := codec.NewReader(&stream, codec.MinMaxFrame) // a 4 KiB limit
+	r := codec.NewReader(&stream, schema.MinMaxFrame) // a 4 KiB limit
 	for {
 		f, err := r.Next()
 		var big *codec.FrameTooLargeError

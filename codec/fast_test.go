@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // decodeRequestFast decodes b if it is a request in the canonical layout
@@ -204,7 +205,7 @@ func chain(depth int) *Node {
 
 // TestNodeTreeFastPathTaken: trees as the encoder writes them take the
 // fast path, every field and head length read as written; a tree past
-// MaxNodeDepth is left to the general path, which refuses it.
+// schema.MaxNodeDepth is left to the general path, which refuses it.
 func TestNodeTreeFastPathTaken(t *testing.T) {
 	long := string(make([]byte, 300))
 	full := &Node{ID: 0xffffffff, Class: 70000, Bounds: Bounds{-2147483648, -257, 65536, 2147483647}, Flags: 1 << 31,
@@ -217,7 +218,7 @@ func TestNodeTreeFastPathTaken(t *testing.T) {
 			{ID: 3, Scroll: &Scroll{Axis: 2, Flags: 3, Range: Some(ScrollRange{Lo: 0, Hi: 99})}, Hint: "h"},
 			{ID: 4, Children: make([]Node, 30)},
 		}}
-	for name, root := range map[string]*Node{"full": full, "leaf": {ID: 1}, "chain of 256": chain(MaxNodeDepth)} {
+	for name, root := range map[string]*Node{"full": full, "leaf": {ID: 1}, "chain of 256": chain(schema.MaxNodeDepth)} {
 		got, ok := fastTree(t, root)
 		if !ok {
 			t.Errorf("%s: fast path not taken", name)
@@ -229,9 +230,9 @@ func TestNodeTreeFastPathTaken(t *testing.T) {
 	}
 	// 257 levels: the encoder refuses them, so build the bytes by hand.
 	b := []byte{}
-	for i := 1; i <= MaxNodeDepth+1; i++ {
+	for i := 1; i <= schema.MaxNodeDepth+1; i++ {
 		b = append(b, 0xa5, 0, 1, 1, 0, 2, 0x84, 0, 0, 0, 0, 3, 0)
-		if i <= MaxNodeDepth {
+		if i <= schema.MaxNodeDepth {
 			b = append(b, 8, 0x81)
 		} else {
 			b[len(b)-13] = 0xa4
@@ -253,7 +254,7 @@ func TestNodeTreeFastPathTaken(t *testing.T) {
 // decoder keeps no message alive.
 func TestFastStackSpills(t *testing.T) {
 	// A chain of depth levels pushes depth-1 frames.
-	for _, depth := range []int{localFrames, localFrames + 1, localFrames + 2, MaxNodeDepth} {
+	for _, depth := range []int{localFrames, localFrames + 1, localFrames + 2, schema.MaxNodeDepth} {
 		b, err := appendTree(nil, chain(depth), 0)
 		if err != nil {
 			t.Fatal(err)

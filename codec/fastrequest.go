@@ -2,6 +2,7 @@ package codec
 
 import (
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // The canonical request fast path. An encoder that follows docs/protocol.md
@@ -39,8 +40,7 @@ func (p *intParams) optU32(k int) Opt[uint32] {
 // and all its required ones, the keys of i32s hold i32 values and every
 // other key a u32.
 func (p *intParams) fits(m Method, i32s uint32) bool {
-	f := methods[m].params
-	need, known := f.required, uint32(1)<<len(f.names)-1
+	need, known := methods[m].need, methods[m].known
 	if p.mask&need != need || p.mask&^known != 0 {
 		return false
 	}
@@ -113,7 +113,7 @@ func requestHead(b []byte) bool { return len(b) >= 8 && b[0]|1 == 0xa5 }
 // costs no allocation. Each place that builds the request branches on r.
 func decodeRequestCanonical(b []byte, r *reuse) *Request {
 	// b[0] is 0xa4 or 0xa5 (requestHead)
-	if len(b) < 8 || b[1] != KeyKind || b[2] != byte(KindRequest) || b[3] != KeyRequestID {
+	if len(b) < 8 || b[1] != schema.KeyKind || b[2] != byte(KindRequest) || b[3] != schema.KeyRequestID {
 		return nil
 	}
 	// An id and a method of one byte are read in line.
@@ -124,7 +124,7 @@ func decodeRequestCanonical(b []byte, r *reuse) *Request {
 		}
 		i = 4 + n
 	}
-	if i+2 >= len(b) || b[i] != KeyRequestMethod {
+	if i+2 >= len(b) || b[i] != schema.KeyRequestMethod {
 		return nil
 	}
 	m := uint32(b[i+1])
@@ -134,7 +134,7 @@ func decodeRequestCanonical(b []byte, r *reuse) *Request {
 		}
 		i += n - 1
 	}
-	if i+1 >= len(b) || b[i] != KeyRequestParams {
+	if i+1 >= len(b) || b[i] != schema.KeyRequestParams {
 		return nil
 	}
 	i++
@@ -145,7 +145,7 @@ func decodeRequestCanonical(b []byte, r *reuse) *Request {
 		// A coordinate on a screen is below 65536: its head is read in
 		// line, any other by i32At.
 		var x, y int32
-		if i+2 >= len(b) || b[i] != 0xa2 || b[i+1] != KeyTapParamsX {
+		if i+2 >= len(b) || b[i] != 0xa2 || b[i+1] != schema.KeyTapParamsX {
 			return nil
 		}
 		j := i + 2
@@ -154,7 +154,7 @@ func decodeRequestCanonical(b []byte, r *reuse) *Request {
 				return nil
 			}
 		}
-		if i+1 >= len(b) || b[i] != KeyTapParamsY {
+		if i+1 >= len(b) || b[i] != schema.KeyTapParamsY {
 			return nil
 		}
 		j = i + 1
@@ -195,7 +195,7 @@ func decodeRequestCanonical(b []byte, r *reuse) *Request {
 	}
 	if b[0] == 0xa5 {
 		d, n := cbor.Uint32At(b, i+1)
-		if n == 0 || b[i] != KeyRequestDeadlineMS {
+		if n == 0 || b[i] != schema.KeyRequestDeadlineMS {
 			return nil
 		}
 		q.DeadlineMS = Opt[uint32]{Val: d, Ok: true}
@@ -214,36 +214,36 @@ func decodeRequestCanonical(b []byte, r *reuse) *Request {
 func intRequest(m Method, p *intParams, r *reuse) *Request {
 	switch m { // tap is read in line by decodeRequestCanonical
 	case MethodLongPress:
-		if !p.fits(m, 1<<KeyLongPressParamsX|1<<KeyLongPressParamsY) {
+		if !p.fits(m, 1<<schema.KeyLongPressParamsX|1<<schema.KeyLongPressParamsY) {
 			return nil
 		}
-		return placeRequest(r, m, LongPressParams{X: p.i32(KeyLongPressParamsX), Y: p.i32(KeyLongPressParamsY), DurationMS: p.u32(KeyLongPressParamsDurationMS)})
+		return placeRequest(r, m, LongPressParams{X: p.i32(schema.KeyLongPressParamsX), Y: p.i32(schema.KeyLongPressParamsY), DurationMS: p.u32(schema.KeyLongPressParamsDurationMS)})
 	case MethodSwipe:
-		if !p.fits(m, 1<<KeySwipeParamsX1|1<<KeySwipeParamsY1|1<<KeySwipeParamsX2|1<<KeySwipeParamsY2) {
+		if !p.fits(m, 1<<schema.KeySwipeParamsX1|1<<schema.KeySwipeParamsY1|1<<schema.KeySwipeParamsX2|1<<schema.KeySwipeParamsY2) {
 			return nil
 		}
-		return placeRequest(r, m, SwipeParams{X1: p.i32(KeySwipeParamsX1), Y1: p.i32(KeySwipeParamsY1), X2: p.i32(KeySwipeParamsX2), Y2: p.i32(KeySwipeParamsY2),
-			DurationMS: p.u32(KeySwipeParamsDurationMS), RestMS: p.optU32(KeySwipeParamsRestMS)})
+		return placeRequest(r, m, SwipeParams{X1: p.i32(schema.KeySwipeParamsX1), Y1: p.i32(schema.KeySwipeParamsY1), X2: p.i32(schema.KeySwipeParamsX2), Y2: p.i32(schema.KeySwipeParamsY2),
+			DurationMS: p.u32(schema.KeySwipeParamsDurationMS), RestMS: p.optU32(schema.KeySwipeParamsRestMS)})
 	case MethodKey:
 		if !p.fits(m, 0) {
 			return nil
 		}
-		return placeRequest(r, m, KeyParams{Keycode: p.u32(KeyKeyParamsKeycode), Meta: p.optU32(KeyKeyParamsMeta)})
+		return placeRequest(r, m, KeyParams{Keycode: p.u32(schema.KeyKeyParamsKeycode), Meta: p.optU32(schema.KeyKeyParamsMeta)})
 	case MethodResync:
 		if !p.fits(m, 0) {
 			return nil
 		}
-		return placeRequest(r, m, ResyncParams{Stream: Stream(p.u32(KeyResyncParamsStream))})
+		return placeRequest(r, m, ResyncParams{Stream: Stream(p.u32(schema.KeyResyncParamsStream))})
 	case MethodScreenshot:
 		if !p.fits(m, 0) {
 			return nil
 		}
-		return placeRequest(r, m, ScreenshotParams{Format: p.optU32(KeyScreenshotParamsFormat), Quality: p.optU32(KeyScreenshotParamsQuality), ScalePct: p.optU32(KeyScreenshotParamsScalePct)})
+		return placeRequest(r, m, ScreenshotParams{Format: p.optU32(schema.KeyScreenshotParamsFormat), Quality: p.optU32(schema.KeyScreenshotParamsQuality), ScalePct: p.optU32(schema.KeyScreenshotParamsScalePct)})
 	case MethodFramesStart:
 		if !p.fits(m, 0) {
 			return nil
 		}
-		return placeRequest(r, m, FramesStartParams{MaxFPS: p.optU32(KeyFramesStartParamsMaxFPS), ScalePct: p.optU32(KeyFramesStartParamsScalePct), Quality: p.optU32(KeyFramesStartParamsQuality)})
+		return placeRequest(r, m, FramesStartParams{MaxFPS: p.optU32(schema.KeyFramesStartParamsMaxFPS), ScalePct: p.optU32(schema.KeyFramesStartParamsScalePct), Quality: p.optU32(schema.KeyFramesStartParamsQuality)})
 	case MethodFramesStop, MethodDeviceInfo:
 		if p.mask != 0 {
 			return nil
@@ -267,7 +267,7 @@ func snapshotParamsFast(b []byte, i int, p *SnapshotParams, r *reuse) (int, bool
 	}
 	pairs := int(b[i] - 0xa0)
 	i++
-	for k, o := range [...]*Opt[uint32]{KeySnapshotParamsMaxDepth: &p.MaxDepth, KeySnapshotParamsMaxNodes: &p.MaxNodes, KeySnapshotParamsMaxWindows: &p.MaxWindows} {
+	for k, o := range [...]*Opt[uint32]{schema.KeySnapshotParamsMaxDepth: &p.MaxDepth, schema.KeySnapshotParamsMaxNodes: &p.MaxNodes, schema.KeySnapshotParamsMaxWindows: &p.MaxWindows} {
 		if i < len(b) && b[i] == byte(k) {
 			v, n := cbor.Uint32At(b, i+1)
 			if n == 0 {
@@ -277,11 +277,11 @@ func snapshotParamsFast(b []byte, i int, p *SnapshotParams, r *reuse) (int, bool
 			i += 1 + n
 		}
 	}
-	if i+1 < len(b) && b[i] == KeySnapshotParamsEvictEventLess && (b[i+1] == cbor.True || b[i+1] == cbor.False) {
+	if i+1 < len(b) && b[i] == schema.KeySnapshotParamsEvictEventLess && (b[i+1] == cbor.True || b[i+1] == cbor.False) {
 		p.EvictEventLess = Opt[bool]{Val: b[i+1] == cbor.True, Ok: true}
 		i += 2
 	}
-	if i+1 >= len(b) || b[i] != KeySnapshotParamsEvict || b[i+1] < 0x80 || b[i+1] > 0x97 || int(b[i+1]-0x80) > len(b)-i-2 {
+	if i+1 >= len(b) || b[i] != schema.KeySnapshotParamsEvict || b[i+1] < 0x80 || b[i+1] > 0x97 || int(b[i+1]-0x80) > len(b)-i-2 {
 		return 0, false
 	}
 	cnt := int(b[i+1] - 0x80)

@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // The canonical node-tree fast path. Nodes are the bulk of a snapshot,
@@ -12,7 +13,7 @@ import (
 // lengths, no nulls, bounds of exactly four integers. nodeTreeFast reads
 // a tree of such nodes straight from the bytes, keeping its position in a
 // local and its open nodes on an explicit stack (never recursion, at most
-// MaxNodeDepth levels). At the first thing it does not expect it gives
+// schema.MaxNodeDepth levels). At the first thing it does not expect it gives
 // up, and the general decoder reads the tree again from its root: the
 // fast path accepts only what the general path accepts, and reads it
 // alike (FuzzFastPaths compares the two).
@@ -33,10 +34,10 @@ type fastFrame struct {
 const localFrames = 32
 
 // spill moves the fast path's stack, full at localFrames levels, to the
-// decoder's heap stack, which holds MaxNodeDepth.
+// decoder's heap stack, which holds schema.MaxNodeDepth.
 func (d *decoder) spill(stack []fastFrame) []fastFrame {
-	if cap(d.fast) < MaxNodeDepth {
-		d.fast = make([]fastFrame, 0, MaxNodeDepth)
+	if cap(d.fast) < schema.MaxNodeDepth {
+		d.fast = make([]fastFrame, 0, schema.MaxNodeDepth)
 	}
 	d.spilled = true
 	return append(d.fast[:0], stack...)
@@ -64,16 +65,16 @@ func openNode(b []byte, i int, n *Node) (left, end int) {
 // nodePrefix reads keys 0 to 3 of a node (id, class, bounds, flags) at
 // b[i] into n, returning the offset past them or 0.
 func nodePrefix(b []byte, i int, n *Node) int {
-	if i+1 >= len(b) || b[i] != KeyNodeID {
+	if i+1 >= len(b) || b[i] != schema.KeyNodeID {
 		return 0
 	}
-	if n.ID, i = u32At(b, i+1); i == 0 || i+1 >= len(b) || b[i] != KeyNodeClass {
+	if n.ID, i = u32At(b, i+1); i == 0 || i+1 >= len(b) || b[i] != schema.KeyNodeClass {
 		return 0
 	}
-	if n.Class, i = u32At(b, i+1); i == 0 || i+1 >= len(b) || b[i] != KeyNodeBounds {
+	if n.Class, i = u32At(b, i+1); i == 0 || i+1 >= len(b) || b[i] != schema.KeyNodeBounds {
 		return 0
 	}
-	if i = boundsAt(b, i+1, &n.Bounds); i == 0 || i+1 >= len(b) || b[i] != KeyNodeFlags {
+	if i = boundsAt(b, i+1, &n.Bounds); i == 0 || i+1 >= len(b) || b[i] != schema.KeyNodeFlags {
 		return 0
 	}
 	n.Flags, i = u32At(b, i+1)
@@ -144,19 +145,19 @@ func i64At(b []byte, i int) (int64, int) {
 // hi], 3?: [lo, hi]}, into a Scroll of the decoder's slab, returning the
 // offset past it or 0.
 func (d *decoder) scrollAt(b []byte, i int) (*Scroll, int) {
-	if i+4 >= len(b) || b[i] < 0xa2 || b[i] > 0xa4 || b[i+1] != KeyScrollAxis {
+	if i+4 >= len(b) || b[i] < 0xa2 || b[i] > 0xa4 || b[i+1] != schema.KeyScrollAxis {
 		return nil, 0
 	}
 	pairs := int(b[i] - 0xa0)
 	var s Scroll
-	if s.Axis, i = u32At(b, i+2); i == 0 || i+2 >= len(b) || b[i] != KeyScrollFlags {
+	if s.Axis, i = u32At(b, i+2); i == 0 || i+2 >= len(b) || b[i] != schema.KeyScrollFlags {
 		return nil, 0
 	}
 	if s.Flags, i = u32At(b, i+1); i == 0 {
 		return nil, 0
 	}
 	read := 2
-	if read < pairs && i+2 < len(b) && b[i] == KeyScrollRange && b[i+1] == 0x83 {
+	if read < pairs && i+2 < len(b) && b[i] == schema.KeyScrollRange && b[i+1] == 0x83 {
 		r := &s.Range.Val
 		if r.Unit, i = u32At(b, i+2); i == 0 || i >= len(b) {
 			return nil, 0
@@ -170,7 +171,7 @@ func (d *decoder) scrollAt(b []byte, i int) (*Scroll, int) {
 		s.Range.Ok = true
 		read++
 	}
-	if read < pairs && i+2 < len(b) && b[i] == KeyScrollPosition && b[i+1] == 0x82 {
+	if read < pairs && i+2 < len(b) && b[i] == schema.KeyScrollPosition && b[i+1] == 0x82 {
 		p := &s.Position.Val
 		if p.Lo, i = i64At(b, i+2); i == 0 {
 			return nil, 0
@@ -219,7 +220,7 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 	// has them.
 	n := root
 	left, i := openNode(b, start, n)
-	prev := KeyNodeFlags
+	prev := schema.KeyNodeFlags
 	if i == 0 {
 		*root = Node{}
 		return false
@@ -236,10 +237,10 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 			prev, left = k, left-1
 			i++
 			switch k { // keys 0 to 3 were read by openNode; the texts are the default's
-			case KeyNodeResPkg:
+			case schema.KeyNodeResPkg:
 				n.ResPkg.Val, i = u32At(b, i)
 				n.ResPkg.Ok = true
-			case KeyNodeChildren:
+			case schema.KeyNodeChildren:
 				kn, h := cbor.ArrayAt(b, i)
 				if h == 0 {
 					goto fail
@@ -247,7 +248,7 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 				if i += h; kn == 0 {
 					continue // as the general path: no children, nil
 				}
-				if len(stack) == MaxNodeDepth-1 {
+				if len(stack) == schema.MaxNodeDepth-1 {
 					goto fail // the general path reports it
 				}
 				if !d.fits(kn) {
@@ -274,9 +275,9 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 				if left, i = openNode(b, i, n); i == 0 {
 					goto fail
 				}
-				prev = KeyNodeFlags
+				prev = schema.KeyNodeFlags
 				continue
-			case KeyNodeScroll:
+			case schema.KeyNodeScroll:
 				n.Scroll, i = d.scrollAt(b, i)
 			default:
 				t := n.textField(k)
@@ -306,7 +307,7 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 				if left, i = openNode(b, i, n); i == 0 {
 					goto fail
 				}
-				prev = KeyNodeFlags
+				prev = schema.KeyNodeFlags
 				break
 			}
 			f.node.Children = f.kids

@@ -6,14 +6,7 @@ import (
 
 	"github.com/valyala/bytebufferpool"
 	"github.com/wirebench/wirebench/codec/cbor"
-)
-
-// Framing constants of docs/protocol.md section 1.
-const (
-	HeaderLen       = 4        // the big-endian u32 payload length
-	DefaultMaxFrame = 16 << 20 // each side's limit before the handshake
-	MinMaxFrame     = 4096     // the smallest limit a side may announce
-	PeekLen         = 32       // bytes of an oversized payload read for its kind, id and method
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // FrameTooLargeError is a frame over the frame limit: a message that
@@ -25,7 +18,7 @@ type FrameTooLargeError struct {
 	Limit  uint32 // the limit in force
 	Offset int64  // stream offset of the frame's header; -1 for a refused message
 	// Envelope is what the frame tells of its message: for a frame met in
-	// the stream, what its first PeekLen payload bytes hold.
+	// the stream, what its first schema.PeekLen payload bytes hold.
 	Envelope
 }
 
@@ -51,9 +44,9 @@ func AppendFrame(dst []byte, m Message, limit uint32) ([]byte, error) {
 	if err != nil {
 		return dst[:n], err
 	}
-	size := len(out) - n - HeaderLen
+	size := len(out) - n - schema.HeaderLen
 	if uint64(size) > uint64(limit) {
-		return dst[:n], &FrameTooLargeError{Size: uint64(size), Limit: limit, Offset: -1, Envelope: PeekEnvelope(out[n+HeaderLen:])}
+		return dst[:n], &FrameTooLargeError{Size: uint64(size), Limit: limit, Offset: -1, Envelope: PeekEnvelope(out[n+schema.HeaderLen:])}
 	}
 	binary.BigEndian.PutUint32(out[n:], uint32(size))
 	return out, nil
@@ -90,7 +83,7 @@ type Envelope struct {
 }
 
 // PeekEnvelope reads what it can of a message's kind, id and method from
-// the start of payload, which may end anywhere (the first PeekLen bytes
+// the start of payload, which may end anywhere (the first schema.PeekLen bytes
 // of an oversized frame) or not decode past them (a malformed frame): it
 // reads the leading keys 0 to 2 of a map, or the kind of an event array,
 // and stops at the first thing it cannot read.
@@ -123,7 +116,7 @@ func PeekEnvelope(payload []byte) Envelope {
 			return e
 		}
 		k, err := d.Uint()
-		if err != nil || k > KeyRequestMethod {
+		if err != nil || k > schema.KeyRequestMethod {
 			return e // keys past the method are past what the peek reports
 		}
 		v, err := d.Uint()
@@ -131,11 +124,11 @@ func PeekEnvelope(payload []byte) Envelope {
 			return e
 		}
 		switch k {
-		case KeyKind:
+		case schema.KeyKind:
 			e.Kind = Some(Kind(v))
-		case KeyRequestID: // KeyResponseID
+		case schema.KeyRequestID: // schema.KeyResponseID
 			e.ID = Some(v)
-		case KeyRequestMethod: // KeyResponseMethod
+		case schema.KeyRequestMethod: // schema.KeyResponseMethod
 			if v <= 0xffffffff {
 				e.Method = Some(Method(v))
 			}
@@ -162,20 +155,20 @@ func (e Envelope) String() string {
 
 // Splitter cuts a byte stream into frames without doing I/O: the caller
 // feeds it bytes as they arrive. It enforces the frame limit, reports an
-// over-limit frame once its first PeekLen bytes are in, and discards the
+// over-limit frame once its first schema.PeekLen bytes are in, and discards the
 // rest of its payload as it arrives, never buffering it. Reader is a
 // loop over a Splitter.
 type Splitter struct {
 	limit uint32
 
-	hdr  [HeaderLen]byte
+	hdr  [schema.HeaderLen]byte
 	hdrN int
 
 	state  splitState
 	length uint32 // the current frame's payload length
 	buf    *bytebufferpool.ByteBuffer
 
-	peek    [PeekLen]byte
+	peek    [schema.PeekLen]byte
 	peekN   int
 	discard uint32             // payload bytes of an oversized frame still to drop
 	over    FrameTooLargeError // the last oversized frame, for Step.Oversized
@@ -246,7 +239,7 @@ func (s *Splitter) feed(b []byte) Step {
 			c := copy(s.hdr[s.hdrN:], in)
 			s.hdrN += c
 			st.N += c
-			if s.hdrN < HeaderLen {
+			if s.hdrN < schema.HeaderLen {
 				continue
 			}
 			s.hdrN = 0
@@ -272,7 +265,7 @@ func (s *Splitter) feed(b []byte) Step {
 				return s.deliver(st)
 			}
 		case statePeek:
-			want := min(PeekLen, int(s.length)) - s.peekN
+			want := min(schema.PeekLen, int(s.length)) - s.peekN
 			c := min(want, len(in))
 			copy(s.peek[s.peekN:], in[:c])
 			s.peekN += c
@@ -306,16 +299,16 @@ func (s *Splitter) feed(b []byte) Step {
 // within the limit at the start of b, it takes that frame and reports the
 // bytes it used.
 func (s *Splitter) whole(b []byte) (f Frame, n int, ok bool) {
-	if s.state != stateHeader || s.hdrN != 0 || len(b) < HeaderLen {
+	if s.state != stateHeader || s.hdrN != 0 || len(b) < schema.HeaderLen {
 		return Frame{}, 0, false
 	}
 	length := binary.BigEndian.Uint32(b)
-	if length > s.limit || uint64(length) > uint64(len(b)-HeaderLen) {
+	if length > s.limit || uint64(length) > uint64(len(b)-schema.HeaderLen) {
 		return Frame{}, 0, false
 	}
 	buf := getBuffer(int(length), int(length)) // the whole payload is here
-	buf.B = append(buf.B, b[HeaderLen:HeaderLen+int(length)]...)
-	return Frame{Payload: buf.B, buf: buf}, HeaderLen + int(length), true
+	buf.B = append(buf.B, b[schema.HeaderLen:schema.HeaderLen+int(length)]...)
+	return Frame{Payload: buf.B, buf: buf}, schema.HeaderLen + int(length), true
 }
 
 // payloadRoom is room for the part of the payload being collected that

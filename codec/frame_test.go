@@ -11,13 +11,14 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/golden"
 	"github.com/wirebench/wirebench/internal/testio"
 )
 
 func frameOf(t *testing.T, m codec.Message) []byte {
 	t.Helper()
-	f, err := codec.AppendFrame(nil, m, codec.DefaultMaxFrame)
+	f, err := codec.AppendFrame(nil, m, schema.DefaultMaxFrame)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func bigResponse(t *testing.T, id uint64, size int) *codec.Response {
 }
 
 func TestWriterLimit(t *testing.T) {
-	const limit = codec.MinMaxFrame
+	const limit = schema.MinMaxFrame
 	var out bytes.Buffer
 	w := codec.NewWriter(&out, limit)
 	if err := w.WriteMessage(bigResponse(t, 1, limit)); err != nil {
@@ -76,7 +77,7 @@ func stream(t *testing.T, limit int) ([]byte, *codec.Response) {
 }
 
 func TestReaderOversized(t *testing.T) {
-	const limit = codec.MinMaxFrame
+	const limit = schema.MinMaxFrame
 	b, _ := stream(t, limit)
 	for name, src := range map[string]io.Reader{
 		"whole":      bytes.NewReader(b),
@@ -114,7 +115,7 @@ func TestReaderOversized(t *testing.T) {
 }
 
 func TestReaderLimitAtAndPast(t *testing.T) {
-	const limit = codec.MinMaxFrame
+	const limit = schema.MinMaxFrame
 	at := frameOf(t, bigResponse(t, 1, limit))
 	r := codec.NewReader(bytes.NewReader(at), limit)
 	if _, err := readMessage(r); err != nil {
@@ -126,7 +127,7 @@ func TestReaderLimitAtAndPast(t *testing.T) {
 		t.Fatalf("past the limit: %v", err)
 	}
 	// SetLimit after the handshake applies to the next frame.
-	r = codec.NewReader(bytes.NewReader(append(append([]byte{}, past...), past...)), codec.DefaultMaxFrame)
+	r = codec.NewReader(bytes.NewReader(append(append([]byte{}, past...), past...)), schema.DefaultMaxFrame)
 	if _, err := readMessage(r); err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func TestReaderCorruptAndTruncated(t *testing.T) {
 		"corrupt header":    {0xff, 0xff, 0xff, 0xff, 0xa2, 0x00, 0x04},
 	}
 	for name, b := range cases {
-		r := codec.NewReader(bytes.NewReader(b), codec.DefaultMaxFrame)
+		r := codec.NewReader(bytes.NewReader(b), schema.DefaultMaxFrame)
 		_, err := r.Next()
 		if tooLarge(err) {
 			// A corrupt length reads as an oversized frame; its discard then
@@ -158,14 +159,14 @@ func TestReaderCorruptAndTruncated(t *testing.T) {
 	}
 	// A frame whose payload is not one item decodes to a clean error.
 	bad := append(binary.BigEndian.AppendUint32(nil, 2), 0xa2, 0x00)
-	r := codec.NewReader(bytes.NewReader(bad), codec.DefaultMaxFrame)
+	r := codec.NewReader(bytes.NewReader(bad), schema.DefaultMaxFrame)
 	if _, err := readMessage(r); !errors.Is(err, cbor.ErrTruncated) {
 		t.Errorf("bad payload: %v", err)
 	}
 }
 
 func TestSplitter(t *testing.T) {
-	const limit = codec.MinMaxFrame
+	const limit = schema.MinMaxFrame
 	b, _ := stream(t, limit)
 	for _, chunk := range []int{1, 3, 7, 64, 1000, len(b)} {
 		s := codec.NewSplitter(limit)
@@ -216,7 +217,7 @@ func TestSplitter(t *testing.T) {
 func TestPeekEnvelope(t *testing.T) {
 	for _, s := range golden.Samples() {
 		b := mustMarshal(t, s.Msg)
-		for _, in := range [][]byte{b[:min(len(b), codec.PeekLen)], append(bytes.Clone(b), 0xff)} {
+		for _, in := range [][]byte{b[:min(len(b), schema.PeekLen)], append(bytes.Clone(b), 0xff)} {
 			e := codec.PeekEnvelope(in)
 			if !e.Kind.Ok || e.Kind.Val != s.Msg.Kind() {
 				t.Errorf("%s: kind %+v", s.Name, e.Kind)
@@ -248,7 +249,7 @@ func TestPeekEnvelope(t *testing.T) {
 func TestDecodedOutlivesRelease(t *testing.T) {
 	s, _ := golden.Lookup("response_snapshot")
 	f1 := frameOf(t, s.Msg)
-	r := codec.NewReader(bytes.NewReader(bytes.Repeat(f1, 3)), codec.DefaultMaxFrame)
+	r := codec.NewReader(bytes.NewReader(bytes.Repeat(f1, 3)), schema.DefaultMaxFrame)
 	f, err := r.Next()
 	if err != nil {
 		t.Fatal(err)
@@ -272,8 +273,8 @@ func TestDecodedOutlivesRelease(t *testing.T) {
 }
 
 func TestReaderEmptyReads(t *testing.T) {
-	b, _ := stream(t, codec.MinMaxFrame)
-	r := codec.NewReader(testio.EmptyReads(iotest.OneByteReader(bytes.NewReader(b))), codec.MinMaxFrame)
+	b, _ := stream(t, schema.MinMaxFrame)
+	r := codec.NewReader(testio.EmptyReads(iotest.OneByteReader(bytes.NewReader(b))), schema.MinMaxFrame)
 	n := 0
 	for {
 		_, err := r.Next()

@@ -3,6 +3,8 @@ package codec
 import (
 	"io"
 	"strconv"
+
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // Reader reads frames from an io.Reader: a loop over a Splitter, fed
@@ -121,7 +123,7 @@ func (r *Reader) Next() (Frame, error) {
 }
 
 func (r *Reader) deliver(f Frame) Frame {
-	r.live += int64(HeaderLen + len(f.Payload))
+	r.live += int64(schema.HeaderLen + len(f.Payload))
 	return f
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/internal/testio"
 )
 
@@ -24,7 +25,7 @@ func TestReaderStuckStream(t *testing.T) {
 		"inside a large frame": big[:len(big)/2],
 	} {
 		s := &testio.Stuck{R: bytes.NewReader(prefix)}
-		r := codec.NewReader(s, codec.DefaultMaxFrame)
+		r := codec.NewReader(s, schema.DefaultMaxFrame)
 		_, err := r.Next()
 		if !errors.Is(err, io.ErrNoProgress) {
 			t.Errorf("%s: %v, want io.ErrNoProgress", name, err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/internal/allocbound"
 )
 
@@ -25,7 +26,7 @@ func decodeBound(n int) uint64 { return max(allocbound.Hostile(n), decodeK*uint6
 // 4 KiB, to f's seed corpus: the shapes, at a size a fuzzer can mutate.
 func seedHostile(f *testing.F, dir string) {
 	for _, frame := range allocbound.Frames(f, dir) {
-		f.Add(frame[codec.HeaderLen:min(len(frame), 4<<10)])
+		f.Add(frame[schema.HeaderLen:min(len(frame), 4<<10)])
 	}
 }
 
@@ -151,7 +152,7 @@ func FuzzFrameReader(f *testing.F) {
 		f.Add(append(frame, frame...), []byte{0, 3, 200})
 	}
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xa1}, []byte{1})
-	const limit = codec.MinMaxFrame
+	const limit = schema.MinMaxFrame
 	f.Fuzz(func(t *testing.T, stream, sizes []byte) {
 		type event struct {
 			payload []byte

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // Hello is the agent's first message: the versions it speaks, its frame
@@ -54,17 +55,17 @@ func (h *Hello) appendCBOR(dst []byte) ([]byte, error) {
 		return dst, err
 	}
 	dst = cbor.AppendMapHead(dst, 5+present(h.Token.Ok, h.Device.Ok))
-	dst = append(dst, KeyKind, byte(KindHello), KeyHelloVersions)
+	dst = append(dst, schema.KeyKind, byte(KindHello), schema.KeyHelloVersions)
 	dst = appendU32Array(dst, h.Versions)
-	dst = appendUintField(dst, KeyHelloMaxFrame, uint64(h.MaxFrame))
-	dst = appendUintField(dst, KeyHelloCapabilities, uint64(h.Capabilities))
+	dst = appendUintField(dst, schema.KeyHelloMaxFrame, uint64(h.MaxFrame))
+	dst = appendUintField(dst, schema.KeyHelloCapabilities, uint64(h.Capabilities))
 	if h.Token.Ok {
-		dst = appendTextField(dst, KeyHelloToken, h.Token.Val)
+		dst = appendTextField(dst, schema.KeyHelloToken, h.Token.Val)
 	}
-	dst = appendTextField(dst, KeyHelloAgent, h.Agent)
+	dst = appendTextField(dst, schema.KeyHelloAgent, h.Agent)
 	if h.Device.Ok {
 		var err error
-		if dst, err = h.Device.Val.appendField(append(dst, KeyHelloDevice), "hello.device"); err != nil {
+		if dst, err = h.Device.Val.appendField(append(dst, schema.KeyHelloDevice), "hello.device"); err != nil {
 			return dst, err
 		}
 	}
@@ -73,21 +74,21 @@ func (h *Hello) appendCBOR(dst []byte) ([]byte, error) {
 
 func (w *Welcome) appendCBOR(dst []byte) ([]byte, error) {
 	dst = cbor.AppendMapHead(dst, 1+present(w.Version.Ok, w.MaxFrame.Ok, w.Error != nil, w.Session.Ok))
-	dst = append(dst, KeyKind, byte(KindWelcome))
+	dst = append(dst, schema.KeyKind, byte(KindWelcome))
 	if w.Version.Ok {
-		dst = appendUintField(dst, KeyWelcomeVersion, uint64(w.Version.Val))
+		dst = appendUintField(dst, schema.KeyWelcomeVersion, uint64(w.Version.Val))
 	}
 	if w.MaxFrame.Ok {
-		dst = appendUintField(dst, KeyWelcomeMaxFrame, uint64(w.MaxFrame.Val))
+		dst = appendUintField(dst, schema.KeyWelcomeMaxFrame, uint64(w.MaxFrame.Val))
 	}
 	if w.Error != nil {
 		var err error
-		if dst, err = w.Error.appendCBOR(append(dst, KeyWelcomeError), "welcome.error"); err != nil {
+		if dst, err = w.Error.appendCBOR(append(dst, schema.KeyWelcomeError), "welcome.error"); err != nil {
 			return dst, err
 		}
 	}
 	if w.Session.Ok {
-		dst = appendUintField(dst, KeyWelcomeSession, w.Session.Val)
+		dst = appendUintField(dst, schema.KeyWelcomeSession, w.Session.Val)
 	}
 	return dst, nil
 }
@@ -99,17 +100,17 @@ func (v *Device) appendField(dst []byte, field string) ([]byte, error) {
 	if err := checkText(v.ABI, field, ".abi"); err != nil {
 		return dst, err
 	}
-	dst = appendTextField(append(dst, 0xa4), KeyDeviceModel, v.Model)
-	dst = appendUintField(dst, KeyDeviceSDK, uint64(v.SDK))
-	dst = appendTextField(dst, KeyDeviceABI, v.ABI)
-	return v.Display.appendCBOR(append(dst, KeyDeviceDisplay)), nil
+	dst = appendTextField(append(dst, 0xa4), schema.KeyDeviceModel, v.Model)
+	dst = appendUintField(dst, schema.KeyDeviceSDK, uint64(v.SDK))
+	dst = appendTextField(dst, schema.KeyDeviceABI, v.ABI)
+	return v.Display.appendCBOR(append(dst, schema.KeyDeviceDisplay)), nil
 }
 
 func (v *Display) appendCBOR(dst []byte) []byte {
-	dst = appendUintField(append(dst, 0xa4), KeyDisplayWidth, uint64(v.Width))
-	dst = appendUintField(dst, KeyDisplayHeight, uint64(v.Height))
-	dst = appendUintField(dst, KeyDisplayDensityDPI, uint64(v.DensityDPI))
-	return appendUintField(dst, KeyDisplayRotation, uint64(v.Rotation))
+	dst = appendUintField(append(dst, 0xa4), schema.KeyDisplayWidth, uint64(v.Width))
+	dst = appendUintField(dst, schema.KeyDisplayHeight, uint64(v.Height))
+	dst = appendUintField(dst, schema.KeyDisplayDensityDPI, uint64(v.DensityDPI))
+	return appendUintField(dst, schema.KeyDisplayRotation, uint64(v.Rotation))
 }
 
 func (e *Error) appendCBOR(dst []byte, field string) ([]byte, error) {
@@ -119,27 +120,27 @@ func (e *Error) appendCBOR(dst []byte, field string) ([]byte, error) {
 	if err := checkText(e.Message, field, ".message"); err != nil {
 		return dst, err
 	}
-	dst = appendTextField(append(dst, 0xa3), KeyErrorCode, string(e.Code))
-	dst = appendTextField(dst, KeyErrorMessage, e.Message)
-	return appendBoolField(dst, KeyErrorRetryable, e.Retryable), nil
+	dst = appendTextField(append(dst, 0xa3), schema.KeyErrorCode, string(e.Code))
+	dst = appendTextField(dst, schema.KeyErrorMessage, e.Message)
+	return appendBoolField(dst, schema.KeyErrorRetryable, e.Retryable), nil
 }
 
 func (d *decoder) hello(h *Hello, it mapIter) error {
-	return d.walkValues(it, HelloFields, KindHello, &h.Versions, &h.MaxFrame, &h.Capabilities, &h.Token, &h.Agent, &h.Device)
+	return d.walkValues(it, schema.Hello, KindHello, &h.Versions, &h.MaxFrame, &h.Capabilities, &h.Token, &h.Agent, &h.Device)
 }
 
 func (d *decoder) welcome(w *Welcome, it mapIter) error {
-	return d.walkValues(it, WelcomeFields, KindWelcome, &w.Version, &w.MaxFrame, &w.Error, &w.Session)
+	return d.walkValues(it, schema.Welcome, KindWelcome, &w.Version, &w.MaxFrame, &w.Error, &w.Session)
 }
 
 func (d *decoder) device(v *Device) error {
-	return d.scalars(DeviceFields, &v.Model, &v.SDK, &v.ABI, &v.Display)
+	return d.scalars(schema.Device, &v.Model, &v.SDK, &v.ABI, &v.Display)
 }
 
 func (d *decoder) display(v *Display) error {
-	return d.scalars(DisplayFields, &v.Width, &v.Height, &v.DensityDPI, &v.Rotation)
+	return d.scalars(schema.Display, &v.Width, &v.Height, &v.DensityDPI, &v.Rotation)
 }
 
 func (d *decoder) protoError(e *Error) error {
-	return d.scalars(ErrorFields, &e.Code, &e.Message, &e.Retryable)
+	return d.scalars(schema.Error, &e.Code, &e.Message, &e.Retryable)
 }

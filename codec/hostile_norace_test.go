@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/internal/allocbound"
 )
 
@@ -31,7 +32,7 @@ func warmDecoder(t *testing.T) {
 // snapshot.
 func TestHostileFramesAllocation(t *testing.T) {
 	for name, frame := range allocbound.Frames(t, "testdata/hostile") {
-		payload := frame[codec.HeaderLen:]
+		payload := frame[schema.HeaderLen:]
 		n := len(frame)
 		for _, warm := range []bool{false, true} {
 			allocbound.Fresh()
@@ -61,7 +62,7 @@ func TestHostileFramesAllocation(t *testing.T) {
 		}
 		allocbound.Fresh()
 		allocbound.Check(t, name+" Reader", n, allocbound.Hostile(n), func() {
-			r := codec.NewReader(bytes.NewReader(frame), codec.DefaultMaxFrame)
+			r := codec.NewReader(bytes.NewReader(frame), schema.DefaultMaxFrame)
 			if f, err := r.Next(); err == nil {
 				f.Release()
 			}
@@ -77,7 +78,7 @@ func TestFrameHeaderClaimAllocation(t *testing.T) {
 	n := len(stream)
 	allocbound.Fresh()
 	got := allocbound.Check(t, "Reader", n, allocbound.Hostile(n), func() {
-		r := codec.NewReader(bytes.NewReader(stream), codec.DefaultMaxFrame)
+		r := codec.NewReader(bytes.NewReader(stream), schema.DefaultMaxFrame)
 		if _, err := r.Next(); err == nil {
 			t.Error("a frame from a cut stream")
 		}
@@ -85,7 +86,7 @@ func TestFrameHeaderClaimAllocation(t *testing.T) {
 	t.Logf("Reader: %d bytes for a header claiming 16 MiB and %d bytes", got, n)
 	allocbound.Fresh()
 	got = allocbound.Check(t, "Splitter", n, allocbound.Hostile(n), func() {
-		s := codec.NewSplitter(codec.DefaultMaxFrame)
+		s := codec.NewSplitter(schema.DefaultMaxFrame)
 		if st := s.Feed(stream); st.Kind != codec.NeedMore {
 			t.Errorf("%v from a cut frame", st.Kind)
 		}
@@ -101,7 +102,7 @@ func TestFrameHeaderClaimAllocation(t *testing.T) {
 // strings.
 func TestHonestFramesAllocation(t *testing.T) {
 	chainRoot := &codec.Node{ID: 1}
-	for n, i := chainRoot, 0; i < codec.MaxNodeDepth-1; i++ {
+	for n, i := chainRoot, 0; i < schema.MaxNodeDepth-1; i++ {
 		n.Children = []codec.Node{{}}
 		n = &n.Children[0]
 	}
@@ -140,7 +141,7 @@ func TestReaderAllocationFollowsBytes(t *testing.T) {
 	limit := 2*uint64(n) + 96<<10
 	allocbound.Fresh()
 	got := allocbound.Check(t, "Reader", n, limit, func() {
-		r := codec.NewReader(&chunkReader{b: frame, sizes: []byte{200, 255, 7}}, codec.DefaultMaxFrame)
+		r := codec.NewReader(&chunkReader{b: frame, sizes: []byte{200, 255, 7}}, schema.DefaultMaxFrame)
 		f, err := r.Next()
 		if err != nil || !bytes.Equal(f.Payload, p) {
 			t.Fatalf("%v", err)
@@ -150,7 +151,7 @@ func TestReaderAllocationFollowsBytes(t *testing.T) {
 	t.Logf("Reader %.2f bytes a byte", float64(got)/float64(n))
 	allocbound.Fresh()
 	got = allocbound.Check(t, "Splitter", n, limit, func() {
-		s := codec.NewSplitter(codec.DefaultMaxFrame)
+		s := codec.NewSplitter(schema.DefaultMaxFrame)
 		for in := frame; len(in) > 0; {
 			st := s.Feed(in[:min(len(in), 1000)])
 			in = in[st.N:]

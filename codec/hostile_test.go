@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/internal/testio"
 )
 
@@ -68,10 +69,10 @@ func pad(b []byte, size int, c byte) []byte {
 // hold, with heads of width bytes.
 func nestedKids(width int) []byte {
 	b := snapshotPrefix([]byte{0x81})
-	for range codec.MaxNodeDepth {
+	for range schema.MaxNodeDepth {
 		b = append(b, parentHead...)
 		left := hostileLen - len(b) - 1 - width
-		n := left / codec.MinNodeLen
+		n := left / schema.MinNodeLen
 		if width == 2 {
 			n = min(n, 0xffff)
 		}
@@ -96,7 +97,7 @@ func hostileShapes() map[string][]byte {
 		b = head(b, 4, siblings, 2)
 		for range siblings {
 			b = append(b, parentHead...)
-			b = head(b, 4, (hostileLen-len(b)-5)/codec.MinNodeLen, 4)
+			b = head(b, 4, (hostileLen-len(b)-5)/schema.MinNodeLen, 4)
 		}
 		shapes["sibling_children"] = pad(b, hostileLen, 0)
 	}
@@ -109,8 +110,8 @@ func hostileShapes() map[string][]byte {
 		b := snapshotPrefix([]byte{0x81})
 		b = append(b, parentHead...)
 		room := hostileLen - len(b) - 5 - len(parentHead) - 1
-		wide := room % codec.MinNodeLen // nodes of 14 bytes
-		kids := (room-wide*(codec.MinNodeLen+1))/codec.MinNodeLen + wide
+		wide := room % schema.MinNodeLen // nodes of 14 bytes
+		kids := (room-wide*(schema.MinNodeLen+1))/schema.MinNodeLen + wide
 		b = head(b, 4, kids+1, 4)
 		for i := range kids {
 			if i < wide {
@@ -136,8 +137,8 @@ func hostileShapes() map[string][]byte {
 		tail := []byte{0xa6, 0x00, 0x02, 0x01, 0x01, 0x02, 0x00, 0x03, 0x84, 0x00, 0x00, 0x01, 0x01, 0x04, 0x00, 0x07}
 		tail = append(append(tail, parentHead...), 0x97)
 		room := hostileLen - len(b) - 5 - len(tail)
-		wide := room % codec.MinNodeLen // nodes of 14 bytes
-		kids := (room-wide*(codec.MinNodeLen+1))/codec.MinNodeLen + wide
+		wide := room % schema.MinNodeLen // nodes of 14 bytes
+		kids := (room-wide*(schema.MinNodeLen+1))/schema.MinNodeLen + wide
 		b = head(b, 4, kids, 4)
 		for i := range kids {
 			if i < wide {
@@ -174,7 +175,7 @@ func hostileShapes() map[string][]byte {
 		b = head(b, 4, hostileLen-len(b)-5, 4)
 		shapes["strings_claim"] = pad(append(b, 0x61, 'V'), hostileLen, 0)
 		w := []byte{0xa4, 0x00, 0x03, 0x01, 0x01, 0x02, 0x01, 0x03, 0xa4, 0x00, 0x81, 0x61, 'V', 0x01}
-		w = head(w, 4, (hostileLen-len(w)-5)/codec.MinWindowLen, 4)
+		w = head(w, 4, (hostileLen-len(w)-5)/schema.MinWindowLen, 4)
 		shapes["windows_claim"] = pad(w, hostileLen, 0)
 	}
 

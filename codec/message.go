@@ -1,5 +1,7 @@
 package codec
 
+import "github.com/wirebench/wirebench/codec/schema"
+
 // Message is one protocol message: *Hello, *Welcome, *Request, *Response,
 // *Ping, *Pong, *Event, or *UnknownKind for a kind this version does not
 // know. Append encodes any of them; Decode returns one.
@@ -40,9 +42,9 @@ func (*Ping) Kind() Kind { return KindPing }
 func (*Pong) Kind() Kind { return KindPong }
 
 func (p *Ping) appendCBOR(dst []byte) ([]byte, error) {
-	return appendUintField(append(dst, 0xa2, KeyKind, byte(KindPing)), KeyNonce, p.Nonce), nil
+	return appendUintField(append(dst, 0xa2, schema.KeyKind, byte(KindPing)), schema.KeyNonce, p.Nonce), nil
 }
 
 func (p *Pong) appendCBOR(dst []byte) ([]byte, error) {
-	return appendUintField(append(dst, 0xa2, KeyKind, byte(KindPong)), KeyNonce, p.Nonce), nil
+	return appendUintField(append(dst, 0xa2, schema.KeyKind, byte(KindPong)), schema.KeyNonce, p.Nonce), nil
 }

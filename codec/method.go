@@ -1,6 +1,10 @@
 package codec
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/wirebench/wirebench/codec/schema"
+)
 
 // Method is a request's method id.
 type Method uint32
@@ -27,9 +31,12 @@ type methodInfo struct {
 	name string
 	cap  Capabilities // needed to call it; 0 for none
 
-	params   *Fields // the parameter map's keys
-	result   *Fields // the result map's keys
-	optional bool    // every parameter is optional: {} is a valid parameter map
+	params   schema.Map // the parameter map
+	result   schema.Map // the result map
+	optional bool       // every parameter is optional: {} is a valid parameter map
+	// need and known are the bits of the parameter map's required keys
+	// and of all its keys, for the canonical request reader.
+	need, known uint32
 
 	newParams   func() Params                        // an empty parameter set (ParamsFor)
 	newRequest  func() *Request                      // a request allocated with an empty parameter set
@@ -40,36 +47,36 @@ type methodInfo struct {
 // methods is the method table, indexed by id. Everything that needs a
 // method's name, capability, parameter or result type reads it from here.
 var methods = [...]methodInfo{
-	MethodSnapshot: {name: "snapshot", cap: CapTree, params: snapshotParamFields, result: SnapshotFields,
+	MethodSnapshot: {name: "snapshot", cap: CapTree, params: schema.SnapshotParams, result: schema.Snapshot,
 		newParams:  func() Params { return &SnapshotParams{Evict: []uint32{}} },
 		newRequest: requestOf[SnapshotParams], newResult: func() Result { return new(Snapshot) }, newResponse: snapshotResponseOf},
-	MethodBounds: {name: "bounds", cap: CapBounds, params: boundsParamFields, result: boundsResultFields,
+	MethodBounds: {name: "bounds", cap: CapBounds, params: schema.BoundsParams, result: schema.BoundsResult,
 		newParams:  func() Params { return &BoundsParams{Nodes: []uint32{}} },
 		newRequest: requestOf[BoundsParams], newResult: func() Result { return new(BoundsResult) }, newResponse: responseOf[BoundsResult]},
-	MethodTap: {name: "tap", cap: CapInput, params: tapParamFields, result: emptyFields,
+	MethodTap: {name: "tap", cap: CapInput, params: schema.TapParams, result: schema.Empty,
 		newParams: func() Params { return new(TapParams) }, newRequest: requestOf[TapParams]},
-	MethodLongPress: {name: "long_press", cap: CapInput, params: longPressParamFields, result: emptyFields,
+	MethodLongPress: {name: "long_press", cap: CapInput, params: schema.LongPressParams, result: schema.Empty,
 		newParams: func() Params { return new(LongPressParams) }, newRequest: requestOf[LongPressParams]},
-	MethodSwipe: {name: "swipe", cap: CapInput, params: swipeParamFields, result: emptyFields,
+	MethodSwipe: {name: "swipe", cap: CapInput, params: schema.SwipeParams, result: schema.Empty,
 		newParams: func() Params { return new(SwipeParams) }, newRequest: requestOf[SwipeParams]},
-	MethodKey: {name: "key", cap: CapInput, params: keyParamFields, result: emptyFields,
+	MethodKey: {name: "key", cap: CapInput, params: schema.KeyParams, result: schema.Empty,
 		newParams: func() Params { return new(KeyParams) }, newRequest: requestOf[KeyParams]},
-	MethodTypeText: {name: "type_text", cap: CapInput, params: typeTextParamFields, result: emptyFields,
+	MethodTypeText: {name: "type_text", cap: CapInput, params: schema.TypeTextParams, result: schema.Empty,
 		newParams: func() Params { return new(TypeTextParams) }, newRequest: requestOf[TypeTextParams]},
-	MethodSetText: {name: "set_text", cap: CapTextSet, params: setTextParamFields, result: emptyFields,
+	MethodSetText: {name: "set_text", cap: CapTextSet, params: schema.SetTextParams, result: schema.Empty,
 		newParams: func() Params { return new(SetTextParams) }, newRequest: requestOf[SetTextParams]},
-	MethodScreenshot: {name: "screenshot", cap: CapScreenshot, params: screenshotParamFields, result: screenshotResultFields, optional: true,
+	MethodScreenshot: {name: "screenshot", cap: CapScreenshot, params: schema.ScreenshotParams, result: schema.ScreenshotResult, optional: true,
 		newParams:  func() Params { return new(ScreenshotParams) },
 		newRequest: requestOf[ScreenshotParams], newResult: func() Result { return new(ScreenshotResult) }, newResponse: responseOf[ScreenshotResult]},
-	MethodFramesStart: {name: "frames_start", cap: CapFrames, params: framesStartParamFields, result: framesStartResultFields, optional: true,
+	MethodFramesStart: {name: "frames_start", cap: CapFrames, params: schema.FramesStartParams, result: schema.FramesStartResult, optional: true,
 		newParams:  func() Params { return new(FramesStartParams) },
 		newRequest: requestOf[FramesStartParams], newResult: func() Result { return new(FramesStartResult) }, newResponse: responseOf[FramesStartResult]},
-	MethodFramesStop: {name: "frames_stop", cap: CapFrames, params: emptyFields, result: emptyFields, optional: true,
+	MethodFramesStop: {name: "frames_stop", cap: CapFrames, params: schema.Empty, result: schema.Empty, optional: true,
 		newParams: func() Params { return new(FramesStopParams) }, newRequest: requestOf[FramesStopParams]},
-	MethodResync: {name: "resync", cap: CapEvents, params: resyncParamFields, result: resyncResultFields,
+	MethodResync: {name: "resync", cap: CapEvents, params: schema.ResyncParams, result: schema.ResyncResult,
 		newParams:  func() Params { return new(ResyncParams) },
 		newRequest: requestOf[ResyncParams], newResult: func() Result { return new(ResyncResult) }, newResponse: responseOf[ResyncResult]},
-	MethodDeviceInfo: {name: "device_info", params: emptyFields, result: DeviceFields, optional: true,
+	MethodDeviceInfo: {name: "device_info", params: schema.Empty, result: schema.Device, optional: true,
 		newParams:  func() Params { return new(DeviceInfoParams) },
 		newRequest: requestOf[DeviceInfoParams], newResult: func() Result { return new(Device) }, newResponse: responseOf[Device]},
 }
@@ -125,11 +132,20 @@ func (m Method) info() *methodInfo {
 // unknownMethod is the row of every method this version does not know.
 var unknownMethod methodInfo
 
-// ParamFields describes m's parameter map; nil when m is unknown.
-func (m Method) ParamFields() *Fields { return m.info().params }
+// ParamMap is m's parameter map in the schema (schema.Empty when m is
+// unknown).
+func (m Method) ParamMap() schema.Map { return m.info().params }
 
-// ResultFields describes m's result map; nil when m is unknown.
-func (m Method) ResultFields() *Fields { return m.info().result }
+// ResultMap is m's result map in the schema (schema.Empty when m is
+// unknown).
+func (m Method) ResultMap() schema.Map { return m.info().result }
+
+func init() {
+	for i := range methods {
+		r := &methods[i]
+		r.need, r.known = r.params.RequiredMask(), uint32(1)<<r.params.Len()-1
+	}
+}
 
 // OptionalParams reports whether every parameter of m is optional, so
 // that {} is a valid parameter map and a nil Params encodes as {}.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // snapshotOf wraps one root node in a snapshot response.
@@ -21,8 +22,8 @@ func snapshotOf(root *codec.Node) *codec.Response {
 // ExampleNode_Has: a node's texts are plain strings; one that is present
 // but empty has its bit in Empty, and Has tells present from absent.
 func ExampleNode_Has() {
-	field := &codec.Node{ID: 1, Flags: codec.NodeEditable, Hint: "Search"}
-	field.SetText(codec.KeyNodeText, "") // present, and empty: the field was cleared
+	field := &codec.Node{ID: 1, Flags: schema.NodeEditable, Hint: "Search"}
+	field.SetText(schema.KeyNodeText, "") // present, and empty: the field was cleared
 	b, _ := codec.Marshal(snapshotOf(field))
 	m, _ := codec.Decode(b)
 	n := m.(*codec.Response).Result.(*codec.Snapshot).Windows[0].Root
@@ -38,8 +39,8 @@ func TestNodeTextPresence(t *testing.T) {
 	texts := []struct {
 		key int
 		bit codec.NodeTexts
-	}{{codec.KeyNodeText, codec.NodeText}, {codec.KeyNodeDesc, codec.NodeDesc}, {codec.KeyNodeResName, codec.NodeResName},
-		{codec.KeyNodeHint, codec.NodeHint}, {codec.KeyNodeState, codec.NodeState}}
+	}{{schema.KeyNodeText, codec.NodeText}, {schema.KeyNodeDesc, codec.NodeDesc}, {schema.KeyNodeResName, codec.NodeResName},
+		{schema.KeyNodeHint, codec.NodeHint}, {schema.KeyNodeState, codec.NodeState}}
 	for _, tx := range texts {
 		for _, form := range []string{"absent", "empty", "text"} {
 			n := &codec.Node{ID: 1, Children: []codec.Node{{ID: 2}}} // a tail key (hint, state) follows the children
@@ -84,7 +85,7 @@ func TestNodeTextPresence(t *testing.T) {
 			t.Error("SetText of a key that is not a text's did not panic")
 		}
 	}()
-	(&codec.Node{}).SetText(codec.KeyNodeResPkg, "")
+	(&codec.Node{}).SetText(schema.KeyNodeResPkg, "")
 }
 
 // TestBoundsLayout: putBounds reads a Bounds as four int32s in the order

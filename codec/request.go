@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // Request asks the agent to run a method.
@@ -106,13 +107,6 @@ type ResyncParams struct {
 // DeviceInfoParams are the (empty) parameters of device_info.
 type DeviceInfoParams struct{}
 
-// Image formats of screenshot and frames.
-const (
-	FormatPNG  uint32 = 0
-	FormatJPEG uint32 = 1
-	FormatWebP uint32 = 2
-)
-
 // Method implementations.
 
 // Method returns MethodSnapshot.
@@ -165,34 +159,34 @@ func (r *Request) appendCBOR(dst []byte) ([]byte, error) {
 	// a daemon driving a device, are written into room reserved once.
 	dst = slices.Grow(dst, requestRoom)
 	b := dst[len(dst) : len(dst)+requestRoom]
-	b[0], b[1], b[2], b[3] = 0xa4+byte(present(r.DeadlineMS.Ok)), KeyKind, byte(KindRequest), KeyRequestID
+	b[0], b[1], b[2], b[3] = 0xa4+byte(present(r.DeadlineMS.Ok)), schema.KeyKind, byte(KindRequest), schema.KeyRequestID
 	i := cbor.PutUint(b, 4, r.ID)
-	b[i] = KeyRequestMethod
+	b[i] = schema.KeyRequestMethod
 	i = putU32(b, i+1, uint32(r.Method))
-	b[i] = KeyRequestParams
+	b[i] = schema.KeyRequestParams
 	i++
 	switch p := r.Params.(type) {
 	case nil:
 		b[i] = 0xa0
 		i++
 	case *TapParams:
-		b[i], b[i+1] = 0xa2, KeyTapParamsX
+		b[i], b[i+1] = 0xa2, schema.KeyTapParamsX
 		i = putI32(b, i+2, p.X)
-		b[i] = KeyTapParamsY
+		b[i] = schema.KeyTapParamsY
 		i = putI32(b, i+1, p.Y)
 	case *SwipeParams:
-		b[i], b[i+1] = 0xa5+byte(present(p.RestMS.Ok)), KeySwipeParamsX1
+		b[i], b[i+1] = 0xa5+byte(present(p.RestMS.Ok)), schema.KeySwipeParamsX1
 		i = putI32(b, i+2, p.X1)
-		b[i] = KeySwipeParamsY1
+		b[i] = schema.KeySwipeParamsY1
 		i = putI32(b, i+1, p.Y1)
-		b[i] = KeySwipeParamsX2
+		b[i] = schema.KeySwipeParamsX2
 		i = putI32(b, i+1, p.X2)
-		b[i] = KeySwipeParamsY2
+		b[i] = schema.KeySwipeParamsY2
 		i = putI32(b, i+1, p.Y2)
-		b[i] = KeySwipeParamsDurationMS
+		b[i] = schema.KeySwipeParamsDurationMS
 		i = putU32(b, i+1, p.DurationMS)
 		if p.RestMS.Ok {
-			b[i] = KeySwipeParamsRestMS
+			b[i] = schema.KeySwipeParamsRestMS
 			i = putU32(b, i+1, p.RestMS.Val)
 		}
 	default:
@@ -203,10 +197,10 @@ func (r *Request) appendCBOR(dst []byte) ([]byte, error) {
 		if !r.DeadlineMS.Ok {
 			return dst, nil
 		}
-		return appendUintField(dst, KeyRequestDeadlineMS, uint64(r.DeadlineMS.Val)), nil
+		return appendUintField(dst, schema.KeyRequestDeadlineMS, uint64(r.DeadlineMS.Val)), nil
 	}
 	if r.DeadlineMS.Ok {
-		b[i] = KeyRequestDeadlineMS
+		b[i] = schema.KeyRequestDeadlineMS
 		i = putU32(b, i+1, r.DeadlineMS.Val)
 	}
 	return dst[:len(dst)+i], nil
@@ -226,79 +220,79 @@ func appendOptU32(dst []byte, key byte, o Opt[uint32]) []byte {
 
 func (p *SnapshotParams) appendCBOR(dst []byte) ([]byte, error) {
 	dst = cbor.AppendMapHead(dst, 1+present(p.MaxDepth.Ok, p.MaxNodes.Ok, p.MaxWindows.Ok, p.EvictEventLess.Ok))
-	dst = appendOptU32(dst, KeySnapshotParamsMaxDepth, p.MaxDepth)
-	dst = appendOptU32(dst, KeySnapshotParamsMaxNodes, p.MaxNodes)
-	dst = appendOptU32(dst, KeySnapshotParamsMaxWindows, p.MaxWindows)
+	dst = appendOptU32(dst, schema.KeySnapshotParamsMaxDepth, p.MaxDepth)
+	dst = appendOptU32(dst, schema.KeySnapshotParamsMaxNodes, p.MaxNodes)
+	dst = appendOptU32(dst, schema.KeySnapshotParamsMaxWindows, p.MaxWindows)
 	if p.EvictEventLess.Ok {
-		dst = appendBoolField(dst, KeySnapshotParamsEvictEventLess, p.EvictEventLess.Val)
+		dst = appendBoolField(dst, schema.KeySnapshotParamsEvictEventLess, p.EvictEventLess.Val)
 	}
-	return appendU32Array(append(dst, KeySnapshotParamsEvict), p.Evict), nil
+	return appendU32Array(append(dst, schema.KeySnapshotParamsEvict), p.Evict), nil
 }
 
 func (p *BoundsParams) appendCBOR(dst []byte) ([]byte, error) {
-	return appendU32Array(append(dst, 0xa1, KeyBoundsParamsNodes), p.Nodes), nil
+	return appendU32Array(append(dst, 0xa1, schema.KeyBoundsParamsNodes), p.Nodes), nil
 }
 
 func (p *TapParams) appendCBOR(dst []byte) ([]byte, error) {
-	dst = appendIntField(append(dst, 0xa2), KeyTapParamsX, int64(p.X))
-	return appendIntField(dst, KeyTapParamsY, int64(p.Y)), nil
+	dst = appendIntField(append(dst, 0xa2), schema.KeyTapParamsX, int64(p.X))
+	return appendIntField(dst, schema.KeyTapParamsY, int64(p.Y)), nil
 }
 
 func (p *LongPressParams) appendCBOR(dst []byte) ([]byte, error) {
-	dst = appendIntField(append(dst, 0xa3), KeyLongPressParamsX, int64(p.X))
-	dst = appendIntField(dst, KeyLongPressParamsY, int64(p.Y))
-	return appendUintField(dst, KeyLongPressParamsDurationMS, uint64(p.DurationMS)), nil
+	dst = appendIntField(append(dst, 0xa3), schema.KeyLongPressParamsX, int64(p.X))
+	dst = appendIntField(dst, schema.KeyLongPressParamsY, int64(p.Y))
+	return appendUintField(dst, schema.KeyLongPressParamsDurationMS, uint64(p.DurationMS)), nil
 }
 
 func (p *SwipeParams) appendCBOR(dst []byte) ([]byte, error) {
 	dst = cbor.AppendMapHead(dst, 5+present(p.RestMS.Ok))
-	dst = appendIntField(dst, KeySwipeParamsX1, int64(p.X1))
-	dst = appendIntField(dst, KeySwipeParamsY1, int64(p.Y1))
-	dst = appendIntField(dst, KeySwipeParamsX2, int64(p.X2))
-	dst = appendIntField(dst, KeySwipeParamsY2, int64(p.Y2))
-	dst = appendUintField(dst, KeySwipeParamsDurationMS, uint64(p.DurationMS))
-	return appendOptU32(dst, KeySwipeParamsRestMS, p.RestMS), nil
+	dst = appendIntField(dst, schema.KeySwipeParamsX1, int64(p.X1))
+	dst = appendIntField(dst, schema.KeySwipeParamsY1, int64(p.Y1))
+	dst = appendIntField(dst, schema.KeySwipeParamsX2, int64(p.X2))
+	dst = appendIntField(dst, schema.KeySwipeParamsY2, int64(p.Y2))
+	dst = appendUintField(dst, schema.KeySwipeParamsDurationMS, uint64(p.DurationMS))
+	return appendOptU32(dst, schema.KeySwipeParamsRestMS, p.RestMS), nil
 }
 
 func (p *KeyParams) appendCBOR(dst []byte) ([]byte, error) {
 	dst = cbor.AppendMapHead(dst, 1+present(p.Meta.Ok))
-	dst = appendUintField(dst, KeyKeyParamsKeycode, uint64(p.Keycode))
-	return appendOptU32(dst, KeyKeyParamsMeta, p.Meta), nil
+	dst = appendUintField(dst, schema.KeyKeyParamsKeycode, uint64(p.Keycode))
+	return appendOptU32(dst, schema.KeyKeyParamsMeta, p.Meta), nil
 }
 
 func (p *TypeTextParams) appendCBOR(dst []byte) ([]byte, error) {
 	if err := checkText(p.Text, "request.params.text", ""); err != nil {
 		return dst, err
 	}
-	return appendTextField(append(dst, 0xa1), KeyTypeTextParamsText, p.Text), nil
+	return appendTextField(append(dst, 0xa1), schema.KeyTypeTextParamsText, p.Text), nil
 }
 
 func (p *SetTextParams) appendCBOR(dst []byte) ([]byte, error) {
 	if err := checkText(p.Text, "request.params.text", ""); err != nil {
 		return dst, err
 	}
-	dst = appendUintField(append(dst, 0xa2), KeySetTextParamsNode, uint64(p.Node))
-	return appendTextField(dst, KeySetTextParamsText, p.Text), nil
+	dst = appendUintField(append(dst, 0xa2), schema.KeySetTextParamsNode, uint64(p.Node))
+	return appendTextField(dst, schema.KeySetTextParamsText, p.Text), nil
 }
 
 func (p *ScreenshotParams) appendCBOR(dst []byte) ([]byte, error) {
 	dst = cbor.AppendMapHead(dst, present(p.Format.Ok, p.Quality.Ok, p.ScalePct.Ok))
-	dst = appendOptU32(dst, KeyScreenshotParamsFormat, p.Format)
-	dst = appendOptU32(dst, KeyScreenshotParamsQuality, p.Quality)
-	return appendOptU32(dst, KeyScreenshotParamsScalePct, p.ScalePct), nil
+	dst = appendOptU32(dst, schema.KeyScreenshotParamsFormat, p.Format)
+	dst = appendOptU32(dst, schema.KeyScreenshotParamsQuality, p.Quality)
+	return appendOptU32(dst, schema.KeyScreenshotParamsScalePct, p.ScalePct), nil
 }
 
 func (p *FramesStartParams) appendCBOR(dst []byte) ([]byte, error) {
 	dst = cbor.AppendMapHead(dst, present(p.MaxFPS.Ok, p.ScalePct.Ok, p.Quality.Ok))
-	dst = appendOptU32(dst, KeyFramesStartParamsMaxFPS, p.MaxFPS)
-	dst = appendOptU32(dst, KeyFramesStartParamsScalePct, p.ScalePct)
-	return appendOptU32(dst, KeyFramesStartParamsQuality, p.Quality), nil
+	dst = appendOptU32(dst, schema.KeyFramesStartParamsMaxFPS, p.MaxFPS)
+	dst = appendOptU32(dst, schema.KeyFramesStartParamsScalePct, p.ScalePct)
+	return appendOptU32(dst, schema.KeyFramesStartParamsQuality, p.Quality), nil
 }
 
 func (*FramesStopParams) appendCBOR(dst []byte) ([]byte, error) { return append(dst, 0xa0), nil }
 
 func (p *ResyncParams) appendCBOR(dst []byte) ([]byte, error) {
-	return appendUintField(append(dst, 0xa1), KeyResyncParamsStream, uint64(p.Stream)), nil
+	return appendUintField(append(dst, 0xa1), schema.KeyResyncParamsStream, uint64(p.Stream)), nil
 }
 
 func (*DeviceInfoParams) appendCBOR(dst []byte) ([]byte, error) { return append(dst, 0xa0), nil }
@@ -318,29 +312,29 @@ func (d *decoder) request(it mapIter) (*Request, error) {
 		method     Method
 		haveMethod bool
 	)
-	fi := cbor.FieldsFrom(it.start, it.n, it.i, it.seen, RequestFields.Len())
+	fi := cbor.FieldsFrom(it.start, it.n, it.i, it.seen, schema.Request.Len())
 	for fi.Next(&d.Decoder) {
 		k := fi.Key()
 		if fi.Null() {
 			switch k {
-			case KeyRequestMethod:
+			case schema.KeyRequestMethod:
 				haveMethod = false
-			case KeyRequestParams:
+			case schema.KeyRequestParams:
 				if r != nil {
 					r.Params = nil
 				}
-			case KeyRequestDeadlineMS:
+			case schema.KeyRequestDeadlineMS:
 				deadline = Opt[uint32]{}
 			}
 			continue
 		}
 		var err error
 		switch k {
-		case KeyKind:
+		case schema.KeyKind:
 			err = d.checkKind(KindRequest)
-		case KeyRequestID:
+		case schema.KeyRequestID:
 			id, err = d.u64()
-		case KeyRequestMethod:
+		case schema.KeyRequestMethod:
 			var v uint32
 			at := d.Offset()
 			if v, err = d.u32(); err == nil {
@@ -349,7 +343,7 @@ func (d *decoder) request(it mapIter) (*Request, error) {
 				}
 				method, haveMethod = Method(v), true
 			}
-		case KeyRequestParams:
+		case schema.KeyRequestParams:
 			if r == nil {
 				if !haveMethod {
 					if method, haveMethod, err = d.peekMethodAt(it.head); err != nil {
@@ -372,17 +366,17 @@ func (d *decoder) request(it mapIter) (*Request, error) {
 			} else {
 				err = r.Params.decodeFrom(d)
 			}
-		case KeyRequestDeadlineMS:
+		case schema.KeyRequestDeadlineMS:
 			deadline, err = d.optU32()
 		}
 		if err != nil {
-			return nil, RequestFields.In(err, k)
+			return nil, schema.Request.In(err, k)
 		}
 	}
 	if err := fi.Err(); err != nil {
 		return nil, err
 	}
-	if err := RequestFields.Missing(fi.Seen(), it.start); err != nil {
+	if err := schema.Request.Missing(fi.Seen(), it.start); err != nil {
 		return nil, err
 	}
 	r.ID, r.DeadlineMS = id, deadline
@@ -426,15 +420,15 @@ func (d *decoder) scanMethod() (m Method, found bool, err error) {
 			return 0, false, nil
 		}
 		switch {
-		case k == KeyRequestMethod && d.Null():
+		case k == schema.KeyRequestMethod && d.Null():
 			found = false
-		case k == KeyRequestMethod:
+		case k == schema.KeyRequestMethod:
 			v, err := d.u32()
 			if err != nil {
 				return 0, false, err
 			}
 			m, found = Method(v), true
-		case k == KeyRequestParams && found:
+		case k == schema.KeyRequestParams && found:
 			return m, true, nil
 		default:
 			if d.Skip() != nil {
@@ -450,69 +444,69 @@ func (d *decoder) scanMethod() (m Method, found bool, err error) {
 
 func (p *SnapshotParams) decodeFrom(d *decoder) error {
 	*p = SnapshotParams{}
-	return d.scalars(snapshotParamFields, &p.MaxDepth, &p.MaxNodes, &p.MaxWindows, &p.EvictEventLess, &p.Evict)
+	return d.scalars(schema.SnapshotParams, &p.MaxDepth, &p.MaxNodes, &p.MaxWindows, &p.EvictEventLess, &p.Evict)
 }
 
 func (p *BoundsParams) decodeFrom(d *decoder) error {
 	*p = BoundsParams{}
-	return d.scalars(boundsParamFields, &p.Nodes)
+	return d.scalars(schema.BoundsParams, &p.Nodes)
 }
 
 func (p *TapParams) decodeFrom(d *decoder) error {
 	*p = TapParams{}
-	return d.scalars(tapParamFields, &p.X, &p.Y)
+	return d.scalars(schema.TapParams, &p.X, &p.Y)
 }
 
 func (p *LongPressParams) decodeFrom(d *decoder) error {
 	*p = LongPressParams{}
-	return d.scalars(longPressParamFields, &p.X, &p.Y, &p.DurationMS)
+	return d.scalars(schema.LongPressParams, &p.X, &p.Y, &p.DurationMS)
 }
 
 func (p *SwipeParams) decodeFrom(d *decoder) error {
 	*p = SwipeParams{}
-	return d.scalars(swipeParamFields, &p.X1, &p.Y1, &p.X2, &p.Y2, &p.DurationMS, &p.RestMS)
+	return d.scalars(schema.SwipeParams, &p.X1, &p.Y1, &p.X2, &p.Y2, &p.DurationMS, &p.RestMS)
 }
 
 func (p *KeyParams) decodeFrom(d *decoder) error {
 	*p = KeyParams{}
-	return d.scalars(keyParamFields, &p.Keycode, &p.Meta)
+	return d.scalars(schema.KeyParams, &p.Keycode, &p.Meta)
 }
 
 func (p *TypeTextParams) decodeFrom(d *decoder) error {
 	*p = TypeTextParams{}
-	return d.scalars(typeTextParamFields, &p.Text)
+	return d.scalars(schema.TypeTextParams, &p.Text)
 }
 
 func (p *SetTextParams) decodeFrom(d *decoder) error {
 	*p = SetTextParams{}
-	return d.scalars(setTextParamFields, &p.Node, &p.Text)
+	return d.scalars(schema.SetTextParams, &p.Node, &p.Text)
 }
 
 func (p *ScreenshotParams) decodeFrom(d *decoder) error {
 	*p = ScreenshotParams{}
-	return d.scalars(screenshotParamFields, &p.Format, &p.Quality, &p.ScalePct)
+	return d.scalars(schema.ScreenshotParams, &p.Format, &p.Quality, &p.ScalePct)
 }
 
 func (p *FramesStartParams) decodeFrom(d *decoder) error {
 	*p = FramesStartParams{}
-	return d.scalars(framesStartParamFields, &p.MaxFPS, &p.ScalePct, &p.Quality)
+	return d.scalars(schema.FramesStartParams, &p.MaxFPS, &p.ScalePct, &p.Quality)
 }
 
-func (*FramesStopParams) decodeFrom(d *decoder) error { return d.fields(emptyFields, nil, nil) }
+func (*FramesStopParams) decodeFrom(d *decoder) error { return d.fields(schema.Empty, nil, nil) }
 
 func (p *ResyncParams) decodeFrom(d *decoder) error {
 	*p = ResyncParams{}
-	return d.scalars(resyncParamFields, &p.Stream)
+	return d.scalars(schema.ResyncParams, &p.Stream)
 }
 
-func (*DeviceInfoParams) decodeFrom(d *decoder) error { return d.fields(emptyFields, nil, nil) }
+func (*DeviceInfoParams) decodeFrom(d *decoder) error { return d.fields(schema.Empty, nil, nil) }
 
 // fields walks a map described by f: it calls read for each known key
 // with a non-null value, clear for a known key with a null value (when
 // clear is non-nil), skips every other key, and checks that f's required
 // keys were present. It is how every map but a
 // node, a request and a response is read.
-func (d *decoder) fields(f *Fields, read func(k uint64) error, clear func(k uint64)) error {
+func (d *decoder) fields(f schema.Map, read func(k uint64) error, clear func(k uint64)) error {
 	start := d.Offset()
 	n, err := d.mapHead()
 	if err != nil {
@@ -526,13 +520,13 @@ func (d *decoder) fields(f *Fields, read func(k uint64) error, clear func(k uint
 // without the code that reads it. It fails the decoding (and so the
 // golden sample that carries the key) instead of reading the value into
 // another field.
-func noReader(f *Fields, k uint64) error {
+func noReader(f schema.Map, k uint64) error {
 	return cbor.Errorf(cbor.ErrInvalid, 0, "codec: no reader for key "+itoa(int(k))+" ("+f.Name(k)+")")
 }
 
 // walk is fields for a map already opened (and maybe partly read) by m.
-func (d *decoder) walk(m mapIter, f *Fields, read func(k uint64) error, clear func(k uint64)) error {
-	it := cbor.FieldsFrom(m.start, m.n, m.i, m.seen, len(f.names))
+func (d *decoder) walk(m mapIter, f schema.Map, read func(k uint64) error, clear func(k uint64)) error {
+	it := cbor.FieldsFrom(m.start, m.n, m.i, m.seen, f.Len())
 	for it.Next(&d.Decoder) {
 		k := it.Key()
 		if it.Null() {
@@ -542,7 +536,7 @@ func (d *decoder) walk(m mapIter, f *Fields, read func(k uint64) error, clear fu
 			continue
 		}
 		if err := read(k); err != nil {
-			return cbor.WithField(err, f.names[k])
+			return cbor.WithField(err, f.Name(k))
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -554,7 +548,7 @@ func (d *decoder) walk(m mapIter, f *Fields, read func(k uint64) error, clear fu
 // scalars reads a map of values: key k holds the value dst[k] points
 // at, one of the types valueAt reads. A null clears an optional value.
 // It is how every map of plain values is read.
-func (d *decoder) scalars(f *Fields, dst ...any) error {
+func (d *decoder) scalars(f schema.Map, dst ...any) error {
 	start := d.Offset()
 	n, err := d.mapHead()
 	if err != nil {
@@ -565,13 +559,13 @@ func (d *decoder) scalars(f *Fields, dst ...any) error {
 
 // walkValues is scalars for a message map opened by message: key 0 must
 // repeat kind, the keys from 1 on hold the values dst points at.
-func (d *decoder) walkValues(it mapIter, f *Fields, kind Kind, dst ...any) error {
+func (d *decoder) walkValues(it mapIter, f schema.Map, kind Kind, dst ...any) error {
 	return d.values(it, f, kind, true, dst)
 }
 
 // values walks the map for scalars and walkValues: with withKind, key 0
 // is the kind and dst starts at key 1.
-func (d *decoder) values(it mapIter, f *Fields, kind Kind, withKind bool, dst []any) error {
+func (d *decoder) values(it mapIter, f schema.Map, kind Kind, withKind bool, dst []any) error {
 	first := uint64(0)
 	if withKind {
 		first = 1

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // Response answers a Request: exactly one of Result and Error is set.
@@ -90,20 +91,20 @@ func (r *Response) appendCBOR(dst []byte) ([]byte, error) {
 	if r.Result != nil && !r.Result.ResultOf(r.Method) {
 		return dst, &EncodeError{Field: "response.result", Detail: "not the result type of " + r.Method.String()}
 	}
-	dst = append(dst, 0xa4, KeyKind, byte(KindResponse))
-	dst = appendUintField(dst, KeyResponseID, r.ID)
-	dst = appendUintField(dst, KeyResponseMethod, uint64(r.Method))
+	dst = append(dst, 0xa4, schema.KeyKind, byte(KindResponse))
+	dst = appendUintField(dst, schema.KeyResponseID, r.ID)
+	dst = appendUintField(dst, schema.KeyResponseMethod, uint64(r.Method))
 	var err error
 	switch {
 	case r.Error != nil:
-		dst, err = r.Error.appendCBOR(append(dst, KeyResponseError), "response.error")
+		dst, err = r.Error.appendCBOR(append(dst, schema.KeyResponseError), "response.error")
 	case r.Result == nil:
 		if r.Method.Known() && !r.Method.EmptyResult() {
 			return dst, &EncodeError{Field: "response.result", Detail: r.Method.String() + " needs its result; nil encodes {}, which does not decode"}
 		}
-		dst = append(dst, KeyResponseResult, 0xa0)
+		dst = append(dst, schema.KeyResponseResult, 0xa0)
 	default:
-		dst, err = r.Result.appendCBOR(append(dst, KeyResponseResult))
+		dst, err = r.Result.appendCBOR(append(dst, schema.KeyResponseResult))
 	}
 	return dst, err
 }
@@ -111,7 +112,7 @@ func (r *Response) appendCBOR(dst []byte) ([]byte, error) {
 func (*Empty) appendCBOR(dst []byte) ([]byte, error) { return append(dst, 0xa0), nil }
 
 func (r *BoundsResult) appendCBOR(dst []byte) ([]byte, error) {
-	dst = cbor.AppendArrayHead(append(dst, 0xa1, KeyBoundsResultNodes), len(r.Nodes))
+	dst = cbor.AppendArrayHead(append(dst, 0xa1, schema.KeyBoundsResultNodes), len(r.Nodes))
 	for i := range r.Nodes {
 		nb := &r.Nodes[i]
 		dst = cbor.AppendUint(append(dst, 0x82), uint64(nb.Node))
@@ -121,18 +122,18 @@ func (r *BoundsResult) appendCBOR(dst []byte) ([]byte, error) {
 }
 
 func (r *ScreenshotResult) appendCBOR(dst []byte) ([]byte, error) {
-	dst = appendUintField(append(dst, 0xa4), KeyScreenshotResultWidth, uint64(r.Width))
-	dst = appendUintField(dst, KeyScreenshotResultHeight, uint64(r.Height))
-	dst = appendUintField(dst, KeyScreenshotResultFormat, uint64(r.Format))
-	return cbor.AppendBytes(append(dst, KeyScreenshotResultImage), r.Image), nil
+	dst = appendUintField(append(dst, 0xa4), schema.KeyScreenshotResultWidth, uint64(r.Width))
+	dst = appendUintField(dst, schema.KeyScreenshotResultHeight, uint64(r.Height))
+	dst = appendUintField(dst, schema.KeyScreenshotResultFormat, uint64(r.Format))
+	return cbor.AppendBytes(append(dst, schema.KeyScreenshotResultImage), r.Image), nil
 }
 
 func (r *FramesStartResult) appendCBOR(dst []byte) ([]byte, error) {
-	return appendUintField(append(dst, 0xa1), KeyFramesStartResultStream, uint64(r.Stream)), nil
+	return appendUintField(append(dst, 0xa1), schema.KeyFramesStartResultStream, uint64(r.Stream)), nil
 }
 
 func (r *ResyncResult) appendCBOR(dst []byte) ([]byte, error) {
-	return appendUintField(append(dst, 0xa1), KeyResyncResultSeq, r.Seq), nil
+	return appendUintField(append(dst, 0xa1), schema.KeyResyncResultSeq, r.Seq), nil
 }
 
 func (v *Device) appendCBOR(dst []byte) ([]byte, error) { return v.appendField(dst, "response.result") }
@@ -148,18 +149,18 @@ func (d *decoder) response(it mapIter) (*Response, error) {
 		method     Method
 		haveMethod bool
 	)
-	fi := cbor.FieldsFrom(it.start, it.n, it.i, it.seen, ResponseFields.Len())
+	fi := cbor.FieldsFrom(it.start, it.n, it.i, it.seen, schema.Response.Len())
 	for fi.Next(&d.Decoder) {
 		k := fi.Key()
 		if fi.Null() {
 			switch k {
-			case KeyResponseMethod:
+			case schema.KeyResponseMethod:
 				haveMethod = false
-			case KeyResponseResult:
+			case schema.KeyResponseResult:
 				if r != nil {
 					r.Result = nil
 				}
-			case KeyResponseError:
+			case schema.KeyResponseError:
 				if r != nil {
 					r.Error = nil
 				}
@@ -168,20 +169,20 @@ func (d *decoder) response(it mapIter) (*Response, error) {
 		}
 		var err error
 		switch k {
-		case KeyKind:
+		case schema.KeyKind:
 			err = d.checkKind(KindResponse)
-		case KeyResponseID:
+		case schema.KeyResponseID:
 			id, err = d.u64()
-		case KeyResponseMethod:
+		case schema.KeyResponseMethod:
 			var v uint32
 			at := d.Offset()
 			if v, err = d.u32(); err == nil {
-				if fi.Seen()&(1<<KeyResponseResult) != 0 && Method(v) != method {
+				if fi.Seen()&(1<<schema.KeyResponseResult) != 0 && Method(v) != method {
 					err = cbor.Errorf(cbor.ErrInvalid, at, "method "+Method(v).String()+" repeats key 2 with another value than "+method.String())
 				}
 				method, haveMethod = Method(v), true
 			}
-		case KeyResponseResult:
+		case schema.KeyResponseResult:
 			if !haveMethod {
 				if method, haveMethod, err = d.peekMethodAt(it.head); err != nil {
 					return nil, cbor.WithField(err, "method")
@@ -199,7 +200,7 @@ func (d *decoder) response(it mapIter) (*Response, error) {
 			} else {
 				err = res.decodeFrom(d)
 			}
-		case KeyResponseError:
+		case schema.KeyResponseError:
 			if r == nil {
 				r = new(Response)
 			}
@@ -207,31 +208,31 @@ func (d *decoder) response(it mapIter) (*Response, error) {
 			err = d.protoError(r.Error)
 		}
 		if err != nil {
-			return nil, ResponseFields.In(err, k)
+			return nil, schema.Response.In(err, k)
 		}
 	}
 	if err := fi.Err(); err != nil {
 		return nil, err
 	}
 	start, seen := it.start, fi.Seen()
-	if err := ResponseFields.Missing(seen, start); err != nil {
+	if err := schema.Response.Missing(seen, start); err != nil {
 		return nil, err
 	}
-	switch seen & (1<<KeyResponseResult | 1<<KeyResponseError) {
+	switch seen & (1<<schema.KeyResponseResult | 1<<schema.KeyResponseError) {
 	case 0:
 		return nil, cbor.Errorf(cbor.ErrMissing, start, "a response carries a result (key 3) or an error (key 4)")
-	case 1<<KeyResponseResult | 1<<KeyResponseError:
+	case 1<<schema.KeyResponseResult | 1<<schema.KeyResponseError:
 		return nil, cbor.Errorf(cbor.ErrInvalid, start, "a response carries a result (key 3) or an error (key 4), not both")
 	}
 	r.ID, r.Method = id, method
 	return r, nil
 }
 
-func (*Empty) decodeFrom(d *decoder) error { return d.fields(emptyFields, nil, nil) }
+func (*Empty) decodeFrom(d *decoder) error { return d.fields(schema.Empty, nil, nil) }
 
 func (r *BoundsResult) decodeFrom(d *decoder) error {
 	*r = BoundsResult{}
-	return d.fields(boundsResultFields, func(uint64) error {
+	return d.fields(schema.BoundsResult, func(uint64) error {
 		n, err := d.ArrayHead()
 		if err != nil {
 			return err
@@ -263,17 +264,17 @@ func (d *decoder) nodeBounds(nb *NodeBounds) error {
 
 func (r *ScreenshotResult) decodeFrom(d *decoder) error {
 	*r = ScreenshotResult{}
-	return d.scalars(screenshotResultFields, &r.Width, &r.Height, &r.Format, &r.Image)
+	return d.scalars(schema.ScreenshotResult, &r.Width, &r.Height, &r.Format, &r.Image)
 }
 
 func (r *FramesStartResult) decodeFrom(d *decoder) error {
 	*r = FramesStartResult{}
-	return d.scalars(framesStartResultFields, &r.Stream)
+	return d.scalars(schema.FramesStartResult, &r.Stream)
 }
 
 func (r *ResyncResult) decodeFrom(d *decoder) error {
 	*r = ResyncResult{}
-	return d.scalars(resyncResultFields, &r.Seq)
+	return d.scalars(schema.ResyncResult, &r.Seq)
 }
 
 func (v *Device) decodeFrom(d *decoder) error {

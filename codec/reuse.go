@@ -1,6 +1,10 @@
 package codec
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/wirebench/wirebench/codec/schema"
+)
 
 // DefaultMaxRetained is the most memory a Decoder keeps between calls
 // when NewDecoder is given no other bound: 4 MiB, what a snapshot of
@@ -159,7 +163,7 @@ func (r *reuse) input(src []byte) []byte {
 // spare) is reserved instead, only when it fits in the bound, and never
 // for more than the bytes left can hold at their least bytes: so the
 // steady state of a stream of like snapshots reserves nothing, and a
-// frame costs at most a node per MinNodeLen of its bytes for what an
+// frame costs at most a node per schema.MinNodeLen of its bytes for what an
 // earlier one taught.
 func (r *reuse) startSnapshot(d *decoder) {
 	if r.inSnapshot {
@@ -172,7 +176,7 @@ func (r *reuse) startSnapshot(d *decoder) {
 	clear(r.scrolls[:r.scrollsUsed])
 	r.nodesUsed, r.scrollsUsed = 0, 0
 	left := d.Len()
-	if want := min(r.wantNodes+r.wantNodes/16, left/MinNodeLen+1); cap(r.slab) < want && want*nodeSize <= r.max && d.afford(want*nodeSize) == nil {
+	if want := min(r.wantNodes+r.wantNodes/16, left/schema.MinNodeLen+1); cap(r.slab) < want && want*nodeSize <= r.max && d.afford(want*nodeSize) == nil {
 		r.slab = make([]Node, 0, want)
 	}
 	if want := min(r.wantScrolls+r.wantScrolls/16, left/minScrollLen+1); cap(r.scrolls) < want && want*scrollSize <= r.max && d.afford(want*scrollSize) == nil {

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/golden"
 )
 
@@ -36,7 +37,7 @@ func reuseInputs(t *testing.T) [][]byte {
 		t.Fatalf("the responses begin % x and % x", b[:8], bare[:8])
 	}
 	twice := append(append([]byte{0xa5}, b[1:]...), bare[7:]...)
-	return append(in, b, twice, dense, twice, []byte{0xa1}, chain(codec.MaxNodeDepth+1), snapshotResponse([]byte{0xa5, 0, 1, 1, 0, 2, 0x84, 0, 0, 0, 0, 3, 0, 8, 0x82, 0xa0}))
+	return append(in, b, twice, dense, twice, []byte{0xa1}, chain(schema.MaxNodeDepth+1), snapshotResponse([]byte{0xa5, 0, 1, 1, 0, 2, 0x84, 0, 0, 0, 0, 3, 0, 8, 0x82, 0xa0}))
 }
 
 // TestDecoderReadsAsDecode: a Decoder reads every input as Decode does,
@@ -133,14 +134,14 @@ func TestDecoderRetainedBound(t *testing.T) {
 // once, and each message is handled before the next is read.
 func ExampleDecoder() {
 	var conn bytes.Buffer // stands in for a net.Conn
-	w := codec.NewWriter(&conn, codec.DefaultMaxFrame)
+	w := codec.NewWriter(&conn, schema.DefaultMaxFrame)
 	for i := range 3 {
 		if err := w.WriteMessage(&codec.Event{Stream: codec.StreamTree, Seq: uint64(i + 1), Type: codec.TypeContentChanged,
-			Body: &codec.ContentChanged{Window: 1, Node: uint32(10 + i), Change: codec.ContentText}}); err != nil {
+			Body: &codec.ContentChanged{Window: 1, Node: uint32(10 + i), Change: schema.ContentText}}); err != nil {
 			panic(err)
 		}
 	}
-	r := codec.NewReader(&conn, codec.DefaultMaxFrame)
+	r := codec.NewReader(&conn, schema.DefaultMaxFrame)
 	dec := codec.NewDecoder(0)
 	for {
 		f, err := r.Next()

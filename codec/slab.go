@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // Memory for the decoded nodes and scroll semantics of a snapshot: they
@@ -12,7 +13,7 @@ import (
 // or a few, rather than one per parent.
 //
 // A slab chunk is sized from the bytes left in the payload, since each
-// node takes at least MinNodeLen of them (no reserve is larger than the
+// node takes at least schema.MinNodeLen of them (no reserve is larger than the
 // input can hold). How many bytes a node takes on average is learned:
 // the decoder (pooled, so it lives on from message to message) keeps the
 // ratio of the last snapshot it read and sizes the first chunk of the
@@ -60,7 +61,7 @@ func (d *decoder) startTrees() {
 func (d *decoder) endTrees() {
 	used := d.treeBytes - d.Len()
 	if d.nodesTaken > 0 {
-		d.nodeLen = max(MinNodeLen, used/d.nodesTaken)
+		d.nodeLen = max(schema.MinNodeLen, used/d.nodesTaken)
 	}
 	if d.scrollsTaken > 0 {
 		d.scrollGap = max(minScrollLen, used/d.scrollsTaken)
@@ -92,7 +93,7 @@ func (d *decoder) takeNodes(n int) ([]Node, error) {
 			per = typicalNodeLen
 		}
 		left := d.Len()
-		size := chunk(n, cap(d.slab), left, per, MinNodeLen)
+		size := chunk(n, cap(d.slab), left, per, schema.MinNodeLen)
 		if cap(d.slab) == 0 {
 			size = max(n, min(size, left/firstChunkLen+1)) // the first, on a guess alone
 		} else {
@@ -114,7 +115,7 @@ func (d *decoder) takeNodes(n int) ([]Node, error) {
 func (d *decoder) fits(n int) bool { return len(d.slab)+n <= cap(d.slab) }
 
 // firstChunkLen is the least bytes a node of a new chunk is reserved
-// for, when no claim asks for more: about twice MinNodeLen. A chunk
+// for, when no claim asks for more: about twice schema.MinNodeLen. A chunk
 // reserved on a guess that a claim then finds too small (itemsPresent
 // shows its nodes are there, and they get a chunk of their own) is lost room,
 // and this keeps it under half of what the nodes that follow need:

@@ -1,5 +1,7 @@
 package codec
 
+//go:generate go run ./internal/fieldgen -pkg codec
+
 import (
 	"encoding/binary"
 	"slices"
@@ -7,28 +9,18 @@ import (
 	"unsafe"
 
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
-
-// MaxNodeDepth is the deepest a node tree may nest below a window root (a
-// root is level 1). Encoders and decoders reject deeper trees.
-const MaxNodeDepth = 256
 
 // Snapshot is the result of snapshot: the windows on screen and their node
 // trees, with a string table for class, package and resource names.
 type Snapshot struct {
 	Strings   []string     // key 0, indexed by Node.Class, Node.ResPkg, Window.Package, Window.Owner
 	Windows   []Window     // key 1
-	Truncated uint32       // key 2, bits: TruncatedDepth, TruncatedNodes, TruncatedWindows
+	Truncated uint32       // key 2, bits: schema.TruncatedDepth, schema.TruncatedNodes, schema.TruncatedWindows
 	Seq       uint64       // key 3, the last tree-stream event sent when the tree was read
 	Display   Opt[Display] // key 4
 }
-
-// Truncated bits: which request bound cut the walk short.
-const (
-	TruncatedDepth uint32 = 1 << iota
-	TruncatedNodes
-	TruncatedWindows
-)
 
 // Window is one window on screen.
 type Window struct {
@@ -36,7 +28,7 @@ type Window struct {
 	Type        uint32      // key 1, AccessibilityWindowInfo.TYPE_* (1 application, 2 input method, ...)
 	Layer       int32       // key 2
 	Bounds      Bounds      // key 3
-	Flags       uint32      // key 4, bits WindowActive ...
+	Flags       uint32      // key 4, bits schema.WindowActive ...
 	Title       Opt[string] // key 5
 	Package     Opt[uint32] // key 6, string table index
 	Root        *Node       // key 7
@@ -44,15 +36,6 @@ type Window struct {
 	Owner       Opt[uint32] // key 9, string table index; absent when the app owns it
 	Modal       bool        // key 10, omitted when false
 }
-
-// Window flag bits.
-const (
-	WindowActive uint32 = 1 << iota
-	WindowFocused
-	WindowAccessibilityFocused
-	WindowPictureInPicture
-	WindowTransformed
-)
 
 // Node is one accessibility node.
 //
@@ -72,7 +55,7 @@ type Node struct {
 	ID       uint32      // key 0, unique within the snapshot, from 1
 	Class    uint32      // key 1, string table index
 	Bounds   Bounds      // key 2
-	Flags    uint32      // key 3, bits NodeClickable ...
+	Flags    uint32      // key 3, bits schema.NodeClickable ...
 	Empty    NodeTexts   // the text fields present though "" (see Has)
 	Text     string      // key 4
 	Desc     string      // key 5
@@ -106,8 +89,8 @@ func (n *Node) Has(t NodeTexts) bool {
 // encoder ask it.
 func (n *Node) hasText(bit NodeTexts, s string) bool { return s != "" || n.Empty&bit != 0 }
 
-// SetText makes n's text field of key k (KeyNodeText, KeyNodeDesc,
-// KeyNodeResName, KeyNodeHint or KeyNodeState) present with s, setting
+// SetText makes n's text field of key k (schema.KeyNodeText, schema.KeyNodeDesc,
+// schema.KeyNodeResName, schema.KeyNodeHint or schema.KeyNodeState) present with s, setting
 // the field's bit in Empty when s is "". Another key panics.
 func (n *Node) SetText(k int, s string) {
 	mustText(k)
@@ -131,54 +114,20 @@ func (n *Node) ClearText(k int) {
 	n.Empty &^= 1 << k
 }
 
-// Node flag bits.
-const (
-	NodeClickable uint32 = 1 << iota
-	NodeLongClickable
-	NodeFocusable
-	NodeFocused
-	NodeEnabled
-	NodeCheckable
-	NodeChecked
-	NodeScrollable
-	NodeSelected
-	NodeEditable
-	NodePassword
-	NodeVisible
-	NodeAccessibilityFocused
-	NodeModal
-	NodeOnTop
-)
-
 // Scroll holds a scrolling node's semantics.
 type Scroll struct {
-	Axis     uint32              // key 0: ScrollUnknown, ScrollVertical, ScrollHorizontal
-	Flags    uint32              // key 1: bits ScrollBack, ScrollForward
+	Axis     uint32              // key 0: schema.ScrollUnknown, schema.ScrollVertical, schema.ScrollHorizontal
+	Flags    uint32              // key 1: bits schema.ScrollBack, schema.ScrollForward
 	Range    Opt[ScrollRange]    // key 2
 	Position Opt[ScrollPosition] // key 3, only with Range
 }
 
-// Scroll axes and flag bits.
-const (
-	ScrollUnknown    uint32 = 0
-	ScrollVertical   uint32 = 1
-	ScrollHorizontal uint32 = 2
-	ScrollBack       uint32 = 1 << 0
-	ScrollForward    uint32 = 1 << 1
-)
-
 // ScrollRange is the span of a node's content, both ends inclusive:
 // [unit, lo, hi] on the wire.
 type ScrollRange struct {
-	Unit   uint32 // RangeItems or RangePercent
+	Unit   uint32 // schema.RangeItems or schema.RangePercent
 	Lo, Hi int64
 }
-
-// Scroll range units.
-const (
-	RangeItems   uint32 = 0
-	RangePercent uint32 = 1
-)
 
 // ScrollPosition is the part of the range inside the viewport, both ends
 // inclusive: [lo, hi] on the wire.
@@ -195,24 +144,24 @@ type Bounds struct {
 
 func (s *Snapshot) appendCBOR(dst []byte) ([]byte, error) {
 	dst = cbor.AppendMapHead(dst, 4+present(s.Display.Ok))
-	dst = cbor.AppendArrayHead(append(dst, KeySnapshotStrings), len(s.Strings))
+	dst = cbor.AppendArrayHead(append(dst, schema.KeySnapshotStrings), len(s.Strings))
 	for i, str := range s.Strings {
 		if err := checkTextAt(str, "result.strings", i, ""); err != nil {
 			return dst, err
 		}
 		dst = cbor.AppendText(dst, str)
 	}
-	dst = cbor.AppendArrayHead(append(dst, KeySnapshotWindows), len(s.Windows))
+	dst = cbor.AppendArrayHead(append(dst, schema.KeySnapshotWindows), len(s.Windows))
 	for i := range s.Windows {
 		var err error
 		if dst, err = s.Windows[i].appendCBOR(dst, i); err != nil {
 			return dst, err
 		}
 	}
-	dst = appendUintField(dst, KeySnapshotTruncated, uint64(s.Truncated))
-	dst = appendUintField(dst, KeySnapshotSeq, s.Seq)
+	dst = appendUintField(dst, schema.KeySnapshotTruncated, uint64(s.Truncated))
+	dst = appendUintField(dst, schema.KeySnapshotSeq, s.Seq)
 	if s.Display.Ok {
-		dst = s.Display.Val.appendCBOR(append(dst, KeySnapshotDisplay))
+		dst = s.Display.Val.appendCBOR(append(dst, schema.KeySnapshotDisplay))
 	}
 	return dst, nil
 }
@@ -231,40 +180,40 @@ func (w *Window) appendCBOR(dst []byte, i int) ([]byte, error) {
 		}
 	}
 	dst = cbor.AppendMapHead(dst, 5+present(w.Title.Ok, w.Package.Ok, w.Root != nil, w.EmitsEvents.Ok, w.Owner.Ok, w.Modal))
-	dst = appendUintField(dst, KeyWindowID, uint64(w.ID))
-	dst = appendUintField(dst, KeyWindowType, uint64(w.Type))
-	dst = appendIntField(dst, KeyWindowLayer, int64(w.Layer))
-	dst = w.Bounds.appendCBOR(append(dst, KeyWindowBounds))
-	dst = appendUintField(dst, KeyWindowFlags, uint64(w.Flags))
+	dst = appendUintField(dst, schema.KeyWindowID, uint64(w.ID))
+	dst = appendUintField(dst, schema.KeyWindowType, uint64(w.Type))
+	dst = appendIntField(dst, schema.KeyWindowLayer, int64(w.Layer))
+	dst = w.Bounds.appendCBOR(append(dst, schema.KeyWindowBounds))
+	dst = appendUintField(dst, schema.KeyWindowFlags, uint64(w.Flags))
 	if w.Title.Ok {
-		dst = appendTextField(dst, KeyWindowTitle, w.Title.Val)
+		dst = appendTextField(dst, schema.KeyWindowTitle, w.Title.Val)
 	}
-	dst = appendOptU32(dst, KeyWindowPackage, w.Package)
+	dst = appendOptU32(dst, schema.KeyWindowPackage, w.Package)
 	if w.Root != nil {
 		var err error
-		if dst, err = appendTree(append(dst, KeyWindowRoot), w.Root, i); err != nil {
+		if dst, err = appendTree(append(dst, schema.KeyWindowRoot), w.Root, i); err != nil {
 			return dst, err
 		}
 	}
 	if w.EmitsEvents.Ok {
-		dst = appendBoolField(dst, KeyWindowEmitsEvents, w.EmitsEvents.Val)
+		dst = appendBoolField(dst, schema.KeyWindowEmitsEvents, w.EmitsEvents.Val)
 	}
-	dst = appendOptU32(dst, KeyWindowOwner, w.Owner)
+	dst = appendOptU32(dst, schema.KeyWindowOwner, w.Owner)
 	if w.Modal {
-		dst = append(dst, KeyWindowModal, cbor.True)
+		dst = append(dst, schema.KeyWindowModal, cbor.True)
 	}
 	return dst, nil
 }
 
 // appendTree encodes a node tree depth first with an explicit stack, so a
 // caller's deep tree cannot exhaust the goroutine stack; it refuses a tree
-// deeper than MaxNodeDepth.
+// deeper than schema.MaxNodeDepth.
 func appendTree(dst []byte, root *Node, window int) ([]byte, error) {
 	type frame struct {
 		node *Node
 		next int // index of the next child to encode
 	}
-	var stackBuf [MaxNodeDepth]frame
+	var stackBuf [schema.MaxNodeDepth]frame
 	stack := stackBuf[:0]
 	var err error
 	if dst, err = root.appendNode(dst, window, 1); err != nil || len(root.Children) == 0 {
@@ -289,8 +238,8 @@ func appendTree(dst []byte, root *Node, window int) ([]byte, error) {
 		if len(child.Children) == 0 {
 			continue // written whole
 		}
-		if level == MaxNodeDepth {
-			return dst, &EncodeError{Field: "result.windows[" + itoa(window) + "].root", Detail: "node tree deeper than " + itoa(MaxNodeDepth) + " levels"}
+		if level == schema.MaxNodeDepth {
+			return dst, &EncodeError{Field: "result.windows[" + itoa(window) + "].root", Detail: "node tree deeper than " + itoa(schema.MaxNodeDepth) + " levels"}
 		}
 		stack = append(stack, frame{node: child})
 	}
@@ -426,42 +375,42 @@ func (n *Node) appendNode(dst []byte, window, level int) ([]byte, error) {
 	b := dst[len(dst) : len(dst)+room]
 	// The map head, b[0], is written last, once the pairs are counted.
 	pairs := byte(4)
-	b[1] = KeyNodeID
+	b[1] = schema.KeyNodeID
 	i := putU32(b, 2, n.ID)
-	b[i] = KeyNodeClass
+	b[i] = schema.KeyNodeClass
 	i = putU32(b, i+1, n.Class)
-	b[i] = KeyNodeBounds
+	b[i] = schema.KeyNodeBounds
 	i = putBounds(b, i+1, &n.Bounds)
-	b[i] = KeyNodeFlags
+	b[i] = schema.KeyNodeFlags
 	i = putU32(b, i+1, n.Flags)
 	// Most nodes have neither text nor desc: one test skips both.
 	if len(n.Text)|len(n.Desc) != 0 || n.Empty&(NodeText|NodeDesc) != 0 {
 		if n.hasText(NodeText, n.Text) {
-			if i = putTextField(b, i, KeyNodeText, n.Text); i < 0 {
+			if i = putTextField(b, i, schema.KeyNodeText, n.Text); i < 0 {
 				return dst, invalidText(window, level, "text")
 			}
 			pairs++
 		}
 		if n.hasText(NodeDesc, n.Desc) {
-			if i = putTextField(b, i, KeyNodeDesc, n.Desc); i < 0 {
+			if i = putTextField(b, i, schema.KeyNodeDesc, n.Desc); i < 0 {
 				return dst, invalidText(window, level, "desc")
 			}
 			pairs++
 		}
 	}
 	if n.ResPkg.Ok {
-		b[i] = KeyNodeResPkg
+		b[i] = schema.KeyNodeResPkg
 		i = putU32(b, i+1, n.ResPkg.Val)
 		pairs++
 	}
 	if n.hasText(NodeResName, n.ResName) {
-		if i = putTextField(b, i, KeyNodeResName, n.ResName); i < 0 {
+		if i = putTextField(b, i, schema.KeyNodeResName, n.ResName); i < 0 {
 			return dst, invalidText(window, level, "res_name")
 		}
 		pairs++
 	}
 	if !leaf {
-		b[i] = KeyNodeChildren
+		b[i] = schema.KeyNodeChildren
 		i = cbor.PutHead(b, i+1, cbor.MajorArray, uint64(len(n.Children)))
 		pairs++
 		// The tail (the keys after the children) follows them: count it here.
@@ -499,20 +448,20 @@ func putScroll(b []byte, i int, s *Scroll, window, level int) (int, error) {
 	if s.Position.Ok && !s.Range.Ok {
 		return 0, &EncodeError{Field: nodeField(window, level, "scroll.position"), Detail: "a position needs a range"}
 	}
-	b[i], b[i+1], b[i+2] = KeyNodeScroll, 0xa2+byte(present(s.Range.Ok, s.Position.Ok)), KeyScrollAxis
+	b[i], b[i+1], b[i+2] = schema.KeyNodeScroll, 0xa2+byte(present(s.Range.Ok, s.Position.Ok)), schema.KeyScrollAxis
 	i = putU32(b, i+3, s.Axis)
-	b[i] = KeyScrollFlags
+	b[i] = schema.KeyScrollFlags
 	i = putU32(b, i+1, s.Flags)
 	if s.Range.Ok {
 		r := &s.Range.Val
-		b[i], b[i+1] = KeyScrollRange, 0x83
+		b[i], b[i+1] = schema.KeyScrollRange, 0x83
 		i = putU32(b, i+2, r.Unit)
 		i = cbor.PutInt(b, i, r.Lo)
 		i = cbor.PutInt(b, i, r.Hi)
 	}
 	if s.Position.Ok {
 		p := &s.Position.Val
-		b[i], b[i+1] = KeyScrollPosition, 0x82
+		b[i], b[i+1] = schema.KeyScrollPosition, 0x82
 		i = cbor.PutInt(b, i+2, p.Lo)
 		i = cbor.PutInt(b, i, p.Hi)
 	}
@@ -533,30 +482,30 @@ func (s *Snapshot) decodeFrom(d *decoder) error {
 	} else {
 		d.reserveArena()
 	}
-	return d.fields(SnapshotFields, func(k uint64) (err error) {
+	return d.fields(schema.Snapshot, func(k uint64) (err error) {
 		switch k {
-		case KeySnapshotStrings:
+		case schema.KeySnapshotStrings:
 			s.Strings, err = d.stringTable()
-		case KeySnapshotWindows:
+		case schema.KeySnapshotWindows:
 			s.Windows, err = d.windows()
-		case KeySnapshotTruncated:
+		case schema.KeySnapshotTruncated:
 			s.Truncated, err = d.u32()
-		case KeySnapshotSeq:
+		case schema.KeySnapshotSeq:
 			s.Seq, err = d.u64()
-		case KeySnapshotDisplay:
+		case schema.KeySnapshotDisplay:
 			s.Display = Opt[Display]{Ok: true}
 			err = d.display(&s.Display.Val)
 		default:
-			err = noReader(SnapshotFields, k)
+			err = noReader(schema.Snapshot, k)
 		}
 		return err
 	}, func(k uint64) {
 		switch k {
-		case KeySnapshotStrings:
+		case schema.KeySnapshotStrings:
 			s.Strings = nil
-		case KeySnapshotWindows:
+		case schema.KeySnapshotWindows:
 			s.Windows = nil
-		case KeySnapshotDisplay:
+		case schema.KeySnapshotDisplay:
 			s.Display = Opt[Display]{}
 		}
 	})
@@ -607,7 +556,7 @@ func notThere(off int, what string) error {
 }
 
 func (d *decoder) windows() ([]Window, error) {
-	n, err := d.Decoder.ArrayHeadOf(MinWindowLen, "windows")
+	n, err := d.Decoder.ArrayHeadOf(schema.MinWindowLen, "windows")
 	if err != nil {
 		return nil, err
 	}
@@ -615,7 +564,7 @@ func (d *decoder) windows() ([]Window, error) {
 	doomed := false
 	if n >= 0 && n <= len(d.winBuf) {
 		out = d.winBuf[:n:n] // allocated with the response
-	} else if doomed = n > 0 && d.itemsPresent(n, MinWindowLen) < n; doomed {
+	} else if doomed = n > 0 && d.itemsPresent(n, schema.MinWindowLen) < n; doomed {
 		// Not all there: the decoding fails, and the windows are read
 		// into one to find where.
 		out = make([]Window, 1)
@@ -655,23 +604,23 @@ func (d *decoder) windows() ([]Window, error) {
 }
 
 func (d *decoder) window(w *Window) error {
-	return d.fields(WindowFields, func(k uint64) (err error) {
+	return d.fields(schema.Window, func(k uint64) (err error) {
 		switch k {
-		case KeyWindowID:
+		case schema.KeyWindowID:
 			w.ID, err = d.u32()
-		case KeyWindowType:
+		case schema.KeyWindowType:
 			w.Type, err = d.u32()
-		case KeyWindowLayer:
+		case schema.KeyWindowLayer:
 			w.Layer, err = d.i32()
-		case KeyWindowBounds:
+		case schema.KeyWindowBounds:
 			err = d.bounds(&w.Bounds)
-		case KeyWindowFlags:
+		case schema.KeyWindowFlags:
 			w.Flags, err = d.u32()
-		case KeyWindowTitle:
+		case schema.KeyWindowTitle:
 			w.Title, err = d.optText()
-		case KeyWindowPackage:
+		case schema.KeyWindowPackage:
 			w.Package, err = d.optU32()
-		case KeyWindowRoot:
+		case schema.KeyWindowRoot:
 			var root []Node
 			if root, err = d.takeNodes(1); err != nil {
 				return err
@@ -680,29 +629,29 @@ func (d *decoder) window(w *Window) error {
 			if !fastPaths || !d.nodeTreeFast(w.Root) {
 				err = d.nodeTree(w.Root)
 			}
-		case KeyWindowEmitsEvents:
+		case schema.KeyWindowEmitsEvents:
 			w.EmitsEvents, err = d.optBool()
-		case KeyWindowOwner:
+		case schema.KeyWindowOwner:
 			w.Owner, err = d.optU32()
-		case KeyWindowModal:
+		case schema.KeyWindowModal:
 			w.Modal, err = d.Bool()
 		default:
-			err = noReader(WindowFields, k)
+			err = noReader(schema.Window, k)
 		}
 		return err
 	}, func(k uint64) {
 		switch k {
-		case KeyWindowTitle:
+		case schema.KeyWindowTitle:
 			w.Title = Opt[string]{}
-		case KeyWindowPackage:
+		case schema.KeyWindowPackage:
 			w.Package = Opt[uint32]{}
-		case KeyWindowRoot:
+		case schema.KeyWindowRoot:
 			w.Root = nil
-		case KeyWindowEmitsEvents:
+		case schema.KeyWindowEmitsEvents:
 			w.EmitsEvents = Opt[bool]{}
-		case KeyWindowOwner:
+		case schema.KeyWindowOwner:
 			w.Owner = Opt[uint32]{}
-		case KeyWindowModal:
+		case schema.KeyWindowModal:
 			w.Modal = false
 		}
 	})
@@ -732,7 +681,7 @@ type nodeFrame struct {
 
 // nodeTree decodes the tree rooted at root depth first, keeping the open
 // nodes on a stack on the heap: no recursion, and a tree deeper than
-// MaxNodeDepth fails as soon as its level MaxNodeDepth+1 begins.
+// schema.MaxNodeDepth fails as soon as its level schema.MaxNodeDepth+1 begins.
 func (d *decoder) nodeTree(root *Node) (err error) {
 	stack := d.stack[:0]
 	defer func() {
@@ -759,8 +708,8 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 		f := &stack[len(stack)-1]
 		if f.inKids {
 			if d.More(f.kn, f.ki) {
-				if len(stack) == MaxNodeDepth {
-					return cbor.Errorf(cbor.ErrDepth, d.Offset(), "node tree deeper than "+itoa(MaxNodeDepth)+" levels")
+				if len(stack) == schema.MaxNodeDepth {
+					return cbor.Errorf(cbor.ErrDepth, d.Offset(), "node tree deeper than "+itoa(schema.MaxNodeDepth)+" levels")
 				}
 				var child *Node
 				switch {
@@ -788,12 +737,12 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 				f.node.Children = f.kids
 			}
 			f.kids, f.inKids = nil, false
-			f.seen |= 1 << KeyNodeChildren
+			f.seen |= 1 << schema.KeyNodeChildren
 			f.i++
 			continue
 		}
 		if !d.More(f.n, f.i) {
-			if err := NodeFields.Missing(f.seen, f.start); err != nil {
+			if err := schema.Node.Missing(f.seen, f.start); err != nil {
 				return err
 			}
 			stack = stack[:len(stack)-1]
@@ -803,16 +752,16 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 		if err != nil {
 			return err
 		}
-		if k == KeyNodeChildren && d.Null() {
+		if k == schema.KeyNodeChildren && d.Null() {
 			// Null reads as absent.
 			f.node.Children = nil
-			f.seen &^= 1 << KeyNodeChildren
+			f.seen &^= 1 << schema.KeyNodeChildren
 			f.i++
 			continue
 		}
-		if k == KeyNodeChildren {
+		if k == schema.KeyNodeChildren {
 			at := d.Offset()
-			kn, err := d.Decoder.ArrayHeadOf(MinNodeLen, "children")
+			kn, err := d.Decoder.ArrayHeadOf(schema.MinNodeLen, "children")
 			size := 0
 			if err == nil && kn > 0 {
 				size, err = d.claimKids(promised(stack), kn, at)
@@ -830,7 +779,7 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 			continue
 		}
 		if err := d.nodeField(f, k); err != nil {
-			return NodeFields.In(err, k)
+			return schema.Node.In(err, k)
 		}
 		f.i++
 	}
@@ -850,11 +799,11 @@ func (d *decoder) nodeTree(root *Node) (err error) {
 // decoding meets, whatever was reserved before). Both node-tree readers
 // claim through it.
 func (d *decoder) claimKids(promised, kn, at int) (int, error) {
-	if need := (promised+kn)*MinNodeLen + d.winPending*MinWindowLen; need > d.Len() {
+	if need := (promised+kn)*schema.MinNodeLen + d.winPending*schema.MinWindowLen; need > d.Len() {
 		return 0, cbor.Errorf(cbor.ErrTruncated, at, itoa(kn)+" children cannot fit in the "+itoa(d.Len())+" bytes left beside the "+
 			itoa(promised)+" nodes and "+itoa(d.winPending)+" windows still to come")
 	}
-	if d.fits(kn) || d.itemsPresent(kn, MinNodeLen) == kn {
+	if d.fits(kn) || d.itemsPresent(kn, schema.MinNodeLen) == kn {
 		return kn, nil
 	}
 	return 1, nil
@@ -889,11 +838,11 @@ func (d *decoder) nodeField(f *nodeFrame, k uint64) (err error) {
 		switch {
 		case k < nodeKeys && nodeTexts&(1<<k) != 0:
 			n.ClearText(int(k))
-		case k == KeyNodeResPkg:
+		case k == schema.KeyNodeResPkg:
 			n.ResPkg = Opt[uint32]{}
-		case k == KeyNodeChildren:
+		case k == schema.KeyNodeChildren:
 			n.Children = nil
-		case k == KeyNodeScroll:
+		case k == schema.KeyNodeScroll:
 			n.Scroll = nil
 		}
 		if k < 32 {
@@ -910,17 +859,17 @@ func (d *decoder) nodeField(f *nodeFrame, k uint64) (err error) {
 		return err
 	}
 	switch k {
-	case KeyNodeID:
+	case schema.KeyNodeID:
 		n.ID, err = d.u32()
-	case KeyNodeClass:
+	case schema.KeyNodeClass:
 		n.Class, err = d.u32()
-	case KeyNodeBounds:
+	case schema.KeyNodeBounds:
 		err = d.bounds(&n.Bounds)
-	case KeyNodeFlags:
+	case schema.KeyNodeFlags:
 		n.Flags, err = d.u32()
-	case KeyNodeResPkg:
+	case schema.KeyNodeResPkg:
 		n.ResPkg, err = d.optU32()
-	case KeyNodeScroll:
+	case schema.KeyNodeScroll:
 		if n.Scroll, err = d.takeScroll(); err == nil {
 			err = d.scroll(n.Scroll)
 		}
@@ -934,29 +883,29 @@ func (d *decoder) nodeField(f *nodeFrame, k uint64) (err error) {
 }
 
 func (d *decoder) scroll(s *Scroll) error {
-	return d.fields(ScrollFields, func(k uint64) error {
+	return d.fields(schema.Scroll, func(k uint64) error {
 		switch k {
-		case KeyScrollAxis:
+		case schema.KeyScrollAxis:
 			v, err := d.u32()
 			s.Axis = v
 			return err
-		case KeyScrollFlags:
+		case schema.KeyScrollFlags:
 			v, err := d.u32()
 			s.Flags = v
 			return err
-		case KeyScrollRange:
+		case schema.KeyScrollRange:
 			s.Range.Ok = true
 			return d.scrollRange(&s.Range.Val)
-		case KeyScrollPosition:
+		case schema.KeyScrollPosition:
 			s.Position.Ok = true
 			return d.scrollPosition(&s.Position.Val)
 		}
-		return noReader(ScrollFields, k)
+		return noReader(schema.Scroll, k)
 	}, func(k uint64) {
 		switch k {
-		case KeyScrollRange:
+		case schema.KeyScrollRange:
 			s.Range = Opt[ScrollRange]{}
-		case KeyScrollPosition:
+		case schema.KeyScrollPosition:
 			s.Position = Opt[ScrollPosition]{}
 		}
 	})

@@ -17,6 +17,7 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // The spec checks itself: docs/protocol.md's key tables, its method table
@@ -26,7 +27,7 @@ import (
 // every Go identifier the docs name must exist (TestSpecIdentifiers).
 //
 // The codec's schema is read in one place, codecSchema and methodSchema
-// below: the names and required keys from its Fields values and the
+// below: the names and required keys from package schema's maps and the
 // method table, the types from the Go types the decoder fills.
 // encodedSample builds a message holding each map.
 
@@ -50,26 +51,26 @@ type schemaMap struct {
 // (the name protocol.md gives it: `codec.Hello`).
 func codecSchema() map[string]schemaMap {
 	return map[string]schemaMap{
-		"Hello":    {codec.HelloFields, reflect.TypeFor[codec.Hello]()},
-		"Welcome":  {codec.WelcomeFields, reflect.TypeFor[codec.Welcome]()},
-		"Request":  {codec.RequestFields, reflect.TypeFor[codec.Request]()},
-		"Response": {codec.ResponseFields, reflect.TypeFor[codec.Response]()},
-		"Ping":     {codec.PingFields, reflect.TypeFor[codec.Ping]()},
-		"Pong":     {codec.PingFields, reflect.TypeFor[codec.Pong]()},
-		"Device":   {codec.DeviceFields, reflect.TypeFor[codec.Device]()},
-		"Display":  {codec.DisplayFields, reflect.TypeFor[codec.Display]()},
-		"Error":    {codec.ErrorFields, reflect.TypeFor[codec.Error]()},
-		"Snapshot": {codec.SnapshotFields, reflect.TypeFor[codec.Snapshot]()},
-		"Window":   {codec.WindowFields, reflect.TypeFor[codec.Window]()},
-		"Node":     {codec.NodeFields, reflect.TypeFor[codec.Node]()},
-		"Scroll":   {codec.ScrollFields, reflect.TypeFor[codec.Scroll]()},
+		"Hello":    {schema.Hello, reflect.TypeFor[codec.Hello]()},
+		"Welcome":  {schema.Welcome, reflect.TypeFor[codec.Welcome]()},
+		"Request":  {schema.Request, reflect.TypeFor[codec.Request]()},
+		"Response": {schema.Response, reflect.TypeFor[codec.Response]()},
+		"Ping":     {schema.Ping, reflect.TypeFor[codec.Ping]()},
+		"Pong":     {schema.Ping, reflect.TypeFor[codec.Pong]()},
+		"Device":   {schema.Device, reflect.TypeFor[codec.Device]()},
+		"Display":  {schema.Display, reflect.TypeFor[codec.Display]()},
+		"Error":    {schema.Error, reflect.TypeFor[codec.Error]()},
+		"Snapshot": {schema.Snapshot, reflect.TypeFor[codec.Snapshot]()},
+		"Window":   {schema.Window, reflect.TypeFor[codec.Window]()},
+		"Node":     {schema.Node, reflect.TypeFor[codec.Node]()},
+		"Scroll":   {schema.Scroll, reflect.TypeFor[codec.Scroll]()},
 	}
 }
 
 // methodSchema is method m's parameter and result maps.
 func methodSchema(m codec.Method) (params, result schemaMap) {
-	return schemaMap{m.ParamFields(), reflect.TypeOf(codec.ParamsFor(m)).Elem()},
-		schemaMap{m.ResultFields(), reflect.TypeOf(codec.ResultFor(m)).Elem()}
+	return schemaMap{m.ParamMap(), reflect.TypeOf(codec.ParamsFor(m)).Elem()},
+		schemaMap{m.ResultMap(), reflect.TypeOf(codec.ResultFor(m)).Elem()}
 }
 
 // TestSpecKeyTables compares every key table of protocol.md with the map
@@ -218,7 +219,7 @@ func checkKeyTable(t *testing.T, where string, tb docTable, sm schemaMap) {
 		if sm.keys.Required(k) != required {
 			t.Errorf("%s: key %d (%s) is %s, but the codec's required = %v", where, k, name, presence, sm.keys.Required(k))
 		}
-		if k == codec.KeyKind && name == "kind" {
+		if k == schema.KeyKind && name == "kind" {
 			if typ != "kind" || presence != "required" {
 				t.Errorf("%s: key 0 (kind) must be a required kind, not %s %s", where, presence, typ)
 			}
@@ -505,7 +506,7 @@ func checkConst(t *testing.T, line int, cell string, v uint64) {
 
 // docIdent is a Go identifier as the docs write it: `codec.Decode`,
 // `*codec.FrameTooLargeError`, `codec.Splitter.Feed`, `session.Versions()`.
-var docIdent = regexp.MustCompile(`\b(codec|cbor|session|netconn|golden|zerocopy|rfbgate)\.([A-Z]\w*)(?:\.([A-Z]\w*))?`)
+var docIdent = regexp.MustCompile(`\b(codec|cbor|schema|session|netconn|golden|zerocopy|rfbgate)\.([A-Z]\w*)(?:\.([A-Z]\w*))?`)
 
 // TestSpecIdentifiers checks that every Go identifier that the documents
 // of docs/ name exists in the repository's packages: a package-level
@@ -541,7 +542,7 @@ func TestSpecIdentifiers(t *testing.T) {
 
 // The packages the docs name, by the name they use.
 var docPackages = map[string]string{
-	"codec": ".", "cbor": "cbor", "session": "../session", "netconn": "../session/netconn",
+	"codec": ".", "cbor": "cbor", "schema": "schema", "session": "../session", "netconn": "../session/netconn",
 	"golden": "../golden", "zerocopy": "../zerocopy", "rfbgate": "../rfbgate",
 }
 
@@ -794,7 +795,7 @@ func TestSpecEncoding(t *testing.T) {
 		}
 		for _, e := range mp.entries {
 			name := kt.sm.keys.Name(e.key)
-			if slices.Contains(sets, e.key) || e.key == codec.KeyKind && name == "kind" {
+			if slices.Contains(sets, e.key) || e.key == schema.KeyKind && name == "kind" {
 				continue
 			}
 			removed++
@@ -827,43 +828,43 @@ func encodedSample(name string) (m codec.Message, path, sets []uint64) {
 	hello := &codec.Hello{Device: codec.Some(codec.Device{})}
 	snap := &codec.Response{ID: 1, Method: codec.MethodSnapshot,
 		Result: &codec.Snapshot{Windows: []codec.Window{{Root: &codec.Node{Scroll: &codec.Scroll{}}}}}}
-	window := []uint64{codec.KeyResponseResult, codec.KeySnapshotWindows, 0}
+	window := []uint64{schema.KeyResponseResult, schema.KeySnapshotWindows, 0}
 	switch name {
 	case "Hello":
-		return hello, nil, []uint64{codec.KeyHelloDevice}
+		return hello, nil, []uint64{schema.KeyHelloDevice}
 	case "Device":
-		return hello, []uint64{codec.KeyHelloDevice}, nil
+		return hello, []uint64{schema.KeyHelloDevice}, nil
 	case "Display":
-		return hello, []uint64{codec.KeyHelloDevice, codec.KeyDeviceDisplay}, nil
+		return hello, []uint64{schema.KeyHelloDevice, schema.KeyDeviceDisplay}, nil
 	case "Welcome":
 		return &codec.Welcome{}, nil, nil
 	case "Error":
-		return &codec.Welcome{Error: &codec.Error{}}, []uint64{codec.KeyWelcomeError}, nil
+		return &codec.Welcome{Error: &codec.Error{}}, []uint64{schema.KeyWelcomeError}, nil
 	case "Request":
 		return &codec.Request{ID: 1, Method: codec.MethodTap, Params: &codec.TapParams{}}, nil, nil
 	case "Response": // it carries one of result and error
-		return &codec.Response{ID: 1, Method: codec.MethodTap, Error: &codec.Error{}}, nil, []uint64{codec.KeyResponseError}
+		return &codec.Response{ID: 1, Method: codec.MethodTap, Error: &codec.Error{}}, nil, []uint64{schema.KeyResponseError}
 	case "Ping":
 		return &codec.Ping{}, nil, nil
 	case "Pong":
 		return &codec.Pong{}, nil, nil
 	case "Snapshot":
-		return snap, []uint64{codec.KeyResponseResult}, nil
+		return snap, []uint64{schema.KeyResponseResult}, nil
 	case "Window":
-		return snap, window, []uint64{codec.KeyWindowRoot}
+		return snap, window, []uint64{schema.KeyWindowRoot}
 	case "Node":
-		return snap, append(window, codec.KeyWindowRoot), []uint64{codec.KeyNodeScroll}
+		return snap, append(window, schema.KeyWindowRoot), []uint64{schema.KeyNodeScroll}
 	case "Scroll":
-		return snap, append(window, codec.KeyWindowRoot, codec.KeyNodeScroll), nil
+		return snap, append(window, schema.KeyWindowRoot, schema.KeyNodeScroll), nil
 	}
 	if s, ok := strings.CutPrefix(name, "params "); ok {
 		if m, ok := codec.ParseMethod(s); ok {
-			return &codec.Request{ID: 1, Method: m, Params: codec.ParamsFor(m)}, []uint64{codec.KeyRequestParams}, nil
+			return &codec.Request{ID: 1, Method: m, Params: codec.ParamsFor(m)}, []uint64{schema.KeyRequestParams}, nil
 		}
 	}
 	if s, ok := strings.CutPrefix(name, "result "); ok {
 		if m, ok := codec.ParseMethod(s); ok {
-			return &codec.Response{ID: 1, Method: m, Result: codec.ResultFor(m)}, []uint64{codec.KeyResponseResult}, nil
+			return &codec.Response{ID: 1, Method: m, Result: codec.ResultFor(m)}, []uint64{schema.KeyResponseResult}, nil
 		}
 	}
 	return nil, nil, nil

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // Tree is a snapshot response read into memory the collector does not
@@ -163,8 +164,8 @@ func (t *Tree) ResPkg(n NodeRef) Opt[uint32] {
 	return Opt[uint32]{Val: r.resPkg, Ok: r.bits&treeResPkg != 0}
 }
 
-// Text returns node n's text field of key k (KeyNodeText, KeyNodeDesc,
-// KeyNodeResName, KeyNodeHint or KeyNodeState; another key panics) and
+// Text returns node n's text field of key k (schema.KeyNodeText, schema.KeyNodeDesc,
+// schema.KeyNodeResName, schema.KeyNodeHint or schema.KeyNodeState; another key panics) and
 // whether it is present. The string is the tree's memory, not a copy:
 // the tree never writes it, so it stays valid as long as the tree is
 // (for a TreeDecoder's tree, until its next call).
@@ -254,7 +255,7 @@ func (t *Tree) Window(w int) TreeWindow {
 	}
 }
 
-// WindowTitle returns window w's title, as Text returns a node's.
+// schema.WindowTitle returns window w's title, as Text returns a node's.
 func (t *Tree) WindowTitle(w int) Opt[string] {
 	off := t.wins[w].title
 	if off == 0 {
@@ -272,10 +273,10 @@ func (t *Tree) String(i int) string { return textIn(t.buf, t.strs[i]) }
 // Walk yields every node of every window depth first, parents before
 // their children, windows in order, with each node's level (a root is
 // level 1). It keeps its stack in a fixed array: the tree is at most
-// MaxNodeDepth levels deep.
+// schema.MaxNodeDepth levels deep.
 func (t *Tree) Walk() iter.Seq2[NodeRef, int] {
 	return func(yield func(NodeRef, int) bool) {
-		var stack [MaxNodeDepth]NodeRange
+		var stack [schema.MaxNodeDepth]NodeRange
 		for w := range t.wins {
 			x := &t.wins[w]
 			if x.bits&treeWinRoot == 0 {
@@ -295,7 +296,7 @@ func (t *Tree) Walk() iter.Seq2[NodeRef, int] {
 					return
 				}
 				if c := t.Children(n); c.First < c.End {
-					stack[depth] = c // a tree deeper than MaxNodeDepth is never built
+					stack[depth] = c // a tree deeper than schema.MaxNodeDepth is never built
 					depth++
 				}
 			}
@@ -381,7 +382,7 @@ func (t *Tree) decodeFrom(d *decoder) error {
 
 // TreeOf returns snapshot s of the response of id as a Tree: the tree
 // DecodeTree reads from the encoding of that response. It refuses a
-// snapshot deeper than MaxNodeDepth, or too large for a tree's 32-bit
+// snapshot deeper than schema.MaxNodeDepth, or too large for a tree's 32-bit
 // offsets; its texts are taken as they are (the encoder checks their
 // UTF-8).
 func TreeOf(id uint64, s *Snapshot) (*Tree, error) {
@@ -412,7 +413,7 @@ func (t *Tree) fill(id uint64, s *Snapshot) error {
 		if w.Root == nil {
 			continue
 		}
-		var stack [MaxNodeDepth][]Node
+		var stack [schema.MaxNodeDepth][]Node
 		stack[0] = unsafe.Slice(w.Root, 1)
 		depth := 1
 		for depth > 0 {
@@ -433,8 +434,8 @@ func (t *Tree) fill(id uint64, s *Snapshot) error {
 				}
 			}
 			if len(n.Children) > 0 {
-				if depth == MaxNodeDepth {
-					return &EncodeError{Field: "result.windows[" + itoa(i) + "].root", Detail: "node tree deeper than " + itoa(MaxNodeDepth) + " levels"}
+				if depth == schema.MaxNodeDepth {
+					return &EncodeError{Field: "result.windows[" + itoa(i) + "].root", Detail: "node tree deeper than " + itoa(schema.MaxNodeDepth) + " levels"}
 				}
 				stack[depth] = n.Children
 				depth++
@@ -473,7 +474,7 @@ func (t *Tree) fill(id uint64, s *Snapshot) error {
 			parent *Node  // whose children kids are: its scroll follows them
 			prow   uint32 // the parent's row
 		}
-		var stack [MaxNodeDepth]frame
+		var stack [schema.MaxNodeDepth]frame
 		x.root = uint32(len(t.nodes))
 		t.nodes = t.nodes[:len(t.nodes)+1]
 		stack[0] = frame{kids: unsafe.Slice(w.Root, 1), row: x.root}

@@ -6,13 +6,14 @@ import (
 	"unsafe"
 
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // Reading a Tree. A snapshot response in the canonical layout (the
 // encoder's: one-byte map heads, keys in ascending order, definite
 // lengths, no nulls) is read by readTree straight from the bytes into
 // the tree's tables, in one pass, with its open nodes on an explicit
-// stack of at most MaxNodeDepth levels. Anything else, or anything the
+// stack of at most schema.MaxNodeDepth levels. Anything else, or anything the
 // fast reader does not expect, is read by Decode, and a snapshot it
 // returns is laid into the tree by fill: so DecodeTree fails exactly
 // when Decode fails, with Decode's error, and the two readers lay out
@@ -124,7 +125,7 @@ func asTree(m Message, t *Tree) (Message, error) {
 // treeHead reports whether b begins as a snapshot response in the
 // canonical layout: {0: 3, 1: id, ...}.
 func treeHead(b []byte) bool {
-	return len(b) > 16 && b[0] == 0xa4 && b[1] == KeyKind && b[2] == byte(KindResponse) && b[3] == KeyResponseID && uint64(len(b)) < 1<<32
+	return len(b) > 16 && b[0] == 0xa4 && b[1] == schema.KeyKind && b[2] == byte(KindResponse) && b[3] == schema.KeyResponseID && uint64(len(b)) < 1<<32
 }
 
 // treeLearn is what the snapshots read before taught: bytes per node and
@@ -217,11 +218,11 @@ func (t *Tree) readTree(b []byte, learn *treeLearn, copyIn bool) bool {
 	t.formed = 0
 	id, w := cbor.UintAt(b, 4)
 	i := 4 + w
-	if w == 0 || i+5 >= len(b) || b[i] != KeyResponseMethod || b[i+1] != byte(MethodSnapshot) || b[i+2] != KeyResponseResult {
+	if w == 0 || i+5 >= len(b) || b[i] != schema.KeyResponseMethod || b[i+1] != byte(MethodSnapshot) || b[i+2] != schema.KeyResponseResult {
 		return false
 	}
 	i += 3
-	if b[i] != 0xa4 && b[i] != 0xa5 || b[i+1] != KeySnapshotStrings {
+	if b[i] != 0xa4 && b[i] != 0xa5 || b[i+1] != schema.KeySnapshotStrings {
 		return false
 	}
 	pairs := int(b[i] - 0xa0)
@@ -235,11 +236,11 @@ func (t *Tree) readTree(b []byte, learn *treeLearn, copyIn bool) bool {
 			return false
 		}
 	}
-	if i+1 >= len(b) || b[i] != KeySnapshotWindows {
+	if i+1 >= len(b) || b[i] != schema.KeySnapshotWindows {
 		return false
 	}
 	nw, h := cbor.ArrayAt(b, i+1)
-	if i += 1 + h; h == 0 || nw > (len(b)-i)/MinWindowLen {
+	if i += 1 + h; h == 0 || nw > (len(b)-i)/schema.MinWindowLen {
 		return false
 	}
 	// The counts are known but the nodes' and scrolls': reserve.
@@ -269,10 +270,10 @@ func (t *Tree) readTree(b []byte, learn *treeLearn, copyIn bool) bool {
 		}
 	}
 	used := i - winsAt
-	if i+3 > len(b) || b[i] != KeySnapshotTruncated {
+	if i+3 > len(b) || b[i] != schema.KeySnapshotTruncated {
 		return false
 	}
-	if t.Truncated, i = u32At(b, i+1); i == 0 || i+1 >= len(b) || b[i] != KeySnapshotSeq {
+	if t.Truncated, i = u32At(b, i+1); i == 0 || i+1 >= len(b) || b[i] != schema.KeySnapshotSeq {
 		return false
 	}
 	if t.Seq, w = cbor.UintAt(b, i+1); w == 0 {
@@ -291,7 +292,7 @@ func (t *Tree) readTree(b []byte, learn *treeLearn, copyIn bool) bool {
 	}
 	t.ID = id
 	if len(t.nodes) > 0 {
-		learn.nodeLen.Store(int32(max(MinNodeLen, used/len(t.nodes))))
+		learn.nodeLen.Store(int32(max(schema.MinNodeLen, used/len(t.nodes))))
 	}
 	if len(t.scrolls) > 0 {
 		learn.scrollGap.Store(int32(max(minScrollLen, used/len(t.scrolls))))
@@ -302,7 +303,7 @@ func (t *Tree) readTree(b []byte, learn *treeLearn, copyIn bool) bool {
 // displayAt reads a display, {0: width, 1: height, 2: density_dpi, 3:
 // rotation}, at b[i] (its key first), returning the offset past it or 0.
 func displayAt(b []byte, i int, v *Display) int {
-	if i+10 > len(b) || b[i] != KeySnapshotDisplay || b[i+1] != 0xa4 {
+	if i+10 > len(b) || b[i] != schema.KeySnapshotDisplay || b[i+1] != 0xa4 {
 		return 0
 	}
 	i += 2
@@ -334,32 +335,32 @@ func (t *Tree) windowAt(b []byte, i, k, pending int) int {
 			return 0
 		}
 		key := int(b[i])
-		if key <= prev || key > KeyWindowModal {
+		if key <= prev || key > schema.KeyWindowModal {
 			return 0
 		}
 		prev, seen = key, seen|1<<key
 		i++
 		switch key {
-		case KeyWindowID:
+		case schema.KeyWindowID:
 			x.id, i = u32At(b, i)
-		case KeyWindowType:
+		case schema.KeyWindowType:
 			x.typ, i = u32At(b, i)
-		case KeyWindowLayer:
+		case schema.KeyWindowLayer:
 			v, w := cbor.Int32At(b, i)
 			if w == 0 {
 				return 0
 			}
 			x.layer, i = v, i+w
-		case KeyWindowBounds:
+		case schema.KeyWindowBounds:
 			i = boundsAt(b, i, &x.bounds)
-		case KeyWindowFlags:
+		case schema.KeyWindowFlags:
 			x.flags, i = u32At(b, i)
-		case KeyWindowTitle:
+		case schema.KeyWindowTitle:
 			x.title, i = treeTextAt(b, i)
-		case KeyWindowPackage:
+		case schema.KeyWindowPackage:
 			x.pkg, i = u32At(b, i)
 			x.bits |= treeWinPackage
-		case KeyWindowRoot:
+		case schema.KeyWindowRoot:
 			root := t.takeRows(b, 1, i)
 			if root < 0 {
 				return 0
@@ -367,7 +368,7 @@ func (t *Tree) windowAt(b []byte, i, k, pending int) int {
 			x.root = uint32(root)
 			x.bits |= treeWinRoot
 			i = t.nodeTreeAt(b, i, root, pending)
-		case KeyWindowEmitsEvents:
+		case schema.KeyWindowEmitsEvents:
 			switch b[i] {
 			case cbor.True:
 				x.bits |= treeWinEmits | treeWinEmitsTrue
@@ -377,10 +378,10 @@ func (t *Tree) windowAt(b []byte, i, k, pending int) int {
 				return 0
 			}
 			i++
-		case KeyWindowOwner:
+		case schema.KeyWindowOwner:
 			x.owner, i = u32At(b, i)
 			x.bits |= treeWinOwner
-		case KeyWindowModal:
+		case schema.KeyWindowModal:
 			switch b[i] {
 			case cbor.True:
 				x.bits |= treeWinModal
@@ -443,7 +444,7 @@ func (t *Tree) takeRows(b []byte, n, i int) int {
 		if !t.mayAllocate(b) {
 			return -1
 		}
-		size := min(max(2*cap(t.nodes), l+n), l+n+(len(b)-i)/MinNodeLen+1)
+		size := min(max(2*cap(t.nodes), l+n), l+n+(len(b)-i)/schema.MinNodeLen+1)
 		rows := make([]treeNode, l, size)
 		copy(rows, t.nodes)
 		t.nodes = rows
@@ -466,17 +467,17 @@ type treeFrame struct {
 // order, at b[i] (its map head) into row r: it returns the node's pairs
 // left and the offset past key 3, or 0.
 func treeNodeAt(b []byte, i int, r *treeNode) (left, end int) {
-	if i+2 >= len(b) || b[i] < 0xa4 || b[i] > 0xac || b[i+1] != KeyNodeID {
+	if i+2 >= len(b) || b[i] < 0xa4 || b[i] > 0xac || b[i+1] != schema.KeyNodeID {
 		return 0, 0
 	}
 	left = int(b[i]-0xa0) - 4
-	if r.id, i = u32At(b, i+2); i == 0 || i+1 >= len(b) || b[i] != KeyNodeClass {
+	if r.id, i = u32At(b, i+2); i == 0 || i+1 >= len(b) || b[i] != schema.KeyNodeClass {
 		return 0, 0
 	}
-	if r.class, i = u32At(b, i+1); i == 0 || i+1 >= len(b) || b[i] != KeyNodeBounds {
+	if r.class, i = u32At(b, i+1); i == 0 || i+1 >= len(b) || b[i] != schema.KeyNodeBounds {
 		return 0, 0
 	}
-	if i = boundsAt(b, i+1, &r.bounds); i == 0 || i+1 >= len(b) || b[i] != KeyNodeFlags {
+	if i = boundsAt(b, i+1, &r.bounds); i == 0 || i+1 >= len(b) || b[i] != schema.KeyNodeFlags {
 		return 0, 0
 	}
 	r.flags, i = u32At(b, i+1)
@@ -490,12 +491,12 @@ func treeNodeAt(b []byte, i int, r *treeNode) (left, end int) {
 // while its children are read. This is the one place that reads a
 // node's keys (the general path is Decode's, see nodeField).
 func (t *Tree) nodeTreeAt(b []byte, i int, root, pending int) int {
-	var stack [MaxNodeDepth]treeFrame
+	var stack [schema.MaxNodeDepth]treeFrame
 	depth := 0
 	promised := 0 // the nodes of the open children arrays not yet opened
 	n := uint32(root)
 	left, i := treeNodeAt(b, i, &t.nodes[n])
-	prev := KeyNodeFlags
+	prev := schema.KeyNodeFlags
 	if i == 0 {
 		return 0
 	}
@@ -518,10 +519,10 @@ func (t *Tree) nodeTreeAt(b []byte, i int, root, pending int) int {
 					return 0 // a key this reader has no case for: Decode's path reads it
 				}
 				r.texts[s], i = treeTextAt(b, i)
-			case KeyNodeResPkg:
+			case schema.KeyNodeResPkg:
 				r.resPkg, i = u32At(b, i)
 				r.bits |= treeResPkg
-			case KeyNodeChildren:
+			case schema.KeyNodeChildren:
 				kn, h := cbor.ArrayAt(b, i)
 				if h == 0 {
 					return 0
@@ -532,7 +533,7 @@ func (t *Tree) nodeTreeAt(b []byte, i int, root, pending int) int {
 				// As claimKids: the children, the nodes still to come of
 				// the arrays open around them and the windows after
 				// this one must fit in the bytes left at their least.
-				if depth == MaxNodeDepth-1 || (promised+kn)*MinNodeLen+pending*MinWindowLen > len(b)-i {
+				if depth == schema.MaxNodeDepth-1 || (promised+kn)*schema.MinNodeLen+pending*schema.MinWindowLen > len(b)-i {
 					return 0 // Decode reports it
 				}
 				row := t.takeRows(b, kn, i)
@@ -549,9 +550,9 @@ func (t *Tree) nodeTreeAt(b []byte, i int, root, pending int) int {
 				if left, i = treeNodeAt(b, i, &t.nodes[n]); i == 0 {
 					return 0
 				}
-				prev = KeyNodeFlags
+				prev = schema.KeyNodeFlags
 				continue
-			case KeyNodeScroll:
+			case schema.KeyNodeScroll:
 				var s Scroll
 				if len(t.scrolls) == cap(t.scrolls) && !t.mayAllocate(b) {
 					return 0
@@ -579,7 +580,7 @@ func (t *Tree) nodeTreeAt(b []byte, i int, root, pending int) int {
 				if left, i = treeNodeAt(b, i, &t.nodes[n]); i == 0 {
 					return 0
 				}
-				prev = KeyNodeFlags
+				prev = schema.KeyNodeFlags
 				break
 			}
 			n, left, prev = f.node, int(f.left), int(f.prev)
@@ -595,18 +596,18 @@ func (t *Tree) nodeTreeAt(b []byte, i int, root, pending int) int {
 // lo, hi], 3?: [lo, hi]}, into s, returning the offset past it or 0: the
 // layout scrollAt reads.
 func scrollIn(b []byte, i int, s *Scroll) int {
-	if i+4 >= len(b) || b[i] < 0xa2 || b[i] > 0xa4 || b[i+1] != KeyScrollAxis {
+	if i+4 >= len(b) || b[i] < 0xa2 || b[i] > 0xa4 || b[i+1] != schema.KeyScrollAxis {
 		return 0
 	}
 	pairs := int(b[i] - 0xa0)
-	if s.Axis, i = u32At(b, i+2); i == 0 || i+2 >= len(b) || b[i] != KeyScrollFlags {
+	if s.Axis, i = u32At(b, i+2); i == 0 || i+2 >= len(b) || b[i] != schema.KeyScrollFlags {
 		return 0
 	}
 	if s.Flags, i = u32At(b, i+1); i == 0 {
 		return 0
 	}
 	read := 2
-	if read < pairs && i+2 < len(b) && b[i] == KeyScrollRange && b[i+1] == 0x83 {
+	if read < pairs && i+2 < len(b) && b[i] == schema.KeyScrollRange && b[i+1] == 0x83 {
 		r := &s.Range.Val
 		if r.Unit, i = u32At(b, i+2); i == 0 || i >= len(b) {
 			return 0
@@ -620,7 +621,7 @@ func scrollIn(b []byte, i int, s *Scroll) int {
 		s.Range.Ok = true
 		read++
 	}
-	if read < pairs && i+2 < len(b) && b[i] == KeyScrollPosition && b[i+1] == 0x82 {
+	if read < pairs && i+2 < len(b) && b[i] == schema.KeyScrollPosition && b[i+1] == 0x82 {
 		p := &s.Position.Val
 		if p.Lo, i = i64At(b, i+2); i == 0 {
 			return 0

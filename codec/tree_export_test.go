@@ -3,6 +3,8 @@ package codec
 import (
 	"fmt"
 	"slices"
+
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // What the tree's tests (package codec_test) need of its insides.
@@ -15,7 +17,7 @@ func TreeReaders(b []byte) (fast, general *Tree) {
 		// Room for any snapshot b can hold, so that the fast reader
 		// reads it without the walk of mayAllocate, whatever it holds.
 		fast = new(Tree)
-		fast.room(len(b), len(b)/MinWindowLen+1, len(b), len(b)/MinNodeLen+1, len(b)/minScrollLen+1)
+		fast.room(len(b), len(b)/schema.MinWindowLen+1, len(b), len(b)/schema.MinNodeLen+1, len(b)/minScrollLen+1)
 		if !fast.readTree(b, new(treeLearn), true) {
 			fast = nil
 		}

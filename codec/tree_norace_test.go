@@ -10,16 +10,17 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/internal/allocbound"
 )
 
 // appSnapshot is a snapshot of n nodes shaped as an app's: lists of
 // items with texts and resource names, a scroll here and there.
 func appSnapshot(n int) *codec.Snapshot {
-	root := &codec.Node{ID: 1, Bounds: codec.Bounds{0, 0, 1080, 2400}, Flags: codec.NodeVisible}
+	root := &codec.Node{ID: 1, Bounds: codec.Bounds{0, 0, 1080, 2400}, Flags: schema.NodeVisible}
 	id := uint32(2)
 	for len(root.Children)*5 < n-1 {
-		item := codec.Node{ID: id, Class: 1, Bounds: codec.Bounds{0, int32(id) * 10, 1080, int32(id)*10 + 120}, Flags: codec.NodeClickable | codec.NodeVisible,
+		item := codec.Node{ID: id, Class: 1, Bounds: codec.Bounds{0, int32(id) * 10, 1080, int32(id)*10 + 120}, Flags: schema.NodeClickable | schema.NodeVisible,
 			ResPkg: codec.Some(uint32(2)), ResName: "item_row", Scroll: nil}
 		id++
 		for k := 0; k < 4 && int(id) <= n; k++ {
@@ -27,13 +28,13 @@ func appSnapshot(n int) *codec.Snapshot {
 			id++
 		}
 		if id%7 == 0 {
-			item.Scroll = &codec.Scroll{Axis: codec.ScrollVertical, Flags: codec.ScrollForward}
+			item.Scroll = &codec.Scroll{Axis: schema.ScrollVertical, Flags: schema.ScrollForward}
 		}
 		root.Children = append(root.Children, item)
 	}
 	return &codec.Snapshot{
 		Strings: []string{"android.widget.FrameLayout", "android.widget.LinearLayout", "com.example.app", "android.widget.TextView"},
-		Windows: []codec.Window{{ID: 1, Type: 1, Bounds: root.Bounds, Flags: codec.WindowActive | codec.WindowFocused, Package: codec.Some(uint32(2)), Root: root}},
+		Windows: []codec.Window{{ID: 1, Type: 1, Bounds: root.Bounds, Flags: schema.WindowActive | schema.WindowFocused, Package: codec.Some(uint32(2)), Root: root}},
 		Seq:     42,
 	}
 }
@@ -65,7 +66,7 @@ func TestTreeAllocs(t *testing.T) {
 func TestTreeHostileFramesAllocation(t *testing.T) {
 	dense := mustMarshal(t, &codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: denseSnapshot(2000, true)})
 	for name, frame := range allocbound.Frames(t, "testdata/hostile") {
-		payload := frame[codec.HeaderLen:]
+		payload := frame[schema.HeaderLen:]
 		n := len(frame)
 		for _, warm := range []bool{false, true} {
 			allocbound.Fresh()

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // TestTreeDecoderPoisonsTheLastTree: under the wirebench_poison tag, a
@@ -20,7 +21,7 @@ func TestTreeDecoderPoisonsTheLastTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := tr.Window(0).Root.Val
-	text, _ := tr.Text(root, codec.KeyNodeText)
+	text, _ := tr.Text(root, schema.KeyNodeText)
 	title := tr.WindowTitle(0).Val
 	if text != "héllo" || title != "Title" {
 		t.Fatalf("read %q %q", text, title)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/internal/allocbound"
 )
 
@@ -178,7 +179,7 @@ func treeSnapshot() *codec.Snapshot {
 	return &codec.Snapshot{
 		Strings: []string{"android.widget.FrameLayout", "", "com.example", "東京"},
 		Windows: []codec.Window{
-			{ID: 7, Type: 1, Layer: -3, Bounds: codec.Bounds{0, 0, 1080, 2400}, Flags: codec.WindowActive, Title: codec.Some("Title"),
+			{ID: 7, Type: 1, Layer: -3, Bounds: codec.Bounds{0, 0, 1080, 2400}, Flags: schema.WindowActive, Title: codec.Some("Title"),
 				Package: codec.Some(uint32(2)), EmitsEvents: codec.Some(false), Owner: codec.Some(uint32(3)), Modal: true,
 				Root: &codec.Node{ID: 1, Class: 0, Bounds: codec.Bounds{-1, -300, 70000, 1 << 30}, Flags: 1 << 31, Text: "héllo", Empty: codec.NodeDesc,
 					ResPkg: codec.Some(uint32(2)), ResName: long, Hint: "h", State: long[:24],
@@ -190,7 +191,7 @@ func treeSnapshot() *codec.Snapshot {
 			{ID: 8, Title: codec.Some(""), EmitsEvents: codec.Some(true)},
 			{ID: 9, Root: &codec.Node{ID: 10, Empty: codec.NodeText | codec.NodeState}},
 		},
-		Truncated: codec.TruncatedNodes, Seq: 1 << 40, Display: codec.Some(codec.Display{Width: 1080, Height: 2400, DensityDPI: 420, Rotation: 1}),
+		Truncated: schema.TruncatedNodes, Seq: 1 << 40, Display: codec.Some(codec.Display{Width: 1080, Height: 2400, DensityDPI: 420, Rotation: 1}),
 	}
 }
 
@@ -207,7 +208,7 @@ func TestTreeAccessors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tr.ID != 99 || tr.Seq != 1<<40 || tr.Truncated != codec.TruncatedNodes || tr.Display != s.Display || tr.NumNodes() != 7 || tr.NumWindows() != 3 || tr.NumStrings() != 4 {
+	if tr.ID != 99 || tr.Seq != 1<<40 || tr.Truncated != schema.TruncatedNodes || tr.Display != s.Display || tr.NumNodes() != 7 || tr.NumWindows() != 3 || tr.NumStrings() != 4 {
 		t.Fatalf("tree %+v", tr)
 	}
 	for i, v := range s.Strings {
@@ -227,10 +228,10 @@ func TestTreeAccessors(t *testing.T) {
 	if tr.NodeID(root) != 1 || tr.Bounds(root) != sn.Bounds || tr.Flags(root) != sn.Flags || tr.ResPkg(root) != sn.ResPkg || tr.Class(root) != 0 {
 		t.Fatalf("root %d", root)
 	}
-	for _, k := range []int{codec.KeyNodeText, codec.KeyNodeDesc, codec.KeyNodeResName, codec.KeyNodeHint, codec.KeyNodeState} {
+	for _, k := range []int{schema.KeyNodeText, schema.KeyNodeDesc, schema.KeyNodeResName, schema.KeyNodeHint, schema.KeyNodeState} {
 		v, ok := tr.Text(root, k)
 		var n codec.Node = *sn
-		if ok != n.Has(1<<k) || v != map[int]string{codec.KeyNodeText: sn.Text, codec.KeyNodeDesc: sn.Desc, codec.KeyNodeResName: sn.ResName, codec.KeyNodeHint: sn.Hint, codec.KeyNodeState: sn.State}[k] {
+		if ok != n.Has(1<<k) || v != map[int]string{schema.KeyNodeText: sn.Text, schema.KeyNodeDesc: sn.Desc, schema.KeyNodeResName: sn.ResName, schema.KeyNodeHint: sn.Hint, schema.KeyNodeState: sn.State}[k] {
 			t.Errorf("text %d: %q %v", k, v, ok)
 		}
 	}
@@ -258,8 +259,8 @@ func TestTreeAccessors(t *testing.T) {
 	for name, f := range map[string]func(){
 		"NodeID":       func() { tr.NodeID(codec.NodeRef(tr.NumNodes())) },
 		"Children":     func() { tr.Children(1 << 31) },
-		"Text":         func() { tr.Text(codec.NodeRef(tr.NumNodes()), codec.KeyNodeText) },
-		"Text key":     func() { tr.Text(root, codec.KeyNodeChildren) },
+		"Text":         func() { tr.Text(codec.NodeRef(tr.NumNodes()), schema.KeyNodeText) },
+		"Text key":     func() { tr.Text(root, schema.KeyNodeChildren) },
 		"Window":       func() { tr.Window(3) },
 		"Window -1":    func() { tr.Window(-1) },
 		"WindowTitle":  func() { tr.WindowTitle(3) },
@@ -296,15 +297,15 @@ func TestTreeAccessors(t *testing.T) {
 // TestTreeDepth: a tree of MaxNodeDepth levels reads, with the fast
 // reader; one more level fails as Decode fails.
 func TestTreeDepth(t *testing.T) {
-	if !checkTree(t, snapshotResponse(chain(codec.MaxNodeDepth))) {
+	if !checkTree(t, snapshotResponse(chain(schema.MaxNodeDepth))) {
 		t.Error("the chain at the limit did not take the fast reader")
 	}
-	b := snapshotResponse(chain(codec.MaxNodeDepth + 1))
+	b := snapshotResponse(chain(schema.MaxNodeDepth + 1))
 	checkTree(t, b)
 	if _, err := codec.DecodeTree(b); !errors.Is(err, cbor.ErrDepth) {
 		t.Fatalf("past the limit: %v", err)
 	}
-	if _, err := codec.TreeOf(1, &codec.Snapshot{Windows: []codec.Window{{Root: deepNode(codec.MaxNodeDepth + 1)}}}); err == nil {
+	if _, err := codec.TreeOf(1, &codec.Snapshot{Windows: []codec.Window{{Root: deepNode(schema.MaxNodeDepth + 1)}}}); err == nil {
 		t.Fatal("TreeOf took a tree past the limit")
 	}
 }

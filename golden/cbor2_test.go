@@ -14,6 +14,7 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/internal/peertest"
 )
 
@@ -136,11 +137,11 @@ func TestGoldenFramesInCBOR2(t *testing.T) {
 	for _, f := range files {
 		name := strings.TrimSuffix(f, ".bin")
 		b := read(t, f)
-		if len(b) < codec.HeaderLen {
+		if len(b) < schema.HeaderLen {
 			t.Fatalf("%s: %d bytes, no frame header", f, len(b))
 		}
-		payloads[name] = b[codec.HeaderLen:]
-		in[name] = hex.EncodeToString(b[codec.HeaderLen:])
+		payloads[name] = b[schema.HeaderLen:]
+		in[name] = hex.EncodeToString(b[schema.HeaderLen:])
 	}
 	stdin, err := json.Marshal(in)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/wirebench/wirebench/bench/twins"
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // Set UPDATE_GOLDEN=1 (make golden) to rewrite golden/ after a deliberate change.
@@ -18,7 +19,7 @@ var update = os.Getenv("UPDATE_GOLDEN") == "1"
 
 func ourFrame(t *testing.T, s Sample) []byte {
 	t.Helper()
-	f, err := codec.AppendFrame(nil, s.Msg, codec.DefaultMaxFrame)
+	f, err := codec.AppendFrame(nil, s.Msg, schema.DefaultMaxFrame)
 	if err != nil {
 		t.Fatalf("%s: encode: %v", s.Name, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"math"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // Sample is one named golden message.
@@ -45,11 +46,11 @@ var pixel7 = codec.Device{Model: "Pixel 7", SDK: 34, ABI: "arm64-v8a", Display: 
 func Samples() []Sample {
 	s := []Sample{
 		{"hello_full", &codec.Hello{
-			Versions: []uint32{1, 2}, MaxFrame: codec.DefaultMaxFrame,
+			Versions: []uint32{1, 2}, MaxFrame: schema.DefaultMaxFrame,
 			Capabilities: codec.CapAll | 1<<30, Token: some("3f9c1a7e-launch-token"),
 			Agent: "mobile-agent/1.4.2 (android)", Device: some(pixel7),
 		}},
-		{"hello_minimal", &codec.Hello{Versions: []uint32{1}, MaxFrame: codec.MinMaxFrame, Agent: "a"}},
+		{"hello_minimal", &codec.Hello{Versions: []uint32{1}, MaxFrame: schema.MinMaxFrame, Agent: "a"}},
 		{"welcome_ok", &codec.Welcome{Version: some[uint32](1), MaxFrame: some[uint32](1 << 20), Session: some[uint64](0x5eed)}},
 		{"welcome_no_common_version", &codec.Welcome{Error: codec.NewError(codec.CodeNoCommonVersion,
 			"host speaks [1], agent speaks [2, 3]: redeploy the agent built with this host")}},
@@ -71,7 +72,7 @@ func Samples() []Sample {
 		{"request_type_text", req(12, &codec.TypeTextParams{Text: "hello world"})},
 		{"request_set_text", req(13, &codec.SetTextParams{Node: 42, Text: "user@example.com"})},
 		{"request_screenshot", req(14, &codec.ScreenshotParams{})},
-		{"request_screenshot_jpeg", req(15, &codec.ScreenshotParams{Format: some(codec.FormatJPEG), Quality: some[uint32](80), ScalePct: some[uint32](50)})},
+		{"request_screenshot_jpeg", req(15, &codec.ScreenshotParams{Format: some(schema.FormatJPEG), Quality: some[uint32](80), ScalePct: some[uint32](50)})},
 		{"request_frames_start", req(16, &codec.FramesStartParams{MaxFPS: some[uint32](10), ScalePct: some[uint32](25), Quality: some[uint32](60)})},
 		{"request_frames_stop", req(17, &codec.FramesStopParams{})},
 		{"request_resync", req(18, &codec.ResyncParams{Stream: codec.StreamTree})},
@@ -82,21 +83,21 @@ func Samples() []Sample {
 		{"response_snapshot", resp(1, codec.MethodSnapshot, sampleSnapshot())},
 		{"response_snapshot_window_meta", resp(2, codec.MethodSnapshot, windowMetaSnapshot())},
 		{"response_snapshot_scroll", resp(3, codec.MethodSnapshot, scrollSnapshot())},
-		{"response_snapshot_deep", resp(4, codec.MethodSnapshot, deepSnapshot(codec.MaxNodeDepth))},
+		{"response_snapshot_deep", resp(4, codec.MethodSnapshot, deepSnapshot(schema.MaxNodeDepth))},
 		{"response_snapshot_empty_texts", resp(7, codec.MethodSnapshot, emptyTextsSnapshot())},
 		{"response_bounds", resp(5, codec.MethodBounds, &codec.BoundsResult{Nodes: []codec.NodeBounds{
 			{Node: 4, Bounds: codec.Bounds{Left: 0, Top: 63, Right: 1080, Bottom: 210}},
 			{Node: 12, Bounds: codec.Bounds{Left: 42, Top: 900, Right: 1038, Bottom: 1044}},
 		}})},
 		{"response_tap", resp(6, codec.MethodTap, &codec.Empty{})},
-		{"response_screenshot", resp(14, codec.MethodScreenshot, &codec.ScreenshotResult{Width: 4, Height: 2, Format: codec.FormatPNG, Image: samplePNG})},
+		{"response_screenshot", resp(14, codec.MethodScreenshot, &codec.ScreenshotResult{Width: 4, Height: 2, Format: schema.FormatPNG, Image: samplePNG})},
 		{"response_frames_start", resp(16, codec.MethodFramesStart, &codec.FramesStartResult{Stream: codec.StreamFrames})},
 		{"response_resync", resp(18, codec.MethodResync, &codec.ResyncResult{Seq: 1234})},
 		{"response_device_info", resp(19, codec.MethodDeviceInfo, &pixel7)},
 
-		{"event_window_changed", &codec.Event{Stream: codec.StreamTree, Seq: 1, Type: codec.TypeWindowChanged, Body: &codec.WindowChanged{Window: 3, Change: codec.WindowAdded | codec.WindowFocus}}},
-		{"event_content_changed", &codec.Event{Stream: codec.StreamTree, Seq: 2, Type: codec.TypeContentChanged, Body: &codec.ContentChanged{Window: 3, Node: 17, Change: codec.ContentText}}},
-		{"event_frame", &codec.Event{Stream: codec.StreamFrames, Seq: 1, Type: codec.TypeFrame, Body: &codec.ScreenFrame{Width: 4, Height: 2, Format: codec.FormatPNG, UptimeMS: 86_400_123, Image: samplePNG}}},
+		{"event_window_changed", &codec.Event{Stream: codec.StreamTree, Seq: 1, Type: codec.TypeWindowChanged, Body: &codec.WindowChanged{Window: 3, Change: schema.WindowAdded | schema.WindowFocus}}},
+		{"event_content_changed", &codec.Event{Stream: codec.StreamTree, Seq: 2, Type: codec.TypeContentChanged, Body: &codec.ContentChanged{Window: 3, Node: 17, Change: schema.ContentText}}},
+		{"event_frame", &codec.Event{Stream: codec.StreamFrames, Seq: 1, Type: codec.TypeFrame, Body: &codec.ScreenFrame{Width: 4, Height: 2, Format: schema.FormatPNG, UptimeMS: 86_400_123, Image: samplePNG}}},
 
 		{"utf8", req(30, &codec.TypeTextParams{Text: "héllo wörld · 日本語 · 😀🚀"})},
 		{"array25", req(31, &codec.BoundsParams{Nodes: seq25()})},
@@ -174,13 +175,13 @@ func sampleSnapshot() *codec.Snapshot {
 	return &codec.Snapshot{
 		Strings: []string{"android.widget.FrameLayout", "android.widget.TextView", "android.widget.Button", "com.example.shop", "android"},
 		Windows: []codec.Window{{
-			ID: 3, Type: 1, Layer: 0, Bounds: b(0, 0, 1080, 2400), Flags: codec.WindowActive | codec.WindowFocused,
+			ID: 3, Type: 1, Layer: 0, Bounds: b(0, 0, 1080, 2400), Flags: schema.WindowActive | schema.WindowFocused,
 			Title: some("Shop"), Package: some[uint32](3),
-			Root: &codec.Node{ID: 1, Class: 0, Bounds: b(0, 0, 1080, 2400), Flags: codec.NodeVisible | codec.NodeEnabled,
+			Root: &codec.Node{ID: 1, Class: 0, Bounds: b(0, 0, 1080, 2400), Flags: schema.NodeVisible | schema.NodeEnabled,
 				ResPkg: some[uint32](4), ResName: "content",
 				Children: []codec.Node{
-					{ID: 2, Class: 1, Bounds: b(42, 120, 1038, 210), Flags: codec.NodeVisible | codec.NodeEnabled, Text: "Welcome back", ResPkg: some[uint32](3), ResName: "title"},
-					{ID: 3, Class: 2, Bounds: b(42, 2200, 1038, 2340), Flags: codec.NodeVisible | codec.NodeEnabled | codec.NodeClickable | codec.NodeFocusable,
+					{ID: 2, Class: 1, Bounds: b(42, 120, 1038, 210), Flags: schema.NodeVisible | schema.NodeEnabled, Text: "Welcome back", ResPkg: some[uint32](3), ResName: "title"},
+					{ID: 3, Class: 2, Bounds: b(42, 2200, 1038, 2340), Flags: schema.NodeVisible | schema.NodeEnabled | schema.NodeClickable | schema.NodeFocusable,
 						Text: "Check out", Desc: "Check out your cart", Hint: "double-tap to pay", State: "3 items"},
 				}},
 		}},
@@ -190,19 +191,19 @@ func sampleSnapshot() *codec.Snapshot {
 }
 
 func leaf(id uint32) *codec.Node {
-	return &codec.Node{ID: id, Class: 0, Bounds: b(0, 0, 10, 10), Flags: codec.NodeVisible}
+	return &codec.Node{ID: id, Class: 0, Bounds: b(0, 0, 10, 10), Flags: schema.NodeVisible}
 }
 
 func windowMetaSnapshot() *codec.Snapshot {
 	return &codec.Snapshot{
 		Strings: []string{"android.view.View", "com.android.systemui", "com.google.android.permissioncontroller"},
 		Windows: []codec.Window{
-			{ID: 1, Type: 1, Layer: 0, Bounds: b(0, 0, 1080, 2400), Flags: codec.WindowActive, Root: leaf(1), EmitsEvents: some(true)},
+			{ID: 1, Type: 1, Layer: 0, Bounds: b(0, 0, 1080, 2400), Flags: schema.WindowActive, Root: leaf(1), EmitsEvents: some(true)},
 			{ID: 2, Type: 1, Layer: 1, Bounds: b(0, 0, 1080, 2400), Flags: 0, Root: leaf(2), EmitsEvents: some(false)},
 			{ID: 3, Type: 3, Layer: 2, Bounds: b(0, 0, 1080, 63), Flags: 0, Owner: some[uint32](1)},
-			{ID: 4, Type: 3, Layer: 3, Bounds: b(90, 800, 990, 1600), Flags: codec.WindowFocused, Title: some("Allow access?"),
+			{ID: 4, Type: 3, Layer: 3, Bounds: b(90, 800, 990, 1600), Flags: schema.WindowFocused, Title: some("Allow access?"),
 				Package: some[uint32](2), Owner: some[uint32](2), Modal: true, EmitsEvents: some(true), Root: leaf(3)},
-			{ID: 5, Type: 2, Layer: -1, Bounds: b(0, 1500, 1080, 2400), Flags: codec.WindowTransformed},
+			{ID: 5, Type: 2, Layer: -1, Bounds: b(0, 1500, 1080, 2400), Flags: schema.WindowTransformed},
 		},
 		Seq: 3,
 	}
@@ -210,17 +211,17 @@ func windowMetaSnapshot() *codec.Snapshot {
 
 func scrollSnapshot() *codec.Snapshot {
 	list := func(id uint32, s *codec.Scroll) codec.Node {
-		return codec.Node{ID: id, Class: 1, Bounds: b(0, 200, 1080, 2200), Flags: codec.NodeScrollable | codec.NodeVisible, Scroll: s}
+		return codec.Node{ID: id, Class: 1, Bounds: b(0, 200, 1080, 2200), Flags: schema.NodeScrollable | schema.NodeVisible, Scroll: s}
 	}
 	return &codec.Snapshot{
 		Strings: []string{"android.widget.FrameLayout", "androidx.recyclerview.widget.RecyclerView"},
-		Windows: []codec.Window{{ID: 1, Type: 1, Bounds: b(0, 0, 1080, 2400), Flags: codec.WindowActive,
-			Root: &codec.Node{ID: 1, Class: 0, Bounds: b(0, 0, 1080, 2400), Flags: codec.NodeVisible, Children: []codec.Node{
-				list(2, &codec.Scroll{Axis: codec.ScrollVertical, Flags: codec.ScrollForward}),
-				list(3, &codec.Scroll{Axis: codec.ScrollVertical, Flags: codec.ScrollBack | codec.ScrollForward,
-					Range: some(codec.ScrollRange{Unit: codec.RangeItems, Lo: 0, Hi: 199}), Position: some(codec.ScrollPosition{Lo: 0, Hi: 15})}),
-				list(4, &codec.Scroll{Axis: codec.ScrollHorizontal, Flags: codec.ScrollBack,
-					Range: some(codec.ScrollRange{Unit: codec.RangePercent, Lo: 0, Hi: 100}), Position: some(codec.ScrollPosition{Lo: 37, Hi: 37})}),
+		Windows: []codec.Window{{ID: 1, Type: 1, Bounds: b(0, 0, 1080, 2400), Flags: schema.WindowActive,
+			Root: &codec.Node{ID: 1, Class: 0, Bounds: b(0, 0, 1080, 2400), Flags: schema.NodeVisible, Children: []codec.Node{
+				list(2, &codec.Scroll{Axis: schema.ScrollVertical, Flags: schema.ScrollForward}),
+				list(3, &codec.Scroll{Axis: schema.ScrollVertical, Flags: schema.ScrollBack | schema.ScrollForward,
+					Range: some(codec.ScrollRange{Unit: schema.RangeItems, Lo: 0, Hi: 199}), Position: some(codec.ScrollPosition{Lo: 0, Hi: 15})}),
+				list(4, &codec.Scroll{Axis: schema.ScrollHorizontal, Flags: schema.ScrollBack,
+					Range: some(codec.ScrollRange{Unit: schema.RangePercent, Lo: 0, Hi: 100}), Position: some(codec.ScrollPosition{Lo: 37, Hi: 37})}),
 				list(5, &codec.Scroll{Axis: 7, Flags: 1 << 9}),
 			}}}},
 		Seq: 9,
@@ -233,13 +234,13 @@ func scrollSnapshot() *codec.Snapshot {
 func emptyTextsSnapshot() *codec.Snapshot {
 	return &codec.Snapshot{
 		Strings: []string{"android.widget.FrameLayout", "android.widget.EditText"},
-		Windows: []codec.Window{{ID: 1, Type: 1, Bounds: b(0, 0, 1080, 2400), Flags: codec.WindowActive,
-			Root: &codec.Node{ID: 1, Bounds: b(0, 0, 1080, 2400), Flags: codec.NodeVisible, Children: []codec.Node{
-				{ID: 2, Class: 1, Bounds: b(0, 0, 1080, 120), Flags: codec.NodeEditable | codec.NodeVisible,
+		Windows: []codec.Window{{ID: 1, Type: 1, Bounds: b(0, 0, 1080, 2400), Flags: schema.WindowActive,
+			Root: &codec.Node{ID: 1, Bounds: b(0, 0, 1080, 2400), Flags: schema.NodeVisible, Children: []codec.Node{
+				{ID: 2, Class: 1, Bounds: b(0, 0, 1080, 120), Flags: schema.NodeEditable | schema.NodeVisible,
 					Empty: codec.NodeText | codec.NodeDesc | codec.NodeResName | codec.NodeHint | codec.NodeState},
-				{ID: 3, Class: 1, Bounds: b(0, 120, 1080, 240), Flags: codec.NodeEditable | codec.NodeVisible,
+				{ID: 3, Class: 1, Bounds: b(0, 120, 1080, 240), Flags: schema.NodeEditable | schema.NodeVisible,
 					Empty: codec.NodeText | codec.NodeState, Desc: "Search", Hint: "Type here"},
-				{ID: 4, Class: 1, Bounds: b(0, 240, 1080, 360), Flags: codec.NodeVisible},
+				{ID: 4, Class: 1, Bounds: b(0, 240, 1080, 360), Flags: schema.NodeVisible},
 			}}}},
 		Seq: 3,
 	}
@@ -255,7 +256,7 @@ func intScrollSnapshot() *codec.Snapshot {
 
 func highFlagSnapshot() *codec.Snapshot {
 	s := &codec.Snapshot{Strings: []string{"v"}, Truncated: 0x80000007, Seq: math.MaxUint64,
-		Windows: []codec.Window{{ID: 4294967295, Type: 4294967295, Layer: -2147483648, Bounds: b(0, 0, 1, 1), Flags: 0x80000000 | codec.WindowActive,
+		Windows: []codec.Window{{ID: 4294967295, Type: 4294967295, Layer: -2147483648, Bounds: b(0, 0, 1, 1), Flags: 0x80000000 | schema.WindowActive,
 			Root: &codec.Node{ID: 4294967295, Class: 0, Bounds: b(-1, -1, 0, 0), Flags: 0xffffffff}}}}
 	return s
 }
@@ -264,13 +265,13 @@ func highFlagSnapshot() *codec.Snapshot {
 func deepSnapshot(depth int) *codec.Snapshot {
 	nodes := make([]codec.Node, depth)
 	for i := range nodes {
-		nodes[i] = codec.Node{ID: uint32(i + 1), Class: 0, Bounds: b(0, 0, 1080, 2400), Flags: codec.NodeVisible}
+		nodes[i] = codec.Node{ID: uint32(i + 1), Class: 0, Bounds: b(0, 0, 1080, 2400), Flags: schema.NodeVisible}
 	}
 	for i := depth - 2; i >= 0; i-- {
 		nodes[i].Children = nodes[i+1 : i+2]
 	}
 	return &codec.Snapshot{Strings: []string{"android.widget.FrameLayout"},
-		Windows: []codec.Window{{ID: 1, Type: 1, Bounds: b(0, 0, 1080, 2400), Flags: codec.WindowActive, Root: &nodes[0]}}, Seq: 1}
+		Windows: []codec.Window{{ID: 1, Type: 1, Bounds: b(0, 0, 1080, 2400), Flags: schema.WindowActive, Root: &nodes[0]}}, Seq: 1}
 }
 
 // DeepSnapshot returns a snapshot whose single window holds a chain of

@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // AgentConfig configures an Agent: what its hello says.
 type AgentConfig struct {
 	// Versions the agent speaks; nil means Versions().
 	Versions []uint32
-	// MaxFrame is the agent's frame limit; 0 means codec.DefaultMaxFrame.
+	// MaxFrame is the agent's frame limit; 0 means schema.DefaultMaxFrame.
 	MaxFrame uint32
 	// Capabilities the agent advertises. It refuses requests for methods
 	// that need others.
@@ -368,8 +369,8 @@ func (a *Agent) welcome(w *codec.Welcome) {
 		return
 	}
 	limit, ok := w.MaxFrame.Get()
-	if !ok || limit < codec.MinMaxFrame || limit > a.cfg.MaxFrame {
-		a.shutWith(CloseProtocol, codec.NewError(codec.CodeBadRequest, fmt.Sprintf("the welcome's max_frame %d is outside [%d, %d]", w.MaxFrame.Or(0), codec.MinMaxFrame, a.cfg.MaxFrame)))
+	if !ok || limit < schema.MinMaxFrame || limit > a.cfg.MaxFrame {
+		a.shutWith(CloseProtocol, codec.NewError(codec.CodeBadRequest, fmt.Sprintf("the welcome's max_frame %d is outside [%d, %d]", w.MaxFrame.Or(0), schema.MinMaxFrame, a.cfg.MaxFrame)))
 		return
 	}
 	a.setLimit(limit)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // ErrNotConnected is returned by calls that need a completed handshake
@@ -64,13 +65,13 @@ func (c *conn) init(limit uint32, now time.Time, e end) {
 }
 
 // withDefaults fills in what both configs leave to the package when unset:
-// every version it speaks, and codec.DefaultMaxFrame.
+// every version it speaks, and schema.DefaultMaxFrame.
 func withDefaults(versions []uint32, maxFrame uint32) ([]uint32, uint32) {
 	if versions == nil {
 		versions = Versions()
 	}
 	if maxFrame == 0 {
-		maxFrame = codec.DefaultMaxFrame
+		maxFrame = schema.DefaultMaxFrame
 	}
 	return versions, maxFrame
 }

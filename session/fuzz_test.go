@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // Fuzz inputs are a stream of bytes from the peer. The first byte picks
@@ -108,7 +109,7 @@ func FuzzHostReceive(f *testing.F) {
 					t.Fatalf("timer at %v still due at %v", at, now)
 				}
 			}
-			checkOut(t, h.PollTransmit(), max(h.MaxFrame(), codec.DefaultMaxFrame))
+			checkOut(t, h.PollTransmit(), max(h.MaxFrame(), schema.DefaultMaxFrame))
 			for e, ok := h.PollEvent(); ok; e, ok = h.PollEvent() {
 				if c, ok := e.(*Completed); ok {
 					if !issued[c.ID] || done[c.ID] {
@@ -167,7 +168,7 @@ func FuzzAgentReceive(f *testing.F) {
 			if a.Connected() {
 				a.SendEvent(codec.StreamTree, codec.TypeWindowChanged, &codec.WindowChanged{})
 			}
-			checkOut(t, a.PollTransmit(), max(a.MaxFrame(), codec.DefaultMaxFrame))
+			checkOut(t, a.PollTransmit(), max(a.MaxFrame(), schema.DefaultMaxFrame))
 		}
 	})
 }

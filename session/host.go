@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // HostConfig configures a Host.
 type HostConfig struct {
 	// Versions the host speaks; nil means Versions().
 	Versions []uint32
-	// MaxFrame is the host's frame limit; 0 means codec.DefaultMaxFrame.
+	// MaxFrame is the host's frame limit; 0 means schema.DefaultMaxFrame.
 	// The negotiated limit is the smaller of this and the hello's.
 	MaxFrame uint32
 	// Token, when set, is the per-launch token the hello must carry.
@@ -435,8 +436,8 @@ func (h *Host) hello(m *codec.Hello) {
 			return
 		}
 	}
-	if m.MaxFrame < codec.MinMaxFrame {
-		h.reject(codec.NewError(codec.CodeBadRequest, fmt.Sprintf("the hello's max_frame %d is below the minimum of %d", m.MaxFrame, codec.MinMaxFrame)))
+	if m.MaxFrame < schema.MinMaxFrame {
+		h.reject(codec.NewError(codec.CodeBadRequest, fmt.Sprintf("the hello's max_frame %d is below the minimum of %d", m.MaxFrame, schema.MinMaxFrame)))
 		return
 	}
 	limit := min(m.MaxFrame, h.cfg.MaxFrame)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // The simulation joins a Host and an Agent through a link that delivers
@@ -310,7 +311,7 @@ func (s *sim) agentWork() {
 	}
 	switch r := s.rng.IntN(100); {
 	case r < 10:
-		s.event(codec.StreamTree, codec.TypeContentChanged, &codec.ContentChanged{Window: 1, Node: uint32(s.rng.IntN(9)), Change: codec.ContentText})
+		s.event(codec.StreamTree, codec.TypeContentChanged, &codec.ContentChanged{Window: 1, Node: uint32(s.rng.IntN(9)), Change: schema.ContentText})
 	case r < 11:
 		s.a.SkipEvent(codec.StreamTree)
 	case r < 16:

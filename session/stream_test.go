@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 func treeEvent(p *pair, node uint32) uint64 {
 	p.t.Helper()
-	seq, err := p.a.SendEvent(codec.StreamTree, codec.TypeContentChanged, &codec.ContentChanged{Window: 1, Node: node, Change: codec.ContentText})
+	seq, err := p.a.SendEvent(codec.StreamTree, codec.TypeContentChanged, &codec.ContentChanged{Window: 1, Node: node, Change: schema.ContentText})
 	if err != nil {
 		p.t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // DefaultMaxBacklog is the agent's backlog limit when its config leaves
@@ -89,7 +90,7 @@ func (q *txQueue) take(max int) (b []byte, ctl bool) {
 	}
 	n := 0
 	for q.head+n < len(q.bulk) {
-		size := codec.HeaderLen + int(binary.BigEndian.Uint32(q.bulk[q.head+n:]))
+		size := schema.HeaderLen + int(binary.BigEndian.Uint32(q.bulk[q.head+n:]))
 		if n > 0 && n+size > max {
 			break
 		}

@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // frameEvent is a frames-stream body of n image bytes.
 func frameEvent(n int) *codec.ScreenFrame {
-	return &codec.ScreenFrame{Width: 10, Height: 10, Format: codec.FormatPNG, Image: make([]byte, n)}
+	return &codec.ScreenFrame{Width: 10, Height: 10, Format: schema.FormatPNG, Image: make([]byte, n)}
 }
 
 func TestControlFramesGoAheadOfBulk(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // treeSnapshot is a small snapshot whose texts name it by i.
@@ -62,7 +63,7 @@ func TestHostQueuesTrees(t *testing.T) {
 		if want := treeSnapshot(int(id)); !reflect.DeepEqual(tr.Snapshot(), want) {
 			t.Fatalf("request %d's tree reads as %+v, want %+v", id, tr.Snapshot(), want)
 		}
-		if s, _ := tr.Text(tr.Window(0).Root.Val, codec.KeyNodeText); s != "screen "+strconv.FormatUint(id, 10) {
+		if s, _ := tr.Text(tr.Window(0).Root.Val, schema.KeyNodeText); s != "screen "+strconv.FormatUint(id, 10) {
 			t.Fatalf("request %d's root text %q", id, s)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // TestEveryNodeText: each text field of codec.Node (found by reflection,
@@ -24,8 +25,8 @@ func TestEveryNodeText(t *testing.T) {
 			keyed = append(keyed, f)
 		}
 	}
-	if len(keyed) != codec.NodeFields.Len() || nodeKeys != len(keyed) {
-		t.Fatalf("codec.Node has %d keyed fields, NodeFields %d keys, nodeKeys is %d", len(keyed), codec.NodeFields.Len(), nodeKeys)
+	if len(keyed) != schema.Node.Len() || nodeKeys != len(keyed) {
+		t.Fatalf("codec.Node has %d keyed fields, NodeFields %d keys, nodeKeys is %d", len(keyed), schema.Node.Len(), nodeKeys)
 	}
 	vt := reflect.TypeFor[NodeView]()
 	for k, f := range keyed {
@@ -63,7 +64,7 @@ func TestEveryNodeText(t *testing.T) {
 			// a forgotten text key would leave it to the general path.
 			leafAt := -1
 			for i := 0; i+4 < len(b); i++ {
-				if b[i] >= 0xa4 && b[i] <= 0xb7 && b[i+1] == codec.KeyNodeID && b[i+2] == 3 && i+4 < len(b) && b[i+3] == codec.KeyNodeClass && b[i+4] == 0 {
+				if b[i] >= 0xa4 && b[i] <= 0xb7 && b[i+1] == schema.KeyNodeID && b[i+2] == 3 && i+4 < len(b) && b[i+3] == schema.KeyNodeClass && b[i+4] == 0 {
 					if leafAt >= 0 {
 						t.Fatalf("two leaves of id 3 in % x", b)
 					}

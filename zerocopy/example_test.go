@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/zerocopy"
 )
 
@@ -18,16 +19,16 @@ func ExampleWalker() {
 		Windows: []codec.Window{{ID: 3, Type: 1, Package: codec.Some[uint32](2), Root: &codec.Node{
 			ID: 1, Class: 0, Bounds: codec.Bounds{Right: 1080, Bottom: 2400},
 			Children: []codec.Node{
-				{ID: 2, Class: 1, Text: "OK", Flags: codec.NodeClickable, Bounds: codec.Bounds{Left: 40, Top: 2200, Right: 520, Bottom: 2340}},
-				{ID: 3, Class: 1, Text: "Cancel", Flags: codec.NodeClickable, Bounds: codec.Bounds{Left: 560, Top: 2200, Right: 1040, Bottom: 2340}},
+				{ID: 2, Class: 1, Text: "OK", Flags: schema.NodeClickable, Bounds: codec.Bounds{Left: 40, Top: 2200, Right: 520, Bottom: 2340}},
+				{ID: 3, Class: 1, Text: "Cancel", Flags: schema.NodeClickable, Bounds: codec.Bounds{Left: 560, Top: 2200, Right: 1040, Bottom: 2340}},
 			},
 		}}},
 	}
-	if err := codec.NewWriter(&stream, codec.DefaultMaxFrame).WriteMessage(&codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: snap}); err != nil {
+	if err := codec.NewWriter(&stream, schema.DefaultMaxFrame).WriteMessage(&codec.Response{ID: 1, Method: codec.MethodSnapshot, Result: snap}); err != nil {
 		panic(err)
 	}
 
-	f, err := codec.NewReader(&stream, codec.DefaultMaxFrame).Next()
+	f, err := codec.NewReader(&stream, schema.DefaultMaxFrame).Next()
 	if err != nil {
 		panic(err)
 	}
@@ -46,7 +47,7 @@ func ExampleWalker() {
 			continue
 		}
 		text, _ := n.Text.Get()
-		fmt.Printf("%s%d %s %q clickable=%v\n", strings.Repeat("  ", w.Depth()), n.ID, n.ClassName, text, n.Flags&codec.NodeClickable != 0)
+		fmt.Printf("%s%d %s %q clickable=%v\n", strings.Repeat("  ", w.Depth()), n.ID, n.ClassName, text, n.Flags&schema.NodeClickable != 0)
 	}
 	fmt.Println(v.NumNodes(), "nodes")
 	// Output:

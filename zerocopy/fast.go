@@ -3,6 +3,7 @@ package zerocopy
 import (
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // The canonical encoder writes a node as a definite map of one-byte keys
@@ -45,7 +46,7 @@ func decodePairs(b []byte, i int, f *vframe, nv *NodeView) (int, int) {
 		roomy := j+21 <= len(b)
 		var w int
 		switch k {
-		case codec.KeyNodeID, codec.KeyNodeClass, codec.KeyNodeFlags, codec.KeyNodeResPkg:
+		case schema.KeyNodeID, schema.KeyNodeClass, schema.KeyNodeFlags, schema.KeyNodeResPkg:
 			var x uint32
 			if roomy {
 				x, w = shortHead[uint32](b, j)
@@ -54,26 +55,26 @@ func decodePairs(b []byte, i int, f *vframe, nv *NodeView) (int, int) {
 				x, w = cbor.Uint32At(b, j)
 			}
 			switch k {
-			case codec.KeyNodeID:
+			case schema.KeyNodeID:
 				nv.ID = x
-			case codec.KeyNodeClass:
+			case schema.KeyNodeClass:
 				nv.Class = x
-			case codec.KeyNodeFlags:
+			case schema.KeyNodeFlags:
 				nv.Flags = x
 			default:
 				nv.ResPkg = codec.Opt[uint32]{Val: x, Ok: true}
 			}
-		case codec.KeyNodeBounds: // bounds decodeCanon did not read: near the end, or of another layout
+		case schema.KeyNodeBounds: // bounds decodeCanon did not read: near the end, or of another layout
 			w = readBounds(b, j, &nv.Bounds)
-		case codec.KeyNodeChildren:
+		case schema.KeyNodeChildren:
 			kn, h := cbor.ArrayAt(b, j)
-			if h > 0 && !f.had8 && kn <= (len(b)-j-h)/codec.MinNodeLen {
+			if h > 0 && !f.had8 && kn <= (len(b)-j-h)/schema.MinNodeLen {
 				f.kn, f.ki, f.kidsAt, f.had8 = kn, 0, j, true
 				nv.kidsOff, nv.kidsN = j+h, kn
 				f.i, f.seen = p, seen
 				return j + h, scanKids
 			}
-		case codec.KeyNodeScroll:
+		case schema.KeyNodeScroll:
 			var sc codec.Scroll
 			if w = readScroll(b, j, &sc); w > 0 {
 				nv.Scroll = codec.Opt[codec.Scroll]{Val: sc, Ok: true}
@@ -111,17 +112,17 @@ func decodeCanon(b []byte, i, n int, nv *NodeView) (int, int, uint32) {
 	// The first four pairs take 26 bytes at most: they are read through
 	// a window of 32, offsets relative to i.
 	win := (*[32]byte)(b[i : i+32])
-	if win[0] != codec.KeyNodeID {
+	if win[0] != schema.KeyNodeID {
 		return i, 0, 0
 	}
 	id, w0 := winHead[uint32](win, 1)
 	j := 1 + w0
 	class, w1 := winHead[uint32](win, j+1)
-	if w0 == 0 || win[j&31] != codec.KeyNodeClass || w1 == 0 {
+	if w0 == 0 || win[j&31] != schema.KeyNodeClass || w1 == 0 {
 		return i, 0, 0
 	}
 	j += 1 + w1
-	if win[j&31] != codec.KeyNodeBounds || win[(j+1)&31] != 0x84 {
+	if win[j&31] != schema.KeyNodeBounds || win[(j+1)&31] != 0x84 {
 		return i, 0, 0
 	}
 	l, n1 := winHead[int32](win, j+2)
@@ -132,7 +133,7 @@ func decodeCanon(b []byte, i, n int, nv *NodeView) (int, int, uint32) {
 	e += n3
 	bo, n4 := winHead[int32](win, e)
 	e += n4
-	if n1 == 0 || n2 == 0 || n3 == 0 || n4 == 0 || win[e&31] != codec.KeyNodeFlags {
+	if n1 == 0 || n2 == 0 || n3 == 0 || n4 == 0 || win[e&31] != schema.KeyNodeFlags {
 		return i, 0, 0
 	}
 	flags, w3 := winHead[uint32](win, e+1)
@@ -147,21 +148,21 @@ func decodeCanon(b []byte, i, n int, nv *NodeView) (int, int, uint32) {
 	// an absent key costs nothing. At a key out of order, the children
 	// or a pair of another shape the loop stops, and decodePairs reads it
 	// and the rest.
-	for prev := codec.KeyNodeFlags; p < n && i+1 < len(b); {
+	for prev := schema.KeyNodeFlags; p < n && i+1 < len(b); {
 		k := int(b[i])
 		if k <= prev {
 			break
 		}
 		w := 0
 		switch k {
-		case codec.KeyNodeResPkg:
+		case schema.KeyNodeResPkg:
 			if i+5 < len(b) {
 				var x uint32
 				if x, w = shortHead[uint32](b, i+1); w > 0 {
 					nv.ResPkg = codec.Opt[uint32]{Val: x, Ok: true}
 				}
 			}
-		case codec.KeyNodeScroll:
+		case schema.KeyNodeScroll:
 			var sc codec.Scroll
 			if w = readScroll(b, i+1, &sc); w > 0 {
 				nv.Scroll = codec.Opt[codec.Scroll]{Val: sc, Ok: true}
@@ -244,11 +245,11 @@ func readScroll(b []byte, i int, s *codec.Scroll) int {
 		j++
 		var w int
 		switch k {
-		case codec.KeyScrollAxis:
+		case schema.KeyScrollAxis:
 			s.Axis, w = cbor.Uint32At(b, j)
-		case codec.KeyScrollFlags:
+		case schema.KeyScrollFlags:
 			s.Flags, w = cbor.Uint32At(b, j)
-		case codec.KeyScrollRange:
+		case schema.KeyScrollRange:
 			if j < len(b) && b[j] == 0x83 {
 				r := &s.Range.Val
 				var w1, w2, w3 int
@@ -261,7 +262,7 @@ func readScroll(b []byte, i int, s *codec.Scroll) int {
 				}
 				s.Range.Ok = true
 			}
-		case codec.KeyScrollPosition:
+		case schema.KeyScrollPosition:
 			if j < len(b) && b[j] == 0x82 {
 				p := &s.Position.Val
 				var w1, w2 int
@@ -310,19 +311,19 @@ func (w *Walker) readNode(off int) bool {
 		j := i + 1
 		var wd int
 		switch k {
-		case codec.KeyNodeID:
+		case schema.KeyNodeID:
 			nv.ID, wd = cbor.Uint32At(b, j)
-		case codec.KeyNodeClass:
+		case schema.KeyNodeClass:
 			nv.Class, wd = cbor.Uint32At(b, j)
-		case codec.KeyNodeBounds:
+		case schema.KeyNodeBounds:
 			wd = readBounds(b, j, &nv.Bounds)
-		case codec.KeyNodeFlags:
+		case schema.KeyNodeFlags:
 			nv.Flags, wd = cbor.Uint32At(b, j)
-		case codec.KeyNodeResPkg:
+		case schema.KeyNodeResPkg:
 			var v uint32
 			v, wd = cbor.Uint32At(b, j)
 			nv.ResPkg = codec.Opt[uint32]{Val: v, Ok: true}
-		case codec.KeyNodeChildren:
+		case schema.KeyNodeChildren:
 			kn, h := cbor.ArrayAt(b, j)
 			if h == 0 {
 				return false
@@ -340,7 +341,7 @@ func (w *Walker) readNode(off int) bool {
 				return false
 			}
 			wd = end - j
-		case codec.KeyNodeScroll:
+		case schema.KeyNodeScroll:
 			nv.Scroll = codec.Opt[codec.Scroll]{Ok: true}
 			wd = readScroll(b, j, &nv.Scroll.Val)
 		default: // a text, or a key the general path reads

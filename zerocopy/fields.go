@@ -5,6 +5,7 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // Field readers shared by the validation pass and the walk, so that both
@@ -12,11 +13,11 @@ import (
 // last of a repeated key wins, a null value counts as absent, unknown keys
 // are skipped.
 
-// The required keys of a node and a scroll map (codec.NodeFields and
-// codec.ScrollFields), as constants for the fast paths.
+// The required keys of a node and a scroll map (schema.Node and
+// schema.Scroll), as constants for the fast paths.
 const (
-	nodeNeed   = 1<<codec.KeyNodeID | 1<<codec.KeyNodeClass | 1<<codec.KeyNodeBounds | 1<<codec.KeyNodeFlags
-	scrollNeed = 1<<codec.KeyScrollAxis | 1<<codec.KeyScrollFlags
+	nodeNeed   = 1<<schema.KeyNodeID | 1<<schema.KeyNodeClass | 1<<schema.KeyNodeBounds | 1<<schema.KeyNodeFlags
+	scrollNeed = 1<<schema.KeyScrollAxis | 1<<schema.KeyScrollFlags
 )
 
 func optText(d *dec) (codec.Opt[string], error) {
@@ -46,9 +47,9 @@ func nodeField(d *dec, nv *NodeView, k uint64, seen *uint32) (err error) {
 		switch {
 		case k < nodeKeys && nodeTexts&(1<<k) != 0:
 			*nv.textField(int(k)) = codec.Opt[string]{}
-		case k == codec.KeyNodeResPkg:
+		case k == schema.KeyNodeResPkg:
 			nv.ResPkg = codec.Opt[uint32]{}
-		case k == codec.KeyNodeScroll:
+		case k == schema.KeyNodeScroll:
 			nv.Scroll = codec.Opt[codec.Scroll]{}
 		}
 		if k < 32 {
@@ -59,24 +60,24 @@ func nodeField(d *dec, nv *NodeView, k uint64, seen *uint32) (err error) {
 	switch {
 	case k < nodeKeys && nodeTexts&(1<<k) != 0:
 		*nv.textField(int(k)), err = optText(d)
-	case k == codec.KeyNodeID:
+	case k == schema.KeyNodeID:
 		nv.ID, err = d.Uint32()
-	case k == codec.KeyNodeClass:
+	case k == schema.KeyNodeClass:
 		nv.Class, err = d.Uint32()
-	case k == codec.KeyNodeBounds:
+	case k == schema.KeyNodeBounds:
 		err = bounds(d, &nv.Bounds)
-	case k == codec.KeyNodeFlags:
+	case k == schema.KeyNodeFlags:
 		nv.Flags, err = d.Uint32()
-	case k == codec.KeyNodeResPkg:
+	case k == schema.KeyNodeResPkg:
 		nv.ResPkg, err = optU32(d)
-	case k == codec.KeyNodeScroll:
+	case k == schema.KeyNodeScroll:
 		nv.Scroll = codec.Opt[codec.Scroll]{Ok: true}
 		err = scroll(d, &nv.Scroll.Val)
 	default:
 		err = d.Skip()
 	}
 	if err != nil {
-		return codec.NodeFields.In(err, k)
+		return schema.Node.In(err, k)
 	}
 	if k < 32 {
 		*seen |= 1 << k
@@ -86,7 +87,7 @@ func nodeField(d *dec, nv *NodeView, k uint64, seen *uint32) (err error) {
 
 // scroll reads a Scroll map.
 func scroll(d *dec, s *codec.Scroll) error {
-	it, err := d.Fields(codec.ScrollFields.Len())
+	it, err := d.Fields(schema.Scroll.Len())
 	if err != nil {
 		return err
 	}
@@ -94,42 +95,42 @@ func scroll(d *dec, s *codec.Scroll) error {
 		switch k := it.Key(); {
 		case it.Null():
 			switch k {
-			case codec.KeyScrollRange:
+			case schema.KeyScrollRange:
 				s.Range = codec.Opt[codec.ScrollRange]{}
-			case codec.KeyScrollPosition:
+			case schema.KeyScrollPosition:
 				s.Position = codec.Opt[codec.ScrollPosition]{}
 			}
-		case k == codec.KeyScrollAxis:
+		case k == schema.KeyScrollAxis:
 			s.Axis, err = d.Uint32()
-		case k == codec.KeyScrollFlags:
+		case k == schema.KeyScrollFlags:
 			s.Flags, err = d.Uint32()
-		case k == codec.KeyScrollRange:
+		case k == schema.KeyScrollRange:
 			s.Range.Ok = true
 			err = scrollRange(d, &s.Range.Val)
-		case k == codec.KeyScrollPosition:
+		case k == schema.KeyScrollPosition:
 			s.Position.Ok = true
 			err = scrollPosition(d, &s.Position.Val)
 		default:
-			err = noReader(codec.ScrollFields, k)
+			err = noReader(schema.Scroll, k)
 		}
 		if err != nil {
-			return codec.ScrollFields.In(err, it.Key())
+			return schema.Scroll.In(err, it.Key())
 		}
 	}
-	return mapEnd(&it, codec.ScrollFields)
+	return mapEnd(&it, schema.Scroll)
 }
 
 // noReader is the error for a key that f names and the reader of its
 // map has no case for: a key added to the schema without the code that
 // reads it. It fails the parse (and so the golden sample that carries
 // the key) instead of reading the value into another field.
-func noReader(f *codec.Fields, k uint64) error {
+func noReader(f schema.Map, k uint64) error {
 	return cbor.Errorf(cbor.ErrInvalid, 0, "zerocopy: no reader for key "+strconv.FormatUint(k, 10)+" ("+f.Name(k)+")")
 }
 
 // mapEnd is the outcome of a FieldIter's map of f once Next reports
 // false: the iteration's error, or the first required key missing.
-func mapEnd(it *cbor.FieldIter, f *codec.Fields) error {
+func mapEnd(it *cbor.FieldIter, f schema.Map) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
@@ -165,15 +166,15 @@ func scrollPosition(d *dec, p *codec.ScrollPosition) error {
 // null.
 func clearWindowField(wv *WindowView, k uint64) {
 	switch k {
-	case codec.KeyWindowTitle:
+	case schema.KeyWindowTitle:
 		wv.Title = codec.Opt[string]{}
-	case codec.KeyWindowPackage:
+	case schema.KeyWindowPackage:
 		wv.Package = codec.Opt[uint32]{}
-	case codec.KeyWindowEmitsEvents:
+	case schema.KeyWindowEmitsEvents:
 		wv.EmitsEvents = codec.Opt[bool]{}
-	case codec.KeyWindowOwner:
+	case schema.KeyWindowOwner:
 		wv.Owner = codec.Opt[uint32]{}
-	case codec.KeyWindowModal:
+	case schema.KeyWindowModal:
 		wv.Modal = false
 	}
 }
@@ -182,40 +183,40 @@ func clearWindowField(wv *WindowView, k uint64) {
 // the caller's.
 func windowField(d *dec, wv *WindowView, k uint64) (err error) {
 	switch k {
-	case codec.KeyWindowID:
+	case schema.KeyWindowID:
 		wv.ID, err = d.Uint32()
-	case codec.KeyWindowType:
+	case schema.KeyWindowType:
 		wv.Type, err = d.Uint32()
-	case codec.KeyWindowLayer:
+	case schema.KeyWindowLayer:
 		wv.Layer, err = d.Int32()
-	case codec.KeyWindowBounds:
+	case schema.KeyWindowBounds:
 		err = bounds(d, &wv.Bounds)
-	case codec.KeyWindowFlags:
+	case schema.KeyWindowFlags:
 		wv.Flags, err = d.Uint32()
-	case codec.KeyWindowTitle:
+	case schema.KeyWindowTitle:
 		wv.Title, err = optText(d)
-	case codec.KeyWindowPackage:
+	case schema.KeyWindowPackage:
 		wv.Package, err = optU32(d)
-	case codec.KeyWindowEmitsEvents:
+	case schema.KeyWindowEmitsEvents:
 		var b bool
 		b, err = d.Bool()
 		wv.EmitsEvents = codec.Opt[bool]{Val: b, Ok: err == nil}
-	case codec.KeyWindowOwner:
+	case schema.KeyWindowOwner:
 		wv.Owner, err = optU32(d)
-	case codec.KeyWindowModal:
+	case schema.KeyWindowModal:
 		wv.Modal, err = d.Bool()
 	default:
 		err = d.Skip()
 	}
 	if err != nil {
-		return codec.WindowFields.In(err, k)
+		return schema.Window.In(err, k)
 	}
 	return nil
 }
 
 // display reads a Display map.
 func display(d *dec, v *codec.Display) error {
-	it, err := d.Fields(codec.DisplayFields.Len())
+	it, err := d.Fields(schema.Display.Len())
 	if err != nil {
 		return err
 	}
@@ -223,17 +224,17 @@ func display(d *dec, v *codec.Display) error {
 		if it.Null() {
 			continue
 		}
-		dst := [...]*uint32{codec.KeyDisplayWidth: &v.Width, codec.KeyDisplayHeight: &v.Height, codec.KeyDisplayDensityDPI: &v.DensityDPI, codec.KeyDisplayRotation: &v.Rotation}[it.Key()]
+		dst := [...]*uint32{schema.KeyDisplayWidth: &v.Width, schema.KeyDisplayHeight: &v.Height, schema.KeyDisplayDensityDPI: &v.DensityDPI, schema.KeyDisplayRotation: &v.Rotation}[it.Key()]
 		if *dst, err = d.Uint32(); err != nil {
-			return codec.DisplayFields.In(err, it.Key())
+			return schema.Display.In(err, it.Key())
 		}
 	}
-	return mapEnd(&it, codec.DisplayFields)
+	return mapEnd(&it, schema.Display)
 }
 
 // protoError validates an Error map and returns its code, borrowed.
 func protoError(d *dec) (string, error) {
-	it, err := d.Fields(codec.ErrorFields.Len())
+	it, err := d.Fields(schema.Error.Len())
 	if err != nil {
 		return "", err
 	}
@@ -241,21 +242,21 @@ func protoError(d *dec) (string, error) {
 	for it.Next(d) {
 		switch k := it.Key(); {
 		case it.Null():
-			if k == codec.KeyErrorCode {
+			if k == schema.KeyErrorCode {
 				code = ""
 			}
-		case k == codec.KeyErrorCode:
+		case k == schema.KeyErrorCode:
 			code, err = text(d)
-		case k == codec.KeyErrorMessage:
+		case k == schema.KeyErrorMessage:
 			_, err = text(d)
-		case k == codec.KeyErrorRetryable:
+		case k == schema.KeyErrorRetryable:
 			_, err = d.Bool()
 		default:
-			err = noReader(codec.ErrorFields, k)
+			err = noReader(schema.Error, k)
 		}
 		if err != nil {
-			return "", codec.ErrorFields.In(err, it.Key())
+			return "", schema.Error.In(err, it.Key())
 		}
 	}
-	return code, mapEnd(&it, codec.ErrorFields)
+	return code, mapEnd(&it, schema.Error)
 }

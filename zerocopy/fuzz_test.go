@@ -7,6 +7,7 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/internal/allocbound"
 )
 
@@ -20,7 +21,7 @@ func FuzzView(f *testing.F) {
 		f.Add(g.payload)
 	}
 	f.Add(snapshotPayload(f, 40, 5))
-	f.Add(chain(codec.MaxNodeDepth))
+	f.Add(chain(schema.MaxNodeDepth))
 	for _, frame := range allocbound.Frames(f, "../codec/testdata/hostile") {
 		f.Add(frame[4:min(len(frame), 4<<10)])
 	}

@@ -3,6 +3,7 @@ package zerocopy
 import (
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // HeaderView is what a frame's envelope says about it, read without
@@ -86,23 +87,23 @@ func Header(payload []byte) (HeaderView, error) {
 		switch {
 		case null:
 			switch k {
-			case codec.KeyRequestID: // KeyResponseID, KeyNonce
+			case schema.KeyRequestID: // KeyResponseID, KeyNonce
 				h.HasID, h.ID, h.Nonce = false, 0, 0
-			case codec.KeyRequestMethod: // KeyResponseMethod
+			case schema.KeyRequestMethod: // KeyResponseMethod
 				h.HasMethod, h.Method = false, 0
-			case codec.KeyResponseResult: // KeyWelcomeError
+			case schema.KeyResponseResult: // KeyWelcomeError
 				if kind == codec.KindResponse {
 					h.HasResult = false
 				} else if kind == codec.KindWelcome {
 					h.IsError, h.Code = false, ""
 				}
-			case codec.KeyResponseError:
+			case schema.KeyResponseError:
 				if kind == codec.KindResponse {
 					h.IsError, h.Code = false, ""
 				}
 			}
 			continue
-		case k == codec.KeyRequestID && kind != codec.KindWelcome: // KeyResponseID, KeyNonce
+		case k == schema.KeyRequestID && kind != codec.KindWelcome: // KeyResponseID, KeyNonce
 			v, err := d.Uint()
 			if err != nil {
 				return h, cbor.WithField(cbor.WithField(err, idName(kind)), name)
@@ -113,13 +114,13 @@ func Header(payload []byte) (HeaderView, error) {
 				h.ID = v
 			}
 			h.HasID = true
-		case k == codec.KeyRequestMethod && (kind == codec.KindRequest || kind == codec.KindResponse): // KeyResponseMethod
+		case k == schema.KeyRequestMethod && (kind == codec.KindRequest || kind == codec.KindResponse): // KeyResponseMethod
 			v, err := d.Uint32()
 			if err != nil {
 				return h, cbor.WithField(cbor.WithField(err, "method"), name)
 			}
 			h.Method, h.HasMethod = codec.Method(v), true
-		case k == codec.KeyRequestParams && (kind == codec.KindRequest || kind == codec.KindResponse): // KeyResponseResult
+		case k == schema.KeyRequestParams && (kind == codec.KindRequest || kind == codec.KindResponse): // KeyResponseResult
 			if kind == codec.KindResponse {
 				h.HasResult = true
 			}
@@ -129,7 +130,7 @@ func Header(payload []byte) (HeaderView, error) {
 			if err := d.Skip(); err != nil {
 				return h, cbor.WithField(err, name)
 			}
-		case (k == codec.KeyResponseError && kind == codec.KindResponse) || (k == codec.KeyWelcomeError && kind == codec.KindWelcome):
+		case (k == schema.KeyResponseError && kind == codec.KindResponse) || (k == schema.KeyWelcomeError && kind == codec.KindWelcome):
 			code, err := errorCode(&d)
 			if err != nil {
 				return h, cbor.WithField(cbor.WithField(err, "error"), name)
@@ -166,7 +167,7 @@ func peekKind(b []byte) (codec.Kind, error) {
 		if err != nil {
 			return 0, err
 		}
-		if k == codec.KeyKind && !d.Null() {
+		if k == schema.KeyKind && !d.Null() {
 			v, err := d.Uint()
 			if err != nil {
 				return 0, cbor.WithField(err, "kind")
@@ -177,7 +178,7 @@ func peekKind(b []byte) (codec.Kind, error) {
 			kind, found = codec.Kind(v), true
 			continue
 		}
-		if k == codec.KeyKind {
+		if k == schema.KeyKind {
 			found = false
 			continue
 		}
@@ -193,7 +194,7 @@ func peekKind(b []byte) (codec.Kind, error) {
 
 // errorCode reads an Error map and returns its code (key 0), borrowed.
 func errorCode(d *dec) (string, error) {
-	it, err := d.Fields(codec.KeyErrorCode + 1)
+	it, err := d.Fields(schema.KeyErrorCode + 1)
 	if err != nil {
 		return "", err
 	}
@@ -202,7 +203,7 @@ func errorCode(d *dec) (string, error) {
 		if it.Null() {
 			code = ""
 		} else if code, err = text(d); err != nil {
-			return "", codec.ErrorFields.In(err, codec.KeyErrorCode)
+			return "", schema.Error.In(err, schema.KeyErrorCode)
 		}
 	}
 	return code, it.Err()
@@ -249,7 +250,7 @@ var eventNames = [...]string{"kind", "stream", "seq", "type"}
 // id (or nonce), then method, then params or result. It reports false for
 // anything else, which Header then reads in full.
 func headerFast(b []byte, h *HeaderView) bool {
-	if len(b) < 5 || b[0] < 0xa2 || b[0] > 0xb7 || b[1] != codec.KeyKind || b[3] != codec.KeyRequestID {
+	if len(b) < 5 || b[0] < 0xa2 || b[0] > 0xb7 || b[1] != schema.KeyKind || b[3] != schema.KeyRequestID {
 		return false
 	}
 	kind := codec.Kind(b[2])
@@ -272,11 +273,11 @@ func headerFast(b []byte, h *HeaderView) bool {
 	default:
 		return false
 	}
-	if i+1 >= len(b) || b[i] != codec.KeyRequestMethod {
+	if i+1 >= len(b) || b[i] != schema.KeyRequestMethod {
 		return false
 	}
 	m, n := cbor.Uint32At(b, i+1)
-	if n == 0 || i+1+n >= len(b) || b[i+1+n] != codec.KeyRequestParams {
+	if n == 0 || i+1+n >= len(b) || b[i+1+n] != schema.KeyRequestParams {
 		return false
 	}
 	h.Kind, h.ID, h.HasID, h.Method, h.HasMethod = kind, id, true, codec.Method(m), true

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // checkHeader compares a header view with the codec's decode of the same
@@ -157,8 +158,8 @@ func TestEventFrameImageBorrowed(t *testing.T) {
 // TestRequiredKeysFollowSchema checks the fast paths' constants against
 // codec's schema table.
 func TestRequiredKeysFollowSchema(t *testing.T) {
-	if nodeNeed != codec.NodeFields.RequiredMask() || scrollNeed != codec.ScrollFields.RequiredMask() {
-		t.Errorf("nodeNeed %b, scrollNeed %b; the schema requires %b and %b", nodeNeed, scrollNeed, codec.NodeFields.RequiredMask(), codec.ScrollFields.RequiredMask())
+	if nodeNeed != schema.Node.RequiredMask() || scrollNeed != schema.Scroll.RequiredMask() {
+		t.Errorf("nodeNeed %b, scrollNeed %b; the schema requires %b and %b", nodeNeed, scrollNeed, schema.Node.RequiredMask(), schema.Scroll.RequiredMask())
 	}
 }
 

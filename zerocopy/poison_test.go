@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/golden"
 )
 
@@ -18,11 +19,11 @@ import (
 
 func readFrame(t *testing.T, m codec.Message) codec.Frame {
 	t.Helper()
-	b, err := codec.AppendFrame(nil, m, codec.DefaultMaxFrame)
+	b, err := codec.AppendFrame(nil, m, schema.DefaultMaxFrame)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := codec.NewReader(bytes.NewReader(b), codec.DefaultMaxFrame).Next()
+	f, err := codec.NewReader(bytes.NewReader(b), schema.DefaultMaxFrame).Next()
 	if err != nil {
 		t.Fatal(err)
 	}

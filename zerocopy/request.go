@@ -3,6 +3,7 @@ package zerocopy
 import (
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // RequestView is a request read in place: its envelope checked as the
@@ -88,7 +89,7 @@ func (r *RequestView) Parse(payload []byte) error {
 }
 
 func (r *RequestView) envelope(d *dec, payload []byte) error {
-	it, err := d.Fields(codec.RequestFields.Len())
+	it, err := d.Fields(schema.Request.Len())
 	if err != nil {
 		return err
 	}
@@ -98,20 +99,20 @@ func (r *RequestView) envelope(d *dec, payload []byte) error {
 		switch {
 		case it.Null():
 			switch k {
-			case codec.KeyRequestParams:
+			case schema.KeyRequestParams:
 				r.Params = ParamsView{}
-			case codec.KeyRequestDeadlineMS:
+			case schema.KeyRequestDeadlineMS:
 				r.DeadlineMS = codec.Opt[uint32]{}
 			}
-		case k == codec.KeyKind:
+		case k == schema.KeyKind:
 			err = repeatedKind(d, codec.KindRequest)
-		case k == codec.KeyRequestID:
+		case k == schema.KeyRequestID:
 			r.ID, err = d.Uint()
-		case k == codec.KeyRequestMethod:
+		case k == schema.KeyRequestMethod:
 			if method, err = repeatedMethod(d, method, haveMethod); err == nil {
 				haveMethod = true
 			}
-		case k == codec.KeyRequestParams:
+		case k == schema.KeyRequestParams:
 			if b, ok := d.PeekByte(); ok && b>>5 != byte(cbor.MajorMap) {
 				h, herr := d.ReadHead()
 				if herr != nil {
@@ -126,11 +127,11 @@ func (r *RequestView) envelope(d *dec, payload []byte) error {
 			r.DeadlineMS, err = optU32(d)
 		}
 		if err != nil {
-			return codec.RequestFields.In(err, k)
+			return schema.Request.In(err, k)
 		}
 	}
 	r.Method = method
-	return mapEnd(&it, codec.RequestFields)
+	return mapEnd(&it, schema.Request)
 }
 
 // repeatedMethod reads a method (key 2) and, when have, insists that it
@@ -338,7 +339,7 @@ func simpleLen(b []byte, i int) int {
 // reads. It accepts only what the general path accepts, and reads it
 // alike.
 func (r *RequestView) parseFast(b []byte) bool {
-	if len(b) < 8 || (b[0] != 0xa4 && b[0] != 0xa5) || b[1] != codec.KeyKind || b[2] != byte(codec.KindRequest) || b[3] != codec.KeyRequestID {
+	if len(b) < 8 || (b[0] != 0xa4 && b[0] != 0xa5) || b[1] != schema.KeyKind || b[2] != byte(codec.KindRequest) || b[3] != schema.KeyRequestID {
 		return false
 	}
 	id, n := uint64(b[4]), 1
@@ -348,7 +349,7 @@ func (r *RequestView) parseFast(b []byte) bool {
 		}
 	}
 	i := 4 + n
-	if i+1 >= len(b) || b[i] != codec.KeyRequestMethod {
+	if i+1 >= len(b) || b[i] != schema.KeyRequestMethod {
 		return false
 	}
 	m, n := uint32(b[i+1]), 1
@@ -358,7 +359,7 @@ func (r *RequestView) parseFast(b []byte) bool {
 		}
 	}
 	i += 1 + n
-	if i+1 >= len(b) || b[i] != codec.KeyRequestParams || b[i+1] < 0xa0 || b[i+1] > 0xb7 {
+	if i+1 >= len(b) || b[i] != schema.KeyRequestParams || b[i+1] < 0xa0 || b[i+1] > 0xb7 {
 		return false
 	}
 	start := i + 1
@@ -393,7 +394,7 @@ func (r *RequestView) parseFast(b []byte) bool {
 	p.b = b[start:i:i]
 	r.DeadlineMS = codec.Opt[uint32]{}
 	if b[0] == 0xa5 {
-		if i+1 >= len(b) || b[i] != codec.KeyRequestDeadlineMS {
+		if i+1 >= len(b) || b[i] != schema.KeyRequestDeadlineMS {
 			return false
 		}
 		v, n := cbor.Uint32At(b, i+1)

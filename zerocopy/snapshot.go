@@ -6,6 +6,7 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // ErrErrorResponse is returned by Snapshot.Parse for a well-formed
@@ -110,7 +111,7 @@ func (t *strTable) lookupFar(buf []byte, i uint32) (string, bool) {
 // Snapshot is a validated view of a snapshot: a response payload (Parse)
 // or a bare result map (ParseResult). Its zero value is ready for Parse,
 // and a Snapshot may be reused for frame after frame; it holds the
-// validation stack itself (codec.MaxNodeDepth frames), so parsing
+// validation stack itself (schema.MaxNodeDepth frames), so parsing
 // allocates nothing. A Snapshot reused for frame after frame also keeps
 // a table of the nodes it validated, so that a walk need not decode them
 // again: the table is allocated on the second Parse, and grown (once) if
@@ -142,7 +143,7 @@ type Snapshot struct {
 
 	tails tailTable
 	names [stringCache]string // the located entries of the string table, for the class names of the node table
-	stack [codec.MaxNodeDepth]vframe
+	stack [schema.MaxNodeDepth]vframe
 	node  NodeView // scratch for the validation pass
 	win   WindowView
 
@@ -210,40 +211,40 @@ func (v *Snapshot) parse(b []byte, response bool) error {
 
 // response1 validates a response map as the codec decodes it.
 func (v *Snapshot) response1(d *dec) error {
-	it, err := d.Fields(codec.ResponseFields.Len())
+	it, err := d.Fields(schema.Response.Len())
 	if err != nil {
 		return err
 	}
 	for it.Next(d) {
 		switch k := it.Key(); {
 		case it.Null():
-		case k == codec.KeyKind:
+		case k == schema.KeyKind:
 			err = repeatedKind(d, codec.KindResponse)
-		case k == codec.KeyResponseID:
+		case k == schema.KeyResponseID:
 			v.ID, err = d.Uint()
-		case k == codec.KeyResponseMethod:
+		case k == schema.KeyResponseMethod:
 			_, err = repeatedMethod(d, codec.MethodSnapshot, true)
-		case k == codec.KeyResponseResult:
+		case k == schema.KeyResponseResult:
 			err = v.result(d)
-		case k == codec.KeyResponseError:
+		case k == schema.KeyResponseError:
 			_, err = protoError(d)
 		default:
-			err = noReader(codec.ResponseFields, k)
+			err = noReader(schema.Response, k)
 		}
 		if err != nil {
-			return codec.ResponseFields.In(err, it.Key())
+			return schema.Response.In(err, it.Key())
 		}
 	}
-	if err := mapEnd(&it, codec.ResponseFields); err != nil {
+	if err := mapEnd(&it, schema.Response); err != nil {
 		return err
 	}
 	start := it.Start()
-	switch it.Seen() & (1<<codec.KeyResponseResult | 1<<codec.KeyResponseError) {
+	switch it.Seen() & (1<<schema.KeyResponseResult | 1<<schema.KeyResponseError) {
 	case 0:
 		return cbor.Errorf(cbor.ErrMissing, start, "a response carries a result (key 3) or an error (key 4)")
-	case 1<<codec.KeyResponseResult | 1<<codec.KeyResponseError:
+	case 1<<schema.KeyResponseResult | 1<<schema.KeyResponseError:
 		return cbor.Errorf(cbor.ErrInvalid, start, "a response carries a result (key 3) or an error (key 4), not both")
-	case 1 << codec.KeyResponseError:
+	case 1 << schema.KeyResponseError:
 		return ErrErrorResponse
 	}
 	return nil
@@ -255,7 +256,7 @@ func (v *Snapshot) result(d *dec) error {
 	v.strOff, v.strN, v.nStrings = 0, 0, 0
 	v.winOff, v.winN, v.nWindows, v.nNodes = 0, 0, 0, 0
 	v.clearTable()
-	it, err := d.Fields(codec.SnapshotFields.Len())
+	it, err := d.Fields(schema.Snapshot.Len())
 	if err != nil {
 		return err
 	}
@@ -263,33 +264,33 @@ func (v *Snapshot) result(d *dec) error {
 	for it.Next(d) {
 		switch k := it.Key(); {
 		case it.Null():
-			if k == codec.KeySnapshotDisplay {
+			if k == schema.KeySnapshotDisplay {
 				v.Display = codec.Opt[codec.Display]{}
 			}
-		case k == codec.KeySnapshotStrings:
+		case k == schema.KeySnapshotStrings:
 			err = v.stringTable(d)
 			fixNames = treesRead
-		case k == codec.KeySnapshotWindows:
+		case k == schema.KeySnapshotWindows:
 			err = v.windows(d)
 			treesRead, fixNames = true, false
-		case k == codec.KeySnapshotTruncated:
+		case k == schema.KeySnapshotTruncated:
 			v.Truncated, err = d.Uint32()
-		case k == codec.KeySnapshotSeq:
+		case k == schema.KeySnapshotSeq:
 			v.Seq, err = d.Uint()
-		case k == codec.KeySnapshotDisplay:
+		case k == schema.KeySnapshotDisplay:
 			v.Display = codec.Opt[codec.Display]{Ok: true}
 			err = display(d, &v.Display.Val)
 		default:
-			err = noReader(codec.SnapshotFields, k)
+			err = noReader(schema.Snapshot, k)
 		}
 		if err != nil {
-			return codec.SnapshotFields.In(err, it.Key())
+			return schema.Snapshot.In(err, it.Key())
 		}
 	}
 	if fixNames {
 		v.fixClassNames()
 	}
-	return mapEnd(&it, codec.SnapshotFields)
+	return mapEnd(&it, schema.Snapshot)
 }
 
 func (v *Snapshot) stringTable(d *dec) error {
@@ -314,7 +315,7 @@ func (v *Snapshot) stringTable(d *dec) error {
 }
 
 func (v *Snapshot) windows(d *dec) error {
-	n, err := d.ArrayHeadOf(codec.MinWindowLen, "windows")
+	n, err := d.ArrayHeadOf(schema.MinWindowLen, "windows")
 	if err != nil {
 		return err
 	}
@@ -330,7 +331,7 @@ func (v *Snapshot) windows(d *dec) error {
 }
 
 func (v *Snapshot) window(d *dec) error {
-	it, err := d.Fields(codec.WindowFields.Len())
+	it, err := d.Fields(schema.Window.Len())
 	if err != nil {
 		return err
 	}
@@ -338,8 +339,8 @@ func (v *Snapshot) window(d *dec) error {
 	*w = WindowView{}
 	for it.Next(d) {
 		switch k := it.Key(); {
-		case k == codec.KeyWindowRoot && it.Null():
-		case k == codec.KeyWindowRoot:
+		case k == schema.KeyWindowRoot && it.Null():
+		case k == schema.KeyWindowRoot:
 			slot := -1
 			if !it.Last() {
 				slot = v.tails.reserve(d.Offset())
@@ -356,7 +357,7 @@ func (v *Snapshot) window(d *dec) error {
 			}
 		}
 	}
-	return mapEnd(&it, codec.WindowFields)
+	return mapEnd(&it, schema.Window)
 }
 
 // NumStrings is the number of entries in the string table.

@@ -8,6 +8,7 @@ import (
 	"github.com/wirebench/wirebench/bench/support"
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // checkSnapshot parses payload with a view and checks that it agrees with
@@ -350,7 +351,7 @@ func chain(depth int) []byte {
 }
 
 func TestDepth(t *testing.T) {
-	for _, depth := range []int{1, 2, codec.MaxNodeDepth} {
+	for _, depth := range []int{1, 2, schema.MaxNodeDepth} {
 		if !checkSnapshot(t, "chain", chain(depth)) {
 			t.Fatalf("chain of %d: not compared", depth)
 		}
@@ -363,11 +364,11 @@ func TestDepth(t *testing.T) {
 		}
 	}
 	var v Snapshot
-	err := v.Parse(chain(codec.MaxNodeDepth + 1))
+	err := v.Parse(chain(schema.MaxNodeDepth + 1))
 	if !errors.Is(err, cbor.ErrDepth) {
-		t.Fatalf("chain of %d: %v", codec.MaxNodeDepth+1, err)
+		t.Fatalf("chain of %d: %v", schema.MaxNodeDepth+1, err)
 	}
-	if _, derr := codec.Decode(chain(codec.MaxNodeDepth + 1)); derr == nil {
+	if _, derr := codec.Decode(chain(schema.MaxNodeDepth + 1)); derr == nil {
 		t.Error("the codec accepts the deep chain")
 	}
 	var e *cbor.Error

@@ -1,8 +1,8 @@
 package zerocopy
 
 import (
-	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // The validation pass reads every node anyway, so it keeps what it reads:
@@ -125,7 +125,7 @@ func (v *Snapshot) fixClassNames() {
 }
 
 // tree validates the node tree at d depth first with the explicit stack
-// in v: no recursion, and a tree deeper than codec.MaxNodeDepth fails as
+// in v: no recursion, and a tree deeper than schema.MaxNodeDepth fails as
 // soon as its level MaxNodeDepth+1 begins. The pairs of a definite map
 // go through decodePairs, one loop per node; what it leaves, pair by pair
 // through the general readers.
@@ -166,7 +166,7 @@ func (v *Snapshot) tree(d *dec) (err error) {
 					break
 				}
 				if sp == len(v.stack) {
-					return cbor.Errorf(cbor.ErrDepth, off, "node tree deeper than "+itoa(codec.MaxNodeDepth)+" levels")
+					return cbor.Errorf(cbor.ErrDepth, off, "node tree deeper than "+itoa(schema.MaxNodeDepth)+" levels")
 				}
 				f.ki++
 				start := off
@@ -216,7 +216,7 @@ func (v *Snapshot) tree(d *dec) (err error) {
 			}
 			f.inKids = false
 			v.tails.set(f.tail, d.Offset())
-			f.seen |= 1 << codec.KeyNodeChildren
+			f.seen |= 1 << schema.KeyNodeChildren
 			f.i++
 			continue
 		}
@@ -249,17 +249,17 @@ func (v *Snapshot) tree(d *dec) (err error) {
 		if err != nil {
 			return err
 		}
-		if k == codec.KeyNodeChildren {
+		if k == schema.KeyNodeChildren {
 			tainted = tainted || f.had8
 			f.had8 = true
 			if d.Null() {
-				f.seen &^= 1 << codec.KeyNodeChildren
+				f.seen &^= 1 << schema.KeyNodeChildren
 				nv.kidsN = 0
 				f.i++
 				continue
 			}
 			at := d.Offset()
-			kn, err := d.ArrayHeadOf(codec.MinNodeLen, "children")
+			kn, err := d.ArrayHeadOf(schema.MinNodeLen, "children")
 			if err != nil {
 				return cbor.WithField(err, "children")
 			}
@@ -296,9 +296,9 @@ func mapHeadByte(b []byte, i int) byte {
 	return 0
 }
 
-// missingNodeKey is codec.NodeFields.Missing, kept out of line: the tree
+// missingNodeKey is schema.Node.Missing, kept out of line: the tree
 // loop is the hot path, and the call costs it less than the check in
 // line.
 //
 //go:noinline
-func missingNodeKey(seen uint32, start int) error { return codec.NodeFields.Missing(seen, start) }
+func missingNodeKey(seen uint32, start int) error { return schema.Node.Missing(seen, start) }

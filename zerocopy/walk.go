@@ -3,6 +3,7 @@ package zerocopy
 import (
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // WindowView is one window of a snapshot, read in place. Title borrows
@@ -12,7 +13,7 @@ type WindowView struct {
 	Type        uint32            // key 1, AccessibilityWindowInfo.TYPE_*
 	Layer       int32             // key 2
 	Bounds      codec.Bounds      // key 3
-	Flags       uint32            // key 4, bits codec.WindowActive ...
+	Flags       uint32            // key 4, bits schema.WindowActive ...
 	Title       codec.Opt[string] // key 5
 	Package     codec.Opt[uint32] // key 6, string table index
 	EmitsEvents codec.Opt[bool]   // key 8
@@ -38,7 +39,7 @@ type wframe struct {
 
 // Walker walks a parsed Snapshot depth first: each window, then the nodes
 // of its tree in pre-order, parents before children. The stack of open
-// nodes is an array inside the Walker (codec.MaxNodeDepth frames), so a
+// nodes is an array inside the Walker (schema.MaxNodeDepth frames), so a
 // walk allocates nothing and never recurses:
 //
 //	var w zerocopy.Walker
@@ -77,7 +78,7 @@ type Walker struct {
 	rootCur           int
 
 	sp    int
-	stack [codec.MaxNodeDepth]wframe
+	stack [schema.MaxNodeDepth]wframe
 }
 
 // Reset starts a walk of v from its first window.
@@ -172,7 +173,7 @@ func (w *Walker) Next() bool {
 	if w.kidsDue {
 		w.kidsDue = false
 		if w.sp == len(w.stack) {
-			return w.fail(cbor.Errorf(cbor.ErrDepth, w.node.kidsOff, "node tree deeper than "+itoa(codec.MaxNodeDepth)+" levels"))
+			return w.fail(cbor.Errorf(cbor.ErrDepth, w.node.kidsOff, "node tree deeper than "+itoa(schema.MaxNodeDepth)+" levels"))
 		}
 		w.stack[w.sp] = wframe{next: w.node.kidsOff, n: w.node.kidsN, endsMe: !w.node.endKnown}
 		w.sp++
@@ -282,7 +283,7 @@ func (w *Walker) parseNode(off int) error {
 		if err != nil {
 			return err
 		}
-		if k != codec.KeyNodeChildren {
+		if k != schema.KeyNodeChildren {
 			if err := nodeField(&d, nv, k, &seen); err != nil {
 				return err
 			}
@@ -319,15 +320,15 @@ func (w *Walker) parseWindow(off int) (int, error) {
 	d := at(w.buf, off)
 	wv := &w.win
 	*wv = WindowView{}
-	it, err := d.Fields(codec.WindowFields.Len())
+	it, err := d.Fields(schema.Window.Len())
 	if err != nil {
 		return 0, err
 	}
 	for it.Next(&d) {
 		switch k := it.Key(); {
-		case k == codec.KeyWindowRoot && it.Null():
+		case k == schema.KeyWindowRoot && it.Null():
 			wv.HasRoot = false
-		case k == codec.KeyWindowRoot:
+		case k == schema.KeyWindowRoot:
 			wv.HasRoot, wv.rootOff = true, d.Offset()
 			if end, ok := w.tails.get(wv.rootOff, &w.tailCur); ok && end > wv.rootOff && end <= len(w.buf) {
 				d.Seek(end)

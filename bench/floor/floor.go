@@ -10,15 +10,15 @@ import (
 	"encoding/binary"
 	"errors"
 
-	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // MaxDepth is the deepest nesting Walk accepts: the protocol's deepest
-// message, a snapshot of codec.MaxNodeDepth node levels, nests that far
+// message, a snapshot of schema.MaxNodeDepth node levels, nests that far
 // (response, result, windows, window, root, then a children array and a
 // node map per level, and the node's bounds).
-const MaxDepth = 2*codec.MaxNodeDepth + 5
+const MaxDepth = 2*schema.MaxNodeDepth + 5
 
 // inlineDepth is the nesting Walk keeps on the goroutine's stack: a
 // snapshot's trees are about 20 node levels (45 CBOR levels) deep.

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // Seeded, deterministic inputs for the benchmarks and the budget tests.
@@ -240,7 +241,7 @@ func Snapshot(nodes int, seed int64) *codec.Snapshot {
 	}
 
 	appWin := newWindow(windowApplication, 0, codec.Bounds{Left: 0, Top: 0, Right: W, Bottom: H})
-	appWin.Flags = codec.WindowActive
+	appWin.Flags = schema.WindowActive
 	appWin.Title = codec.Some(appTitles[app])
 	appWin.Package = codec.Some(g.appPkg)
 	appWin.EmitsEvents = codec.Some(true)
@@ -268,7 +269,7 @@ func Snapshot(nodes int, seed int64) *codec.Snapshot {
 	navWin := newWindow(windowSystem, 4, codec.Bounds{Left: 0, Top: H - navH, Right: W, Bottom: H})
 	navWin.Package, navWin.Owner = codec.Some(sysui), codec.Some(sysui)
 	navWin.EmitsEvents = codec.Some(false)
-	focused.Flags |= codec.WindowFocused
+	focused.Flags |= schema.WindowFocused
 
 	// Trees, in a fixed order so that node ids follow the window order.
 	if appN > 0 {
@@ -301,7 +302,7 @@ func Snapshot(nodes int, seed int64) *codec.Snapshot {
 // node returns a new node with the next id.
 func (g *snapGen) node(class string, b codec.Bounds, flags uint32) codec.Node {
 	g.nextID++
-	return codec.Node{ID: g.nextID, Class: g.str(class), Bounds: b, Flags: flags | codec.NodeVisible}
+	return codec.Node{ID: g.nextID, Class: g.str(class), Bounds: b, Flags: flags | schema.NodeVisible}
 }
 
 func (g *snapGen) res(n *codec.Node, pkg uint32, name string) {
@@ -421,19 +422,19 @@ func (g *snapGen) appBar(b codec.Bounds, n int, typing bool) codec.Node {
 		var c codec.Node
 		switch {
 		case i == 0:
-			c = g.node("android.widget.ImageButton", s, codec.NodeClickable|codec.NodeFocusable|codec.NodeEnabled)
+			c = g.node("android.widget.ImageButton", s, schema.NodeClickable|schema.NodeFocusable|schema.NodeEnabled)
 			c.Desc = "Navigate up"
 		case i == 1 && typing:
-			c = g.node("android.widget.EditText", s, codec.NodeClickable|codec.NodeFocusable|codec.NodeFocused|codec.NodeEditable|codec.NodeEnabled)
+			c = g.node("android.widget.EditText", s, schema.NodeClickable|schema.NodeFocusable|schema.NodeFocused|schema.NodeEditable|schema.NodeEnabled)
 			g.res(&c, g.appPkg, "search_src_text")
 			c.Hint = g.pick(hints)
 			c.Text = g.text()
 		case i == 1:
-			c = g.node("android.widget.TextView", s, codec.NodeEnabled)
+			c = g.node("android.widget.TextView", s, schema.NodeEnabled)
 			c.Text = g.text()
 			g.res(&c, g.appPkg, "toolbar_title")
 		default:
-			c = g.node("android.widget.ImageButton", s, codec.NodeClickable|codec.NodeFocusable|codec.NodeEnabled|codec.NodeLongClickable)
+			c = g.node("android.widget.ImageButton", s, schema.NodeClickable|schema.NodeFocusable|schema.NodeEnabled|schema.NodeLongClickable)
 			c.Desc = g.pick(descs)
 		}
 		g.add(&bar, c)
@@ -482,7 +483,7 @@ func (g *snapGen) list(b codec.Bounds, n, level int, vertical bool) codec.Node {
 	if !vertical {
 		class = g.pick(carouselClasses)
 	}
-	l := g.node(class, b, codec.NodeScrollable|codec.NodeFocusable|codec.NodeEnabled)
+	l := g.node(class, b, schema.NodeScrollable|schema.NodeFocusable|schema.NodeEnabled)
 	g.res(&l, g.appPkg, g.pick([]string{"recycler_view", "list", "feed", "results", "carousel"}))
 	rest := n - 1
 	// Items of 3 to 8 nodes; larger budgets make rows that hold carousels.
@@ -500,7 +501,7 @@ func (g *snapGen) list(b codec.Bounds, n, level int, vertical bool) codec.Node {
 			g.res(&row, g.appPkg, "row")
 			hdr, body := split(slots[i], 4, true, 0)[0], slots[i]
 			body.Top = hdr.Bottom
-			title := g.node("android.widget.TextView", hdr, codec.NodeEnabled|codec.NodeFocusable)
+			title := g.node("android.widget.TextView", hdr, schema.NodeEnabled|schema.NodeFocusable)
 			title.Text = g.text()
 			g.res(&title, g.appPkg, "header")
 			g.add(&row, title)
@@ -515,24 +516,24 @@ func (g *snapGen) list(b codec.Bounds, n, level int, vertical bool) codec.Node {
 	if total > int64(k) && g.r.IntN(3) > 0 {
 		first = g.r.Int64N(total - int64(k) + 1)
 	}
-	s := &codec.Scroll{Axis: codec.ScrollVertical}
+	s := &codec.Scroll{Axis: schema.ScrollVertical}
 	if !vertical {
-		s.Axis = codec.ScrollHorizontal
+		s.Axis = schema.ScrollHorizontal
 	}
 	if class == "android.widget.ScrollView" || class == "androidx.core.widget.NestedScrollView" || class == "android.widget.HorizontalScrollView" {
 		// Scroll views report percent, not items.
 		pos := first * 100 / total
-		s.Range = codec.Some(codec.ScrollRange{Unit: codec.RangePercent, Lo: 0, Hi: 100})
+		s.Range = codec.Some(codec.ScrollRange{Unit: schema.RangePercent, Lo: 0, Hi: 100})
 		s.Position = codec.Some(codec.ScrollPosition{Lo: pos, Hi: pos})
 	} else {
-		s.Range = codec.Some(codec.ScrollRange{Unit: codec.RangeItems, Lo: 0, Hi: total - 1})
+		s.Range = codec.Some(codec.ScrollRange{Unit: schema.RangeItems, Lo: 0, Hi: total - 1})
 		s.Position = codec.Some(codec.ScrollPosition{Lo: first, Hi: first + int64(k) - 1})
 	}
 	if first > 0 {
-		s.Flags |= codec.ScrollBack
+		s.Flags |= schema.ScrollBack
 	}
 	if first+int64(k) < total {
-		s.Flags |= codec.ScrollForward
+		s.Flags |= schema.ScrollForward
 	}
 	l.Scroll = s
 	return l
@@ -542,9 +543,9 @@ func (g *snapGen) list(b codec.Bounds, n, level int, vertical bool) codec.Node {
 // container of an image, a title, a subtitle and controls, with a nested
 // group when it is large.
 func (g *snapGen) item(b codec.Bounds, n, level int) codec.Node {
-	it := g.node(g.pick(containerClasses), b, codec.NodeClickable|codec.NodeFocusable|codec.NodeEnabled|codec.NodeLongClickable)
+	it := g.node(g.pick(containerClasses), b, schema.NodeClickable|schema.NodeFocusable|schema.NodeEnabled|schema.NodeLongClickable)
 	if g.r.IntN(3) == 0 {
-		it.Flags |= codec.NodeSelected
+		it.Flags |= schema.NodeSelected
 	}
 	g.res(&it, g.appPkg, g.pick([]string{"item_root", "card", "row", "container"}))
 	rest := n - 1
@@ -575,11 +576,11 @@ func (g *snapGen) item(b codec.Bounds, n, level int) codec.Node {
 				c.Desc = g.pick(descs)
 			}
 		case 1:
-			c = g.node("android.widget.TextView", slots[i], codec.NodeEnabled)
+			c = g.node("android.widget.TextView", slots[i], schema.NodeEnabled)
 			c.Text = g.text()
 			g.res(&c, g.appPkg, "title")
 		case 2:
-			c = g.node("android.widget.TextView", slots[i], codec.NodeEnabled)
+			c = g.node("android.widget.TextView", slots[i], schema.NodeEnabled)
 			c.Text = g.text() + " " + g.text()
 			g.res(&c, g.appPkg, "subtitle")
 		default:
@@ -593,29 +594,29 @@ func (g *snapGen) item(b codec.Bounds, n, level int) codec.Node {
 // leaf is one widget from the pool, with what that widget carries.
 func (g *snapGen) leaf(b codec.Bounds) codec.Node {
 	class := g.pick(leafClasses)
-	n := g.node(class, b, codec.NodeEnabled)
+	n := g.node(class, b, schema.NodeEnabled)
 	switch class {
 	case "android.widget.TextView", "com.google.android.material.chip.Chip":
 		n.Text = g.text()
 		if class != "android.widget.TextView" {
-			n.Flags |= codec.NodeClickable | codec.NodeCheckable | codec.NodeFocusable
+			n.Flags |= schema.NodeClickable | schema.NodeCheckable | schema.NodeFocusable
 		}
 	case "android.widget.ImageView":
 		if g.r.IntN(2) == 0 {
 			n.Desc = g.pick(descs)
 		}
 	case "android.widget.Button", "android.widget.ImageButton":
-		n.Flags |= codec.NodeClickable | codec.NodeFocusable
+		n.Flags |= schema.NodeClickable | schema.NodeFocusable
 		if class == "android.widget.Button" {
 			n.Text = g.text()
 		} else {
 			n.Desc = g.pick(descs)
 		}
 	case "android.widget.CheckBox", "android.widget.Switch", "android.widget.RadioButton":
-		n.Flags |= codec.NodeClickable | codec.NodeFocusable | codec.NodeCheckable
+		n.Flags |= schema.NodeClickable | schema.NodeFocusable | schema.NodeCheckable
 		on := g.r.IntN(2) == 0
 		if on {
-			n.Flags |= codec.NodeChecked
+			n.Flags |= schema.NodeChecked
 		}
 		n.Text = g.text()
 		if class == "android.widget.Switch" {
@@ -624,10 +625,10 @@ func (g *snapGen) leaf(b codec.Bounds) codec.Node {
 			n.State = g.pick(states)
 		}
 	case "android.widget.EditText":
-		n.Flags |= codec.NodeClickable | codec.NodeFocusable | codec.NodeEditable | codec.NodeLongClickable
+		n.Flags |= schema.NodeClickable | schema.NodeFocusable | schema.NodeEditable | schema.NodeLongClickable
 		n.Hint = g.pick(hints)
 		if g.r.IntN(4) == 0 {
-			n.Flags |= codec.NodePassword
+			n.Flags |= schema.NodePassword
 			n.Text = "••••••••"
 		} else if g.r.IntN(2) == 0 {
 			n.Text = g.text()
@@ -655,11 +656,11 @@ func (g *snapGen) dialogTree(b codec.Bounds, n int, app string) *codec.Node {
 			c = g.node("android.widget.ImageView", s, 0)
 			g.res(&c, pc, "permission_icon")
 		case i == 1:
-			c = g.node("android.widget.TextView", s, codec.NodeEnabled|codec.NodeFocusable)
+			c = g.node("android.widget.TextView", s, schema.NodeEnabled|schema.NodeFocusable)
 			c.Text = "Allow " + app + " to send you notifications?"
 			g.res(&c, pc, "permission_message")
 		default:
-			c = g.node("android.widget.Button", s, codec.NodeEnabled|codec.NodeClickable|codec.NodeFocusable)
+			c = g.node("android.widget.Button", s, schema.NodeEnabled|schema.NodeClickable|schema.NodeFocusable)
 			c.Text = []string{"Allow", "Don’t allow", "Nur dieses Mal", "Ask every time", "Plus tard", "許可しない"}[(i-2)%6]
 			g.res(&c, pc, "permission_allow_button")
 		}
@@ -673,7 +674,7 @@ func (g *snapGen) dialogTree(b codec.Bounds, n int, app string) *codec.Node {
 // keys.
 func (g *snapGen) keyboardTree(b codec.Bounds, n int) *codec.Node {
 	root := g.node("android.widget.FrameLayout", b, 0)
-	kb := g.node("android.view.View", b, codec.NodeEnabled)
+	kb := g.node("android.view.View", b, schema.NodeEnabled)
 	g.res(&kb, g.str("com.google.android.inputmethod.latin"), "keyboard_view")
 	keys := n - 2
 	rowsN := min(4, keys)
@@ -682,7 +683,7 @@ func (g *snapGen) keyboardTree(b codec.Bounds, n int) *codec.Node {
 	k := 0
 	for ri, share := range g.shares(keys, rowsN) {
 		for _, s := range split(rows[ri], share, false, 2) {
-			key := g.node("android.view.View", s, codec.NodeEnabled|codec.NodeClickable|codec.NodeLongClickable)
+			key := g.node("android.view.View", s, schema.NodeEnabled|schema.NodeClickable|schema.NodeLongClickable)
 			key.Desc = string([]rune(letters)[k%len([]rune(letters))])
 			k++
 			g.add(&kb, key)
@@ -697,7 +698,7 @@ func (g *snapGen) barTree(b codec.Bounds, n int, pkg uint32, names []string) *co
 	root := g.node("android.widget.FrameLayout", b, 0)
 	g.res(&root, pkg, "bar_container")
 	for i, s := range split(b, n-1, false, 0) {
-		c := g.node("android.widget.ImageView", s, codec.NodeEnabled)
+		c := g.node("android.widget.ImageView", s, schema.NodeEnabled)
 		name := names[i%len(names)]
 		g.res(&c, pkg, name)
 		switch name {
@@ -708,7 +709,7 @@ func (g *snapGen) barTree(b codec.Bounds, n int, pkg uint32, names []string) *co
 			c.Desc = "Battery 87 percent."
 		case "back", "home", "recent_apps":
 			c.Class = g.str("android.widget.ImageButton")
-			c.Flags |= codec.NodeClickable | codec.NodeLongClickable
+			c.Flags |= schema.NodeClickable | schema.NodeLongClickable
 			c.Desc = map[string]string{"back": "Back", "home": "Home", "recent_apps": "Overview"}[name]
 		default:
 			c.Desc = g.pick([]string{"Wi‑Fi signal full.", "Phone two bars.", "Notification: Mail", "Do not disturb"})
@@ -828,13 +829,13 @@ func PadPNG(p []byte, size int) []byte {
 // the exact length. frameLen must be at least 8 KiB.
 func ScreenshotResponse(frameLen int, seed int64) *codec.Response {
 	const width = 360
-	res := &codec.ScreenshotResult{Width: width, Format: codec.FormatPNG}
+	res := &codec.ScreenshotResult{Width: width, Format: schema.FormatPNG}
 	m := &codec.Response{ID: 14, Method: codec.MethodScreenshot, Result: res}
 	// frameOverhead is the frame's length less the image's, for the
 	// height and an image length of the same size class as frameLen.
 	frameOverhead := func() int {
 		res.Image = make([]byte, frameLen)
-		f, err := codec.AppendFrame(nil, m, codec.DefaultMaxFrame)
+		f, err := codec.AppendFrame(nil, m, schema.DefaultMaxFrame)
 		if err != nil {
 			panic(err)
 		}
@@ -851,7 +852,7 @@ func ScreenshotResponse(frameLen int, seed int64) *codec.Response {
 			continue
 		}
 		res.Image = PadPNG(img, target)
-		if f, err := codec.AppendFrame(nil, m, codec.DefaultMaxFrame); err != nil || len(f) != frameLen {
+		if f, err := codec.AppendFrame(nil, m, schema.DefaultMaxFrame); err != nil || len(f) != frameLen {
 			panic("support: ScreenshotResponse: the frame misses its length")
 		}
 		return m

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wirebench/wirebench/bench/twins"
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 var snapshotSizes = []int{0, 1, 2, 3, 5, 8, 9, 13, 40, 59, 60, 99, 100, 150, 500, 1234, 5000}
@@ -89,7 +90,7 @@ func TestSnapshotShape(t *testing.T) {
 		for seed := int64(1); seed <= 8; seed++ {
 			s := Snapshot(n, seed)
 			d := Depth(s)
-			if d > 25 || d > codec.MaxNodeDepth {
+			if d > 25 || d > schema.MaxNodeDepth {
 				t.Errorf("Snapshot(%d, %d): depth %d, want at most 25", n, seed, d)
 			}
 			if n >= 100 && d < 8 {
@@ -124,7 +125,7 @@ func TestSnapshotShape(t *testing.T) {
 				if w.Modal {
 					dialog++
 				}
-				if w.Flags&codec.WindowFocused != 0 {
+				if w.Flags&schema.WindowFocused != 0 {
 					if focused {
 						t.Errorf("Snapshot(%d, %d): two focused windows", n, seed)
 					}
@@ -152,8 +153,8 @@ func TestSnapshotShape(t *testing.T) {
 				if nd.ResPkg.Ok {
 					str(nd.ResPkg.Val)
 				}
-				if (nd.Scroll != nil) != (nd.Flags&codec.NodeScrollable != 0) {
-					t.Errorf("Snapshot(%d, %d): node %d: scroll semantics %v, scrollable flag %v", n, seed, nd.ID, nd.Scroll != nil, nd.Flags&codec.NodeScrollable != 0)
+				if (nd.Scroll != nil) != (nd.Flags&schema.NodeScrollable != 0) {
+					t.Errorf("Snapshot(%d, %d): node %d: scroll semantics %v, scrollable flag %v", n, seed, nd.ID, nd.Scroll != nil, nd.Flags&schema.NodeScrollable != 0)
 				}
 				if sc := nd.Scroll; sc != nil {
 					r, p := sc.Range.Val, sc.Position.Val
@@ -193,7 +194,7 @@ func TestSnapshotContent(t *testing.T) {
 		if n.Scroll != nil {
 			scrolls++
 		}
-		if n.Flags&codec.NodeClickable != 0 {
+		if n.Flags&schema.NodeClickable != 0 {
 			clickable++
 		}
 	})
@@ -310,7 +311,7 @@ func TestScreenshot(t *testing.T) {
 	}
 
 	m := ScreenshotResponse(ScreenshotFrameLen, Seed)
-	f, err := codec.AppendFrame(nil, m, codec.DefaultMaxFrame)
+	f, err := codec.AppendFrame(nil, m, schema.DefaultMaxFrame)
 	if err != nil || len(f) != ScreenshotFrameLen {
 		t.Fatalf("screenshot frame: %d bytes (%v), want %d", len(f), err, ScreenshotFrameLen)
 	}

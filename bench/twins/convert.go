@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // Of returns the twins of m: env, the twin of the message (of the whole
@@ -29,13 +30,13 @@ func Of(m codec.Message) (env, body Twin, err error) {
 	case *codec.Event:
 		return eventOf(m), nil, nil
 	}
-	if v = v.Elem(); ownFields[v.Type()] == nil {
+	if v = v.Elem(); !hasFields(v.Type()) {
 		return nil, nil, fmt.Errorf("twins: no twin for %T", m)
 	}
 	env = newTwin(twinOf(v.Type()))
 	ev := reflect.ValueOf(env).Elem()
 	toTwin(ev, v)
-	ev.Field(fieldWithKey(ev.Type(), codec.KeyKind)).SetUint(uint64(m.Kind()))
+	ev.Field(fieldWithKey(ev.Type(), schema.KeyKind)).SetUint(uint64(m.Kind()))
 	return env, body, nil
 }
 
@@ -97,7 +98,7 @@ func Message(env, body Twin) (m codec.Message, err error) {
 		return nil, fmt.Errorf("twins: a %T is not a message's twin", env)
 	}
 	toOwn(ov.Elem(), tv)
-	if kind := tv.Field(fieldWithKey(tv.Type(), codec.KeyKind)).Uint(); kind != uint64(m.Kind()) {
+	if kind := tv.Field(fieldWithKey(tv.Type(), schema.KeyKind)).Uint(); kind != uint64(m.Kind()) {
 		return nil, fmt.Errorf("twins: a %s twin of kind %d", own.Name(), kind)
 	}
 	switch m := m.(type) {
@@ -267,7 +268,7 @@ func convert(dst, src reflect.Value, required bool) {
 			dst.Set(p)
 		}
 	case src.Kind() == reflect.Struct && dst.Kind() == reflect.Struct:
-		if ownFields[src.Type()] != nil || isOwnPositional(src.Type(), dst.Type()) {
+		if hasFields(src.Type()) || isOwnPositional(src.Type(), dst.Type()) {
 			toTwin(dst, src)
 		} else {
 			toOwn(dst, src)

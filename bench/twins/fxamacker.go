@@ -5,6 +5,7 @@ import (
 
 	"github.com/fxamacker/cbor/v2"
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // The reference codec, github.com/fxamacker/cbor/v2, set to check what our
@@ -34,7 +35,7 @@ var DecMode = func() cbor.DecMode {
 		// windows, window, root, then children array and node map per
 		// level) and its bounds one deeper, so 517 admits 256 node levels
 		// and refuses 257, like our MaxNodeDepth.
-		MaxNestedLevels: 2*codec.MaxNodeDepth + 5,
+		MaxNestedLevels: 2*schema.MaxNodeDepth + 5,
 		// Receivers accept indefinite lengths, as the seed's Rust decoder does.
 		IndefLength: cbor.IndefLengthAllowed,
 		// Text must be valid UTF-8.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tinylib/msgp/msgp"
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // Twin is what every twin implements: the methods msgp generates.
@@ -32,7 +33,7 @@ func newTwin(t reflect.Type) Twin { return reflect.New(t).Interface().(Twin) }
 // is a protocol map; ownByName those listed in init by name, where
 // Message finds the message type of an envelope twin.
 var (
-	ownFields = map[reflect.Type]*codec.Fields{} // and those of params and results, from the method table
+	ownFields = map[reflect.Type]schema.Map{} // and those of params and results, from the method table
 	ownByName = map[string]reflect.Type{}
 )
 
@@ -49,13 +50,13 @@ func init() {
 	}
 	for _, m := range []struct {
 		own    any
-		fields *codec.Fields
+		fields schema.Map
 	}{
-		{codec.Hello{}, codec.HelloFields}, {codec.Welcome{}, codec.WelcomeFields}, {codec.Request{}, codec.RequestFields},
-		{codec.Response{}, codec.ResponseFields}, {codec.Ping{}, codec.PingFields}, {codec.Pong{}, codec.PingFields},
-		{codec.Device{}, codec.DeviceFields}, {codec.Display{}, codec.DisplayFields}, {codec.Error{}, codec.ErrorFields},
-		{codec.Snapshot{}, codec.SnapshotFields}, {codec.Window{}, codec.WindowFields}, {codec.Node{}, codec.NodeFields},
-		{codec.Scroll{}, codec.ScrollFields},
+		{codec.Hello{}, schema.Hello}, {codec.Welcome{}, schema.Welcome}, {codec.Request{}, schema.Request},
+		{codec.Response{}, schema.Response}, {codec.Ping{}, schema.Ping}, {codec.Pong{}, schema.Ping},
+		{codec.Device{}, schema.Device}, {codec.Display{}, schema.Display}, {codec.Error{}, schema.Error},
+		{codec.Snapshot{}, schema.Snapshot}, {codec.Window{}, schema.Window}, {codec.Node{}, schema.Node},
+		{codec.Scroll{}, schema.Scroll},
 	} {
 		t := reflect.TypeOf(m.own)
 		ownFields[t], ownByName[t.Name()] = m.fields, t
@@ -63,9 +64,15 @@ func init() {
 	resultTwins = make([]reflect.Type, len(codec.Methods())+1)
 	for _, m := range codec.Methods() {
 		p, r := reflect.TypeOf(codec.ParamsFor(m)).Elem(), reflect.TypeOf(codec.ResultFor(m)).Elem()
-		ownFields[p], ownFields[r] = m.ParamFields(), m.ResultFields()
+		ownFields[p], ownFields[r] = m.ParamMap(), m.ResultMap()
 		resultTwins[m] = twinOf(r)
 	}
+}
+
+// hasFields reports whether own, a struct of ours, is a protocol map.
+func hasFields(own reflect.Type) bool {
+	_, ok := ownFields[own]
+	return ok
 }
 
 // twinOf is the twin of our type own; it panics when there is none (a

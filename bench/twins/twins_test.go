@@ -9,6 +9,7 @@ import (
 	"github.com/tinylib/msgp/msgp"
 	"github.com/wirebench/wirebench/bench/support"
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/golden"
 )
 
@@ -35,7 +36,7 @@ func TestSchema(t *testing.T) {
 				want++ // params or result: raw bytes in the twin
 			}
 		}
-		if fields.Name(codec.KeyKind) == "kind" {
+		if fields.Name(schema.KeyKind) == "kind" {
 			want++
 		}
 		if tw.NumField() != want {

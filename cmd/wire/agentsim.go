@@ -14,6 +14,7 @@ import (
 
 	"github.com/wirebench/wirebench/cmd/wire/internal/simdisplay"
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/session"
 	"github.com/wirebench/wirebench/session/netconn"
 )
@@ -397,7 +398,7 @@ func (st *asimConnState) answer(in *session.Incoming, res codec.Result, perr *co
 
 // screenshot encodes the display as p asks.
 func (st *asimConnState) screenshot(p *codec.ScreenshotParams) (codec.Result, *codec.Error) {
-	format := p.Format.Or(codec.FormatPNG)
+	format := p.Format.Or(schema.FormatPNG)
 	img, w, h, err := st.disp.Encode(format, int(p.Quality.Or(80)), int(p.ScalePct.Or(100)))
 	if err != nil {
 		return nil, err
@@ -437,7 +438,7 @@ func (st *asimConnState) run(in *session.Incoming) (codec.Result, *codec.Error) 
 		if scale < 1 || scale > 100 {
 			return nil, codec.NewError(codec.CodeBadRequest, fmt.Sprintf("scale_pct %d is outside 1..100", scale))
 		}
-		st.startFrames(frameSpec{fps: min(max(int(p.MaxFPS.Or(2)), 1), 30), scale: scale, quality: int(p.Quality.Or(70)), format: codec.FormatPNG, start: time.Now()})
+		st.startFrames(frameSpec{fps: min(max(int(p.MaxFPS.Or(2)), 1), 30), scale: scale, quality: int(p.Quality.Or(70)), format: schema.FormatPNG, start: time.Now()})
 		return &codec.FramesStartResult{Stream: codec.StreamFrames}, nil
 	case *codec.FramesStopParams:
 		st.stopFrames()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wirebench/wirebench/cmd/wire/internal/simdisplay"
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/internal/testio"
 	"github.com/wirebench/wirebench/session"
 	"github.com/wirebench/wirebench/session/netconn"
@@ -54,7 +55,7 @@ func asimTestDefaults(cfg asimConfig) asimConfig {
 		cfg.caps = codec.CapAll
 	}
 	if cfg.maxFrame == 0 {
-		cfg.maxFrame = codec.DefaultMaxFrame
+		cfg.maxFrame = schema.DefaultMaxFrame
 	}
 	if cfg.tick == 0 {
 		cfg.tick = time.Hour
@@ -238,7 +239,7 @@ func TestAgentSimScreenshotIsARealImageOfTheDisplay(t *testing.T) {
 	if err != nil {
 		t.Fatalf("screenshot is not a PNG: %v", err)
 	}
-	if b := img.Bounds(); b.Dx() != 1080 || b.Dy() != 1920 || r.Width != 1080 || r.Height != 1920 || r.Format != codec.FormatPNG {
+	if b := img.Bounds(); b.Dx() != 1080 || b.Dy() != 1920 || r.Width != 1080 || r.Height != 1920 || r.Format != schema.FormatPNG {
 		t.Fatalf("screenshot %dx%d (says %dx%d, format %d), want 1080x1920 png", b.Dx(), b.Dy(), r.Width, r.Height, r.Format)
 	}
 	// Selecting a row changes its pixels.
@@ -251,12 +252,12 @@ func TestAgentSimScreenshotIsARealImageOfTheDisplay(t *testing.T) {
 	if img2.At(x, y) == before {
 		t.Fatalf("pixel at %d,%d unchanged (%v) after the tap selected its row", x, y, before)
 	}
-	half := cl.call(codec.MethodScreenshot, &codec.ScreenshotParams{ScalePct: codec.Some[uint32](50), Format: codec.Some(codec.FormatJPEG)}).(*codec.ScreenshotResult)
+	half := cl.call(codec.MethodScreenshot, &codec.ScreenshotParams{ScalePct: codec.Some[uint32](50), Format: codec.Some(schema.FormatJPEG)}).(*codec.ScreenshotResult)
 	cfg, err := jpeg.DecodeConfig(bytes.NewReader(half.Image))
 	if err != nil || cfg.Width != 540 || cfg.Height != 960 {
 		t.Fatalf("half-scale jpeg: %+v %v", cfg, err)
 	}
-	if c := cl.try(codec.MethodScreenshot, &codec.ScreenshotParams{Format: codec.Some(codec.FormatWebP)}); c.Err == nil || c.Err.Code != codec.CodeBadRequest {
+	if c := cl.try(codec.MethodScreenshot, &codec.ScreenshotParams{Format: codec.Some(schema.FormatWebP)}); c.Err == nil || c.Err.Code != codec.CodeBadRequest {
 		t.Fatalf("webp screenshot: %+v", c)
 	}
 }
@@ -270,11 +271,11 @@ func TestAgentSimInputMovesTheScreen(t *testing.T) {
 	}
 	// Tap selects, and the tree stream says so.
 	cl.call(codec.MethodTap, &codec.TapParams{X: 50, Y: row.Bounds.Top + 5})
-	if got := asimFind(asimSnap(cl).Windows[0].Root, simdisplay.NodeRow0+5); got.Flags&codec.NodeSelected == 0 {
+	if got := asimFind(asimSnap(cl).Windows[0].Root, simdisplay.NodeRow0+5); got.Flags&schema.NodeSelected == 0 {
 		t.Fatalf("row flags %b after a tap, want selected", got.Flags)
 	}
 	cl.until(2*time.Second, func() bool { return len(cl.treeEvents()) >= 1 })
-	if cc := cl.treeEvents()[0].Body.(*codec.ContentChanged); cc.Node != simdisplay.NodeRow0+5 || cc.Change&codec.ContentState == 0 {
+	if cc := cl.treeEvents()[0].Body.(*codec.ContentChanged); cc.Node != simdisplay.NodeRow0+5 || cc.Change&schema.ContentState == 0 {
 		t.Fatalf("event after the tap: %+v", cc)
 	}
 	// Swipe up 400 px: the bounds probe sees the row move 400 px up.

@@ -12,6 +12,7 @@ import (
 	"github.com/wirebench/wirebench/cmd/wire/internal/wirejson"
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // runDecode is `wire decode`: frames in, one JSON object per frame out.
@@ -253,7 +254,7 @@ func scanFrames(rep *reporter, src string, in io.Reader, limit uint32, origin fu
 				src, *index, base+oe.Offset, oe.Size, oe.Limit, peekNote(oe.Envelope))
 			skipping, overAt = true, oe.Offset
 			*index++
-			start = oe.Offset + codec.HeaderLen + int64(oe.Size)
+			start = oe.Offset + schema.HeaderLen + int64(oe.Size)
 		case errors.As(err, &te):
 			if skipping {
 				rep.reportf("%s: frame %d at stream offset %d: field payload: truncated: the stream ends at offset %d inside the oversized frame's payload", src, *index-1, base+overAt, base+te.Offset)
@@ -319,5 +320,5 @@ func describeFrameError(index int, start int64, size int, err error) string {
 		msg += ": " + de.Detail
 	}
 	return fmt.Sprintf("%s: field %s at stream offset %d (payload offset %d): %s",
-		loc, field, start+codec.HeaderLen+int64(de.Offset), de.Offset, msg)
+		loc, field, start+schema.HeaderLen+int64(de.Offset), de.Offset, msg)
 }

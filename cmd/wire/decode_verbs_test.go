@@ -15,6 +15,7 @@ import (
 	"testing/iotest"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/golden"
 	"github.com/wirebench/wirebench/internal/testio"
 )
@@ -34,7 +35,7 @@ func vtRun(t *testing.T, stdin []byte, args ...string) (int, []byte, string) {
 // vtFrame is the frame of a golden sample.
 func vtFrame(t testing.TB, m codec.Message) []byte {
 	t.Helper()
-	f, err := codec.AppendFrame(nil, m, codec.DefaultMaxFrame)
+	f, err := codec.AppendFrame(nil, m, schema.DefaultMaxFrame)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,8 +180,8 @@ func TestDecodeJSONShape(t *testing.T) {
 	// Children are omitted when empty and present otherwise; the deep
 	// chain comes out 256 levels deep.
 	_, js, _ := vtRun(t, vtSample(t, "response_snapshot_deep"), "decode")
-	if got := strings.Count(string(js), `"children":[`); got != codec.MaxNodeDepth-1 {
-		t.Errorf("deep snapshot: %d children arrays, want %d", got, codec.MaxNodeDepth-1)
+	if got := strings.Count(string(js), `"children":[`); got != schema.MaxNodeDepth-1 {
+		t.Errorf("deep snapshot: %d children arrays, want %d", got, schema.MaxNodeDepth-1)
 	}
 	if strings.Contains(string(js), `"children":[]`) || strings.Contains(string(js), "null") {
 		t.Errorf("deep snapshot: empty children or null printed")

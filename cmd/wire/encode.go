@@ -10,6 +10,7 @@ import (
 
 	"github.com/wirebench/wirebench/cmd/wire/internal/wirejson"
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // runEncode is `wire encode`: JSON Lines in, frames out. Its memory is
@@ -64,7 +65,7 @@ func maxLineLen(limit uint32) int {
 
 // messageBudget is the memory a line's message may take.
 func messageBudget(limit uint32, lineLen int) int64 {
-	return encodeBudget(limit) - encodeSlack - max(int64(lineLen), codec.HeaderLen+int64(limit))
+	return encodeBudget(limit) - encodeSlack - max(int64(lineLen), schema.HeaderLen+int64(limit))
 }
 
 // encodeStream encodes the JSON lines of one input. It returns only errors
@@ -175,7 +176,7 @@ func appendFrame(dst []byte, m codec.Message, limit uint32) ([]byte, error) {
 	if err == nil && uint64(size) > uint64(limit) {
 		return dst, fmt.Errorf("the payload of %d bytes is over -max-frame %d", size, limit)
 	}
-	if need := codec.HeaderLen + size; err == nil && cap(dst)-len(dst) < need {
+	if need := schema.HeaderLen + size; err == nil && cap(dst)-len(dst) < need {
 		dst = append(make([]byte, 0, len(dst)+need), dst...) // exactly: no growth while encoding
 	}
 	out, err := codec.AppendFrame(dst, m, limit)

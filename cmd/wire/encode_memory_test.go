@@ -16,7 +16,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // lineReader streams a JSON line of any length without holding it: head,
@@ -81,10 +81,10 @@ func (f *frameCounter) Write(p []byte) (int, error) {
 			q = q[k:]
 			continue
 		}
-		k := min(codec.HeaderLen-len(f.head), len(q))
+		k := min(schema.HeaderLen-len(f.head), len(q))
 		f.head = append(f.head, q[:k]...)
 		q = q[k:]
-		if len(f.head) == codec.HeaderLen {
+		if len(f.head) == schema.HeaderLen {
 			size := binary.BigEndian.Uint32(f.head)
 			f.lengths = append(f.lengths, size)
 			f.left, f.head = int64(size), f.head[:0]
@@ -122,7 +122,7 @@ var memoryCases = map[string]struct {
 
 // imageKiB3 is the image of the largest frame in units of 3 KiB (4 KiB
 // of base64): its payload is just under the default limit.
-const imageKiB3 = (codec.DefaultMaxFrame - 64) / (3 << 10)
+const imageKiB3 = (schema.DefaultMaxFrame - 64) / (3 << 10)
 
 // encodeMemoryChild names the case the test binary, run again as a
 // child, encodes instead of running its tests.
@@ -141,7 +141,7 @@ func TestEncodeBoundedMemory(t *testing.T) {
 		encodeMemoryInChild(name)
 		return
 	}
-	bound := encodeBudget(codec.DefaultMaxFrame)
+	bound := encodeBudget(schema.DefaultMaxFrame)
 	for name, c := range memoryCases {
 		t.Run(name, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestEncodeBoundedMemory$", "-test.count=1")
@@ -150,7 +150,7 @@ func TestEncodeBoundedMemory(t *testing.T) {
 			if err != nil {
 				t.Fatalf("child: %v\n%s", err, out)
 			}
-			tap := uint32(len(vtSample(t, "request_tap")) - codec.HeaderLen)
+			tap := uint32(len(vtSample(t, "request_tap")) - schema.HeaderLen)
 			want := fmt.Sprint(append(append([]uint32{tap}, c.tail...), tap))
 			if !strings.Contains(string(out), "frames "+want) {
 				t.Errorf("child wrote other frames than %s: %s", want, out)
@@ -216,7 +216,7 @@ func childKiB(t *testing.T, out []byte, label string) int64 {
 // allocating no more than the memory bound in total, and encodes the
 // good lines around it.
 func TestEncodeOverlongLineAllocation(t *testing.T) {
-	const limit = codec.DefaultMaxFrame
+	const limit = schema.DefaultMaxFrame
 	n := 4 * maxLineLen(limit) / 1024
 	in := io.MultiReader(strings.NewReader(tapLine), newLineReader(`{"kind":"request","id":6,"method":"type_text","params":{"text":"`,
 		strings.Repeat("x", 1024), n, "\"}}\n"+tapLine))
@@ -229,7 +229,7 @@ func TestEncodeOverlongLineAllocation(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	total := int64(after.TotalAlloc - before.TotalAlloc)
 	t.Logf("a %d MiB line: %.1f MiB allocated in total", n>>10, float64(total)/(1<<20))
-	tap := uint32(len(vtSample(t, "request_tap")) - codec.HeaderLen)
+	tap := uint32(len(vtSample(t, "request_tap")) - schema.HeaderLen)
 	if code != 1 || !strings.Contains(errb.String(), "line 2: longer than") || fmt.Sprint(out.lengths) != fmt.Sprint([]uint32{tap, tap}) {
 		t.Errorf("exit %d, frames %v, stderr %q", code, out.lengths, errb.String())
 	}

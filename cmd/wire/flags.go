@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // maxFrameFlag is -max-frame: a byte count, optionally with a K, KiB, M or
@@ -51,7 +51,7 @@ func newFlagSet(verb, args, doc string, stderr io.Writer) (*flag.FlagSet, *maxFr
 func flagSet(verb, usage string, stderr io.Writer) (*flag.FlagSet, *maxFrameFlag) {
 	fs := flag.NewFlagSet("wire "+verb, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	mf := &maxFrameFlag{limit: codec.DefaultMaxFrame}
+	mf := &maxFrameFlag{limit: schema.DefaultMaxFrame}
 	fs.Var(mf, "max-frame", "the frame limit in bytes, K, KiB, M or MiB suffixes allowed (default 16777216 = 16 MiB)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
@@ -72,8 +72,8 @@ func parseExit(err error) int {
 // sessionLimit checks a session verb's -max-frame against the least the
 // protocol allows.
 func sessionLimit(mf *maxFrameFlag) error {
-	if mf.limit < codec.MinMaxFrame {
-		return fmt.Errorf("-max-frame %d: want %d to 4294967295", mf.limit, codec.MinMaxFrame)
+	if mf.limit < schema.MinMaxFrame {
+		return fmt.Errorf("-max-frame %d: want %d to 4294967295", mf.limit, schema.MinMaxFrame)
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/wirebench/wirebench/cmd/wire/internal/wirejson"
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/session"
 	"github.com/wirebench/wirebench/session/netconn"
 )
@@ -345,11 +346,11 @@ func hostParseCall(name string, words []string) (hostCall, error) {
 			delete(a.opts, "format")
 			switch f {
 			case "png":
-				p.Format = codec.Some(codec.FormatPNG)
+				p.Format = codec.Some(schema.FormatPNG)
 			case "jpeg", "jpg":
-				p.Format = codec.Some(codec.FormatJPEG)
+				p.Format = codec.Some(schema.FormatJPEG)
 			case "webp":
-				p.Format = codec.Some(codec.FormatWebP)
+				p.Format = codec.Some(schema.FormatWebP)
 			default:
 				errs = append(errs, fmt.Errorf("format %q: want png, jpeg or webp", f))
 			}

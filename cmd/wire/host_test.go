@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/faultproxy"
 )
 
@@ -65,7 +66,7 @@ func TestHostAgainstAgentSimOverLoopback(t *testing.T) {
 		t.Fatalf("snapshot window %v", win)
 	}
 	sr := lines[3]["result"].(map[string]any)
-	if lines[3]["file"] != shot || sr["format"].(float64) != float64(codec.FormatPNG) || sr["width"].(float64) != 1080 {
+	if lines[3]["file"] != shot || sr["format"].(float64) != float64(schema.FormatPNG) || sr["width"].(float64) != 1080 {
 		t.Fatalf("screenshot line %v", lines[3])
 	}
 	f, err := os.Open(shot)
@@ -180,7 +181,7 @@ func TestHostReadsCallsFromStdin(t *testing.T) {
 		t.Fatalf("exit %d, lines %v, stderr %q", code, lines, stderr)
 	}
 	trunc := uint32(lines[1]["result"].(map[string]any)["truncated"].(float64))
-	if trunc != codec.TruncatedNodes {
+	if trunc != schema.TruncatedNodes {
 		t.Fatalf("snapshot max_nodes=3 truncated %b", trunc)
 	}
 }

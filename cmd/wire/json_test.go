@@ -8,6 +8,7 @@ import (
 
 	"github.com/wirebench/wirebench/cmd/wire/internal/wirejson"
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/golden"
 )
 
@@ -121,18 +122,18 @@ func FuzzEncodeJSON(f *testing.F) {
 		if bytes.ContainsAny(line, "\n") {
 			return // one line at a time
 		}
-		frame, err := encodeLine(nil, line, codec.DefaultMaxFrame)
+		frame, err := encodeLine(nil, line, schema.DefaultMaxFrame)
 		if err != nil {
 			if strings.Contains(err.Error(), "panic") {
 				t.Fatalf("%q: %v", line, err)
 			}
 			return
 		}
-		m, err := codec.Decode(frame[codec.HeaderLen:])
+		m, err := codec.Decode(frame[schema.HeaderLen:])
 		if err != nil {
 			t.Fatalf("%q: encoded to %x, which does not decode: %v", line, frame, err)
 		}
-		again, err := encodeLine(nil, vtJSONLine(t, m), codec.DefaultMaxFrame)
+		again, err := encodeLine(nil, vtJSONLine(t, m), schema.DefaultMaxFrame)
 		if err != nil || !bytes.Equal(again, frame) {
 			t.Fatalf("%q: frame %x decodes to %s, which encodes to %x (%v)", line, frame, vtJSONLine(t, m), again, err)
 		}
@@ -159,8 +160,8 @@ func FuzzDecodeJSON(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%x decodes to %#v, which does not encode: %v", payload, m, err)
 		}
-		if n, err := wirejson.PayloadLen(m); err != nil || n != len(want)-codec.HeaderLen {
-			t.Fatalf("%x: PayloadLen %d (%v), encoded %d bytes", payload, n, err, len(want)-codec.HeaderLen)
+		if n, err := wirejson.PayloadLen(m); err != nil || n != len(want)-schema.HeaderLen {
+			t.Fatalf("%x: PayloadLen %d (%v), encoded %d bytes", payload, n, err, len(want)-schema.HeaderLen)
 		}
 		line := vtJSONLine(t, m)
 		got, err := encodeLine(nil, line, 1<<32-1)

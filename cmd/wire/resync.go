@@ -10,6 +10,7 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // resyncReader passes on a stream from its first sync point: an offset
@@ -68,18 +69,18 @@ func (s *resyncReader) Read(p []byte) (int, error) {
 func (s *resyncReader) seek() (int, error) {
 	for {
 		b := s.buf[s.start:]
-		need := codec.HeaderLen + 1
-		if len(b) >= codec.HeaderLen {
+		need := schema.HeaderLen + 1
+		if len(b) >= schema.HeaderLen {
 			n := binary.BigEndian.Uint32(b)
 			switch {
 			case n == 0 || n > s.limit,
-				len(b) > codec.HeaderLen && !startsMessage(b[codec.HeaderLen]):
+				len(b) > schema.HeaderLen && !startsMessage(b[schema.HeaderLen]):
 				s.drop()
 				continue
 			}
-			need = codec.HeaderLen + int(n)
+			need = schema.HeaderLen + int(n)
 			if len(b) >= need {
-				if decodes(b[codec.HeaderLen:need]) {
+				if decodes(b[schema.HeaderLen:need]) {
 					s.synced = true
 					return 0, nil
 				}

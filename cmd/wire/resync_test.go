@@ -11,6 +11,7 @@ import (
 	"testing/iotest"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/internal/testio"
 )
 
@@ -21,10 +22,10 @@ func screenshotFrame(t testing.TB, size int) []byte {
 	for img := size; img >= 0; img-- {
 		r := &codec.Response{ID: 9, Method: codec.MethodScreenshot, Result: &codec.ScreenshotResult{Width: 1, Height: 1, Image: make([]byte, img)}}
 		f := vtFrame(t, r)
-		if len(f)-codec.HeaderLen == size {
+		if len(f)-schema.HeaderLen == size {
 			return f
 		}
-		if len(f)-codec.HeaderLen < size {
+		if len(f)-schema.HeaderLen < size {
 			break
 		}
 	}
@@ -120,7 +121,7 @@ func TestResyncMemory(t *testing.T) {
 	if err != nil || n != 0 || rs.synced || rs.skipped != int64(len(in)) {
 		t.Fatalf("%d bytes out, %v, synced %v, %d skipped of %d", n, err, rs.synced, rs.skipped, len(in))
 	}
-	if bound := 2 * (codec.HeaderLen + limit + resyncChunk); cap(rs.buf) > bound {
+	if bound := 2 * (schema.HeaderLen + limit + resyncChunk); cap(rs.buf) > bound {
 		t.Errorf("buffer of %d bytes, over %d", cap(rs.buf), bound)
 	}
 }
@@ -159,10 +160,10 @@ func FuzzResync(f *testing.F) {
 			t.Fatal("the output is not the stream from the sync point")
 		}
 		n := binary.BigEndian.Uint32(out)
-		if n == 0 || n > lim || !decodes(out[codec.HeaderLen:codec.HeaderLen+n]) {
+		if n == 0 || n > lim || !decodes(out[schema.HeaderLen:schema.HeaderLen+n]) {
 			t.Fatalf("no frame with a message at the sync point: % x", out[:min(len(out), 16)])
 		}
-		if bound := 2 * (codec.HeaderLen + int(lim) + resyncChunk); cap(rs.buf) > bound {
+		if bound := 2 * (schema.HeaderLen + int(lim) + resyncChunk); cap(rs.buf) > bound {
 			t.Fatalf("buffer of %d bytes, over %d", cap(rs.buf), bound)
 		}
 		// The same on the garbage alone: never a sync point that does
@@ -171,7 +172,7 @@ func FuzzResync(f *testing.F) {
 		out, _ = io.ReadAll(rs)
 		if rs.synced {
 			n := binary.BigEndian.Uint32(out)
-			if !decodes(out[codec.HeaderLen : codec.HeaderLen+n]) {
+			if !decodes(out[schema.HeaderLen : schema.HeaderLen+n]) {
 				t.Fatal("a sync point whose message does not decode")
 			}
 		}

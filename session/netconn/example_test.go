@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/session"
 	"github.com/wirebench/wirebench/session/netconn"
 	"github.com/wirebench/wirebench/zerocopy"
@@ -19,10 +20,10 @@ func screen() *codec.Snapshot {
 	return &codec.Snapshot{
 		Strings: []string{"android.widget.FrameLayout", "android.widget.Button"},
 		Windows: []codec.Window{{
-			ID: 1, Type: 1, Bounds: codec.Bounds{Right: 1080, Bottom: 2400}, Flags: codec.WindowActive,
-			Root: &codec.Node{ID: 1, Class: 0, Bounds: codec.Bounds{Right: 1080, Bottom: 2400}, Flags: codec.NodeVisible,
+			ID: 1, Type: 1, Bounds: codec.Bounds{Right: 1080, Bottom: 2400}, Flags: schema.WindowActive,
+			Root: &codec.Node{ID: 1, Class: 0, Bounds: codec.Bounds{Right: 1080, Bottom: 2400}, Flags: schema.NodeVisible,
 				Children: []codec.Node{{ID: 2, Class: 1, Bounds: codec.Bounds{Left: 40, Top: 2200, Right: 1040, Bottom: 2360},
-					Flags: codec.NodeClickable | codec.NodeVisible, Text: "OK"}}},
+					Flags: schema.NodeClickable | schema.NodeVisible, Text: "OK"}}},
 		}},
 	}
 }
@@ -167,10 +168,10 @@ func Example_agent() {
 func Example_receiveLoop() {
 	server, client := net.Pipe()
 	go func() {
-		w := codec.NewWriter(server, codec.DefaultMaxFrame)
+		w := codec.NewWriter(server, schema.DefaultMaxFrame)
 		for _, m := range []codec.Message{
 			&codec.Response{ID: 7, Method: codec.MethodSnapshot, Result: screen()},
-			&codec.Event{Stream: codec.StreamTree, Seq: 1, Type: codec.TypeContentChanged, Body: &codec.ContentChanged{Window: 1, Node: 2, Change: codec.ContentText}},
+			&codec.Event{Stream: codec.StreamTree, Seq: 1, Type: codec.TypeContentChanged, Body: &codec.ContentChanged{Window: 1, Node: 2, Change: schema.ContentText}},
 			&codec.Ping{Nonce: 9},
 		} {
 			if err := w.WriteMessage(m); err != nil {
@@ -180,7 +181,7 @@ func Example_receiveLoop() {
 		server.Close()
 	}()
 
-	r := codec.NewReader(client, codec.DefaultMaxFrame)
+	r := codec.NewReader(client, schema.DefaultMaxFrame)
 	var snap zerocopy.Snapshot
 	var walker zerocopy.Walker
 	for {

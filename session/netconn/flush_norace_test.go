@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 	"github.com/wirebench/wirebench/internal/testio"
 	"github.com/wirebench/wirebench/session"
 )
@@ -25,7 +26,7 @@ func TestFlushWithAPongAllocatesNothing(t *testing.T) {
 	var in []byte
 	for _, m := range []codec.Message{&codec.Hello{Versions: []uint32{1}, MaxFrame: 1 << 20, Capabilities: codec.CapAll, Agent: "t"}, &codec.Ping{Nonce: 7}} {
 		var err error
-		if in, err = codec.AppendFrame(in, m, codec.DefaultMaxFrame); err != nil {
+		if in, err = codec.AppendFrame(in, m, schema.DefaultMaxFrame); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -2,13 +2,13 @@
 // description: the Node key table of docs/protocol.md (the wire schema:
 // key, name, type, presence, meaning) and the fields of codec.Node in
 // codec/snapshot.go (one exported field per key, in key order, beside the
-// Empty set), with the required keys of codec/schema.go's NodeFields.
-// From them it writes
+// Empty set). From them it writes
 //
-//   - codec/node_gen.go: the KeyNode* constants (with the schema's
-//     meaning as their doc), the protocol names of a node's keys
-//     (NodeFields), the NodeTexts bits, the key count, the text accessor,
-//     and the writer of the keys after the children (putTail);
+//   - codec/schema/node_gen.go: the KeyNode* constants (with the schema's
+//     meaning as their doc), the protocol names of a node's keys and its
+//     required keys (schema.Node);
+//   - codec/node_gen.go: the NodeTexts bits, the key count, the text
+//     accessor, and the writer of the keys after the children (putTail);
 //   - zerocopy/node_gen.go: NodeView, its text accessor and the copy of
 //     its texts into a codec.Node;
 //   - bench/twins/node_gen.go: the twin Node of fxamacker and msgp (whose
@@ -43,7 +43,7 @@ import (
 )
 
 func main() {
-	pkg := flag.String("pkg", "", "the package whose generated file to write: codec, zerocopy or twins")
+	pkg := flag.String("pkg", "", "the package whose generated file to write: schema, codec, zerocopy or twins")
 	flag.Parse()
 	root, err := moduleRoot()
 	if err == nil {
@@ -51,7 +51,7 @@ func main() {
 		if files, err = generate(root); err == nil {
 			name, ok := outputs[*pkg]
 			if !ok {
-				err = fmt.Errorf("-pkg %q: want codec, zerocopy or twins", *pkg)
+				err = fmt.Errorf("-pkg %q: want schema, codec, zerocopy or twins", *pkg)
 			} else {
 				err = os.WriteFile(filepath.Join(root, name), files[name], 0o644)
 			}
@@ -65,6 +65,7 @@ func main() {
 
 // outputs maps each -pkg to the file it writes, relative to the module root.
 var outputs = map[string]string{
+	"schema":   "codec/schema/node_gen.go",
 	"codec":    "codec/node_gen.go",
 	"zerocopy": "zerocopy/node_gen.go",
 	"twins":    "bench/twins/node_gen.go",
@@ -106,56 +107,23 @@ const (
 	scroll   = "Scroll"
 )
 
-// nodeSchema reads the node's fields from codec/schema.go and
-// codec/snapshot.go under root.
+// nodeSchema reads the node's fields from the Node key table of
+// docs/protocol.md (keys, names, presence, meaning) and the fields of
+// codec.Node in codec/snapshot.go under root.
 func nodeSchema(root string) ([]field, error) {
 	fset := token.NewFileSet()
-	schema, err := parser.ParseFile(fset, filepath.Join(root, "codec", "schema.go"), nil, parser.SkipObjectResolution)
-	if err != nil {
-		return nil, err
-	}
 	rows, err := specRows(filepath.Join(root, specFile))
 	if err != nil {
 		return nil, err
 	}
 	keys := map[string]int{} // protocol name -> key
 	meaning := map[string]string{}
+	required := map[string]bool{}
 	for _, r := range rows {
 		if _, dup := keys[r.proto]; dup {
 			return nil, fmt.Errorf("%s: node key %q named twice", specFile, r.proto)
 		}
-		keys[r.proto], meaning[r.proto] = r.key, r.meaning
-	}
-	required := map[string]bool{}
-	for _, d := range schema.Decls {
-		g, ok := d.(*ast.GenDecl)
-		if !ok {
-			continue
-		}
-		for _, s := range g.Specs {
-			v, ok := s.(*ast.ValueSpec)
-			if !ok {
-				continue
-			}
-			for i, id := range v.Names {
-				switch {
-				case g.Tok == token.CONST && strings.HasPrefix(id.Name, "KeyNode"):
-					return nil, fmt.Errorf("schema.go: %s: the node keys come from %s's Node table (node_gen.go), not from schema.go", id.Name, specFile)
-				case g.Tok == token.VAR && id.Name == "NodeFields" && i < len(v.Values):
-					call, ok := v.Values[i].(*ast.CallExpr)
-					if !ok || len(call.Args) == 0 {
-						return nil, errors.New("schema.go: NodeFields is not a fieldsOf call")
-					}
-					for _, a := range call.Args[1:] {
-						id, ok := a.(*ast.Ident)
-						if !ok || !strings.HasPrefix(id.Name, "KeyNode") {
-							return nil, errors.New("schema.go: NodeFields's required keys are not KeyNode constants")
-						}
-						required[strings.TrimPrefix(id.Name, "KeyNode")] = true
-					}
-				}
-			}
-		}
+		keys[r.proto], meaning[r.proto], required[r.proto] = r.key, r.meaning, r.required
 	}
 	snap, err := parser.ParseFile(fset, filepath.Join(root, "codec", "snapshot.go"), nil, parser.SkipObjectResolution)
 	if err != nil {
@@ -190,7 +158,7 @@ func nodeSchema(root string) ([]field, error) {
 			}
 			delete(keys, snake(id.Name))
 			out = append(out, field{key: k, name: id.Name, proto: snake(id.Name), typ: typ.String(), meaning: meaning[snake(id.Name)],
-				required: required[id.Name], text: typ.String() == "string"})
+				required: required[snake(id.Name)], text: typ.String() == "string"})
 		}
 	}
 	for name := range keys {
@@ -223,6 +191,7 @@ const specFile = "docs/protocol.md"
 type specRow struct {
 	key            int
 	proto, meaning string
+	required       bool // presence "required"
 }
 
 // specNodeTable is the line that heads the Node key table in specFile.
@@ -264,7 +233,13 @@ func specRows(path string) ([]specRow, error) {
 			}
 			return nil, fmt.Errorf("%s:%d: key %q is not a number", specFile, i+1, cells[0])
 		}
-		rows = append(rows, specRow{key: k, proto: strings.TrimSpace(cells[1]), meaning: strings.TrimSpace(cells[4])})
+		presence := strings.TrimSpace(cells[3])
+		switch presence {
+		case "required", "optional", "omit-if-empty":
+		default:
+			return nil, fmt.Errorf("%s:%d: presence %q is none of required, optional, omit-if-empty", specFile, i+1, presence)
+		}
+		rows = append(rows, specRow{key: k, proto: strings.TrimSpace(cells[1]), meaning: strings.TrimSpace(cells[4]), required: presence == "required"})
 	}
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("%s:%d: the Node key table has no rows", specFile, at+1)
@@ -293,9 +268,9 @@ func generate(root string) (map[string][]byte, error) {
 		return nil, err
 	}
 	out := map[string][]byte{}
-	for pkg, write := range map[string]func(*bytes.Buffer, []field){"codec": codecFile, "zerocopy": zerocopyFile, "twins": twinsFile} {
+	for pkg, write := range map[string]func(*bytes.Buffer, []field){"schema": schemaFile, "codec": codecFile, "zerocopy": zerocopyFile, "twins": twinsFile} {
 		var b bytes.Buffer
-		fmt.Fprintf(&b, "// Code generated by fieldgen (codec/internal/fieldgen) from docs/protocol.md, codec/schema.go and codec.Node; DO NOT EDIT.\n\n")
+		fmt.Fprintf(&b, "// Code generated by fieldgen (codec/internal/fieldgen) from docs/protocol.md and codec.Node; DO NOT EDIT.\n\n")
 		write(&b, fs)
 		src, err := format.Source(b.Bytes())
 		if err != nil {
@@ -340,26 +315,39 @@ func mask(fs []field, f func(field) string) string {
 	return strings.Join(s, " | ")
 }
 
-func codecFile(b *bytes.Buffer, fs []field) {
+func schemaFile(b *bytes.Buffer, fs []field) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
-	p("package codec\n\n")
-	p("// Keys of a Node map, from the schema's Node table (docs/protocol.md):\n// each names the field of Node it fills, and the fields of Node follow\n// them in order.\nconst (\n")
+	p("package schema\n\n")
+	p("// Keys of a Node map, from the Node key table of docs/protocol.md:\n// each names the field of codec.Node it fills, and the fields of Node\n// follow them in order.\nconst (\n")
 	for _, f := range fs {
-		p("\t// KeyNode%s is %s (Node.%s): %s.\n\tKeyNode%s = %d\n", f.name, f.proto, f.name, strings.TrimSuffix(f.meaning, "."), f.name, f.key)
+		p("\t// KeyNode%s is %s (codec.Node.%s): %s.\n\tKeyNode%s = %d\n", f.name, f.proto, f.name, strings.TrimSuffix(f.meaning, "."), f.name, f.key)
 	}
 	p(")\n\n")
-	p("// nodeNames are the protocol names of a node's keys, from key 0 up (NodeFields).\n")
+	p("// nodeNames are the protocol names of a node's keys, from key 0 up (Node).\n")
 	p("var nodeNames = [...]string{")
 	for _, f := range fs {
 		p("%q, ", f.proto)
 	}
 	p("}\n\n")
+	var req []string
+	for _, f := range fs {
+		if f.required {
+			req = append(req, "1<<KeyNode"+f.name)
+		}
+	}
+	p("// nodeRequired has the bit of each required key of a node.\n")
+	p("const nodeRequired = %s\n", strings.Join(req, " | "))
+}
+
+func codecFile(b *bytes.Buffer, fs []field) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	p("package codec\n\nimport \"github.com/wirebench/wirebench/codec/schema\"\n\n")
 	p("// nodeKeys is the number of keys a node map defines: 0 to nodeKeys-1.\n")
 	p("const nodeKeys = %d\n\n", len(fs))
 	p("// The text fields of a node, as NodeTexts bits: the bit of key k is 1<<k.\n")
 	p("const (\n")
 	for _, f := range texts(fs) {
-		p("\t// Node%s is the bit of Node.%s, key %d.\n\tNode%s NodeTexts = 1 << KeyNode%s\n", f.name, f.name, f.key, f.name, f.name)
+		p("\t// Node%s is the bit of Node.%s, key %d.\n\tNode%s NodeTexts = 1 << schema.KeyNode%s\n", f.name, f.name, f.key, f.name, f.name)
 	}
 	p(")\n\n")
 	bit := func(f field) string { return "Node" + f.name }
@@ -372,7 +360,7 @@ func codecFile(b *bytes.Buffer, fs []field) {
 	p("// nodeTextKeys are the keys of a node's text fields, in key order.\n")
 	p("var nodeTextKeys = [nodeTextCount]int{")
 	for _, f := range texts(fs) {
-		p("KeyNode%s, ", f.name)
+		p("schema.KeyNode%s, ", f.name)
 	}
 	p("}\n\n")
 	p("// nodeTextCount is the number of a node's text fields.\n")
@@ -381,13 +369,13 @@ func codecFile(b *bytes.Buffer, fs []field) {
 	p("// the slot of the text in a table of a node's texts.\n")
 	p("func nodeTextSlot(k int) int {\n\tswitch k {\n")
 	for i, f := range texts(fs) {
-		p("\tcase KeyNode%s:\n\t\treturn %d\n", f.name, i)
+		p("\tcase schema.KeyNode%s:\n\t\treturn %d\n", f.name, i)
 	}
 	p("\t}\n\treturn -1\n}\n\n")
 	p("// textField is the field of text key k, or nil for another key: a\n// misrouted key panics where it is used, and reaches no other field.\n")
 	p("func (n *Node) textField(k int) *string {\n\tswitch k {\n")
 	for _, f := range texts(fs) {
-		p("\tcase KeyNode%s:\n\t\treturn &n.%s\n", f.name, f.name)
+		p("\tcase schema.KeyNode%s:\n\t\treturn &n.%s\n", f.name, f.name)
 	}
 	p("\t}\n\treturn nil\n}\n\n")
 
@@ -425,7 +413,7 @@ func codecFile(b *bytes.Buffer, fs []field) {
 				p("\t// Most nodes have no text after the children: one test skips them.\n")
 				p("\tif n.tailTextsOr() == 0 && n.Empty&nodeTailTexts == 0 {\n\t\treturn i, pairs, nil\n\t}\n")
 			}
-			p("\tif n.hasText(Node%s, n.%s) {\n\t\tif i = putTextField(b, i, KeyNode%s, n.%s); i < 0 {\n\t\t\treturn 0, 0, invalidText(window, level, %q)\n\t\t}\n\t\tpairs++\n\t}\n",
+			p("\tif n.hasText(Node%s, n.%s) {\n\t\tif i = putTextField(b, i, schema.KeyNode%s, n.%s); i < 0 {\n\t\t\treturn 0, 0, invalidText(window, level, %q)\n\t\t}\n\t\tpairs++\n\t}\n",
 				f.name, f.name, f.name, f.name, f.proto)
 		}
 	}
@@ -452,14 +440,14 @@ var viewTypes = map[string]string{
 // viewNotes are the NodeView fields' comments beyond their key.
 var viewNotes = map[string]string{
 	"Class":  ", string table index",
-	"Flags":  ", bits codec.NodeClickable ...",
+	"Flags":  ", bits schema.NodeClickable ...",
 	"ResPkg": ", string table index",
 	"Scroll": ": axis, flags, range, position",
 }
 
 func zerocopyFile(b *bytes.Buffer, fs []field) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
-	p("package zerocopy\n\nimport (\n\t\"strings\"\n\n\t\"github.com/wirebench/wirebench/codec\"\n)\n\n")
+	p("package zerocopy\n\nimport (\n\t\"strings\"\n\n\t\"github.com/wirebench/wirebench/codec\"\n\t\"github.com/wirebench/wirebench/codec/schema\"\n)\n\n")
 	p("// NodeView is one node of a snapshot, read in place. Its strings borrow\n// the frame (valid until Release).\ntype NodeView struct {\n")
 	for _, f := range fs {
 		if f.name == children {
@@ -481,17 +469,17 @@ func zerocopyFile(b *bytes.Buffer, fs []field) {
 	p("// nodeKeys is the number of keys a node map defines: 0 to nodeKeys-1.\n")
 	p("const nodeKeys = %d\n\n", len(fs))
 	p("// nodeTexts has bit k set for each text key k of a node.\n")
-	p("const nodeTexts = %s\n\n", mask(fs, func(f field) string { return "1<<codec.KeyNode" + f.name }))
+	p("const nodeTexts = %s\n\n", mask(fs, func(f field) string { return "1<<schema.KeyNode" + f.name }))
 	p("// textField is the field of text key k, or nil for another key: a\n// misrouted key panics where it is used, and reaches no other field.\n")
 	p("func (nv *NodeView) textField(k int) *codec.Opt[string] {\n\tswitch k {\n")
 	for _, f := range texts(fs) {
-		p("\tcase codec.KeyNode%s:\n\t\treturn &nv.%s\n", f.name, f.name)
+		p("\tcase schema.KeyNode%s:\n\t\treturn &nv.%s\n", f.name, f.name)
 	}
 	p("\t}\n\treturn nil\n}\n\n")
 	p("// ownTexts sets o's texts to copies of n's present ones.\n")
 	p("func (n *NodeView) ownTexts(o *codec.Node) {\n")
 	for _, f := range texts(fs) {
-		p("\tif n.%s.Ok {\n\t\to.SetText(codec.KeyNode%s, strings.Clone(n.%s.Val))\n\t}\n", f.name, f.name, f.name)
+		p("\tif n.%s.Ok {\n\t\to.SetText(schema.KeyNode%s, strings.Clone(n.%s.Val))\n\t}\n", f.name, f.name, f.name)
 	}
 	p("}\n")
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // Node ids of the simulated display: fixed ones, and the list's rows from
@@ -109,10 +110,10 @@ func (d *Display) Tick(now time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.clock = now.Truncate(time.Second)
-	bodies := []codec.EventBody{&codec.ContentChanged{Window: Window, Node: NodeClock, Change: codec.ContentText}}
+	bodies := []codec.EventBody{&codec.ContentChanged{Window: Window, Node: NodeClock, Change: schema.ContentText}}
 	if d.rng.IntN(3) == 0 {
 		d.count += 1 + d.rng.IntN(5)
-		bodies = append(bodies, &codec.ContentChanged{Window: Window, Node: NodeCount, Change: codec.ContentText})
+		bodies = append(bodies, &codec.ContentChanged{Window: Window, Node: NodeCount, Change: schema.ContentText})
 	}
 	d.changed(bodies...)
 }
@@ -123,7 +124,7 @@ func (d *Display) Tap(x, y int32, long bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if y >= int32(d.headerH()) && y < int32(d.listTop()) {
-		d.changed(&codec.ContentChanged{Window: Window, Node: NodeField, Change: codec.ContentState})
+		d.changed(&codec.ContentChanged{Window: Window, Node: NodeField, Change: schema.ContentState})
 		return
 	}
 	for i := range Rows {
@@ -134,7 +135,7 @@ func (d *Display) Tap(x, y int32, long bool) {
 			} else {
 				d.selected[i] = !d.selected[i]
 			}
-			d.changed(&codec.ContentChanged{Window: Window, Node: uint32(NodeRow0 + i), Change: codec.ContentState})
+			d.changed(&codec.ContentChanged{Window: Window, Node: uint32(NodeRow0 + i), Change: schema.ContentState})
 			return
 		}
 	}
@@ -147,7 +148,7 @@ func (d *Display) Swipe(x1, y1, x2, y2 int32) {
 	before := d.scroll
 	d.scroll = min(max(d.scroll+int(y1-y2), 0), d.maxScroll())
 	if d.scroll != before {
-		d.changed(&codec.ContentChanged{Window: Window, Node: NodeList, Change: codec.ContentSubtree})
+		d.changed(&codec.ContentChanged{Window: Window, Node: NodeList, Change: schema.ContentSubtree})
 	}
 }
 
@@ -166,14 +167,14 @@ func (d *Display) Key(code uint32) {
 	switch code {
 	case KeyBack:
 		clear(d.selected)
-		d.changed(&codec.ContentChanged{Window: Window, Node: NodeList, Change: codec.ContentSubtree | codec.ContentState})
+		d.changed(&codec.ContentChanged{Window: Window, Node: NodeList, Change: schema.ContentSubtree | schema.ContentState})
 	case KeyHome:
 		d.scroll = 0
-		d.changed(&codec.ContentChanged{Window: Window, Node: NodeList, Change: codec.ContentSubtree})
+		d.changed(&codec.ContentChanged{Window: Window, Node: NodeList, Change: schema.ContentSubtree})
 	case KeyDel:
 		if r := []rune(d.field); len(r) > 0 {
 			d.field = string(r[:len(r)-1])
-			d.changed(&codec.ContentChanged{Window: Window, Node: NodeField, Change: codec.ContentText})
+			d.changed(&codec.ContentChanged{Window: Window, Node: NodeField, Change: schema.ContentText})
 		}
 	}
 }
@@ -183,7 +184,7 @@ func (d *Display) TypeText(s string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.field += s
-	d.changed(&codec.ContentChanged{Window: Window, Node: NodeField, Change: codec.ContentText})
+	d.changed(&codec.ContentChanged{Window: Window, Node: NodeField, Change: schema.ContentText})
 }
 
 // SetText sets the text of node, and reports whether node is the field.
@@ -194,7 +195,7 @@ func (d *Display) SetText(node uint32, s string) bool {
 		return false
 	}
 	d.field = s
-	d.changed(&codec.ContentChanged{Window: Window, Node: NodeField, Change: codec.ContentText})
+	d.changed(&codec.ContentChanged{Window: Window, Node: NodeField, Change: schema.ContentText})
 	return true
 }
 
@@ -220,24 +221,24 @@ func (d *Display) Snapshot(p *codec.SnapshotParams, seq uint64) *codec.Snapshot 
 	var truncated uint32
 	take := func() bool {
 		if nodes >= maxNodes {
-			truncated |= codec.TruncatedNodes
+			truncated |= schema.TruncatedNodes
 			return false
 		}
 		nodes++
 		return true
 	}
-	vis := codec.NodeVisible | codec.NodeEnabled
+	vis := schema.NodeVisible | schema.NodeEnabled
 	root := &codec.Node{ID: NodeRoot, Class: strFrame, Bounds: codec.Bounds{Right: w, Bottom: h}, Flags: vis, ResPkg: codec.Some[uint32](strPkg)}
 	take()
 	deep := p.MaxDepth.Or(1<<31) >= 2
 	if !deep {
-		truncated |= codec.TruncatedDepth
+		truncated |= schema.TruncatedDepth
 	}
 	if deep && take() {
 		root.Children = append(root.Children, codec.Node{ID: NodeHeader, Class: strFrame, Bounds: codec.Bounds{Right: w, Bottom: int32(d.headerH())}, Flags: vis})
 		hdr := &root.Children[len(root.Children)-1]
 		if p.MaxDepth.Or(1<<31) < 3 {
-			truncated |= codec.TruncatedDepth
+			truncated |= schema.TruncatedDepth
 		} else {
 			if take() {
 				hdr.Children = append(hdr.Children, codec.Node{ID: NodeClock, Class: strText, Bounds: codec.Bounds{Right: w / 2, Bottom: int32(d.headerH())}, Flags: vis, Text: d.clock.UTC().Format("15:04:05"), ResName: "clock"})
@@ -249,13 +250,13 @@ func (d *Display) Snapshot(p *codec.SnapshotParams, seq uint64) *codec.Snapshot 
 	}
 	if deep && take() {
 		root.Children = append(root.Children, codec.Node{ID: NodeField, Class: strEdit, Bounds: codec.Bounds{Top: int32(d.headerH()), Right: w, Bottom: int32(d.listTop())},
-			Flags: vis | codec.NodeEditable | codec.NodeFocusable | codec.NodeClickable, Empty: codec.NodeText, Text: d.field, Hint: "Search", ResName: "search"})
+			Flags: vis | schema.NodeEditable | schema.NodeFocusable | schema.NodeClickable, Empty: codec.NodeText, Text: d.field, Hint: "Search", ResName: "search"})
 	}
 	if deep && take() {
 		first, last := -1, -1
-		list := codec.Node{ID: NodeList, Class: strList, Bounds: codec.Bounds{Top: int32(d.listTop()), Right: w, Bottom: h}, Flags: vis | codec.NodeScrollable}
+		list := codec.Node{ID: NodeList, Class: strList, Bounds: codec.Bounds{Top: int32(d.listTop()), Right: w, Bottom: h}, Flags: vis | schema.NodeScrollable}
 		if p.MaxDepth.Or(1<<31) < 3 {
-			truncated |= codec.TruncatedDepth
+			truncated |= schema.TruncatedDepth
 		} else {
 			for i := range Rows {
 				b, on := d.rowBounds(i)
@@ -269,35 +270,35 @@ func (d *Display) Snapshot(p *codec.SnapshotParams, seq uint64) *codec.Snapshot 
 					first = i
 				}
 				last = i
-				f := vis | codec.NodeClickable | codec.NodeLongClickable
+				f := vis | schema.NodeClickable | schema.NodeLongClickable
 				if d.selected[i] {
-					f |= codec.NodeSelected
+					f |= schema.NodeSelected
 				}
 				if d.pinned[i] {
-					f |= codec.NodeChecked
+					f |= schema.NodeChecked
 				}
 				list.Children = append(list.Children, codec.Node{ID: uint32(NodeRow0 + i), Class: strText, Bounds: b, Flags: f, Text: fmt.Sprintf("Item %d", i+1)})
 			}
 		}
-		sc := &codec.Scroll{Axis: codec.ScrollVertical}
+		sc := &codec.Scroll{Axis: schema.ScrollVertical}
 		if d.scroll > 0 {
-			sc.Flags |= codec.ScrollBack
+			sc.Flags |= schema.ScrollBack
 		}
 		if d.scroll < d.maxScroll() {
-			sc.Flags |= codec.ScrollForward
+			sc.Flags |= schema.ScrollForward
 		}
-		sc.Range = codec.Some(codec.ScrollRange{Unit: codec.RangeItems, Lo: 0, Hi: Rows - 1})
+		sc.Range = codec.Some(codec.ScrollRange{Unit: schema.RangeItems, Lo: 0, Hi: Rows - 1})
 		if first >= 0 {
 			sc.Position = codec.Some(codec.ScrollPosition{Lo: int64(first), Hi: int64(last)})
 		}
 		list.Scroll = sc
 		root.Children = append(root.Children, list)
 	}
-	win := codec.Window{ID: Window, Type: 1, Bounds: codec.Bounds{Right: w, Bottom: h}, Flags: codec.WindowActive | codec.WindowFocused,
+	win := codec.Window{ID: Window, Type: 1, Bounds: codec.Bounds{Right: w, Bottom: h}, Flags: schema.WindowActive | schema.WindowFocused,
 		Title: codec.Some("Wire Sim"), Package: codec.Some[uint32](strPkg), Root: root, EmitsEvents: codec.Some(true)}
 	windows := []codec.Window{win}
 	if p.MaxWindows.Ok && p.MaxWindows.Val < 1 {
-		windows, truncated = []codec.Window{}, truncated|codec.TruncatedWindows
+		windows, truncated = []codec.Window{}, truncated|schema.TruncatedWindows
 	}
 	return &codec.Snapshot{Strings: asimStrings, Windows: windows, Truncated: truncated, Seq: seq, Display: codec.Some(codec.Display{Width: uint32(d.w), Height: uint32(d.h), DensityDPI: 420})}
 }
@@ -389,9 +390,9 @@ func (d *Display) Encode(format uint32, quality, pct int) ([]byte, uint32, uint3
 	var buf bytes.Buffer
 	var err error
 	switch format {
-	case codec.FormatPNG:
+	case schema.FormatPNG:
 		err = (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img)
-	case codec.FormatJPEG:
+	case schema.FormatJPEG:
 		err = jpeg.Encode(&buf, img, &jpeg.Options{Quality: min(max(quality, 1), 100)})
 	default:
 		return nil, 0, 0, codec.NewError(codec.CodeBadRequest, fmt.Sprintf("image format %d (%s) is not one agent-sim encodes (0 png, 1 jpeg)", format, formatName(format)))
@@ -415,7 +416,7 @@ func (d *Display) Count() int {
 
 // formatName is an image format's name, or its number.
 func formatName(f uint32) string {
-	if names := [...]string{codec.FormatPNG: "png", codec.FormatJPEG: "jpeg", codec.FormatWebP: "webp"}; f < uint32(len(names)) {
+	if names := [...]string{schema.FormatPNG: "png", schema.FormatJPEG: "jpeg", schema.FormatWebP: "webp"}; f < uint32(len(names)) {
 		return names[f]
 	}
 	return strconv.FormatUint(uint64(f), 10)

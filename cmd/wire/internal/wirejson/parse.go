@@ -10,7 +10,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // A JSON value of a line, located but not decoded: a line is checked
@@ -249,7 +249,7 @@ func (v *jval) describe() string {
 
 // maxJSONDepth bounds the nesting of a JSON line: enough for a node tree
 // of MaxNodeDepth levels (two per level: the node and its children).
-const maxJSONDepth = 2*codec.MaxNodeDepth + 16
+const maxJSONDepth = 2*schema.MaxNodeDepth + 16
 
 // SyntaxError is a JSON line that is not one well-formed JSON value.
 type SyntaxError struct {
@@ -308,7 +308,7 @@ func (d *jdoc) shape() error {
 			i = stringEnd(b, i) - 1
 		case '[', '{':
 			if len(open) == maxJSONDepth {
-				return &SyntaxError{Column: int64(i) + 1, Path: pointerAt(b, i), Msg: "JSON nested deeper than " + strconv.Itoa(maxJSONDepth) + " levels: want at most " + strconv.Itoa(maxJSONDepth) + " (a node tree of " + strconv.Itoa(codec.MaxNodeDepth) + " levels takes two per level)"}
+				return &SyntaxError{Column: int64(i) + 1, Path: pointerAt(b, i), Msg: "JSON nested deeper than " + strconv.Itoa(maxJSONDepth) + " levels: want at most " + strconv.Itoa(maxJSONDepth) + " (a node tree of " + strconv.Itoa(schema.MaxNodeDepth) + " levels takes two per level)"}
 			}
 			open = append(open, i)
 		case ']', '}':

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // JSON → message, by the plans of schema.go.
@@ -168,7 +169,7 @@ func (o *jobj) end() {
 // message converts a message: its kind, then the fields of its struct.
 func (c *conv) message(v *jval) codec.Message {
 	o := c.object(v, nil)
-	kv, kp := o.need(codec.HelloFields.Name(codec.KeyKind))
+	kv, kp := o.need(schema.Hello.Name(schema.KeyKind))
 	kind := codec.Kind(c.enum(kv, kp, "kind", 64, func(s string) (uint64, bool) {
 		k, ok := codec.ParseKind(s)
 		return uint64(k), ok
@@ -232,7 +233,7 @@ func (c *conv) fields(o *jobj, p *plan, dst reflect.Value, level int) {
 	}
 	switch d := dst.Addr().Interface().(type) {
 	case *codec.Response:
-		result := seen&(1<<p.fieldIndex(codec.ResponseFields.Name(codec.KeyResponseResult))) != 0
+		result := seen&(1<<p.fieldIndex(schema.Response.Name(schema.KeyResponseResult))) != 0
 		if d.Error != nil && result {
 			c.failf(o.path, "a response carries a result or an error, not both")
 		} else if d.Error == nil && !result {
@@ -240,7 +241,7 @@ func (c *conv) fields(o *jobj, p *plan, dst reflect.Value, level int) {
 		}
 	case *codec.Scroll:
 		if d.Position.Ok && !d.Range.Ok {
-			c.failf(join(o.path, codec.ScrollFields.Name(codec.KeyScrollPosition)), "a scroll position needs a range: want %s beside it", codec.ScrollFields.Name(codec.KeyScrollRange))
+			c.failf(join(o.path, schema.Scroll.Name(schema.KeyScrollPosition)), "a scroll position needs a range: want %s beside it", schema.Scroll.Name(schema.KeyScrollRange))
 		}
 	}
 }
@@ -345,8 +346,8 @@ func (c *conv) value(p *plan, v *jval, path *jpath, dst reflect.Value, level int
 		dst.Set(n)
 	case pStruct:
 		if p.recursive {
-			if level++; level > codec.MaxNodeDepth {
-				c.failf(path, "node tree deeper than %d levels: want at most %d", codec.MaxNodeDepth, codec.MaxNodeDepth)
+			if level++; level > schema.MaxNodeDepth {
+				c.failf(path, "node tree deeper than %d levels: want at most %d", schema.MaxNodeDepth, schema.MaxNodeDepth)
 				return
 			}
 		}

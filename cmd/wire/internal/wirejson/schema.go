@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // The JSON form is driven by codec's schema: a plan, made once per Go
@@ -47,7 +48,7 @@ type plan struct {
 	elem   *plan   // pSlice, pOpt, pPtr
 	fields []field // pStruct, pArray, in key order
 	// recursive is set on a struct type that contains itself (codec.Node):
-	// the reader bounds its nesting by codec.MaxNodeDepth.
+	// the reader bounds its nesting by schema.MaxNodeDepth.
 	recursive bool
 }
 
@@ -90,22 +91,22 @@ var messageTypes = []codec.Message{&codec.Hello{}, &codec.Welcome{}, &codec.Requ
 // table (init). A struct without a table is positional on the wire (an
 // event, its body, a node's bounds, a scroll range): its fields are named
 // by their Go names in snake_case.
-var tables = map[reflect.Type]*codec.Fields{
+var tables = map[reflect.Type]schema.Map{
 	// the messages (a Pong's map is a Ping's)
-	reflect.TypeFor[codec.Hello](): codec.HelloFields, reflect.TypeFor[codec.Welcome](): codec.WelcomeFields,
-	reflect.TypeFor[codec.Request](): codec.RequestFields, reflect.TypeFor[codec.Response](): codec.ResponseFields,
-	reflect.TypeFor[codec.Ping](): codec.PingFields, reflect.TypeFor[codec.Pong](): codec.PingFields,
+	reflect.TypeFor[codec.Hello](): schema.Hello, reflect.TypeFor[codec.Welcome](): schema.Welcome,
+	reflect.TypeFor[codec.Request](): schema.Request, reflect.TypeFor[codec.Response](): schema.Response,
+	reflect.TypeFor[codec.Ping](): schema.Ping, reflect.TypeFor[codec.Pong](): schema.Ping,
 	// the maps inside them
-	reflect.TypeFor[codec.Device](): codec.DeviceFields, reflect.TypeFor[codec.Display](): codec.DisplayFields,
-	reflect.TypeFor[codec.Error](): codec.ErrorFields, reflect.TypeFor[codec.Snapshot](): codec.SnapshotFields,
-	reflect.TypeFor[codec.Window](): codec.WindowFields, reflect.TypeFor[codec.Node](): codec.NodeFields,
-	reflect.TypeFor[codec.Scroll](): codec.ScrollFields,
+	reflect.TypeFor[codec.Device](): schema.Device, reflect.TypeFor[codec.Display](): schema.Display,
+	reflect.TypeFor[codec.Error](): schema.Error, reflect.TypeFor[codec.Snapshot](): schema.Snapshot,
+	reflect.TypeFor[codec.Window](): schema.Window, reflect.TypeFor[codec.Node](): schema.Node,
+	reflect.TypeFor[codec.Scroll](): schema.Scroll,
 }
 
 func init() {
 	for _, m := range codec.Methods() {
-		tables[reflect.TypeOf(codec.ParamsFor(m)).Elem()] = m.ParamFields()
-		tables[reflect.TypeOf(codec.ResultFor(m)).Elem()] = m.ResultFields()
+		tables[reflect.TypeOf(codec.ParamsFor(m)).Elem()] = m.ParamMap()
+		tables[reflect.TypeOf(codec.ResultFor(m)).Elem()] = m.ResultMap()
 	}
 }
 
@@ -224,7 +225,7 @@ func isOpt(t reflect.Type) bool {
 // by their snake_case names for a positional struct.
 func (p *plan) makeFields(making map[reflect.Type]bool) error {
 	t := p.typ
-	table := tables[t]
+	table, keyed := tables[t]
 	// A node's Empty set is no field of the protocol: it says which of
 	// the texts beside it are present though "".
 	emptyAt := -1
@@ -243,7 +244,7 @@ func (p *plan) makeFields(making map[reflect.Type]bool) error {
 		if ef, ok := t.FieldByName("Error"); ok && sf.Type == tResult && ef.Type == reflect.TypeFor[*codec.Error]() {
 			f.unless = ef.Index[0]
 		}
-		if table != nil {
+		if keyed {
 			k, ok := table.Key(name)
 			if !ok {
 				return fmt.Errorf("codec.%s.%s: its schema table has no field %q", t.Name(), sf.Name, name)
@@ -263,7 +264,7 @@ func (p *plan) makeFields(making map[reflect.Type]bool) error {
 		f.p = fp
 		p.fields = append(p.fields, f)
 	}
-	if table != nil && table.Len() != len(p.fields)+keyBase(t) {
+	if keyed && table.Len() != len(p.fields)+keyBase(t) {
 		return fmt.Errorf("codec.%s: its schema table has %d keys, the struct %d fields", t.Name(), table.Len(), len(p.fields)+keyBase(t))
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/codec"
+	"github.com/wirebench/wirebench/codec/schema"
 )
 
 // TestPlans walks every type the JSON form meets, from every message,
@@ -41,12 +42,12 @@ func TestPlans(t *testing.T) {
 		if p.elem != nil {
 			walk(p.elem)
 		}
-		table := tables[p.typ]
-		if p.kind == pStruct && table == nil && !positional[p.typ] {
+		table, keyed := tables[p.typ]
+		if p.kind == pStruct && !keyed && !positional[p.typ] {
 			t.Errorf("codec.%s has no schema table and is not a positional struct", p.typ.Name())
 		}
 		for i, f := range p.fields {
-			if table != nil {
+			if keyed {
 				k := uint64(i + keyBase(p.typ))
 				if table.Name(k) != f.name || table.Required(k) != f.required {
 					t.Errorf("codec.%s.%s: named %q (required %v), key %d of the table is %q (required %v)",
@@ -101,14 +102,14 @@ func TestPlanRefusesUnnamedField(t *testing.T) {
 		Refresh                             uint32
 	}
 	typ := reflect.TypeFor[Display]()
-	tables[typ] = codec.DisplayFields
+	tables[typ] = schema.Display
 	defer delete(tables, typ)
 	if _, err := planOf(typ); err == nil || !contains(err.Error(), `Display.Refresh: its schema table has no field "refresh"`) {
 		t.Errorf("got %v", err)
 	}
 	type Reordered struct{ Height, Width, DensityDPI, Rotation uint32 }
 	typ = reflect.TypeFor[Reordered]()
-	tables[typ] = codec.DisplayFields
+	tables[typ] = schema.Display
 	defer delete(tables, typ)
 	if _, err := planOf(typ); err == nil || !contains(err.Error(), "key 1 in its schema table") {
 		t.Errorf("got %v", err)
@@ -135,7 +136,7 @@ func TestFieldAddedToSchema(t *testing.T) {
 	type displayBefore struct{ Width, Height, DensityDPI uint32 }
 	type displayAfter struct{ Width, Height, DensityDPI, Rotation uint32 }
 	before, after := reflect.TypeFor[displayBefore](), reflect.TypeFor[displayAfter]()
-	tables[before], tables[after] = codec.DisplayFields, codec.DisplayFields
+	tables[before], tables[after] = schema.Display, schema.Display
 	defer delete(tables, before)
 	defer delete(tables, after)
 	if _, err := planOf(before); err == nil || !contains(err.Error(), "its schema table has 4 keys, the struct 3 fields") {

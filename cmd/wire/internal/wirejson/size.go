@@ -78,7 +78,7 @@ func cborLen(p *plan, v reflect.Value) int {
 	}
 	// A struct: a map of its present fields, or the array of a
 	// positional one.
-	keyed := tables[p.typ] != nil
+	_, keyed := tables[p.typ]
 	n, count := 0, 0
 	if keyed && keyBase(p.typ) == 1 {
 		count = 1 // the kind, which PayloadLen adds
