@@ -256,7 +256,7 @@ func head(b []byte) []byte { return b[:min(len(b), 64)] }
 // call: what a daemon's read loop gets that handles each message before
 // it reads the next. impl=codec-tree (snapshot responses only) decodes
 // with codec.DecodeTree, a tree the collector does not scan that owns
-// its memory; impl=codec-tree-reuse with one codec.TreeDecoder.
+// its memory.
 //
 // fxamacker decodes into the twin structs as a user of it must: the
 // envelope twin first (params or result kept as a cbor.RawMessage), then
@@ -309,29 +309,14 @@ func BenchmarkDecode(b *testing.B) {
 			}
 			c.Stop()
 		})
-		if snap := snapshotOf(bm.msg); snap != nil {
+		if snapshotOf(bm.msg) != nil {
 			support.Run(b, "impl=codec-tree/msg="+bm.name, func(b *testing.B) {
-				checkTree(b, bm, snap, codec.DecodeTree)
+				checkTree(b, bm)
 				b.ReportAllocs()
 				b.SetBytes(int64(len(bm.enc)))
 				c := support.CountAllocs(b)
 				for i := 0; i < b.N; i++ {
 					t, err := codec.DecodeTree(bm.enc)
-					if err != nil {
-						b.Fatal(err)
-					}
-					sinkAny = t
-				}
-				c.Stop()
-			})
-			support.Run(b, "impl=codec-tree-reuse/msg="+bm.name, func(b *testing.B) {
-				dec := codec.NewTreeDecoder(0)
-				checkTree(b, bm, snap, dec.DecodeTree)
-				b.ReportAllocs()
-				b.SetBytes(int64(len(bm.enc)))
-				c := support.CountAllocs(b)
-				for i := 0; i < b.N; i++ {
-					t, err := dec.DecodeTree(bm.enc)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -398,13 +383,16 @@ func snapshotOf(m codec.Message) *codec.Snapshot {
 	return nil
 }
 
-// checkTree fails b unless decode reads bm's bytes as a tree of bm's
-// id whose Snapshot is snap.
-func checkTree(b *testing.B, bm benchMsg, snap *codec.Snapshot, decode func([]byte) (*codec.Tree, error)) {
+// checkTree fails b unless DecodeTree reads bm's bytes as a tree of
+// bm's id that encodes back to them.
+func checkTree(b *testing.B, bm benchMsg) {
 	b.Helper()
-	t, err := decode(bm.enc)
-	if err != nil || t.ID != bm.msg.(*codec.Response).ID || !reflect.DeepEqual(t.Snapshot(), snap) {
-		b.Fatalf("the tree: %v, or another snapshot", err)
+	t, err := codec.DecodeTree(bm.enc)
+	if err != nil || t.ID != bm.msg.(*codec.Response).ID {
+		b.Fatalf("the tree: %v, or another response", err)
+	}
+	if again, err := codec.Marshal(t.Response()); err != nil || !bytes.Equal(again, bm.enc) {
+		b.Fatalf("the tree encodes to other bytes (%v)", err)
 	}
 }
 

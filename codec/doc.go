@@ -1,24 +1,32 @@
 // Package codec is the device protocol's codec (docs/protocol.md): Go
-// types for every message, the encoder ([Append], [Marshal]), decoders,
-// and framing ([AppendFrame], [Splitter], [Reader], [Writer]).
+// types for every message, the encoder ([Append], [Marshal]), the
+// decoders, and framing ([AppendFrame], [Splitter], [Reader], [Writer]).
+// The wire's numbers (keys, flag bits, limits) are package
+// codec/schema's.
 //
-// # Three ways to decode
+// # Which one do I use
 //
-//   - [Decode] returns a message that owns its memory: the simplest, for a
-//     message that is kept or handed on. A snapshot that is kept or queued
-//     can come as a [Tree] ([DecodeTree], [DecodeTrees]): one copy of the
-//     payload and pointer-free tables, which the collector never scans.
-//   - A [Decoder] reuses its memory from call to call: for a read loop that
-//     handles each message before it reads the next.
-//   - Package zerocopy reads borrowed views of the frame's bytes: to read a
-//     few fields, or walk a snapshot without building it.
+// One way to decode for each question, each with its Example:
+//
+//	to                                 use                       you get
+//	read messages in a daemon's loop   Decoder.Decode            a message in reused memory, valid until the next call
+//	keep a message for later           Decode                    a message that owns its memory
+//	hold snapshots long or in bulk     DecodeTree                a Tree: pointer-free tables the collector never scans
+//	look without copying               zerocopy.Snapshot.Parse   views of the frame, valid until its Release
+//
+// A [Decoder] allocates nothing in steady state for responses, tree
+// events and requests; [Decode]'s message may be kept, queued or handed
+// on; a [Tree] from [DecodeTree] costs two allocations and about 60 % of
+// Decode's memory for a snapshot, and is read through its accessors;
+// package zerocopy reads fields and walks snapshots in
+// place, without building them.
 //
 // # Lifetime
 //
 // A [Frame]'s Payload, and every zerocopy view of it, is valid until the
-// frame's Release. A message from Decode never points into its input, so
-// it outlives the frame; one from a Decoder is valid until that Decoder's
-// next call.
+// frame's Release. A message from Decode and a Tree from DecodeTree never
+// point into their input, so they outlive the frame; a message from a
+// Decoder is valid until that Decoder's next call.
 //
 // # Errors
 //
@@ -38,7 +46,7 @@
 // heads claim more than it holds (TestHostileFramesAllocation,
 // TestFrameHeaderClaimAllocation). A Decoder allocates nothing in steady
 // state (TestDecoderAllocatesNothing). Node trees are read without
-// recursion, at most [MaxNodeDepth] deep. Every decoder is fuzzed
+// recursion, at most schema.MaxNodeDepth deep. Every decoder is fuzzed
 // (FuzzDecode, FuzzDecoder, FuzzTree, FuzzFrameReader).
 //
 // How, and the figures measured: docs/codec.md.

@@ -6,10 +6,10 @@ import (
 	"github.com/wirebench/wirebench/codec/schema"
 )
 
-// DefaultMaxRetained is the most memory a Decoder keeps between calls
+// defaultMaxRetained is the most memory a Decoder keeps between calls
 // when NewDecoder is given no other bound: 4 MiB, what a snapshot of
 // about 15 000 nodes of an app needs.
-const DefaultMaxRetained = 4 << 20
+const defaultMaxRetained = 4 << 20
 
 // Decoder decodes messages into memory it keeps and reuses from call to
 // call: the copy of its input, the nodes and scroll semantics of a
@@ -48,10 +48,10 @@ type Decoder struct {
 }
 
 // NewDecoder returns a Decoder that keeps at most maxRetained bytes
-// between calls; DefaultMaxRetained when maxRetained <= 0.
+// between calls; 4 MiB when maxRetained <= 0.
 func NewDecoder(maxRetained int) *Decoder {
 	if maxRetained <= 0 {
-		maxRetained = DefaultMaxRetained
+		maxRetained = defaultMaxRetained
 	}
 	dec := &Decoder{r: reuse{max: maxRetained}}
 	dec.d.r = &dec.r

@@ -3,7 +3,6 @@ package codec_test
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"reflect"
 	"testing"
 	"unsafe"
@@ -127,48 +126,6 @@ func TestDecoderRetainedBound(t *testing.T) {
 	if got := past.Retained(); got == 0 || got > limit-1 {
 		t.Errorf("after a small snapshot: %d kept, want some, at most %d", got, limit-1)
 	}
-}
-
-// ExampleDecoder is a daemon's read loop: frames come from a
-// connection, each is decoded into the Decoder's memory and released at
-// once, and each message is handled before the next is read.
-func ExampleDecoder() {
-	var conn bytes.Buffer // stands in for a net.Conn
-	w := codec.NewWriter(&conn, schema.DefaultMaxFrame)
-	for i := range 3 {
-		if err := w.WriteMessage(&codec.Event{Stream: codec.StreamTree, Seq: uint64(i + 1), Type: codec.TypeContentChanged,
-			Body: &codec.ContentChanged{Window: 1, Node: uint32(10 + i), Change: schema.ContentText}}); err != nil {
-			panic(err)
-		}
-	}
-	r := codec.NewReader(&conn, schema.DefaultMaxFrame)
-	dec := codec.NewDecoder(0)
-	for {
-		f, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			fmt.Println("read:", err)
-			return
-		}
-		m, err := dec.Decode(f.Payload)
-		f.Release() // m does not point into the frame
-		if err != nil {
-			fmt.Println("decode:", err)
-			continue
-		}
-		// m is valid until the next dec.Decode: handle it here, or copy
-		// what must outlive the loop's turn.
-		if e, ok := m.(*codec.Event); ok {
-			c := e.Body.(*codec.ContentChanged)
-			fmt.Printf("event %d: node %d of window %d changed\n", e.Seq, c.Node, c.Window)
-		}
-	}
-	// Output:
-	// event 1: node 10 of window 1 changed
-	// event 2: node 11 of window 1 changed
-	// event 3: node 12 of window 1 changed
 }
 
 // requestsOffTheFastPath are requests the general decoder reads, not the

@@ -1,7 +1,6 @@
 package codec
 
 import (
-	"bytes"
 	"encoding/binary"
 	"iter"
 	"strconv"
@@ -15,23 +14,23 @@ import (
 // scan: a copy of the payload, whose texts the tree reads in place, and
 // tables of fixed-size records without pointers, in one block of memory:
 // a node's children are a range of the node table, its texts offsets
-// into the copy. Decode's Snapshot of 500 nodes is 500 Nodes of 152
-// bytes whose strings and slices the collector marks; a Tree of them is a
-// 68-byte record each that the collector never looks at. It is the form
-// for a daemon that keeps or queues snapshots: DecodeTree reads one in
-// two allocations (the header and the block), in about 60 % of the memory
-// of Decode's Snapshot.
+// into the copy. Decode's Snapshot of n nodes is n Nodes whose strings
+// and slices the collector marks; a Tree of them is a record each that
+// the collector never looks at (the sizes of both: TestRecordSizes). It
+// is the form for a daemon that keeps or queues snapshots: DecodeTree
+// reads one in two allocations (the header and the block), in about 60 %
+// of the memory of Decode's Snapshot.
 //
 // A Tree is read, not edited: its accessors take a NodeRef (a node's
 // index in the table) and read the record, and every index is checked,
 // so no accessor reaches outside the tree (an index out of range panics,
-// as a slice's does). Snapshot converts it to a Snapshot to edit, and
-// TreeOf a Snapshot to a Tree.
+// as a slice's does). A node's texts follow Node's model: a plain
+// string, "" when absent, and Has tells a text present but empty from
+// an absent one. To edit a snapshot, decode it with Decode.
 //
-// DecodeTree and DecodeTrees return trees that own their memory, never
-// written after; a TreeDecoder reuses one tree's memory from call to
-// call. A Tree is a snapshot's Result: a *Response may carry one, and
-// encodes as its Snapshot.
+// A Tree owns its memory and is never written after DecodeTree returns
+// it. It is a snapshot's Result: a *Response may carry one (Response),
+// and it encodes as the snapshot it holds.
 type Tree struct {
 	// The pointer words first: the collector scans the header up to the
 	// last of them, and nothing it points to.
@@ -42,9 +41,6 @@ type Tree struct {
 	scrolls []Scroll
 	resp    Response
 
-	// kept is set on a TreeDecoder's tree, whose memory the next call
-	// overwrites: Snapshot copies the texts then.
-	kept bool
 	// formed is what the fast reader knows of its input: 0 nothing yet,
 	// 1 well-formed, -1 not (see mayAllocate).
 	formed int8
@@ -164,18 +160,19 @@ func (t *Tree) ResPkg(n NodeRef) Opt[uint32] {
 	return Opt[uint32]{Val: r.resPkg, Ok: r.bits&treeResPkg != 0}
 }
 
-// Text returns node n's text field of key k (schema.KeyNodeText, schema.KeyNodeDesc,
-// schema.KeyNodeResName, schema.KeyNodeHint or schema.KeyNodeState; another key panics) and
-// whether it is present. The string is the tree's memory, not a copy:
-// the tree never writes it, so it stays valid as long as the tree is
-// (for a TreeDecoder's tree, until its next call).
-func (t *Tree) Text(n NodeRef, k int) (string, bool) {
+// Text returns node n's text field of key k (schema.KeyNodeText,
+// KeyNodeDesc, KeyNodeResName, KeyNodeHint or KeyNodeState; another key
+// panics), "" when it is absent, as Node's field holds it: Has tells a
+// text present but empty from an absent one. The string is the tree's
+// memory, not a copy: the tree never writes it, so it stays valid as
+// long as the tree is.
+func (t *Tree) Text(n NodeRef, k int) string {
 	mustText(k)
 	off := t.node(n).texts[nodeTextSlot(k)]
 	if off == 0 {
-		return "", false
+		return ""
 	}
-	return textIn(t.buf, off), true
+	return textIn(t.buf, off)
 }
 
 // Has reports whether every text field of ts is present on node n, as
@@ -227,14 +224,15 @@ func (t *Tree) Children(n NodeRef) NodeRange {
 // NumWindows is the number of windows.
 func (t *Tree) NumWindows() int { return len(t.wins) }
 
-// TreeWindow is a window of a Tree: Window's fields but the title (see
-// Tree.WindowTitle) and the root, a node of the tree.
+// TreeWindow is a window of a Tree: Window's fields, its root a node of
+// the tree and its title the tree's memory.
 type TreeWindow struct {
 	ID          uint32
 	Type        uint32
 	Layer       int32
 	Bounds      Bounds
 	Flags       uint32
+	Title       Opt[string]
 	Package     Opt[uint32]
 	Root        Opt[NodeRef] // absent for a window without a tree
 	EmitsEvents Opt[bool]
@@ -245,7 +243,11 @@ type TreeWindow struct {
 // Window returns window w, from 0 to NumWindows-1 (another panics).
 func (t *Tree) Window(w int) TreeWindow {
 	x := &t.wins[w]
-	return TreeWindow{
+	var title Opt[string]
+	if x.title != 0 {
+		title = Some(textIn(t.buf, x.title))
+	}
+	return TreeWindow{Title: title,
 		ID: x.id, Type: x.typ, Layer: x.layer, Bounds: x.bounds, Flags: x.flags,
 		Package:     Opt[uint32]{Val: x.pkg, Ok: x.bits&treeWinPackage != 0},
 		Root:        Opt[NodeRef]{Val: NodeRef(x.root), Ok: x.bits&treeWinRoot != 0},
@@ -253,15 +255,6 @@ func (t *Tree) Window(w int) TreeWindow {
 		Owner:       Opt[uint32]{Val: x.owner, Ok: x.bits&treeWinOwner != 0},
 		Modal:       x.bits&treeWinModal != 0,
 	}
-}
-
-// schema.WindowTitle returns window w's title, as Text returns a node's.
-func (t *Tree) WindowTitle(w int) Opt[string] {
-	off := t.wins[w].title
-	if off == 0 {
-		return Opt[string]{}
-	}
-	return Some(textIn(t.buf, off))
 }
 
 // NumStrings is the length of the string table.
@@ -305,23 +298,19 @@ func (t *Tree) Walk() iter.Seq2[NodeRef, int] {
 }
 
 // Response returns the snapshot response the tree was read from, with
-// the tree as its Result: what DecodeTrees returns for it.
+// the tree as its Result, for code that handles any message (a session
+// reading snapshots as trees); it allocates nothing.
 func (t *Tree) Response() *Response {
 	t.resp = Response{ID: t.ID, Method: MethodSnapshot, Result: t}
 	return &t.resp
 }
 
-// Snapshot returns the tree as a Snapshot, to edit: equal to the one
-// Decode reads from the same bytes (but that an empty string table or
-// window list may be nil here and not there, or the reverse). Its nodes
-// are one slab, its strings the tree's texts; for a TreeDecoder's tree,
-// whose memory the next call overwrites, the texts are copied first, so
-// the Snapshot owns its memory either way.
-func (t *Tree) Snapshot() *Snapshot {
+// snapshot returns the tree as a Snapshot, equal to the one Decode reads
+// from the same bytes (but that an empty string table or window list may
+// be nil here and not there, or the reverse), for the encoder. Its nodes
+// are one slab, its strings the tree's texts.
+func (t *Tree) snapshot() *Snapshot {
 	buf := t.buf
-	if t.kept {
-		buf = bytes.Clone(buf)
-	}
 	s := &Snapshot{Truncated: t.Truncated, Seq: t.Seq, Display: t.Display}
 	s.Strings = make([]string, len(t.strs))
 	for i, off := range t.strs {
@@ -350,13 +339,9 @@ func (t *Tree) Snapshot() *Snapshot {
 	}
 	s.Windows = make([]Window, len(t.wins))
 	for i := range t.wins {
-		x, w := &t.wins[i], &s.Windows[i]
-		tw := t.Window(i)
-		*w = Window{ID: tw.ID, Type: tw.Type, Layer: tw.Layer, Bounds: tw.Bounds, Flags: tw.Flags,
+		w, tw := &s.Windows[i], t.Window(i)
+		*w = Window{ID: tw.ID, Type: tw.Type, Layer: tw.Layer, Bounds: tw.Bounds, Flags: tw.Flags, Title: tw.Title,
 			Package: tw.Package, EmitsEvents: tw.EmitsEvents, Owner: tw.Owner, Modal: tw.Modal}
-		if x.title != 0 {
-			w.Title = Some(textIn(buf, x.title))
-		}
 		if tw.Root.Ok {
 			w.Root = &nodes[tw.Root.Val]
 		}
@@ -367,8 +352,8 @@ func (t *Tree) Snapshot() *Snapshot {
 // ResultOf reports whether m is snapshot: a Tree is a snapshot's result.
 func (*Tree) ResultOf(m Method) bool { return m == MethodSnapshot }
 
-// appendCBOR encodes the tree as its Snapshot.
-func (t *Tree) appendCBOR(dst []byte) ([]byte, error) { return t.Snapshot().appendCBOR(dst) }
+// appendCBOR encodes the tree as its snapshot.
+func (t *Tree) appendCBOR(dst []byte) ([]byte, error) { return t.snapshot().appendCBOR(dst) }
 
 // decodeFrom reads a snapshot into the tree, through a Snapshot (the
 // decoder's general path).
@@ -380,24 +365,12 @@ func (t *Tree) decodeFrom(d *decoder) error {
 	return t.fill(0, &s)
 }
 
-// TreeOf returns snapshot s of the response of id as a Tree: the tree
-// DecodeTree reads from the encoding of that response. It refuses a
-// snapshot deeper than schema.MaxNodeDepth, or too large for a tree's 32-bit
-// offsets; its texts are taken as they are (the encoder checks their
-// UTF-8).
-func TreeOf(id uint64, s *Snapshot) (*Tree, error) {
-	scratch := scratchTrees.Get().(*Tree)
-	defer putScratch(scratch)
-	if err := scratch.fill(id, s); err != nil {
-		return nil, err
-	}
-	return scratch.owned(scratch.buf), nil
-}
-
 // fill makes t snapshot s of the response of id, in t's memory where it
-// has the room (a TreeDecoder's), laid out as the fast reader lays out
+// has the room (a scratch tree's), laid out as the fast reader lays out
 // the same snapshot: the children of a node are reserved together when
-// the node's children begin, depth first.
+// the node's children begin, depth first. It refuses a snapshot deeper
+// than schema.MaxNodeDepth, or too large for a tree's 32-bit offsets;
+// its texts are taken as they are (the encoder checks their UTF-8).
 func (t *Tree) fill(id uint64, s *Snapshot) error {
 	// Count first, so that each table is reserved once.
 	textBytes, nodes, scrolls := 1, 0, 0 // buf[0] is no text's

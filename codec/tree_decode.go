@@ -30,96 +30,73 @@ import (
 // allocations, and its memory is the payload's bytes and its records. A
 // TreeDecoder reads into its own tree and its own copy of the payload.
 
-// DecodeTree decodes a snapshot response from b, which must hold
-// exactly one CBOR item, as a Tree that owns its memory (b may be
-// released at once). It fails when Decode fails, with Decode's error,
-// and when b holds any other message, with an error of kind
-// cbor.ErrType.
+// DecodeTree decodes a snapshot response from b, which must hold exactly
+// one CBOR item (a frame's payload), as a Tree that owns its memory: b
+// may be released at once. It fails when Decode fails, with Decode's
+// error, and when b holds any other message (another method's response,
+// an error response, a request, ...) with an error of kind cbor.ErrType:
+// a caller that reads any message peeks at its envelope first
+// (PeekEnvelope) and decodes the others with Decode.
 func DecodeTree(b []byte) (*Tree, error) {
-	m, err := DecodeTrees(b)
-	if err != nil {
-		return nil, err
-	}
-	return treeOf(m)
-}
-
-// DecodeTrees decodes one message from b as Decode does, but for a
-// snapshot response, which it returns as the Response of a Tree
-// (Tree.Response: its Result is the *Tree): the form for a daemon that
-// queues what it reads.
-func DecodeTrees(b []byte) (Message, error) {
 	if fastPaths && treeHead(b) {
 		s := scratchTrees.Get().(*Tree)
 		var t *Tree
-		if s.readTree(b, &freshLearn, false) {
+		if s.readTree(b, &freshLearn) {
 			t = s.owned(b)
 		}
 		putScratch(s)
 		if t != nil {
-			return t.Response(), nil
+			return t, nil
 		}
 	}
 	m, err := Decode(b)
 	if err != nil {
 		return nil, err
 	}
-	return asTree(m, nil)
+	r, ok := m.(*Response)
+	if !ok {
+		return nil, notSnapshot("a " + m.Kind().String())
+	}
+	s, ok := r.Result.(*Snapshot)
+	if !ok {
+		what := "a response to " + r.Method.String()
+		if r.Error != nil {
+			what = "an error response to " + r.Method.String()
+		}
+		return nil, notSnapshot(what)
+	}
+	return treeOf(r.ID, s)
 }
 
-// scratchTrees recycles the trees DecodeTrees reads into before it
-// copies what they hold, exactly, into a tree of its own (owned): their
-// tables, sized by the snapshots read before, have room to spare, and a
-// tree that keeps them would keep the spare room too.
+// notSnapshot is DecodeTree's error for what, a message that is not a
+// snapshot response.
+func notSnapshot(what string) error {
+	return cbor.Errorf(cbor.ErrType, 0, what+" where a snapshot response was expected")
+}
+
+// scratchTrees recycles the trees DecodeTree reads into before it copies
+// what they hold, exactly, into a tree of its own (owned): their tables,
+// sized by the snapshots read before, have room to spare, and a tree that
+// keeps them would keep the spare room too.
 var scratchTrees = sync.Pool{New: func() any { return new(Tree) }}
 
 // putScratch gives s back to scratchTrees, unless it holds more than
-// DefaultMaxRetained: a huge snapshot's tables are not pinned.
+// defaultMaxRetained: a huge snapshot's tables are not pinned.
 func putScratch(s *Tree) {
-	if s.retained() <= DefaultMaxRetained {
+	if s.retained() <= defaultMaxRetained {
 		scratchTrees.Put(s)
 	}
 }
 
-// treeOf returns the tree of m, DecodeTrees's message, or an error
-// saying what m is instead.
-func treeOf(m Message) (*Tree, error) {
-	what := "a " + m.Kind().String()
-	if r, ok := m.(*Response); ok {
-		if t, ok := r.Result.(*Tree); ok {
-			return t, nil
-		}
-		what = "a response to " + r.Method.String()
-		if r.Error != nil {
-			what = "an error response to " + r.Method.String()
-		}
-	}
-	return nil, cbor.Errorf(cbor.ErrType, 0, what+" where a snapshot response was expected")
-}
-
-// asTree returns m, Decode's message, with a snapshot result laid into
-// t, or into a tree of its own when t is nil, and returned as that
-// tree's response.
-func asTree(m Message, t *Tree) (Message, error) {
-	r, ok := m.(*Response)
-	if !ok {
-		return m, nil
-	}
-	s, ok := r.Result.(*Snapshot)
-	if !ok {
-		return m, nil
-	}
-	into := t
-	if t == nil {
-		into = scratchTrees.Get().(*Tree)
-		defer putScratch(into)
-	}
-	if err := into.fill(r.ID, s); err != nil {
+// treeOf returns snapshot s of the response of id as a tree of its own,
+// laid out by fill in a scratch tree and copied.
+func treeOf(id uint64, s *Snapshot) (*Tree, error) {
+	scratch := scratchTrees.Get().(*Tree)
+	defer putScratch(scratch)
+	if err := scratch.fill(id, s); err != nil {
 		return nil, cbor.Errorf(cbor.ErrInvalid, 0, err.Error())
 	}
-	if t == nil {
-		into = into.owned(into.buf)
-	}
-	return into.Response(), nil
+	return scratch.owned(scratch.buf), nil
 }
 
 // treeHead reports whether b begins as a snapshot response in the
@@ -132,7 +109,7 @@ func treeHead(b []byte) bool {
 // per scroll of their windows arrays (0: nothing yet).
 type treeLearn struct{ nodeLen, scrollGap atomic.Int32 }
 
-// freshLearn is DecodeTrees's: shared by every goroutine, which is no
+// freshLearn is DecodeTree's: shared by every goroutine, which is no
 // harm, as it only sizes the first reservation.
 var freshLearn treeLearn
 
@@ -144,7 +121,7 @@ const (
 
 // room makes t's buf and tables empty with room for text bytes, wins
 // windows, strs strings, nodes nodes and scrolls scrolls, in the memory
-// they hold where it has the room: a scratch tree's or a TreeDecoder's.
+// they hold where it has the room: a scratch tree's.
 // The caller checked each count against the bytes it reads.
 func (t *Tree) room(text, wins, strs, nodes, scrolls int) {
 	t.buf = roomIn(&t.buf, text)
@@ -209,12 +186,11 @@ func estimate(left, per, typical, least int) int {
 
 // readTree reads b, a snapshot response in the canonical layout (see
 // treeHead), into t, and reports whether it could. The texts are read at
-// their offsets in b: with copyIn, t.buf is a copy of b, and the tree
-// holds them; without, the caller copies b (owned). At the first thing it
-// does not expect it gives up, leaving t to be filled again: by fill,
-// from Decode's snapshot, which reports what is wrong with it if
+// their offsets in b, which the caller copies (owned). At the first
+// thing it does not expect it gives up, leaving t to be filled again: by
+// fill, from Decode's snapshot, which reports what is wrong with it if
 // anything is.
-func (t *Tree) readTree(b []byte, learn *treeLearn, copyIn bool) bool {
+func (t *Tree) readTree(b []byte, learn *treeLearn) bool {
 	t.formed = 0
 	id, w := cbor.UintAt(b, 4)
 	i := 4 + w
@@ -245,19 +221,12 @@ func (t *Tree) readTree(b []byte, learn *treeLearn, copyIn bool) bool {
 	}
 	// The counts are known but the nodes' and scrolls': reserve.
 	left := len(b) - i
-	text := 0
-	if copyIn {
-		text = len(b)
-	}
 	nodes := estimate(left, int(learn.nodeLen.Load()), typicalNodeLen, firstChunkLen)
 	scrolls := min(estimate(left, int(learn.scrollGap.Load()), typicalScrollGap, minScrollLen), left/maxArenaGap+4)
-	if (cap(t.buf) < text || cap(t.wins) < nw || cap(t.strs) < ns || cap(t.nodes) < nodes || cap(t.scrolls) < scrolls) && !t.mayAllocate(b) {
+	if (cap(t.wins) < nw || cap(t.strs) < ns || cap(t.nodes) < nodes || cap(t.scrolls) < scrolls) && !t.mayAllocate(b) {
 		return false
 	}
-	t.room(text, nw, ns, nodes, scrolls)
-	if copyIn {
-		t.buf = append(t.buf, b...)
-	}
+	t.room(0, nw, ns, nodes, scrolls)
 	for j := strAt; len(t.strs) < ns; {
 		t.strs = append(t.strs, uint32(j))
 		_, j = cbor.TextAt(b, j)
@@ -636,102 +605,4 @@ func scrollIn(b []byte, i int, s *Scroll) int {
 		return 0
 	}
 	return i
-}
-
-// TreeDecoder decodes messages as DecodeTrees does, into memory it keeps
-// and reuses from call to call: one tree's texts and tables, and a
-// Decoder for the other messages and for a snapshot response the fast
-// reader does not read. In steady state a stream of snapshot responses
-// costs no allocation.
-//
-// What it returns, the tree and every string read from it, is valid
-// until the next call, which overwrites it, as a Decoder's messages are:
-// a caller that keeps a tree past that converts it (Tree.Snapshot, which
-// copies the texts) or decodes with DecodeTree, whose trees own their
-// memory. Under the wirebench_poison build tag each call overwrites the
-// last tree's memory (0xDB bytes, 0xDBDBDBDB words) and decodes into
-// fresh memory.
-//
-// A TreeDecoder keeps at most the bound given to NewTreeDecoder between
-// calls, its Decoder's memory and the tree's together, letting go of the
-// tree's after a tree that passes it. It is not safe for concurrent use;
-// its zero value is not ready for use.
-type TreeDecoder struct {
-	t     Tree
-	dec   *Decoder
-	max   int
-	learn treeLearn
-}
-
-// NewTreeDecoder returns a TreeDecoder that keeps at most maxRetained
-// bytes between calls; DefaultMaxRetained when maxRetained <= 0.
-func NewTreeDecoder(maxRetained int) *TreeDecoder {
-	if maxRetained <= 0 {
-		maxRetained = DefaultMaxRetained
-	}
-	td := &TreeDecoder{dec: NewDecoder(maxRetained), max: maxRetained}
-	td.t.kept = true
-	return td
-}
-
-// Decode decodes one message from b as DecodeTrees does, into the
-// TreeDecoder's memory: valid until the next call.
-func (td *TreeDecoder) Decode(b []byte) (Message, error) {
-	t := &td.t
-	if poisonReleased {
-		t.poison()
-	}
-	defer td.trim()
-	if fastPaths && treeHead(b) && t.readTree(b, &td.learn, true) {
-		return t.Response(), nil
-	}
-	m, err := td.dec.Decode(b)
-	if err != nil {
-		return nil, err
-	}
-	return asTree(m, t)
-}
-
-// DecodeTree decodes a snapshot response from b as DecodeTree does, into
-// the TreeDecoder's memory: valid until the next call.
-func (td *TreeDecoder) DecodeTree(b []byte) (*Tree, error) {
-	m, err := td.Decode(b)
-	if err != nil {
-		return nil, err
-	}
-	return treeOf(m)
-}
-
-// Retained returns the bytes of memory the TreeDecoder keeps for the
-// next call: the tree's texts and tables and its Decoder's memory
-// (Decoder.Retained; the headers, a few hundred bytes, are not counted).
-func (td *TreeDecoder) Retained() int { return td.t.retained() + td.dec.Retained() }
-
-// trim lets go of the tree's memory once the TreeDecoder keeps more than
-// its bound.
-func (td *TreeDecoder) trim() {
-	if td.Retained() > td.max {
-		t := &td.t
-		t.buf, t.wins, t.strs, t.nodes, t.scrolls = nil, nil, nil, nil, nil
-	}
-}
-
-// poison overwrites the memory of t, a TreeDecoder's tree, and lets go of
-// it, so that the next tree is read into fresh memory and a tree used
-// after the next call reads garbage.
-func (t *Tree) poison() {
-	full := t.buf[:cap(t.buf)]
-	for i := range full {
-		full[i] = poisonByte
-	}
-	for i := range t.nodes {
-		r := &t.nodes[i]
-		r.id, r.class, r.flags = poison32, poison32, poison32
-		r.bounds = Bounds{poisonI32, poisonI32, poisonI32, poisonI32}
-	}
-	for i := range t.wins {
-		t.wins[i].id, t.wins[i].flags = poison32, poison32
-	}
-	t.ID, t.Seq, t.Truncated = poison64, poison64, poison32
-	*t = Tree{kept: true}
 }

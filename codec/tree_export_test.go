@@ -18,7 +18,9 @@ func TreeReaders(b []byte) (fast, general *Tree) {
 		// reads it without the walk of mayAllocate, whatever it holds.
 		fast = new(Tree)
 		fast.room(len(b), len(b)/schema.MinWindowLen+1, len(b), len(b)/schema.MinNodeLen+1, len(b)/minScrollLen+1)
-		if !fast.readTree(b, new(treeLearn), true) {
+		if fast.readTree(b, new(treeLearn)) {
+			fast = fast.owned(b)
+		} else {
 			fast = nil
 		}
 	}
@@ -83,3 +85,10 @@ func TreesDiffer(a, b *Tree) string {
 	}
 	return ""
 }
+
+// TreeOf is snapshot s of the response of id as a tree: what DecodeTree
+// reads from the encoding of that response.
+func TreeOf(id uint64, s *Snapshot) (*Tree, error) { return treeOf(id, s) }
+
+// TreeSnapshot is t as a Snapshot, equal to Decode's of the same bytes.
+func TreeSnapshot(t *Tree) *Snapshot { return t.snapshot() }

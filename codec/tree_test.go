@@ -27,31 +27,19 @@ func sameSnapshot(a, b *codec.Snapshot) bool {
 	return reflect.DeepEqual(&x, &y)
 }
 
-// treeDecoder is checkTree's TreeDecoder, shared by its inputs: each is
-// read after whatever the ones before left in it.
-var treeDecoder = codec.NewTreeDecoder(1 << 20)
-
-// checkTree checks the trees read from b, any input: DecodeTrees and a
-// TreeDecoder fail exactly when Decode fails, with its error, allocate
-// at most decodeBound of b's size, and read Decode's message, a snapshot
-// response as a Tree whose Snapshot is Decode's; the fast reader, when it
-// reads b, lays out the tree the general path lays out from Decode's
+// checkTree checks the tree read from b, any input: DecodeTree fails
+// exactly when Decode fails, with its error, and refuses any message but
+// a snapshot response with an error of kind cbor.ErrType; it allocates at
+// most decodeBound of b's size, and reads a snapshot response as a Tree
+// of the response's id whose snapshot is Decode's; the fast reader, when
+// it reads b, lays out the tree the general path lays out from Decode's
 // snapshot. It reports whether the fast reader read b.
 func checkTree(t *testing.T, b []byte) bool {
 	t.Helper()
 	want, wantErr := codec.Decode(b)
-	var got codec.Message
-	var err error
-	allocbound.Check(t, "DecodeTrees", len(b), decodeBound(len(b)), func() { got, err = codec.DecodeTrees(b) })
-	var kept codec.Message
-	var keptErr error
-	allocbound.Check(t, "TreeDecoder", len(b), decodeBound(len(b)), func() { kept, keptErr = treeDecoder.Decode(b) })
-	for what, e := range map[string]error{"DecodeTrees": err, "TreeDecoder": keptErr} {
-		if (e == nil) != (wantErr == nil) || e != nil && e.Error() != wantErr.Error() {
-			t.Fatalf("%s: %v, Decode: %v", what, e, wantErr)
-		}
-	}
-	tree, treeErr := codec.DecodeTree(b)
+	var tree *codec.Tree
+	var treeErr error
+	allocbound.Check(t, "DecodeTree", len(b), decodeBound(len(b)), func() { tree, treeErr = codec.DecodeTree(b) })
 	if wantErr != nil {
 		if treeErr == nil || treeErr.Error() != wantErr.Error() {
 			t.Fatalf("DecodeTree: %v, Decode: %v", treeErr, wantErr)
@@ -64,9 +52,6 @@ func checkTree(t *testing.T, b []byte) bool {
 		s, isSnap = r.Result.(*codec.Snapshot)
 	}
 	if !isSnap {
-		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(kept, want) {
-			t.Fatalf("DecodeTrees read %#v, a TreeDecoder %#v, Decode %#v", got, kept, want)
-		}
 		var de *codec.DecodeError
 		if tree != nil || !errors.As(treeErr, &de) || !errors.Is(treeErr, cbor.ErrType) {
 			t.Fatalf("DecodeTree of a %s: %v, %v", want.Kind(), tree, treeErr)
@@ -76,23 +61,16 @@ func checkTree(t *testing.T, b []byte) bool {
 	if treeErr != nil {
 		t.Fatalf("DecodeTree: %v", treeErr)
 	}
-	for what, m := range map[string]codec.Message{"DecodeTrees": got, "TreeDecoder": kept} {
-		gr, ok := m.(*codec.Response)
-		if !ok || gr.ID != r.ID || gr.Method != codec.MethodSnapshot || gr.Error != nil {
-			t.Fatalf("%s read %#v, want the response of a tree", what, m)
-		}
-		gt, ok := gr.Result.(*codec.Tree)
-		if !ok || gt.ID != r.ID {
-			t.Fatalf("%s's result %#v, want a tree of id %d", what, gr.Result, r.ID)
-		}
-		if !sameSnapshot(gt.Snapshot(), s) {
-			t.Fatalf("%s's tree reads as %+v, Decode %+v", what, gt.Snapshot(), s)
-		}
-		checkWalk(t, gt)
+	if tree.ID != r.ID {
+		t.Fatalf("DecodeTree's tree has id %d, the response %d", tree.ID, r.ID)
 	}
-	if !sameSnapshot(tree.Snapshot(), s) {
-		t.Fatalf("DecodeTree's tree reads as %+v, Decode %+v", tree.Snapshot(), s)
+	if got := codec.TreeSnapshot(tree); !sameSnapshot(got, s) {
+		t.Fatalf("DecodeTree's tree reads as %+v, Decode %+v", got, s)
 	}
+	if rr := tree.Response(); rr.ID != r.ID || rr.Method != codec.MethodSnapshot || rr.Result != codec.Result(tree) || rr.Error != nil {
+		t.Fatalf("the tree's response %#v", rr)
+	}
+	checkWalk(t, tree)
 	fast, general := codec.TreeReaders(b)
 	if general == nil {
 		t.Fatal("the general path read no tree of a snapshot response")
@@ -115,7 +93,7 @@ func checkWalk(t *testing.T, tr *codec.Tree) {
 		level int
 	}
 	var want []visit
-	s := tr.Snapshot()
+	s := codec.TreeSnapshot(tr)
 	var rec func(n *codec.Node, level int)
 	rec = func(n *codec.Node, level int) {
 		want = append(want, visit{n.ID, level})
@@ -217,11 +195,11 @@ func TestTreeAccessors(t *testing.T) {
 		}
 	}
 	w := tr.Window(0)
-	if w.ID != 7 || w.Layer != -3 || w.Package != codec.Some(uint32(2)) || w.Owner != codec.Some(uint32(3)) || w.EmitsEvents != codec.Some(false) || !w.Modal || !w.Root.Ok || tr.WindowTitle(0) != codec.Some("Title") {
+	if w.ID != 7 || w.Layer != -3 || w.Package != codec.Some(uint32(2)) || w.Owner != codec.Some(uint32(3)) || w.EmitsEvents != codec.Some(false) || !w.Modal || !w.Root.Ok || w.Title != codec.Some("Title") {
 		t.Fatalf("window 0 %+v", w)
 	}
-	if w := tr.Window(1); w.Root.Ok || w.EmitsEvents != codec.Some(true) || tr.WindowTitle(1) != codec.Some("") || w.Package.Ok {
-		t.Fatalf("window 1 %+v %v", w, tr.WindowTitle(1))
+	if w := tr.Window(1); w.Root.Ok || w.EmitsEvents != codec.Some(true) || w.Title != codec.Some("") || w.Package.Ok {
+		t.Fatalf("window 1 %+v", w)
 	}
 	root := w.Root.Val
 	sn := s.Windows[0].Root
@@ -229,7 +207,7 @@ func TestTreeAccessors(t *testing.T) {
 		t.Fatalf("root %d", root)
 	}
 	for _, k := range []int{schema.KeyNodeText, schema.KeyNodeDesc, schema.KeyNodeResName, schema.KeyNodeHint, schema.KeyNodeState} {
-		v, ok := tr.Text(root, k)
+		v, ok := tr.Text(root, k), tr.Has(root, 1<<k)
 		var n codec.Node = *sn
 		if ok != n.Has(1<<k) || v != map[int]string{schema.KeyNodeText: sn.Text, schema.KeyNodeDesc: sn.Desc, schema.KeyNodeResName: sn.ResName, schema.KeyNodeHint: sn.Hint, schema.KeyNodeState: sn.State}[k] {
 			t.Errorf("text %d: %q %v", k, v, ok)
@@ -263,7 +241,6 @@ func TestTreeAccessors(t *testing.T) {
 		"Text key":     func() { tr.Text(root, schema.KeyNodeChildren) },
 		"Window":       func() { tr.Window(3) },
 		"Window -1":    func() { tr.Window(-1) },
-		"WindowTitle":  func() { tr.WindowTitle(3) },
 		"String":       func() { tr.String(4) },
 		"Scroll":       func() { tr.Scroll(codec.NodeRef(tr.NumNodes())) },
 		"Has":          func() { tr.Has(1<<20, codec.NodeText) },
@@ -279,7 +256,7 @@ func TestTreeAccessors(t *testing.T) {
 			f()
 		}()
 	}
-	// TreeOf lays the snapshot out as the reader does.
+	// The general path lays the snapshot out as the reader does.
 	of, err := codec.TreeOf(99, s)
 	if err != nil {
 		t.Fatal(err)
@@ -306,7 +283,7 @@ func TestTreeDepth(t *testing.T) {
 		t.Fatalf("past the limit: %v", err)
 	}
 	if _, err := codec.TreeOf(1, &codec.Snapshot{Windows: []codec.Window{{Root: deepNode(schema.MaxNodeDepth + 1)}}}); err == nil {
-		t.Fatal("TreeOf took a tree past the limit")
+		t.Fatal("the general path took a tree past the limit")
 	}
 }
 
@@ -321,8 +298,8 @@ func deepNode(depth int) *codec.Node {
 	return root
 }
 
-// TestTreeNotSnapshot: DecodeTree refuses another message, and
-// DecodeTrees returns it as Decode does.
+// TestTreeNotSnapshot: DecodeTree refuses another message, an error
+// response to snapshot included.
 func TestTreeNotSnapshot(t *testing.T) {
 	for _, m := range []codec.Message{
 		&codec.Ping{Nonce: 1},

@@ -159,10 +159,16 @@ func (c *conn) feed(now time.Time, b []byte, sink frameSink) {
 }
 
 // decode decodes a frame's payload into a message that owns its
-// memory: a snapshot response as a codec.Tree when c.trees is set.
+// memory: with c.trees set, a snapshot response as the response of a
+// codec.Tree (an error response to snapshot, and a snapshot DecodeTree
+// refuses, go to Decode, which says what it is or what is wrong).
 func (c *conn) decode(p []byte) (codec.Message, error) {
 	if c.trees {
-		return codec.DecodeTrees(p)
+		if e := codec.PeekEnvelope(p); e.Kind == codec.Some(codec.KindResponse) && e.Method == codec.Some(codec.MethodSnapshot) {
+			if t, err := codec.DecodeTree(p); err == nil {
+				return t.Response(), nil
+			}
+		}
 	}
 	return codec.Decode(p)
 }

@@ -23,10 +23,10 @@ type HostConfig struct {
 	// Session is the session id the welcome hands out.
 	Session uint64
 	// Trees has the host read snapshot responses as codec.Trees
-	// (codec.DecodeTrees): the Result of a snapshot's Completed is then
+	// (codec.DecodeTree): the Result of a snapshot's Completed is then
 	// a *codec.Tree, which owns its memory and which the collector does
 	// not scan, rather than a *codec.Snapshot. For a host that queues or
-	// keeps snapshots (Tree.Snapshot converts one to edit it).
+	// keeps snapshots.
 	Trees bool
 }
 

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"reflect"
 	"strconv"
 	"testing"
@@ -60,10 +61,13 @@ func TestHostQueuesTrees(t *testing.T) {
 		if !ok || c.Err != nil {
 			t.Fatalf("request %d completed with %#v, %v: want a tree", id, c.Result, c.Err)
 		}
-		if want := treeSnapshot(int(id)); !reflect.DeepEqual(tr.Snapshot(), want) {
-			t.Fatalf("request %d's tree reads as %+v, want %+v", id, tr.Snapshot(), want)
+		// A tree encodes as the snapshot it holds.
+		got, err1 := codec.Marshal(&codec.Response{ID: id, Method: codec.MethodSnapshot, Result: tr})
+		want, err2 := codec.Marshal(&codec.Response{ID: id, Method: codec.MethodSnapshot, Result: treeSnapshot(int(id))})
+		if err1 != nil || err2 != nil || !bytes.Equal(got, want) {
+			t.Fatalf("request %d's tree encodes as % x, want % x (%v, %v)", id, got, want, err1, err2)
 		}
-		if s, _ := tr.Text(tr.Window(0).Root.Val, schema.KeyNodeText); s != "screen "+strconv.FormatUint(id, 10) {
+		if s := tr.Text(tr.Window(0).Root.Val, schema.KeyNodeText); s != "screen "+strconv.FormatUint(id, 10) {
 			t.Fatalf("request %d's root text %q", id, s)
 		}
 	}

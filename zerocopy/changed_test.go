@@ -25,7 +25,7 @@ func walkAll(v *Snapshot) {
 		s, _ := v.String(i)
 		sink += uint64(len(s))
 	}
-	v.ToOwned()
+	toOwned(v)
 	v.Check()
 }
 

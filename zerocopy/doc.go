@@ -8,12 +8,13 @@
 //   - [RequestView] reads a request and its params by key (a [ParamsView]).
 //   - [EventView] reads an event and its body.
 //   - [Snapshot] validates a snapshot response once ([Snapshot.Parse]);
-//     a [Walker] (or [Snapshot.Walk]) then visits its windows and nodes,
-//     depth first, without building them.
+//     a [Walker] then visits its windows and nodes, depth first, without
+//     building them.
 //
-// To keep a message, decode it with codec.Decode or call a view's ToOwned.
-// For a read loop that wants whole messages, codec.Decoder is the better
-// fit.
+// To keep a message, decode it with codec.Decode (a snapshot held long:
+// codec.DecodeTree). For a read loop that wants whole messages,
+// codec.Decoder is the better fit: codec's package doc says which to
+// use when.
 //
 // # Lifetime
 //
@@ -38,9 +39,7 @@
 // Snapshot reused frame after frame keeps one node table, grown at most
 // once (TestSnapshotTableGrowth). No view reserves memory for what a head
 // claims: a hostile frame costs a view only its error
-// (TestHostileViewsAllocation). [Snapshot.ToOwned] allocates at most
-// 16·n + 64 KiB for n bytes (TestHonestOwnedAllocation). Parse checks all
-// that a walk reads, without recursion, so a walk meets no malformed
+// (TestHostileViewsAllocation). Parse checks all that a walk reads, without recursion, so a walk meets no malformed
 // input; FuzzView checks the views against the codec.
 //
 // How the views are read, and the figures measured for them:

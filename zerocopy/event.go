@@ -134,23 +134,3 @@ var (
 	contentChangedNames = [...]string{"window", "node", "change"}
 	frameNames          = [...]string{"width", "height", "format", "uptime_ms", "image"}
 )
-
-// ToOwned returns the event as the codec decodes it, with its own copy of
-// the image: it outlives the frame.
-func (e *EventView) ToOwned() *codec.Event {
-	ev := &codec.Event{Stream: e.Stream, Seq: e.Seq, Type: e.Type}
-	if !e.Known {
-		return ev
-	}
-	switch {
-	case e.Stream == codec.StreamTree && e.Type == codec.TypeWindowChanged:
-		ev.Body = &codec.WindowChanged{Window: e.Window, Change: e.Change}
-	case e.Stream == codec.StreamTree && e.Type == codec.TypeContentChanged:
-		ev.Body = &codec.ContentChanged{Window: e.Window, Node: e.Node, Change: e.Change}
-	case e.Stream == codec.StreamFrames && e.Type == codec.TypeFrame:
-		img := make([]byte, len(e.Image))
-		copy(img, e.Image)
-		ev.Body = &codec.ScreenFrame{Width: e.Width, Height: e.Height, Format: e.Format, UptimeMS: e.UptimeMS, Image: img}
-	}
-	return ev
-}

@@ -10,9 +10,10 @@ import (
 	"github.com/wirebench/wirebench/zerocopy"
 )
 
-// A walk of a snapshot's windows and nodes, in place: nothing is decoded
-// into Go values, and the strings borrow the frame until its Release.
-func ExampleWalker() {
+// Parse validates a snapshot response in place, and a Walker visits its
+// windows and nodes: nothing is decoded into Go values, and the strings
+// borrow the frame until its Release.
+func ExampleSnapshot_Parse() {
 	var stream bytes.Buffer // stands in for the agent's connection
 	snap := &codec.Snapshot{
 		Strings: []string{"android.widget.FrameLayout", "android.widget.Button", "com.example.app"},

@@ -3,8 +3,6 @@
 package zerocopy
 
 import (
-	"strings"
-
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/schema"
 )
@@ -52,23 +50,4 @@ func (nv *NodeView) textField(k int) *codec.Opt[string] {
 		return &nv.State
 	}
 	return nil
-}
-
-// ownTexts sets o's texts to copies of n's present ones.
-func (n *NodeView) ownTexts(o *codec.Node) {
-	if n.Text.Ok {
-		o.SetText(schema.KeyNodeText, strings.Clone(n.Text.Val))
-	}
-	if n.Desc.Ok {
-		o.SetText(schema.KeyNodeDesc, strings.Clone(n.Desc.Val))
-	}
-	if n.ResName.Ok {
-		o.SetText(schema.KeyNodeResName, strings.Clone(n.ResName.Val))
-	}
-	if n.Hint.Ok {
-		o.SetText(schema.KeyNodeHint, strings.Clone(n.Hint.Val))
-	}
-	if n.State.Ok {
-		o.SetText(schema.KeyNodeState, strings.Clone(n.State.Val))
-	}
 }

@@ -99,7 +99,7 @@ func snapshotUseAfterRelease(t *testing.T, reused bool) {
 	if w.Err() == nil {
 		t.Errorf("a walk after release visits %d items and reports nothing", n)
 	}
-	if _, err := v.ToOwned(); err == nil {
+	if _, err := toOwned(&v); err == nil {
 		t.Error("ToOwned after release succeeds")
 	}
 }

@@ -108,8 +108,8 @@ func (t *strTable) lookupFar(buf []byte, i uint32) (string, bool) {
 	}
 }
 
-// Snapshot is a validated view of a snapshot: a response payload (Parse)
-// or a bare result map (ParseResult). Its zero value is ready for Parse,
+// Snapshot is a validated view of a snapshot response. Its zero value is
+// ready for Parse,
 // and a Snapshot may be reused for frame after frame; it holds the
 // validation stack itself (schema.MaxNodeDepth frames), so parsing
 // allocates nothing. A Snapshot reused for frame after frame also keeps
@@ -117,7 +117,7 @@ func (t *strTable) lookupFar(buf []byte, i uint32) (string, bool) {
 // again: the table is allocated on the second Parse, and grown (once) if
 // a frame has more nodes than any before; a Snapshot used for one frame
 // allocates nothing, and its walks decode the nodes from the bytes. Walk
-// its windows and nodes with a Walker or Walk.
+// its windows and nodes with a Walker.
 //
 // Every string a Snapshot or its walk returns borrows the frame: it is
 // valid until Release.
@@ -139,7 +139,6 @@ type Snapshot struct {
 	winOff, winN int // the windows array's elements, like strOff, strN
 	nWindows     int
 	nNodes       int
-	response     bool
 
 	tails tailTable
 	names [stringCache]string // the located entries of the string table, for the class names of the node table
@@ -159,18 +158,12 @@ type Snapshot struct {
 // method's response or another kind with ErrNotSnapshot; a malformed
 // payload fails with a *cbor.Error naming the byte offset and the field.
 // On error v is empty.
-func (v *Snapshot) Parse(payload []byte) error { return v.parseTable(payload, true) }
-
-// ParseResult validates result, a bare snapshot result map (the value of
-// a response's key 3), and points v at it.
-func (v *Snapshot) ParseResult(result []byte) error { return v.parseTable(result, false) }
-
-// parseTable is Parse (response) and ParseResult (a bare result, not response):
-// it sizes the node table from the last parse, parses, and leaves v empty
-// on error.
-func (v *Snapshot) parseTable(b []byte, response bool) error {
+//
+// To keep the snapshot, decode the payload with codec.Decode (or
+// codec.DecodeTree) instead: what a view returns is the frame's.
+func (v *Snapshot) Parse(payload []byte) error {
 	v.growTable()
-	err := v.parse(b, response)
+	err := v.parse(payload)
 	v.want = max(v.want, v.nNodes)
 	if err != nil {
 		v.reset(nil)
@@ -185,17 +178,10 @@ func (v *Snapshot) reset(b []byte) {
 	v.clearTable()
 }
 
-func (v *Snapshot) parse(b []byte, response bool) error {
+func (v *Snapshot) parse(b []byte) error {
 	v.reset(b)
 	v.tails.clear()
-	v.response = response
 	d := newDec(b)
-	if !response {
-		if err := v.result(&d); err != nil {
-			return cbor.WithField(err, "result")
-		}
-		return d.Done()
-	}
 	h, err := Header(b)
 	if err != nil {
 		return err
@@ -425,7 +411,7 @@ func (v *Snapshot) Check() error {
 		return nil
 	}
 	var again Snapshot
-	if err := again.parse(v.buf, v.response); err != nil {
+	if err := again.parse(v.buf); err != nil {
 		return errors.Join(ErrReleased, err)
 	}
 	if again.ID != v.ID || again.Truncated != v.Truncated || again.Seq != v.Seq || again.Display != v.Display ||

@@ -49,7 +49,7 @@ func checkSnapshot(t testing.TB, name string, payload []byte) bool {
 	if v.ID != r.ID {
 		t.Errorf("%s: id %d, codec %d", name, v.ID, r.ID)
 	}
-	got, err := v.ToOwned()
+	got, err := toOwned(&v)
 	if err != nil {
 		t.Errorf("%s: ToOwned: %v", name, err)
 		return false
@@ -64,7 +64,7 @@ func checkSnapshot(t testing.TB, name string, payload []byte) bool {
 	// A Snapshot parsing its second frame has a node table, which its
 	// walks read instead of the bytes: it reads alike.
 	reused := reusedView(t, payload)
-	if got, err := reused.ToOwned(); err != nil || !reflect.DeepEqual(got, want) {
+	if got, err := toOwned(reused); err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("%s: owned snapshot through the node table differs from the codec's (%v)\n got %+v\nwant %+v", name, err, got, want)
 	}
 	if reused.NumNodes() != v.NumNodes() || reused.NumWindows() != v.NumWindows() || reused.NumStrings() != v.NumStrings() {
@@ -193,50 +193,6 @@ func countNodes(s *codec.Snapshot) int {
 	return n
 }
 
-// resultOf returns the bytes of key 3 of a response map.
-func resultOf(t testing.TB, payload []byte) []byte {
-	t.Helper()
-	d := cbor.NewDecoder(payload)
-	n, err := d.MapHead()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; d.More(n, i); i++ {
-		k, err := d.Uint()
-		if err != nil {
-			t.Fatal(err)
-		}
-		start := d.Offset()
-		if err := d.Skip(); err != nil {
-			t.Fatal(err)
-		}
-		if k == 3 {
-			return payload[start:d.Offset()]
-		}
-	}
-	t.Fatal("no result")
-	return nil
-}
-
-func TestParseResult(t *testing.T) {
-	p := snapshotPayload(t, 300, 9)
-	var v, bare Snapshot
-	if err := v.Parse(p); err != nil {
-		t.Fatal(err)
-	}
-	if err := bare.ParseResult(resultOf(t, p)); err != nil {
-		t.Fatal(err)
-	}
-	a, _ := v.ToOwned()
-	b, _ := bare.ToOwned()
-	if !reflect.DeepEqual(a, b) {
-		t.Error("the bare result reads unlike the response's")
-	}
-	if err := bare.ParseResult(p); err == nil {
-		t.Error("a whole response parses as a bare result")
-	}
-}
-
 func TestStrings(t *testing.T) {
 	s := support.Snapshot(500, 4)
 	// Past the cached entries too.
@@ -302,7 +258,7 @@ func TestWalkOrder(t *testing.T) {
 		}
 		for mode, v := range views(t, b) {
 			var got []visit
-			err := v.Walk(func(w WindowView, n NodeView, depth int) bool {
+			err := walkEach(v, func(w WindowView, n NodeView, depth int) bool {
 				if depth == 0 {
 					got = append(got, visit{w.ID, 0})
 				} else {
@@ -321,7 +277,7 @@ func TestWalkOrder(t *testing.T) {
 			}
 			// Stopping early.
 			calls := 0
-			v.Walk(func(WindowView, NodeView, int) bool { calls++; return calls < 5 })
+			walkEach(v, func(WindowView, NodeView, int) bool { calls++; return calls < 5 })
 			if calls != 5 {
 				t.Errorf("%s view: walk went on after false: %d calls", mode, calls)
 			}
@@ -357,7 +313,7 @@ func TestDepth(t *testing.T) {
 		}
 		for mode, v := range views(t, chain(depth)) {
 			deepest := 0
-			v.Walk(func(_ WindowView, _ NodeView, d int) bool { deepest = max(deepest, d); return true })
+			walkEach(v, func(_ WindowView, _ NodeView, d int) bool { deepest = max(deepest, d); return true })
 			if deepest != depth {
 				t.Errorf("chain of %d, %s view: walk reaches level %d", depth, mode, deepest)
 			}

@@ -31,9 +31,9 @@ func TestTailTable(t *testing.T) {
 	if err := v.Parse(p); err != nil {
 		t.Fatal(err)
 	}
-	a, _ := v.ToOwned()
+	a, _ := toOwned(&v)
 	v.tails.clear()
-	b, _ := v.ToOwned()
+	b, _ := toOwned(&v)
 	if !equalSnap(a, b) {
 		t.Error("the walk reads otherwise without the tail table")
 	}

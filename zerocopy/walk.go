@@ -347,22 +347,3 @@ func (w *Walker) parseWindow(off int) (int, error) {
 	}
 	return d.Offset(), it.Err()
 }
-
-// Walk calls fn for every window (depth 0, node zero) and every node of
-// its tree (depth 1 and below), depth first, until fn returns false. The
-// views are passed by value, so that nothing escapes and Walk allocates
-// nothing; a Walker avoids the copies.
-func (v *Snapshot) Walk(fn func(win WindowView, node NodeView, depth int) bool) error {
-	var w Walker
-	w.Reset(v)
-	for w.Next() {
-		if n := w.Node(); n != nil {
-			if !fn(w.win, *n, w.depth) {
-				break
-			}
-		} else if !fn(w.win, NodeView{}, 0) {
-			break
-		}
-	}
-	return w.err
-}

@@ -9,8 +9,7 @@
 //     required keys (schema.Node);
 //   - codec/node_gen.go: the NodeTexts bits, the key count, the text
 //     accessor, and the writer of the keys after the children (putTail);
-//   - zerocopy/node_gen.go: NodeView, its text accessor and the copy of
-//     its texts into a codec.Node;
+//   - zerocopy/node_gen.go: NodeView and its text accessor;
 //   - bench/twins/node_gen.go: the twin Node of fxamacker and msgp (whose
 //     methods `go tool msgp` then writes into node_msgp_gen.go).
 //
@@ -447,7 +446,7 @@ var viewNotes = map[string]string{
 
 func zerocopyFile(b *bytes.Buffer, fs []field) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
-	p("package zerocopy\n\nimport (\n\t\"strings\"\n\n\t\"github.com/wirebench/wirebench/codec\"\n\t\"github.com/wirebench/wirebench/codec/schema\"\n)\n\n")
+	p("package zerocopy\n\nimport (\n\t\"github.com/wirebench/wirebench/codec\"\n\t\"github.com/wirebench/wirebench/codec/schema\"\n)\n\n")
 	p("// NodeView is one node of a snapshot, read in place. Its strings borrow\n// the frame (valid until Release).\ntype NodeView struct {\n")
 	for _, f := range fs {
 		if f.name == children {
@@ -476,12 +475,6 @@ func zerocopyFile(b *bytes.Buffer, fs []field) {
 		p("\tcase schema.KeyNode%s:\n\t\treturn &nv.%s\n", f.name, f.name)
 	}
 	p("\t}\n\treturn nil\n}\n\n")
-	p("// ownTexts sets o's texts to copies of n's present ones.\n")
-	p("func (n *NodeView) ownTexts(o *codec.Node) {\n")
-	for _, f := range texts(fs) {
-		p("\tif n.%s.Ok {\n\t\to.SetText(schema.KeyNode%s, strings.Clone(n.%s.Val))\n\t}\n", f.name, f.name, f.name)
-	}
-	p("}\n")
 }
 
 // twinTypes maps a codec.Node field's type to its twin's.
