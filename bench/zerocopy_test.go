@@ -5,7 +5,7 @@ import (
 
 	"github.com/wirebench/wirebench/bench/support"
 	"github.com/wirebench/wirebench/codec"
-	"github.com/wirebench/wirebench/zerocopy"
+	"github.com/wirebench/wirebench/codec/zerocopy"
 )
 
 // The zerocopy views in BenchmarkDecode's terms: impl=zerocopy decodes a

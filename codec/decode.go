@@ -159,7 +159,6 @@ func (d *decoder) bytes() ([]byte, error) {
 func (d *decoder) u64() (uint64, error) { return d.Uint() }
 func (d *decoder) u32() (uint32, error) { return d.Uint32() }
 func (d *decoder) i32() (int32, error)  { return d.Int32() }
-func (d *decoder) i64() (int64, error)  { return d.Int() }
 
 func (d *decoder) optU32() (Opt[uint32], error) {
 	v, err := d.Uint32()

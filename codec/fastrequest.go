@@ -2,6 +2,7 @@ package codec
 
 import (
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/internal/shape"
 	"github.com/wirebench/wirebench/codec/schema"
 )
 
@@ -150,7 +151,7 @@ func decodeRequestCanonical(b []byte, r *reuse) *Request {
 		}
 		j := i + 2
 		if x, i = smallI32At(b, j); i == 0 {
-			if x, i = i32At(b, j); i == 0 {
+			if x, i = shape.I32At(b, j); i == 0 {
 				return nil
 			}
 		}
@@ -159,7 +160,7 @@ func decodeRequestCanonical(b []byte, r *reuse) *Request {
 		}
 		j = i + 1
 		if y, i = smallI32At(b, j); i == 0 {
-			if y, i = i32At(b, j); i == 0 {
+			if y, i = shape.I32At(b, j); i == 0 {
 				return nil
 			}
 		}
@@ -335,41 +336,6 @@ func smallI32At(b []byte, i int) (int32, int) {
 		return int32(b[i+1]), i + 2
 	case c == 0x19 && i+2 < len(b):
 		return int32(b[i+1])<<8 | int32(b[i+2]), i + 3
-	}
-	return 0, 0
-}
-
-// i32At reads an i32 at b[i] (which exists), returning the offset past it
-// or 0. Heads of up to three bytes are read without a call.
-func i32At(b []byte, i int) (int32, int) {
-	c := b[i]
-	var u int32
-	switch c & 0x1f {
-	case 24:
-		if i+1 >= len(b) {
-			return 0, 0
-		}
-		u, i = int32(b[i+1]), i+2
-	case 25:
-		if i+2 >= len(b) {
-			return 0, 0
-		}
-		u, i = int32(b[i+1])<<8|int32(b[i+2]), i+3
-	default:
-		if c&0x1f > 24 || c >= 0x40 {
-			v, n := cbor.Int32At(b, i)
-			if n == 0 {
-				return 0, 0
-			}
-			return v, i + n
-		}
-		u, i = int32(c&0x1f), i+1
-	}
-	switch c >> 5 {
-	case 0:
-		return u, i
-	case 1:
-		return -1 - u, i
 	}
 	return 0, 0
 }

@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/internal/shape"
 	"github.com/wirebench/wirebench/codec/schema"
 )
 
@@ -68,16 +69,16 @@ func nodePrefix(b []byte, i int, n *Node) int {
 	if i+1 >= len(b) || b[i] != schema.KeyNodeID {
 		return 0
 	}
-	if n.ID, i = u32At(b, i+1); i == 0 || i+1 >= len(b) || b[i] != schema.KeyNodeClass {
+	if n.ID, i = shape.U32At(b, i+1); i == 0 || i+1 >= len(b) || b[i] != schema.KeyNodeClass {
 		return 0
 	}
-	if n.Class, i = u32At(b, i+1); i == 0 || i+1 >= len(b) || b[i] != schema.KeyNodeBounds {
+	if n.Class, i = shape.U32At(b, i+1); i == 0 || i+1 >= len(b) || b[i] != schema.KeyNodeBounds {
 		return 0
 	}
-	if i = boundsAt(b, i+1, &n.Bounds); i == 0 || i+1 >= len(b) || b[i] != schema.KeyNodeFlags {
+	if i = shape.BoundsAt(b, i+1, boundsTwin(&n.Bounds)); i == 0 || i+1 >= len(b) || b[i] != schema.KeyNodeFlags {
 		return 0
 	}
-	n.Flags, i = u32At(b, i+1)
+	n.Flags, i = shape.U32At(b, i+1)
 	return i
 }
 
@@ -93,96 +94,11 @@ func textAt(b []byte, i int) (string, int) {
 	return str(b[start:end]), end
 }
 
-// u32At reads a u32 at b[i] (which exists), returning the offset past it
-// or 0. Heads of up to three bytes are read without a call.
-func u32At(b []byte, i int) (uint32, int) {
-	switch c := b[i]; {
-	case c < 24:
-		return uint32(c), i + 1
-	case c == 0x18 && i+1 < len(b):
-		return uint32(b[i+1]), i + 2
-	case c == 0x19 && i+2 < len(b):
-		return uint32(b[i+1])<<8 | uint32(b[i+2]), i + 3
-	}
-	v, n := cbor.Uint32At(b, i)
-	if n == 0 {
-		return 0, 0
-	}
-	return v, i + n
-}
-
-// boundsAt reads [left, top, right, bottom] at b[i], returning the offset
-// past it or 0.
-func boundsAt(b []byte, i int, out *Bounds) int {
-	if i+4 >= len(b) || b[i] != 0x84 {
-		return 0
-	}
-	i++
-	var v [4]int32
-	for j := range v {
-		if i >= len(b) {
-			return 0
-		}
-		if v[j], i = i32At(b, i); i == 0 {
-			return 0
-		}
-	}
-	*out = Bounds{v[0], v[1], v[2], v[3]}
-	return i
-}
-
-// i64At reads an integer that fits in an int64 at b[i], returning the
-// offset past it or 0.
-func i64At(b []byte, i int) (int64, int) {
-	v, n := cbor.IntAt(b, i)
-	if n == 0 {
-		return 0, 0
-	}
-	return v, i + n
-}
-
-// scrollAt reads a scroll map at b[i], {0: axis, 1: flags, 2?: [unit, lo,
-// hi], 3?: [lo, hi]}, into a Scroll of the decoder's slab, returning the
-// offset past it or 0.
+// scrollAt reads a canonical scroll map at b[i] (shape.ScrollAt) into a
+// Scroll of the decoder's slab, returning the offset past it or 0.
 func (d *decoder) scrollAt(b []byte, i int) (*Scroll, int) {
-	if i+4 >= len(b) || b[i] < 0xa2 || b[i] > 0xa4 || b[i+1] != schema.KeyScrollAxis {
-		return nil, 0
-	}
-	pairs := int(b[i] - 0xa0)
 	var s Scroll
-	if s.Axis, i = u32At(b, i+2); i == 0 || i+2 >= len(b) || b[i] != schema.KeyScrollFlags {
-		return nil, 0
-	}
-	if s.Flags, i = u32At(b, i+1); i == 0 {
-		return nil, 0
-	}
-	read := 2
-	if read < pairs && i+2 < len(b) && b[i] == schema.KeyScrollRange && b[i+1] == 0x83 {
-		r := &s.Range.Val
-		if r.Unit, i = u32At(b, i+2); i == 0 || i >= len(b) {
-			return nil, 0
-		}
-		if r.Lo, i = i64At(b, i); i == 0 {
-			return nil, 0
-		}
-		if r.Hi, i = i64At(b, i); i == 0 {
-			return nil, 0
-		}
-		s.Range.Ok = true
-		read++
-	}
-	if read < pairs && i+2 < len(b) && b[i] == schema.KeyScrollPosition && b[i+1] == 0x82 {
-		p := &s.Position.Val
-		if p.Lo, i = i64At(b, i+2); i == 0 {
-			return nil, 0
-		}
-		if p.Hi, i = i64At(b, i); i == 0 {
-			return nil, 0
-		}
-		s.Position.Ok = true
-		read++
-	}
-	if read != pairs {
+	if i = shape.ScrollAt(b, i, scrollTwin(&s)); i == 0 {
 		return nil, 0
 	}
 	d.Seek(i) // takeScroll sizes its chunks by the bytes left
@@ -238,7 +154,7 @@ func (d *decoder) nodeTreeFast(root *Node) bool {
 			i++
 			switch k { // keys 0 to 3 were read by openNode; the texts are the default's
 			case schema.KeyNodeResPkg:
-				n.ResPkg.Val, i = u32At(b, i)
+				n.ResPkg.Val, i = shape.U32At(b, i)
 				n.ResPkg.Ok = true
 			case schema.KeyNodeChildren:
 				kn, h := cbor.ArrayAt(b, i)

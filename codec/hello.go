@@ -2,6 +2,7 @@ package codec
 
 import (
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/internal/shape"
 	"github.com/wirebench/wirebench/codec/schema"
 )
 
@@ -137,9 +138,8 @@ func (d *decoder) device(v *Device) error {
 	return d.scalars(schema.Device, &v.Model, &v.SDK, &v.ABI, &v.Display)
 }
 
-func (d *decoder) display(v *Display) error {
-	return d.scalars(schema.Display, &v.Width, &v.Height, &v.DensityDPI, &v.Rotation)
-}
+// display reads a display map in any layout (shape.ReadDisplay).
+func (d *decoder) display(v *Display) error { return shape.ReadDisplay(&d.Decoder, displayTwin(v)) }
 
 func (d *decoder) protoError(e *Error) error {
 	return d.scalars(schema.Error, &e.Code, &e.Message, &e.Retryable)

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/internal/shape"
 	"github.com/wirebench/wirebench/codec/schema"
 )
 
@@ -515,14 +516,9 @@ func (d *decoder) fields(f schema.Map, read func(k uint64) error, clear func(k u
 	return d.walk(mapIter{start: start, n: n}, f, read, clear)
 }
 
-// noReader is the error of a read callback of fields for a key that f
-// names and the callback has no case for: a key added to the schema
-// without the code that reads it. It fails the decoding (and so the
-// golden sample that carries the key) instead of reading the value into
-// another field.
-func noReader(f schema.Map, k uint64) error {
-	return cbor.Errorf(cbor.ErrInvalid, 0, "codec: no reader for key "+itoa(int(k))+" ("+f.Name(k)+")")
-}
+// noReader is the error of a read callback of fields for a key that m
+// names and the callback has no case for (shape.NoReader).
+func noReader(m schema.Map, k uint64) error { return shape.NoReader(m, k) }
 
 // walk is fields for a map already opened (and maybe partly read) by m.
 func (d *decoder) walk(m mapIter, f schema.Map, read func(k uint64) error, clear func(k uint64)) error {

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/internal/shape"
 	"github.com/wirebench/wirebench/codec/schema"
 )
 
@@ -657,15 +658,9 @@ func (d *decoder) window(w *Window) error {
 	})
 }
 
-// bounds reads [left, top, right, bottom], skipping elements past those.
-func (d *decoder) bounds(b *Bounds) error {
-	var v [4]int32
-	if err := d.Decoder.Int32Array(v[:], "bounds"); err != nil {
-		return err
-	}
-	*b = Bounds{v[0], v[1], v[2], v[3]}
-	return nil
-}
+// bounds reads [left, top, right, bottom], skipping elements past those
+// (shape.Bounds).
+func (d *decoder) bounds(b *Bounds) error { return shape.Bounds(&d.Decoder, boundsTwin(b)) }
 
 // nodeFrame is one open node of the decoder's explicit stack.
 type nodeFrame struct {
@@ -882,56 +877,5 @@ func (d *decoder) nodeField(f *nodeFrame, k uint64) (err error) {
 	return err
 }
 
-func (d *decoder) scroll(s *Scroll) error {
-	return d.fields(schema.Scroll, func(k uint64) error {
-		switch k {
-		case schema.KeyScrollAxis:
-			v, err := d.u32()
-			s.Axis = v
-			return err
-		case schema.KeyScrollFlags:
-			v, err := d.u32()
-			s.Flags = v
-			return err
-		case schema.KeyScrollRange:
-			s.Range.Ok = true
-			return d.scrollRange(&s.Range.Val)
-		case schema.KeyScrollPosition:
-			s.Position.Ok = true
-			return d.scrollPosition(&s.Position.Val)
-		}
-		return noReader(schema.Scroll, k)
-	}, func(k uint64) {
-		switch k {
-		case schema.KeyScrollRange:
-			s.Range = Opt[ScrollRange]{}
-		case schema.KeyScrollPosition:
-			s.Position = Opt[ScrollPosition]{}
-		}
-	})
-}
-
-func (d *decoder) scrollRange(r *ScrollRange) error {
-	return d.Decoder.FixedArray("a scroll range", []string{"unit", "lo", "hi"}, func(i int) (err error) {
-		switch i {
-		case 0:
-			r.Unit, err = d.u32()
-		case 1:
-			r.Lo, err = d.i64()
-		default:
-			r.Hi, err = d.i64()
-		}
-		return err
-	})
-}
-
-func (d *decoder) scrollPosition(p *ScrollPosition) error {
-	return d.Decoder.FixedArray("a scroll position", []string{"lo", "hi"}, func(i int) (err error) {
-		if i == 0 {
-			p.Lo, err = d.i64()
-		} else {
-			p.Hi, err = d.i64()
-		}
-		return err
-	})
-}
+// scroll reads a scroll map in any layout (shape.ReadScroll).
+func (d *decoder) scroll(s *Scroll) error { return shape.ReadScroll(&d.Decoder, scrollTwin(s)) }

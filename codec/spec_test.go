@@ -543,7 +543,7 @@ func TestSpecIdentifiers(t *testing.T) {
 // The packages the docs name, by the name they use.
 var docPackages = map[string]string{
 	"codec": ".", "cbor": "cbor", "schema": "schema", "session": "../session", "netconn": "../session/netconn",
-	"golden": "../golden", "zerocopy": "../zerocopy", "rfbgate": "../rfbgate",
+	"golden": "../golden", "zerocopy": "zerocopy", "rfbgate": "../rfbgate",
 }
 
 // identIndex holds the declarations of the docs' packages, read with

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/internal/shape"
 	"github.com/wirebench/wirebench/codec/schema"
 )
 
@@ -242,7 +243,7 @@ func (t *Tree) readTree(b []byte, learn *treeLearn) bool {
 	if i+3 > len(b) || b[i] != schema.KeySnapshotTruncated {
 		return false
 	}
-	if t.Truncated, i = u32At(b, i+1); i == 0 || i+1 >= len(b) || b[i] != schema.KeySnapshotSeq {
+	if t.Truncated, i = shape.U32At(b, i+1); i == 0 || i+1 >= len(b) || b[i] != schema.KeySnapshotSeq {
 		return false
 	}
 	if t.Seq, w = cbor.UintAt(b, i+1); w == 0 {
@@ -280,7 +281,7 @@ func displayAt(b []byte, i int, v *Display) int {
 		if i+1 >= len(b) || b[i] != byte(k) {
 			return 0
 		}
-		if *f, i = u32At(b, i+1); i == 0 {
+		if *f, i = shape.U32At(b, i+1); i == 0 {
 			return 0
 		}
 	}
@@ -311,9 +312,9 @@ func (t *Tree) windowAt(b []byte, i, k, pending int) int {
 		i++
 		switch key {
 		case schema.KeyWindowID:
-			x.id, i = u32At(b, i)
+			x.id, i = shape.U32At(b, i)
 		case schema.KeyWindowType:
-			x.typ, i = u32At(b, i)
+			x.typ, i = shape.U32At(b, i)
 		case schema.KeyWindowLayer:
 			v, w := cbor.Int32At(b, i)
 			if w == 0 {
@@ -321,13 +322,13 @@ func (t *Tree) windowAt(b []byte, i, k, pending int) int {
 			}
 			x.layer, i = v, i+w
 		case schema.KeyWindowBounds:
-			i = boundsAt(b, i, &x.bounds)
+			i = shape.BoundsAt(b, i, boundsTwin(&x.bounds))
 		case schema.KeyWindowFlags:
-			x.flags, i = u32At(b, i)
+			x.flags, i = shape.U32At(b, i)
 		case schema.KeyWindowTitle:
 			x.title, i = treeTextAt(b, i)
 		case schema.KeyWindowPackage:
-			x.pkg, i = u32At(b, i)
+			x.pkg, i = shape.U32At(b, i)
 			x.bits |= treeWinPackage
 		case schema.KeyWindowRoot:
 			root := t.takeRows(b, 1, i)
@@ -348,7 +349,7 @@ func (t *Tree) windowAt(b []byte, i, k, pending int) int {
 			}
 			i++
 		case schema.KeyWindowOwner:
-			x.owner, i = u32At(b, i)
+			x.owner, i = shape.U32At(b, i)
 			x.bits |= treeWinOwner
 		case schema.KeyWindowModal:
 			switch b[i] {
@@ -440,16 +441,16 @@ func treeNodeAt(b []byte, i int, r *treeNode) (left, end int) {
 		return 0, 0
 	}
 	left = int(b[i]-0xa0) - 4
-	if r.id, i = u32At(b, i+2); i == 0 || i+1 >= len(b) || b[i] != schema.KeyNodeClass {
+	if r.id, i = shape.U32At(b, i+2); i == 0 || i+1 >= len(b) || b[i] != schema.KeyNodeClass {
 		return 0, 0
 	}
-	if r.class, i = u32At(b, i+1); i == 0 || i+1 >= len(b) || b[i] != schema.KeyNodeBounds {
+	if r.class, i = shape.U32At(b, i+1); i == 0 || i+1 >= len(b) || b[i] != schema.KeyNodeBounds {
 		return 0, 0
 	}
-	if i = boundsAt(b, i+1, &r.bounds); i == 0 || i+1 >= len(b) || b[i] != schema.KeyNodeFlags {
+	if i = shape.BoundsAt(b, i+1, boundsTwin(&r.bounds)); i == 0 || i+1 >= len(b) || b[i] != schema.KeyNodeFlags {
 		return 0, 0
 	}
-	r.flags, i = u32At(b, i+1)
+	r.flags, i = shape.U32At(b, i+1)
 	return left, i
 }
 
@@ -489,7 +490,7 @@ func (t *Tree) nodeTreeAt(b []byte, i int, root, pending int) int {
 				}
 				r.texts[s], i = treeTextAt(b, i)
 			case schema.KeyNodeResPkg:
-				r.resPkg, i = u32At(b, i)
+				r.resPkg, i = shape.U32At(b, i)
 				r.bits |= treeResPkg
 			case schema.KeyNodeChildren:
 				kn, h := cbor.ArrayAt(b, i)
@@ -526,7 +527,7 @@ func (t *Tree) nodeTreeAt(b []byte, i int, root, pending int) int {
 				if len(t.scrolls) == cap(t.scrolls) && !t.mayAllocate(b) {
 					return 0
 				}
-				if i = scrollIn(b, i, &s); i != 0 {
+				if i = shape.ScrollAt(b, i, scrollTwin(&s)); i != 0 {
 					t.scrolls = append(t.scrolls, s)
 					r.scroll = uint32(len(t.scrolls))
 				}
@@ -559,50 +560,4 @@ func (t *Tree) nodeTreeAt(b []byte, i int, root, pending int) int {
 			}
 		}
 	}
-}
-
-// scrollIn reads a scroll map at b[i], {0: axis, 1: flags, 2?: [unit,
-// lo, hi], 3?: [lo, hi]}, into s, returning the offset past it or 0: the
-// layout scrollAt reads.
-func scrollIn(b []byte, i int, s *Scroll) int {
-	if i+4 >= len(b) || b[i] < 0xa2 || b[i] > 0xa4 || b[i+1] != schema.KeyScrollAxis {
-		return 0
-	}
-	pairs := int(b[i] - 0xa0)
-	if s.Axis, i = u32At(b, i+2); i == 0 || i+2 >= len(b) || b[i] != schema.KeyScrollFlags {
-		return 0
-	}
-	if s.Flags, i = u32At(b, i+1); i == 0 {
-		return 0
-	}
-	read := 2
-	if read < pairs && i+2 < len(b) && b[i] == schema.KeyScrollRange && b[i+1] == 0x83 {
-		r := &s.Range.Val
-		if r.Unit, i = u32At(b, i+2); i == 0 || i >= len(b) {
-			return 0
-		}
-		if r.Lo, i = i64At(b, i); i == 0 {
-			return 0
-		}
-		if r.Hi, i = i64At(b, i); i == 0 {
-			return 0
-		}
-		s.Range.Ok = true
-		read++
-	}
-	if read < pairs && i+2 < len(b) && b[i] == schema.KeyScrollPosition && b[i+1] == 0x82 {
-		p := &s.Position.Val
-		if p.Lo, i = i64At(b, i+2); i == 0 {
-			return 0
-		}
-		if p.Hi, i = i64At(b, i); i == 0 {
-			return 0
-		}
-		s.Position.Ok = true
-		read++
-	}
-	if read != pairs {
-		return 0
-	}
-	return i
 }

@@ -34,7 +34,7 @@ echo "== every test"
 $GO test $TESTFLAGS ./...
 echo "== checked mode: released frame buffers poisoned (make test-poison)"
 # shellcheck disable=SC2086
-$GO test $TESTFLAGS -tags wirebench_poison ./zerocopy/ ./codec/
+$GO test $TESTFLAGS -tags wirebench_poison ./codec/ ./codec/zerocopy/
 echo "== race detector: $RACE_PKGS"
 # shellcheck disable=SC2086
 $GO test $TESTFLAGS -race $RACE_PKGS

@@ -10,9 +10,9 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/schema"
+	"github.com/wirebench/wirebench/codec/zerocopy"
 	"github.com/wirebench/wirebench/session"
 	"github.com/wirebench/wirebench/session/netconn"
-	"github.com/wirebench/wirebench/zerocopy"
 )
 
 // screen is the example agent's screen: one window holding a button.

@@ -9,7 +9,7 @@
 //     required keys (schema.Node);
 //   - codec/node_gen.go: the NodeTexts bits, the key count, the text
 //     accessor, and the writer of the keys after the children (putTail);
-//   - zerocopy/node_gen.go: NodeView and its text accessor;
+//   - codec/zerocopy/node_gen.go: NodeView and its text accessor;
 //   - bench/twins/node_gen.go: the twin Node of fxamacker and msgp (whose
 //     methods `go tool msgp` then writes into node_msgp_gen.go).
 //
@@ -66,7 +66,7 @@ func main() {
 var outputs = map[string]string{
 	"schema":   "codec/schema/node_gen.go",
 	"codec":    "codec/node_gen.go",
-	"zerocopy": "zerocopy/node_gen.go",
+	"zerocopy": "codec/zerocopy/node_gen.go",
 	"twins":    "bench/twins/node_gen.go",
 }
 

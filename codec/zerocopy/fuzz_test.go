@@ -22,7 +22,7 @@ func FuzzView(f *testing.F) {
 	}
 	f.Add(snapshotPayload(f, 40, 5))
 	f.Add(chain(schema.MaxNodeDepth))
-	for _, frame := range allocbound.Frames(f, "../codec/testdata/hostile") {
+	for _, frame := range allocbound.Frames(f, "../testdata/hostile") {
 		f.Add(frame[4:min(len(frame), 4<<10)])
 	}
 	f.Fuzz(func(t *testing.T, p []byte) {

@@ -1,10 +1,9 @@
 package zerocopy
 
 import (
-	"strconv"
-
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/internal/shape"
 	"github.com/wirebench/wirebench/codec/schema"
 )
 
@@ -13,12 +12,9 @@ import (
 // last of a repeated key wins, a null value counts as absent, unknown keys
 // are skipped.
 
-// The required keys of a node and a scroll map (schema.Node and
-// schema.Scroll), as constants for the fast paths.
-const (
-	nodeNeed   = 1<<schema.KeyNodeID | 1<<schema.KeyNodeClass | 1<<schema.KeyNodeBounds | 1<<schema.KeyNodeFlags
-	scrollNeed = 1<<schema.KeyScrollAxis | 1<<schema.KeyScrollFlags
-)
+// nodeNeed is the required keys of a node map (schema.Node), as a
+// constant for the fast paths.
+const nodeNeed = 1<<schema.KeyNodeID | 1<<schema.KeyNodeClass | 1<<schema.KeyNodeBounds | 1<<schema.KeyNodeFlags
 
 func optText(d *dec) (codec.Opt[string], error) {
 	s, err := text(d)
@@ -28,16 +24,6 @@ func optText(d *dec) (codec.Opt[string], error) {
 func optU32(d *dec) (codec.Opt[uint32], error) {
 	v, err := d.Uint32()
 	return codec.Opt[uint32]{Val: v, Ok: err == nil}, err
-}
-
-// bounds reads [left, top, right, bottom], skipping elements past those.
-func bounds(d *dec, b *codec.Bounds) error {
-	var v [4]int32
-	if err := d.Int32Array(v[:], "bounds"); err != nil {
-		return err
-	}
-	*b = codec.Bounds{Left: v[0], Top: v[1], Right: v[2], Bottom: v[3]}
-	return nil
 }
 
 // nodeField reads the value of key k of a node into nv; the children are
@@ -65,14 +51,14 @@ func nodeField(d *dec, nv *NodeView, k uint64, seen *uint32) (err error) {
 	case k == schema.KeyNodeClass:
 		nv.Class, err = d.Uint32()
 	case k == schema.KeyNodeBounds:
-		err = bounds(d, &nv.Bounds)
+		err = shape.Bounds(d, boundsTwin(&nv.Bounds))
 	case k == schema.KeyNodeFlags:
 		nv.Flags, err = d.Uint32()
 	case k == schema.KeyNodeResPkg:
 		nv.ResPkg, err = optU32(d)
 	case k == schema.KeyNodeScroll:
 		nv.Scroll = codec.Opt[codec.Scroll]{Ok: true}
-		err = scroll(d, &nv.Scroll.Val)
+		err = shape.ReadScroll(d, scrollTwin(&nv.Scroll.Val))
 	default:
 		err = d.Skip()
 	}
@@ -85,82 +71,13 @@ func nodeField(d *dec, nv *NodeView, k uint64, seen *uint32) (err error) {
 	return nil
 }
 
-// scroll reads a Scroll map.
-func scroll(d *dec, s *codec.Scroll) error {
-	it, err := d.Fields(schema.Scroll.Len())
-	if err != nil {
-		return err
-	}
-	for it.Next(d) {
-		switch k := it.Key(); {
-		case it.Null():
-			switch k {
-			case schema.KeyScrollRange:
-				s.Range = codec.Opt[codec.ScrollRange]{}
-			case schema.KeyScrollPosition:
-				s.Position = codec.Opt[codec.ScrollPosition]{}
-			}
-		case k == schema.KeyScrollAxis:
-			s.Axis, err = d.Uint32()
-		case k == schema.KeyScrollFlags:
-			s.Flags, err = d.Uint32()
-		case k == schema.KeyScrollRange:
-			s.Range.Ok = true
-			err = scrollRange(d, &s.Range.Val)
-		case k == schema.KeyScrollPosition:
-			s.Position.Ok = true
-			err = scrollPosition(d, &s.Position.Val)
-		default:
-			err = noReader(schema.Scroll, k)
-		}
-		if err != nil {
-			return schema.Scroll.In(err, it.Key())
-		}
-	}
-	return mapEnd(&it, schema.Scroll)
-}
+// noReader is the error for a key that m names and the reader of its map
+// has no case for (shape.NoReader).
+func noReader(m schema.Map, k uint64) error { return shape.NoReader(m, k) }
 
-// noReader is the error for a key that f names and the reader of its
-// map has no case for: a key added to the schema without the code that
-// reads it. It fails the parse (and so the golden sample that carries
-// the key) instead of reading the value into another field.
-func noReader(f schema.Map, k uint64) error {
-	return cbor.Errorf(cbor.ErrInvalid, 0, "zerocopy: no reader for key "+strconv.FormatUint(k, 10)+" ("+f.Name(k)+")")
-}
-
-// mapEnd is the outcome of a FieldIter's map of f once Next reports
-// false: the iteration's error, or the first required key missing.
-func mapEnd(it *cbor.FieldIter, f schema.Map) error {
-	if err := it.Err(); err != nil {
-		return err
-	}
-	return f.Missing(it.Seen(), it.Start())
-}
-
-func scrollRange(d *dec, r *codec.ScrollRange) error {
-	return d.FixedArray("a scroll range", []string{"unit", "lo", "hi"}, func(i int) (err error) {
-		switch i {
-		case 0:
-			r.Unit, err = d.Uint32()
-		case 1:
-			r.Lo, err = d.Int()
-		default:
-			r.Hi, err = d.Int()
-		}
-		return err
-	})
-}
-
-func scrollPosition(d *dec, p *codec.ScrollPosition) error {
-	return d.FixedArray("a scroll position", []string{"lo", "hi"}, func(i int) (err error) {
-		if i == 0 {
-			p.Lo, err = d.Int()
-		} else {
-			p.Hi, err = d.Int()
-		}
-		return err
-	})
-}
+// mapEnd is the outcome of a FieldIter's map m once Next reports false
+// (shape.End).
+func mapEnd(it *cbor.FieldIter, m schema.Map) error { return shape.End(it, m) }
 
 // clearWindowField clears the field of key k of a window, whose value is
 // null.
@@ -190,7 +107,7 @@ func windowField(d *dec, wv *WindowView, k uint64) (err error) {
 	case schema.KeyWindowLayer:
 		wv.Layer, err = d.Int32()
 	case schema.KeyWindowBounds:
-		err = bounds(d, &wv.Bounds)
+		err = shape.Bounds(d, boundsTwin(&wv.Bounds))
 	case schema.KeyWindowFlags:
 		wv.Flags, err = d.Uint32()
 	case schema.KeyWindowTitle:
@@ -212,24 +129,6 @@ func windowField(d *dec, wv *WindowView, k uint64) (err error) {
 		return schema.Window.In(err, k)
 	}
 	return nil
-}
-
-// display reads a Display map.
-func display(d *dec, v *codec.Display) error {
-	it, err := d.Fields(schema.Display.Len())
-	if err != nil {
-		return err
-	}
-	for it.Next(d) {
-		if it.Null() {
-			continue
-		}
-		dst := [...]*uint32{schema.KeyDisplayWidth: &v.Width, schema.KeyDisplayHeight: &v.Height, schema.KeyDisplayDensityDPI: &v.DensityDPI, schema.KeyDisplayRotation: &v.Rotation}[it.Key()]
-		if *dst, err = d.Uint32(); err != nil {
-			return schema.Display.In(err, it.Key())
-		}
-	}
-	return mapEnd(&it, schema.Display)
 }
 
 // protoError validates an Error map and returns its code, borrowed.

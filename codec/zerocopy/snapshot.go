@@ -6,6 +6,7 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/internal/shape"
 	"github.com/wirebench/wirebench/codec/schema"
 )
 
@@ -265,7 +266,7 @@ func (v *Snapshot) result(d *dec) error {
 			v.Seq, err = d.Uint()
 		case k == schema.KeySnapshotDisplay:
 			v.Display = codec.Opt[codec.Display]{Ok: true}
-			err = display(d, &v.Display.Val)
+			err = shape.ReadDisplay(d, displayTwin(&v.Display.Val))
 		default:
 			err = noReader(schema.Snapshot, k)
 		}

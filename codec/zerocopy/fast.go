@@ -3,6 +3,7 @@ package zerocopy
 import (
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
+	"github.com/wirebench/wirebench/codec/internal/shape"
 	"github.com/wirebench/wirebench/codec/schema"
 )
 
@@ -208,82 +209,23 @@ func readText(b []byte, i int) (string, int) {
 	return str(b[s:e:e]), e - i
 }
 
-// readBounds reads a canonical bounds array at b[i:], [left, top, right,
-// bottom] of i32 values, into r, returning its length, or 0 (r
-// untouched).
+// readBounds reads a canonical bounds array at b[i:] into r
+// (shape.BoundsAt), returning its length, or 0 (r untouched).
 func readBounds(b []byte, i int, r *codec.Bounds) int {
-	if i >= len(b) || b[i] != 0x84 {
-		return 0
+	if e := shape.BoundsAt(b, i, boundsTwin(r)); e > 0 {
+		return e - i
 	}
-	var v [4]int32
-	j := i + 1
-	for x := range v {
-		var n int
-		if v[x], n = cbor.Int32At(b, j); n == 0 {
-			return 0
-		}
-		j += n
-	}
-	*r = codec.Bounds{Left: v[0], Top: v[1], Right: v[2], Bottom: v[3]}
-	return j - i
+	return 0
 }
 
-// readScroll reads a canonical scroll map at b[i:] into s, returning its
-// length, or 0 for anything else (s partly written).
+// readScroll reads a canonical scroll map at b[i:] into s, zeroed
+// (shape.ScrollAt), returning its length, or 0 for anything else (s
+// partly written).
 func readScroll(b []byte, i int, s *codec.Scroll) int {
-	if i >= len(b) || b[i] < 0xa2 || b[i] > 0xa4 {
-		return 0
+	if e := shape.ScrollAt(b, i, scrollTwin(s)); e > 0 {
+		return e - i
 	}
-	n := int(b[i] - 0xa0)
-	j := i + 1
-	var seen uint32
-	for range n {
-		if j >= len(b) {
-			return 0
-		}
-		k := b[j]
-		j++
-		var w int
-		switch k {
-		case schema.KeyScrollAxis:
-			s.Axis, w = cbor.Uint32At(b, j)
-		case schema.KeyScrollFlags:
-			s.Flags, w = cbor.Uint32At(b, j)
-		case schema.KeyScrollRange:
-			if j < len(b) && b[j] == 0x83 {
-				r := &s.Range.Val
-				var w1, w2, w3 int
-				if r.Unit, w1 = cbor.Uint32At(b, j+1); w1 > 0 {
-					if r.Lo, w2 = cbor.IntAt(b, j+1+w1); w2 > 0 {
-						if r.Hi, w3 = cbor.IntAt(b, j+1+w1+w2); w3 > 0 {
-							w = 1 + w1 + w2 + w3
-						}
-					}
-				}
-				s.Range.Ok = true
-			}
-		case schema.KeyScrollPosition:
-			if j < len(b) && b[j] == 0x82 {
-				p := &s.Position.Val
-				var w1, w2 int
-				if p.Lo, w1 = cbor.IntAt(b, j+1); w1 > 0 {
-					if p.Hi, w2 = cbor.IntAt(b, j+1+w1); w2 > 0 {
-						w = 1 + w1 + w2
-					}
-				}
-				s.Position.Ok = true
-			}
-		}
-		if w == 0 {
-			return 0
-		}
-		seen |= 1 << k
-		j += w
-	}
-	if seen&scrollNeed != scrollNeed {
-		return 0
-	}
-	return j - i
+	return 0
 }
 
 // readNode reads the node map at off into w.node if it is a definite map

@@ -7,7 +7,7 @@ import (
 
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/schema"
-	"github.com/wirebench/wirebench/zerocopy"
+	"github.com/wirebench/wirebench/codec/zerocopy"
 )
 
 // Parse validates a snapshot response in place, and a Walker visits its

@@ -18,7 +18,7 @@ type goldenFrame struct {
 // length header.
 func goldenFrames(t testing.TB) []goldenFrame {
 	t.Helper()
-	files, err := filepath.Glob("../golden/*.bin")
+	files, err := filepath.Glob("../../golden/*.bin")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no golden frames: %v", err)
 	}

@@ -25,7 +25,7 @@ type WindowView struct {
 
 // NodeView, one node of a snapshot read in place, is generated from
 // codec.Node into node_gen.go, with its per-field code.
-//go:generate go run ../codec/internal/fieldgen -pkg zerocopy
+//go:generate go run ../internal/fieldgen -pkg zerocopy
 
 // HasChildren reports whether the walk visits children of n next.
 func (n *NodeView) HasChildren() bool { return n.kidsN != 0 }

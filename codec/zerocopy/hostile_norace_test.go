@@ -13,12 +13,12 @@ import (
 )
 
 // TestHostileViewsAllocation: no view of a hostile frame's payload
-// (../codec/testdata/hostile) allocates more than allocbound.Hostile of
+// (../testdata/hostile) allocates more than allocbound.Hostile of
 // its size: the views reserve nothing, whatever a head claims, and what
 // they allocate is their error (its message and field path), which does
 // not grow with the frame.
 func TestHostileViewsAllocation(t *testing.T) {
-	for name, got := range allocbound.CheckHostile(t, "../codec/testdata/hostile", func(name string, p []byte) {
+	for name, got := range allocbound.CheckHostile(t, "../testdata/hostile", func(name string, p []byte) {
 		var v Snapshot
 		var ev EventView
 		Header(p)
