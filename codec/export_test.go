@@ -36,3 +36,10 @@ func SeedGolden(f *testing.F) {
 		f.Add(b)
 	}
 }
+
+// NodeTextKeys are the keys of a node's text fields, from the schema
+// (node_gen.go): the tests walk them rather than a list of their own.
+func NodeTextKeys() []int { return nodeTextKeys[:] }
+
+// NodeTextOf is n's text field of key k.
+func NodeTextOf(n *Node, k int) string { return *n.textField(k) }

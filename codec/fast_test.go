@@ -351,12 +351,9 @@ func TestSlabsLearnSnapshotSize(t *testing.T) {
 // error names the field, and valid non-ASCII text of the same lengths
 // encodes.
 func TestEncodeRefusesInvalidNodeText(t *testing.T) {
-	fields := map[string]func(n *Node, s string){
-		"text":     func(n *Node, s string) { n.Text = s },
-		"desc":     func(n *Node, s string) { n.Desc = s },
-		"res_name": func(n *Node, s string) { n.ResName = s },
-		"hint":     func(n *Node, s string) { n.Hint = s },
-		"state":    func(n *Node, s string) { n.State = s },
+	fields := map[string]func(n *Node, s string){}
+	for _, k := range nodeTextKeys { // every text of the schema
+		fields[schema.Node.Name(uint64(k))] = func(n *Node, s string) { *n.textField(k) = s }
 	}
 	for name, set := range fields {
 		for _, l := range []int{1, 2, 7, 8, 9, 15, 16, 17, 24, 40} {

@@ -19,11 +19,13 @@ const (
 	NodeHint NodeTexts = 1 << schema.KeyNodeHint
 	// NodeState is the bit of Node.State, key 11.
 	NodeState NodeTexts = 1 << schema.KeyNodeState
+	// AllNodeTexts has the bit of every text field of a node.
+	AllNodeTexts NodeTexts = NodeText | NodeDesc | NodeResName | NodeHint | NodeState
 )
 
 const (
 	// nodeTexts has the bit of every text field of a node.
-	nodeTexts = NodeText | NodeDesc | NodeResName | NodeHint | NodeState
+	nodeTexts = AllNodeTexts
 	// nodeTailTexts has the bits of the texts after the children, which putTail writes.
 	nodeTailTexts = NodeHint | NodeState
 	// nodeHeadTexts has the bits of the texts before the children, which appendNode writes.

@@ -36,11 +36,14 @@ func ExampleNode_Has() {
 // only for a text that arrived empty, so both forms read back equal
 // (TestNodeTreeFastPathTaken holds the general path to the same).
 func TestNodeTextPresence(t *testing.T) {
-	texts := []struct {
+	type text struct {
 		key int
 		bit codec.NodeTexts
-	}{{schema.KeyNodeText, codec.NodeText}, {schema.KeyNodeDesc, codec.NodeDesc}, {schema.KeyNodeResName, codec.NodeResName},
-		{schema.KeyNodeHint, codec.NodeHint}, {schema.KeyNodeState, codec.NodeState}}
+	}
+	var texts []text
+	for _, k := range codec.NodeTextKeys() { // every text of the schema
+		texts = append(texts, text{k, 1 << k})
+	}
 	for _, tx := range texts {
 		for _, form := range []string{"absent", "empty", "text"} {
 			n := &codec.Node{ID: 1, Children: []codec.Node{{ID: 2}}} // a tail key (hint, state) follows the children

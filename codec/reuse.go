@@ -37,7 +37,7 @@ const defaultMaxRetained = 4 << 20
 // and the next message is decoded into new memory, as Decode would. A
 // huge frame thus costs its memory once and is not pinned for ever. What
 // it allocates for one message follows the same rules as Decode's (see
-// Memory in the package doc): memory reserved from what an earlier
+// Guarantees in the package doc): memory reserved from what an earlier
 // message taught is capped by the bytes of the message at hand.
 //
 // A Decoder is not safe for concurrent use; its zero value is not ready

@@ -205,7 +205,7 @@ const hostileSlack = 1<<20 - 256<<10
 // fails the walk, and its decoding ends there, with the walk's error
 // (kind, offset and what was wrong), before the reservation is made; a
 // well-formed frame goes on, and costs what its items cost (k·n + C, see
-// Memory in the package doc). So no frame whose heads lie costs more
+// Guarantees in the package doc, and docs/codec.md). So no frame whose heads lie costs more
 // than 16·n + 1 MiB, however much its honest part before the lie costs,
 // and a frame that does not pass the mark is never walked twice.
 func (d *decoder) afford(size int) error {

@@ -44,11 +44,12 @@ type Window struct {
 // when not "": a node whose text is present but empty has the field's
 // bit in Empty (Has reads both). The decoder sets a bit of Empty only
 // for a text that arrived empty, so a node written with a non-empty Text
-// and no bits reads back equal. Plain strings keep a node at 152 bytes, 40 fewer
-// than an Opt[string] each would take: a snapshot's nodes are most of
-// what decoding it allocates.
+// and no bits reads back equal. A plain string takes 8 bytes fewer than
+// an Opt[string] would, for every text of every node: a snapshot's nodes
+// are most of what decoding it allocates (TestRecordSizes).
 //
-// Each field other than Empty fills the key of its name (KeyNode<Field>),
+// Each field other than Empty fills the key of its name
+// (schema.KeyNode<Field>),
 // in key order: the per-field code of a node (node_gen.go, NodeView, the
 // twin) is generated from them, so a new optional text is a key, a field
 // of type string after the last, and a golden sample that carries it.
@@ -69,9 +70,9 @@ type Node struct {
 }
 
 // NodeTexts is a set of a node's text fields, one bit per key: the
-// bit of key k is 1<<k (NodeText, NodeDesc, NodeResName, NodeHint,
-// NodeState, generated in node_gen.go beside the other per-field code
-// of a node).
+// bit of key k is 1<<k. Its constants, one a text field, are generated
+// from the schema (node_gen.go) beside the other per-field code of a
+// node.
 type NodeTexts uint16
 
 // Has reports whether every text field of t is present on n: not "",
@@ -90,9 +91,9 @@ func (n *Node) Has(t NodeTexts) bool {
 // encoder ask it.
 func (n *Node) hasText(bit NodeTexts, s string) bool { return s != "" || n.Empty&bit != 0 }
 
-// SetText makes n's text field of key k (schema.KeyNodeText, schema.KeyNodeDesc,
-// schema.KeyNodeResName, schema.KeyNodeHint or schema.KeyNodeState) present with s, setting
-// the field's bit in Empty when s is "". Another key panics.
+// SetText makes n's text field of key k (a key of the schema whose
+// field is a text: the key of a NodeTexts constant) present with s,
+// setting the field's bit in Empty when s is "". Another key panics.
 func (n *Node) SetText(k int, s string) {
 	mustText(k)
 	*n.textField(k) = s

@@ -160,10 +160,9 @@ func (t *Tree) ResPkg(n NodeRef) Opt[uint32] {
 	return Opt[uint32]{Val: r.resPkg, Ok: r.bits&treeResPkg != 0}
 }
 
-// Text returns node n's text field of key k (schema.KeyNodeText,
-// KeyNodeDesc, KeyNodeResName, KeyNodeHint or KeyNodeState; another key
-// panics), "" when it is absent, as Node's field holds it: Has tells a
-// text present but empty from an absent one. The string is the tree's
+// Text returns node n's text field of key k (a key of a NodeTexts
+// constant; another key panics), "" when it is absent, as Node's field
+// holds it: Has tells a text present but empty from an absent one. The string is the tree's
 // memory, not a copy: the tree never writes it, so it stays valid as
 // long as the tree is.
 func (t *Tree) Text(n NodeRef, k int) string {

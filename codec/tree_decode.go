@@ -14,9 +14,9 @@ import (
 // encoder's: one-byte map heads, keys in ascending order, definite
 // lengths, no nulls) is read by readTree straight from the bytes into
 // the tree's tables, in one pass, with its open nodes on an explicit
-// stack of at most schema.MaxNodeDepth levels. Anything else, or anything the
-// fast reader does not expect, is read by Decode, and a snapshot it
-// returns is laid into the tree by fill: so DecodeTree fails exactly
+// stack of at most schema.MaxNodeDepth levels. Anything else, or
+// anything the fast reader does not expect, is read by Decode, and a
+// snapshot it returns is laid into the tree by fill: so DecodeTree fails exactly
 // when Decode fails, with Decode's error, and the two readers lay out
 // the same snapshot alike (FuzzTree compares them).
 //
@@ -28,8 +28,7 @@ import (
 // offsets in the payload. What it read is then copied, exactly, into a
 // tree of its own (owned): a header, and one block without pointers
 // holding a copy of the payload and the tables. So a fresh tree costs two
-// allocations, and its memory is the payload's bytes and its records. A
-// TreeDecoder reads into its own tree and its own copy of the payload.
+// allocations, and its memory is the payload's bytes and its records.
 
 // DecodeTree decodes a snapshot response from b, which must hold exactly
 // one CBOR item (a frame's payload), as a Tree that owns its memory: b

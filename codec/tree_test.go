@@ -206,10 +206,9 @@ func TestTreeAccessors(t *testing.T) {
 	if tr.NodeID(root) != 1 || tr.Bounds(root) != sn.Bounds || tr.Flags(root) != sn.Flags || tr.ResPkg(root) != sn.ResPkg || tr.Class(root) != 0 {
 		t.Fatalf("root %d", root)
 	}
-	for _, k := range []int{schema.KeyNodeText, schema.KeyNodeDesc, schema.KeyNodeResName, schema.KeyNodeHint, schema.KeyNodeState} {
+	for _, k := range codec.NodeTextKeys() {
 		v, ok := tr.Text(root, k), tr.Has(root, 1<<k)
-		var n codec.Node = *sn
-		if ok != n.Has(1<<k) || v != map[int]string{schema.KeyNodeText: sn.Text, schema.KeyNodeDesc: sn.Desc, schema.KeyNodeResName: sn.ResName, schema.KeyNodeHint: sn.Hint, schema.KeyNodeState: sn.State}[k] {
+		if ok != sn.Has(1<<k) || v != codec.NodeTextOf(sn, k) {
 			t.Errorf("text %d: %q %v", k, v, ok)
 		}
 	}

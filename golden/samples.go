@@ -229,15 +229,16 @@ func scrollSnapshot() *codec.Snapshot {
 }
 
 // emptyTextsSnapshot holds texts present but empty (key and "" on the
-// wire) beside absent ones (no key): node 2 has all five present and
-// empty, node 3 an empty text and state among others, node 4 none.
+// wire) beside absent ones (no key): node 2 has every text present and
+// empty (whatever texts the schema has), node 3 an empty text and state
+// among others, node 4 none.
 func emptyTextsSnapshot() *codec.Snapshot {
 	return &codec.Snapshot{
 		Strings: []string{"android.widget.FrameLayout", "android.widget.EditText"},
 		Windows: []codec.Window{{ID: 1, Type: 1, Bounds: b(0, 0, 1080, 2400), Flags: schema.WindowActive,
 			Root: &codec.Node{ID: 1, Bounds: b(0, 0, 1080, 2400), Flags: schema.NodeVisible, Children: []codec.Node{
 				{ID: 2, Class: 1, Bounds: b(0, 0, 1080, 120), Flags: schema.NodeEditable | schema.NodeVisible,
-					Empty: codec.NodeText | codec.NodeDesc | codec.NodeResName | codec.NodeHint | codec.NodeState},
+					Empty: codec.AllNodeTexts},
 				{ID: 3, Class: 1, Bounds: b(0, 120, 1080, 240), Flags: schema.NodeEditable | schema.NodeVisible,
 					Empty: codec.NodeText | codec.NodeState, Desc: "Search", Hint: "Type here"},
 				{ID: 4, Class: 1, Bounds: b(0, 240, 1080, 360), Flags: schema.NodeVisible},

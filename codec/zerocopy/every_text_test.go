@@ -15,7 +15,7 @@ import (
 // on a node with children, reads into the NodeView field of the same
 // name only, by the fast paths (canonical bytes) and the general ones
 // (pairs reversed, wide heads), fresh and through the node table, and
-// ToOwned gives the codec's node back (checkSnapshot). A text key that a
+// toOwned gives the codec's node back (checkSnapshot). A text key that a
 // case list forgot, or routed to another field, fails here.
 func TestEveryNodeText(t *testing.T) {
 	nt := reflect.TypeFor[codec.Node]()

@@ -100,7 +100,7 @@ func snapshotUseAfterRelease(t *testing.T, reused bool) {
 		t.Errorf("a walk after release visits %d items and reports nothing", n)
 	}
 	if _, err := toOwned(&v); err == nil {
-		t.Error("ToOwned after release succeeds")
+		t.Error("toOwned after release succeeds")
 	}
 }
 

@@ -1,7 +1,5 @@
 package zerocopy
 
-import "github.com/wirebench/wirebench/codec"
-
 // sink keeps the readers' sums alive, so that nothing is optimized away.
 var sink uint64
 
@@ -10,8 +8,8 @@ var sink uint64
 func readNode(n *NodeView) uint64 {
 	s := uint64(n.ID) + uint64(n.Class) + uint64(n.Flags) + uint64(len(n.ClassName))
 	s += uint64(n.Bounds.Left) + uint64(n.Bounds.Top) + uint64(n.Bounds.Right) + uint64(n.Bounds.Bottom)
-	for _, o := range [...]codec.Opt[string]{n.Text, n.Desc, n.ResName, n.Hint, n.State} {
-		if o.Ok {
+	for k := range nodeKeys { // every text of the schema
+		if o := n.textField(k); o != nil && o.Ok {
 			for i := 0; i < len(o.Val); i++ {
 				s += uint64(o.Val[i])
 			}

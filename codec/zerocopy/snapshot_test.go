@@ -51,7 +51,7 @@ func checkSnapshot(t testing.TB, name string, payload []byte) bool {
 	}
 	got, err := toOwned(&v)
 	if err != nil {
-		t.Errorf("%s: ToOwned: %v", name, err)
+		t.Errorf("%s: toOwned: %v", name, err)
 		return false
 	}
 	want := r.Result.(*codec.Snapshot)

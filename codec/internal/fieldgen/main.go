@@ -13,11 +13,12 @@
 //   - bench/twins/node_gen.go: the twin Node of fxamacker and msgp (whose
 //     methods `go tool msgp` then writes into node_msgp_gen.go).
 //
-// Each package's `go generate` runs it with -pkg naming the package; the
-// test beside it fails when a file on disk differs from what it writes,
-// and TestAddNodeText shows that a new optional node text takes three
-// hand edits: its row in the schema (docs/protocol.md), its Node field,
-// and a golden sample.
+// Each package's `go generate` runs it with -pkg naming the package
+// (`make generate` runs them all, with every other generator and fixture
+// rewrite); the test beside it fails when a file on disk differs from
+// what it writes, and TestAddNodeText shows that a new optional node text
+// takes three hand edits and `make generate`: its row in the schema
+// (docs/protocol.md), its Node field, and a golden sample.
 //
 // Where code tests a key against a set of keys (the decoders' case for a
 // text), it reads the generated masks; where it reaches a field by key
@@ -348,10 +349,11 @@ func codecFile(b *bytes.Buffer, fs []field) {
 	for _, f := range texts(fs) {
 		p("\t// Node%s is the bit of Node.%s, key %d.\n\tNode%s NodeTexts = 1 << schema.KeyNode%s\n", f.name, f.name, f.key, f.name, f.name)
 	}
+	p("\t// AllNodeTexts has the bit of every text field of a node.\n\tAllNodeTexts NodeTexts = %s\n", mask(fs, func(f field) string { return "Node" + f.name }))
 	p(")\n\n")
 	bit := func(f field) string { return "Node" + f.name }
 	p("const (\n")
-	p("\t// nodeTexts has the bit of every text field of a node.\n\tnodeTexts = %s\n", mask(fs, bit))
+	p("\t// nodeTexts has the bit of every text field of a node.\n\tnodeTexts = AllNodeTexts\n")
 	p("\t// nodeTailTexts has the bits of the texts after the children, which putTail writes.\n\tnodeTailTexts = %s\n", mask(after(fs), bit))
 	p("\t// nodeHeadTexts has the bits of the texts before the children, which appendNode writes.\n\tnodeHeadTexts = nodeTexts &^ nodeTailTexts\n")
 	p("\t// nodeTailTextCount is how many texts follow the children.\n\tnodeTailTextCount = %d\n", len(texts(after(fs))))
