@@ -18,8 +18,8 @@
 // events and requests; [Decode]'s message may be kept, queued or handed
 // on; a [Tree] from [DecodeTree] costs two allocations and about 60 % of
 // Decode's memory for a snapshot, and is read through its accessors;
-// package zerocopy reads fields and walks snapshots in
-// place, without building them.
+// package codec/zerocopy reads fields and walks snapshots in place,
+// without building them.
 //
 // # Lifetime
 //
