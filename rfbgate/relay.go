@@ -185,7 +185,20 @@ type ViewerStatus struct {
 	RTTms    float64 `json:"rtt_ms"`             // last WebSocket ping round trip; -1 before the first
 	// Shared viewers only (Config.PerViewerUpstream false):
 	QueuedBytes *int64  `json:"queued_bytes,omitempty"`    // bytes of shared updates waiting for it now
-	Skipped     *uint64 `json:"skipped_updates,omitempty"` // shared updates it skipped (it fell behind) so far
+	Skipped     *uint64 `json:"skipped_updates,omitempty"` // times it fell out of step (its link could not take an update when it came)
+	// Its link as glass measures it (from its own requests for updates:
+	// the delivery rate in bits a second and the round trip; 0 before
+	// they are measured), how glass serves it now (Mode: "solo", Xvnc's
+	// own updates; "in-step", every shared update as it comes;
+	// "pulling", the newest pixels of what it owes when its link can
+	// take them), and the quality class it gets (Class: "lossless",
+	// "raw", or "q0" to "q9", the JPEG quality level; Picture: the same
+	// in words).
+	Mode      string  `json:"mode,omitempty"`
+	Class     string  `json:"class,omitempty"`
+	Picture   string  `json:"picture,omitempty"`
+	RateBps   float64 `json:"rate_bps,omitempty"`
+	LinkRTTms float64 `json:"link_rtt_ms,omitempty"`
 }
 
 // ComputerStatus is who holds a computer's keyboard and who watches it.
@@ -216,6 +229,7 @@ func (r *Relay) Status(agent string) (ComputerStatus, error) {
 		vs := ViewerStatus{Surface: v.surface, Stream: v.stream, Keyboard: held && h.Surface == v.surface && h.Stream == v.stream, RTTms: rtt}
 		if v.share != nil {
 			vs.QueuedBytes, vs.Skipped = ptr(v.share.queued.Load()), ptr(v.share.skipped.Load())
+			v.share.status(&vs)
 		}
 		st.Viewers = append(st.Viewers, vs)
 	}

@@ -87,11 +87,13 @@ func (sv *shareViewer) pull() ([]shareItem, time.Duration) {
 		sv.mu.Lock()
 		p.settle()
 		it := p.item()
+		it.queue = true
 		sv.q = append(sv.q, it)
 		sv.qbytes += len(it.b)
 		sv.queued.Store(int64(sv.qbytes))
 		sv.mu.Unlock()
 		h.fbMu.Unlock()
+		sv.poke()
 		return nil, 0
 	}
 	sv.mu.Unlock()
@@ -219,6 +221,7 @@ func (sv *shareViewer) pickClassLocked(now time.Time) {
 	}
 	costs := sv.h.tiles.costs()
 	frame := sv.h.framePx
+	was := sv.cls
 	switch down := pickClass(sv.want, rate, frame, 1, &costs); {
 	case sv.cls < 0 || sv.cls > sv.want:
 		sv.cls, sv.clsAt = min(down, sv.want), now
@@ -228,6 +231,9 @@ func (sv *shareViewer) pickClassLocked(now time.Time) {
 		if up := pickClass(sv.want, rate, frame, 0.7, &costs); up > sv.cls {
 			sv.cls, sv.clsAt = up, now
 		}
+	}
+	if sv.cls != was {
+		sv.synced = false // the shared updates of its old class are not its own now
 	}
 	sv.classNow.Store(int32(sv.cls))
 }

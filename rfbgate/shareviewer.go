@@ -351,6 +351,23 @@ func (sv *shareViewer) ack() {
 	sv.poke()
 }
 
+// status fills a viewer's link, mode and class in.
+func (sv *shareViewer) status(vs *ViewerStatus) {
+	sv.mu.Lock()
+	mode := "pulling"
+	switch {
+	case sv.solo:
+		mode = "solo"
+	case sv.synced:
+		mode = "in-step"
+	}
+	rate, rtt := sv.pace.link()
+	c := sv.cls
+	sv.mu.Unlock()
+	vs.Mode, vs.Class, vs.Picture = mode, c.String(), c.picture()
+	vs.RateBps, vs.LinkRTTms = rate*8, float64(rtt.Microseconds())/1e3
+}
+
 // pingRTT feeds a WebSocket ping's round trip to the pacer.
 func (sv *shareViewer) pingRTT(d time.Duration) {
 	sv.mu.Lock()

@@ -1,0 +1,132 @@
+package rfbgate
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/wirebench/wirebench/faultproxy"
+	"github.com/wirebench/wirebench/internal/rfbviewer"
+)
+
+// convergeMax is how soon after the damage stops every viewer's screen
+// must equal the X server's (issue 39): the tiles it owes, then those it
+// holds from JPEG, sent again losslessly.
+const convergeMax = 2 * time.Second
+
+// The phone's link in the relay's tests: 2 Mbit/s to the viewer, 40 ms
+// each way.
+const (
+	testPhoneDown  = 2_000_000 / 8
+	testPhoneDelay = 40 * time.Millisecond
+)
+
+// TestShareConverges, from the outside: a real Xvnc painted by the xpaint
+// damage generator (scrolling text, a moving block, a photo-like patch),
+// and through glass's hub a laptop asking for JPEG quality 6, a viewer
+// asking for no JPEG, and two phones asking for quality 6 on a 2 Mbit/s
+// link with 40 ms each way (faultproxy), which glass serves in lower
+// quality classes while the damage runs. When the damage stops, every
+// viewer's screen equals the X server's, pixel for pixel, within
+// convergeMax: what was sent lossy is sent again losslessly.
+func TestShareConverges(t *testing.T) {
+	xv, xp, dmg := damagedXvnc(t, 39)
+	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: xv.Addr, Password: NewSecret(testPassword)}}})
+	phoneLink, err := faultproxy.New(strings.TrimPrefix(tr.srv.URL, "http://"), faultproxy.Config{ReadBuffer: 16 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { phoneLink.Close() })
+	phoneLink.SetRate(faultproxy.ToClient, testPhoneDown)
+	phoneLink.SetDelay(faultproxy.Both, testPhoneDelay)
+
+	viewers := []*crowdViewer{
+		openViewerVia(t, tr, "laptop", "", 7),
+		openViewerVia(t, tr, "exact", "", 0),
+		openViewerVia(t, tr, "phone1", phoneLink.Addr(), 7),
+		openViewerVia(t, tr, "phone2", phoneLink.Addr(), 7),
+	}
+	for _, v := range viewers {
+		waitFull(t, v.v, v.name)
+	}
+	dmg.Start(0)
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			dmg.Stop()
+		}
+	})
+	waitFrames(t, dmg, 100) // 4 s: the phones' links are measured, their class lowered
+	st, err := tr.Status("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dmg.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	stopped = true
+	stop := time.Now()
+	want := xScreen(t, xp)
+	for _, vs := range st.Viewers {
+		t.Logf("while the damage ran: %s %s in class %s, link %.2f Mbit/s, round trip %.0f ms", vs.Surface, vs.Mode, vs.Class, vs.RateBps/1e6, vs.LinkRTTms)
+	}
+	for _, v := range viewers {
+		deadline := stop.Add(convergeMax)
+		for !v.v.Equal(want) {
+			if err := v.v.Err(); err != nil || time.Now().After(deadline) {
+				waitPixels(t, v.v, want, v.name) // says how many differ (and gives it the generous deadline)
+				t.Fatalf("%s: its screen equalled the X server's only %v after the damage stopped, over %v", v.name, time.Since(stop).Round(time.Millisecond), convergeMax)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		s := v.v.Stats()
+		t.Logf("%s: equal to the X server's %v after the damage stopped; %d updates, %d bytes, Tight JPEG %d", v.name,
+			time.Since(stop).Round(time.Millisecond), s.Updates, s.Bytes, s.Decoder.TightJPEG)
+	}
+	phones := 0
+	for _, vs := range st.Viewers {
+		if strings.HasPrefix(vs.Surface, "phone") && vs.Class != "q6" {
+			phones++
+		}
+	}
+	if phones == 0 {
+		t.Errorf("no phone was in a lower class than it asked for while the damage ran: %+v", st.Viewers)
+	}
+}
+
+// openViewerVia opens an rfbviewer viewer of computer "a" on surface
+// name, through the proxy at via ("": straight), asking for JPEG quality
+// level quality-1 (0: none).
+func openViewerVia(t *testing.T, tr *testRelay, name, via string, quality int) *crowdViewer {
+	t.Helper()
+	tk, err := tr.Watch("a", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := tr.wsURL(tk.Token, "")
+	if via != "" {
+		url = "ws://" + via + url[strings.Index(url, "/v1/"):]
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{"binary"}, HTTPHeader: http.Header{}})
+	if err != nil {
+		t.Fatalf("viewer %s: %v", name, err)
+	}
+	ws.SetReadLimit(-1)
+	v, err := rfbviewer.Dial(ByteStream(ws), rfbviewer.Options{Quality: quality})
+	if err != nil {
+		ws.CloseNow()
+		t.Fatalf("viewer %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		v.Stop()
+		ws.CloseNow()
+		<-v.Done()
+	})
+	return &crowdViewer{name: name, v: v, stream: streamID(tk.Token)}
+}
