@@ -156,6 +156,7 @@ func viewerBrowser(b *testing.B, bin string) context.Context {
 // startViewerGlass runs the glass binary (buildGlass) for the computer
 // "bench" at xaddr, allowing the harness's loopback origin, with a
 // take-over that outlasts the benchmark; it ends with the benchmark.
+// BENCH_GLASS_LOG=file keeps glass's log there.
 func startViewerGlass(b *testing.B, xaddr string) string {
 	bin := buildGlass(b)
 	dir := b.TempDir()
@@ -168,6 +169,13 @@ func startViewerGlass(b *testing.B, xaddr string) string {
 		"-origins", "127.0.0.1:*", "-lease-ttl", "30m")
 	var logb testio.SyncBuffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &logb
+	if f := os.Getenv("BENCH_GLASS_LOG"); f != "" {
+		lf, err := os.Create(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cmd.Stderr = lf
+	}
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/wirebench/wirebench/internal/framebuffer"
 )
@@ -117,7 +118,7 @@ func pullFollowsHub(t *testing.T, c class) {
 		late := newShareViewer(v, hb, w, h)
 		late.private, late.start, late.want, late.cls = false, true, c, c
 		late.pace.rate.update(late.pace.lastAck, pacerRateWindow, 1e5) // a slow link: small pulls
-		late.pace.minRTT.update(late.pace.lastAck, pacerRTTWindow, 1e7)
+		late.pace.rtt, late.pace.rttAt = 10*time.Millisecond, late.pace.lastAck
 		hb.viewers[late] = struct{}{}
 		var got []byte
 		r := &updateReader{msgs: randomUpdates(seed, w, h, 40)}

@@ -240,10 +240,8 @@ func (h *hub) publish() {
 	}
 	u := &shareUpdate{version: h.version, enc: make(map[class]*classUpdate, len(h.builds)), tiles: newTileSet(h.grid.n()),
 		n: h.grid.n(), resized: h.resized, w: h.fb.Width(), h: h.fb.Height()}
-	area := 0
 	for _, r := range h.curDmg {
 		h.grid.mark(r, h.version, now, u.tiles)
-		area += r.w * r.h
 	}
 	h.countFrameLocked(u.tiles, now)
 	for _, b := range h.builds {
@@ -263,7 +261,7 @@ func (h *hub) publish() {
 	h.mu.Lock()
 	for sv := range h.viewers {
 		sv.offer(u)
-		h.prioLocked(sv, area, now)
+		h.prioLocked(sv, u, now)
 	}
 	h.mu.Unlock()
 }
@@ -309,24 +307,25 @@ func (h *hub) countFrameLocked(tiles tileSet, now time.Time) {
 
 // Bounds of the keyboard holder's own answers (prioLocked).
 const (
-	prioAfterInput = time.Second // how long after its input a change is its answer
-	prioMaxPx      = 256 * 256   // the most an answer may paint: a key's echo, a cursor, not a page
+	prioAfterInput = 500 * time.Millisecond // how long after its input a change may be its answer
+	prioUpdates    = 3                      // how many updates after its input may be (the answer may take a frame or two)
+	prioMaxBytes   = 64 << 10               // the most an answer may carry, encoded
 	prioMaxQueued  = 4
 )
 
-// prioLocked sends the keyboard holder, when it is not in step, the
-// pixels of an update that followed its input at once, exactly where they
-// changed, ahead of the tiles it owes: a key's echo reaches the one who
-// typed within a round trip, whatever the rest of the screen does (under
-// fbMu and the hub's mu). The tiles stay owed.
-func (h *hub) prioLocked(sv *shareViewer, area int, now time.Time) {
-	if area > prioMaxPx {
-		return
-	}
+// prioLocked sends the keyboard holder, when it is not in step, what an
+// update that followed its input changed in tiles that had been calm
+// (tileGrid.event: a key's echo, the field it types in, a menu it opened;
+// not the page scrolling beside it, which changes without a pause),
+// exactly where it changed, ahead of the tiles it owes: the answer to
+// the one who typed reaches it within a round trip, whatever the rest of
+// the screen does (under fbMu and the hub's mu, after the update's tiles
+// are marked). The tiles stay owed.
+func (h *hub) prioLocked(sv *shareViewer, u *shareUpdate, now time.Time) {
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
-	if sv.synced || sv.private || sv.solo || !sv.start || now.Sub(sv.inputAt) > prioAfterInput || len(sv.prio) >= prioMaxQueued ||
-		sv.knownW != h.fb.Width() || sv.knownH != h.fb.Height() {
+	if sv.synced || sv.private || sv.solo || !sv.start || sv.prioLeft == 0 || now.Sub(sv.inputAt) > prioAfterInput ||
+		len(sv.prio) >= prioMaxQueued || sv.knownW != h.fb.Width() || sv.knownH != h.fb.Height() {
 		return
 	}
 	b := []byte{srvFramebufferUpdate, 0, 0, 0}
@@ -334,12 +333,27 @@ func (h *hub) prioLocked(sv *shareViewer, area int, now time.Time) {
 	var kinds rectCounts
 	before := h.enc.Counts()
 	h.enc.SetJPEG(sv.cls.jpegQ())
-	for _, r := range h.curDmg {
-		var k int
-		b, k, _ = h.enc.AppendTight(b, h.fb, r.x, r.y, min(r.w, h.fb.Width()-r.x), min(r.h, h.fb.Height()-r.y))
-		n += k
-	}
+	u.tiles.each(func(i int) {
+		if !h.grid.event[i] || len(b) > prioMaxBytes {
+			return
+		}
+		t := h.grid.rect(i)
+		for _, r := range h.curDmg {
+			x0, y0 := max(r.x, t.x), max(r.y, t.y)
+			x1, y1 := min(r.x+r.w, t.x+t.w), min(r.y+r.h, t.y+t.h)
+			if x0 >= x1 || y0 >= y1 {
+				continue
+			}
+			var k int
+			b, k, _ = h.enc.AppendTight(b, h.fb, x0, y0, x1-x0, y1-y0)
+			n += k
+		}
+	})
 	h.enc.SetJPEG(0)
+	if n == 0 {
+		return
+	}
+	sv.prioLeft--
 	after := h.enc.Counts()
 	for k := range after {
 		kinds[k] = after[k] - before[k]

@@ -15,13 +15,17 @@ import (
 // acknowledged over the time they took), whatever lies between glass and
 // the browser: a reverse proxy's buffers, a tailnet, a phone's radio.
 //
-// From those it keeps the bytes in flight (sent, not acknowledged) to
-// about one round trip of the link's rate, so that the queue stays in
-// glass, where what a viewer owes is a region of the screen, sent fresh
-// when the link can take it, and not a list of stale updates in sockets.
-// While the rate it knows grows as fast as it can send (the start, or a
-// link that got faster), it lets twice that in flight, to find the
-// link's rate.
+// From those it keeps the bytes in flight (sent, not acknowledged) to a
+// quarter more than one round trip of the link's rate (its window), so
+// that the queue stays in glass, where what a viewer owes is a region of
+// the screen, sent fresh when the link can take it, and not a list of
+// stale updates in sockets. While the rate it knows grows as fast as it
+// can send (the start, or a link that got faster), it lets twice that in
+// flight, to find the link's rate. A link kept busy never shows its bare
+// round trip (every update waits behind the ones before it), so when the
+// least round trip it knows is older than pacerRTTWindow it lets the
+// link drain for a moment (pacerProbe) and measures it again, as BBR's
+// ProbeRTT does.
 //
 // A pacer is not safe for concurrent use (the shareViewer's mu guards it).
 type pacer struct {
@@ -30,8 +34,17 @@ type pacer struct {
 	delivered int64        // bytes acknowledged so far
 	lastAck   time.Time    // when the last acknowledgement came (or the first send)
 	firstTx   time.Time    // when the update acknowledged last was sent
-	minRTT    winFilter    // the least round trip, over pacerRTTWindow
 	rate      winFilter    // the most delivery rate, bytes a second, over pacerRateWindow
+	// rtt is the least round trip seen since rttAt, when it was last
+	// measured on a link with (almost) nothing in flight. probeFrom is
+	// when the pacer began to drain the link to measure it again (zero:
+	// not probing), drained when it had, and probeRTT the least round
+	// trip of an update sent on the drained link.
+	rtt       time.Duration
+	rttAt     time.Time
+	probeFrom time.Time
+	drained   time.Time
+	probeRTT  time.Duration
 	// full is the delivery rate at which startup last grew by a quarter;
 	// rounds counts the rounds since.
 	full    float64
@@ -51,32 +64,42 @@ type sentUpdate struct {
 	ackAt     time.Time // pacer.lastAck then
 	firstTx   time.Time // pacer.firstTx then
 	limited   bool      // the viewer had nothing more to send then (its rate sample is a floor)
+	clean     bool      // sent on a link with (almost) nothing in flight: its round trip is the link's own
 }
 
 // Bounds of a pacer's estimates and window.
 const (
-	pacerRTTWindow  = 10 * time.Second
+	// pacerRTTWindow is how long the least round trip holds before the
+	// pacer drains the link to measure it again.
+	pacerRTTWindow = 10 * time.Second
+	// pacerProbe is how long it keeps the link drained then (and at
+	// least one round trip).
+	pacerProbe = 200 * time.Millisecond
+	// pacerProbeWindow is what it lets in flight meanwhile: an update of
+	// a tile or two.
+	pacerProbeWindow = 4 << 10
+	// pacerRateWindow is how long a delivery rate sample counts.
 	pacerRateWindow = 2 * time.Second
-	// pacerWindowMin is the least a viewer may have in flight: a
-	// FramebufferUpdate of a few tiles, whatever the link.
-	pacerWindowMin = 32 << 10
+	// pacerWindowMin is the least a viewer may have in flight: a few
+	// updates of a few tiles, whatever the link.
+	pacerWindowMin = 16 << 10
 	// pacerWindowMax bounds a viewer on the fastest link: it is a
 	// viewer's queue in the network at most.
 	pacerWindowMax = 16 << 20
 	// pacerWindowStart is the window before the first estimate.
-	pacerWindowStart = 128 << 10
+	pacerWindowStart = 64 << 10
 	// pacerChunkMax bounds one FramebufferUpdate pulled from the screen:
 	// noVNC shows an update only once it has all of it.
 	pacerChunkMax = 256 << 10
 	// pacerChunkMin is the least a pull may carry.
-	pacerChunkMin = 16 << 10
+	pacerChunkMin = 8 << 10
 	// pacerSentMax bounds the updates a pacer remembers in flight: a
 	// viewer that stops asking is not sent more than this.
 	pacerSentMax = 256
 )
 
 func newPacer(now time.Time) *pacer {
-	return &pacer{lastAck: now, firstTx: now, startup: true, minRTT: winFilter{min: true}}
+	return &pacer{lastAck: now, firstTx: now, startup: true}
 }
 
 // onSend records an update of n bytes about to be written into the
@@ -89,7 +112,8 @@ func (p *pacer) onSend(n int, now time.Time, limited bool) uint64 {
 		p.lastAck, p.firstTx = now, now // an idle link's rate counts from this send
 	}
 	p.seq++
-	p.sent = append(p.sent, sentUpdate{seq: p.seq, n: n, at: now, delivered: p.delivered, ackAt: p.lastAck, firstTx: p.firstTx, limited: limited})
+	p.sent = append(p.sent, sentUpdate{seq: p.seq, n: n, at: now, delivered: p.delivered, ackAt: p.lastAck, firstTx: p.firstTx,
+		limited: limited, clean: p.inflight <= pacerProbeWindow})
 	p.inflight += n
 	return p.seq
 }
@@ -121,8 +145,7 @@ func (p *pacer) onAck(now time.Time) bool {
 	p.delivered += int64(s.n)
 	p.lastAck, p.firstTx = now, s.at
 	p.acked++
-	rtt := now.Sub(s.at)
-	p.minRTT.update(now, pacerRTTWindow, float64(max(rtt, 50*time.Microsecond)))
+	p.sampleRTT(now.Sub(s.at), now, s.clean)
 	// The rate over the longer of the time the bytes took to be sent and
 	// to be acknowledged: acknowledgements that come in a burst do not
 	// make the link look faster than it sent.
@@ -156,33 +179,79 @@ func (p *pacer) round() {
 	}
 }
 
-// rtt is the least round trip seen lately, or d when none was.
+// rttOr is the least round trip known, or d when none is.
 func (p *pacer) rttOr(d time.Duration) time.Duration {
-	if v := p.minRTT.get(); v > 0 {
-		return time.Duration(v)
+	if p.rtt > 0 {
+		return p.rtt
 	}
 	return d
 }
 
-// sampleRTT adds a round trip measured elsewhere (a WebSocket ping).
-func (p *pacer) sampleRTT(d time.Duration, now time.Time) {
-	if d > 0 {
-		p.minRTT.update(now, pacerRTTWindow, float64(d))
+// sampleRTT adds a round trip sample d, taken at now: an update's, or
+// one measured elsewhere (a WebSocket ping); clean, when what was
+// measured went on a link with (almost) nothing in flight. A new least is
+// the round trip at once; a clean sample also renews the round trip when
+// the one known is older than pacerRTTWindow (the path may have
+// changed), and one taken while probing counts towards the probe's.
+func (p *pacer) sampleRTT(d time.Duration, now time.Time, clean bool) {
+	d = max(d, 50*time.Microsecond)
+	if p.rtt == 0 || d <= p.rtt {
+		p.rtt, p.rttAt = d, now
+		return
 	}
+	if !clean {
+		return
+	}
+	if !p.probeFrom.IsZero() && !p.drained.IsZero() {
+		if p.probeRTT == 0 || d < p.probeRTT {
+			p.probeRTT = d
+		}
+		return
+	}
+	if now.Sub(p.rttAt) >= pacerRTTWindow {
+		p.rtt, p.rttAt = d, now
+	}
+}
+
+// probing reports whether the link is being drained to measure its round
+// trip: it starts when the least round trip known is older than
+// pacerRTTWindow, and ends pacerProbe (and at least one round trip)
+// after the link has drained, once an update sent on the drained link
+// has been acknowledged.
+func (p *pacer) probing(now time.Time) bool {
+	if p.rtt == 0 {
+		return false
+	}
+	if p.probeFrom.IsZero() {
+		if now.Sub(p.rttAt) < pacerRTTWindow {
+			return false
+		}
+		p.probeFrom, p.drained, p.probeRTT = now, time.Time{}, 0
+	}
+	if p.drained.IsZero() && p.inflight <= pacerProbeWindow {
+		p.drained = now
+	}
+	if p.drained.IsZero() || now.Sub(p.drained) < max(pacerProbe, p.rtt) || p.probeRTT == 0 {
+		return true
+	}
+	p.rtt, p.rttAt, p.probeFrom = p.probeRTT, now, time.Time{}
+	return false
 }
 
 // bdp is the link's rate times its round trip: the bytes that fill it.
 func (p *pacer) bdp() float64 {
 	r := p.rate.get()
-	rtt := p.minRTT.get()
-	if r <= 0 || rtt <= 0 {
+	if r <= 0 || p.rtt <= 0 {
 		return 0
 	}
-	return r * rtt / 1e9
+	return r * p.rtt.Seconds()
 }
 
-// window is how many bytes may be in flight.
-func (p *pacer) window() int {
+// window is how many bytes may be in flight at now.
+func (p *pacer) window(now time.Time) int {
+	if p.probing(now) {
+		return pacerProbeWindow
+	}
 	bdp := p.bdp()
 	if bdp == 0 {
 		return pacerWindowStart
@@ -191,20 +260,21 @@ func (p *pacer) window() int {
 	if p.startup {
 		gain = 2
 	}
-	return int(min(max(gain*bdp+float64(p.chunk()), pacerWindowMin), pacerWindowMax))
+	return int(min(max(gain*bdp, float64(2*p.chunk()), pacerWindowMin), pacerWindowMax))
 }
 
-// room is how many more bytes may go now (queued counts as sent).
-func (p *pacer) room(queued int) int { return p.window() - p.inflight - queued }
+// room is how many more bytes may go at now (queued counts as sent).
+func (p *pacer) room(queued int, now time.Time) int { return p.window(now) - p.inflight - queued }
 
-// chunk bounds one pulled update: about one round trip of the link, so
-// that a key's pixels never wait behind more than that.
+// chunk bounds one pulled update: a quarter of a round trip of the link,
+// so that a key's pixels never wait behind more than that, and a few
+// updates keep the link busy while the first are acknowledged.
 func (p *pacer) chunk() int {
 	bdp := p.bdp()
 	if bdp == 0 {
-		return pacerChunkMin * 4
+		return pacerWindowStart / 2
 	}
-	return int(min(max(bdp, pacerChunkMin), pacerChunkMax))
+	return int(min(max(bdp/4, pacerChunkMin), pacerChunkMax))
 }
 
 // stuck reports whether the viewer has stopped acknowledging: it has the
@@ -215,7 +285,7 @@ func (p *pacer) stuck() bool { return len(p.sent) >= pacerSentMax }
 // the delivery rate in bytes a second and the round trip (0 when not
 // measured yet).
 func (p *pacer) link() (rate float64, rtt time.Duration) {
-	return p.rate.get(), time.Duration(p.minRTT.get())
+	return p.rate.get(), p.rtt
 }
 
 // winFilter keeps the least (min) or the most of the samples of the last

@@ -100,7 +100,7 @@ func (s *shareInput) route(msg []byte) error {
 		return nil // never offered: the hub sends updates as they come
 	case MsgKeyEvent, MsgPointerEvent, MsgQEMU: // input the gate let through: the keyboard holder's
 		sv.mu.Lock()
-		sv.inputAt = time.Now()
+		sv.inputAt, sv.prioLeft = time.Now(), prioUpdates
 		sv.mu.Unlock()
 	}
 	if err := sv.h.send(msg); err != nil {

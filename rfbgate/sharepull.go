@@ -32,7 +32,7 @@ func (sv *shareViewer) pull() ([]shareItem, time.Duration) {
 	sv.mu.Lock()
 	sv.fit(g.n())
 	sv.pickClassLocked(now)
-	budget := min(sv.pace.room(sv.qbytes), sv.pace.chunk())
+	budget := min(sv.pace.room(sv.qbytes, now), sv.pace.chunk())
 	if sv.private {
 		budget = 1 << 30 // one update per request, of all it owes
 	}

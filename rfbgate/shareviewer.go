@@ -85,6 +85,7 @@ type shareViewer struct {
 	soloLag  float64 // solo: how long its updates took beyond the round trip, moving average (s)
 	soloAcks int
 	inputAt  time.Time // when its input last reached the computer (the keyboard's holder)
+	prioLeft int       // updates after that input that may still be its answer (prioLocked)
 	// scratch and scratch2 are pull's lists of tiles, kept between pulls.
 	scratch, scratch2 []int
 
@@ -150,7 +151,7 @@ func (sv *shareViewer) offer(u *shareUpdate) {
 	}
 	sv.fit(u.n)
 	cu := u.enc[sv.cls]
-	if sv.synced && cu != nil && !sv.private && (sv.qbytes+sv.pace.inflight == 0 || sv.pace.room(sv.qbytes) >= len(cu.b)) {
+	if sv.synced && cu != nil && !sv.private && (sv.qbytes+sv.pace.inflight == 0 || sv.pace.room(sv.qbytes, time.Now()) >= len(cu.b)) {
 		sv.queueLocked(cu, false)
 		u.tiles.each(func(i int) {
 			if i < len(sv.has) {
@@ -371,7 +372,7 @@ func (sv *shareViewer) status(vs *ViewerStatus) {
 // pingRTT feeds a WebSocket ping's round trip to the pacer.
 func (sv *shareViewer) pingRTT(d time.Duration) {
 	sv.mu.Lock()
-	sv.pace.sampleRTT(d, time.Now())
+	sv.pace.sampleRTT(d, time.Now(), sv.pace.inflight <= pacerProbeWindow)
 	sv.mu.Unlock()
 }
 
@@ -394,7 +395,8 @@ func (sv *shareViewer) soloLaggingLocked(took time.Duration) bool {
 }
 
 // owedLocked lists the tiles the viewer owes (under fbMu and sv.mu):
-// small changes first, then the oldest changes.
+// events first (a change after a calm: a key's echo, a click's answer),
+// then small changes, then the oldest changes.
 func (sv *shareViewer) owedLocked(g *tileGrid, dst []int) []int {
 	dst = dst[:0]
 	for i, v := range g.ver {
@@ -403,6 +405,12 @@ func (sv *shareViewer) owedLocked(g *tileGrid, dst []int) []int {
 		}
 	}
 	slices.SortFunc(dst, func(a, b int) int {
+		if g.event[a] != g.event[b] {
+			if g.event[a] {
+				return -1
+			}
+			return 1
+		}
 		if g.small[a] != g.small[b] {
 			if g.small[a] {
 				return -1

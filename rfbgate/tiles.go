@@ -26,7 +26,16 @@ type tileGrid struct {
 	ver        []uint64    // the hub's version (updates published) when it last changed
 	at         []time.Time // when it last changed
 	small      []bool      // the last change to it was small (a key's echo, a cursor)
+	// event: its last change came after it had been calm for tileCalm
+	// (a key's echo, a click's answer, a field filled), where the tiles
+	// that change without a pause are an animation (a page scrolling, a
+	// spinner, a video).
+	event []bool
 }
+
+// tileCalm is how long a tile must not have changed for its next change
+// to be an event.
+const tileCalm = 250 * time.Millisecond
 
 // reset sizes the grid for a w×h screen, every tile changed at version v.
 func (g *tileGrid) reset(w, h int, v uint64, now time.Time) {
@@ -36,6 +45,7 @@ func (g *tileGrid) reset(w, h int, v uint64, now time.Time) {
 	g.ver = make([]uint64, n)
 	g.at = make([]time.Time, n)
 	g.small = make([]bool, n)
+	g.event = make([]bool, n)
 	for i := range n {
 		g.ver[i], g.at[i] = v, now
 	}
@@ -55,6 +65,9 @@ func (g *tileGrid) rect(i int) shareRect {
 func (g *tileGrid) mark(r shareRect, v uint64, now time.Time, set tileSet) {
 	small := r.w*r.h <= smallOwed
 	g.each(r, func(i int) {
+		if g.ver[i] != v { // (its first rectangle of this update)
+			g.event[i] = now.Sub(g.at[i]) >= tileCalm
+		}
 		g.ver[i], g.at[i], g.small[i] = v, now, small
 		if set != nil {
 			set.add(i)
