@@ -195,20 +195,13 @@ func (p *pacer) rttOr(d time.Duration) time.Duration {
 // changed), and one taken while probing counts towards the probe's.
 func (p *pacer) sampleRTT(d time.Duration, now time.Time, clean bool) {
 	d = max(d, 50*time.Microsecond)
-	if p.rtt == 0 || d <= p.rtt {
+	if clean && !p.probeFrom.IsZero() && !p.drained.IsZero() && (p.probeRTT == 0 || d < p.probeRTT) {
+		p.probeRTT = d
+	}
+	switch {
+	case p.rtt == 0 || d <= p.rtt:
 		p.rtt, p.rttAt = d, now
-		return
-	}
-	if !clean {
-		return
-	}
-	if !p.probeFrom.IsZero() && !p.drained.IsZero() {
-		if p.probeRTT == 0 || d < p.probeRTT {
-			p.probeRTT = d
-		}
-		return
-	}
-	if now.Sub(p.rttAt) >= pacerRTTWindow {
+	case clean && p.probeFrom.IsZero() && now.Sub(p.rttAt) >= pacerRTTWindow:
 		p.rtt, p.rttAt = d, now
 	}
 }
@@ -272,7 +265,10 @@ func (p *pacer) room(queued int, now time.Time) int { return p.window(now) - p.i
 func (p *pacer) chunk() int {
 	bdp := p.bdp()
 	if bdp == 0 {
-		return pacerWindowStart / 2
+		// Small until the link is known: an update's round trip includes
+		// the time its own bytes take, which on a slow link would make
+		// the first round trips look long.
+		return pacerChunkMin
 	}
 	return int(min(max(bdp/4, pacerChunkMin), pacerChunkMax))
 }
