@@ -75,8 +75,7 @@ func (h *handler) guard(method string, next http.HandlerFunc) http.Handler {
 			writeError(w, http.StatusForbidden, "origin_forbidden", why)
 			return
 		}
-		if h.opt.AdminToken != "" && !bearerOK(req.Header.Get("Authorization"), h.opt.AdminToken) {
-			writeError(w, http.StatusUnauthorized, "unauthorized", "a bearer token is required")
+		if h.opt.AdminToken != "" && !h.r.authorized(w, req, h.opt.AdminToken) {
 			return
 		}
 		if method == http.MethodPost {

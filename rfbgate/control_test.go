@@ -28,31 +28,34 @@ func TestTicketsOneUseExpiryAgent(t *testing.T) {
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	tk := newTickets(30*time.Second, clock)
-	a, err := tk.Issue("agent1", "laptop")
+	a, err := tk.Issue("agent1", Grant{Surface: "laptop"})
 	if err != nil || len(a.Token) != 32 || !a.ExpiresAt.Equal(now.Add(30*time.Second)) {
 		t.Fatalf("issue: %+v %v", a, err)
 	}
-	b, _ := tk.Issue("agent1", "laptop")
+	b, _ := tk.Issue("agent1", Grant{Surface: "laptop"})
 	if a.Token == b.Token {
 		t.Fatal("two tickets alike")
 	}
-	if got, err := tk.Redeem(a.Token, "agent1"); err != nil || got.Surface != "laptop" {
-		t.Fatalf("redeem: %+v %v", got, err)
+	if got, err := tk.Redeem(a.Token, "agent1"); err != nil || got.Surface != "laptop" || got.Access != AccessControl || got.Name != "" {
+		t.Fatalf("redeem: %+v %v, want laptop, control access (minted with none) and no name", got, err)
 	}
-	if _, err := tk.Redeem(a.Token, "agent1"); !errors.Is(err, ErrTicketUnknown) {
+	if _, err := tk.Redeem(a.Token, "agent1"); !errors.Is(err, ErrTicketReused) {
 		t.Fatalf("reuse: %v", err)
+	}
+	if _, err := tk.Redeem("never-issued", "agent1"); !errors.Is(err, ErrTicketUnknown) {
+		t.Fatalf("unknown: %v", err)
 	}
 	if _, err := tk.Redeem(b.Token, "agent2"); !errors.Is(err, ErrTicketWrongAgent) {
 		t.Fatalf("wrong agent: %v", err)
 	}
-	if _, err := tk.Redeem(b.Token, "agent1"); !errors.Is(err, ErrTicketUnknown) {
+	if _, err := tk.Redeem(b.Token, "agent1"); !errors.Is(err, ErrTicketReused) {
 		t.Fatalf("a refused ticket must be used up: %v", err)
 	}
-	c, _ := tk.Issue("agent1", "laptop")
+	c, _ := tk.Issue("agent1", Grant{Surface: "laptop"})
 	mu.Lock()
 	now = now.Add(30 * time.Second) // at the limit: still good
 	mu.Unlock()
-	d, _ := tk.Issue("agent1", "laptop")
+	d, _ := tk.Issue("agent1", Grant{Surface: "laptop"})
 	if _, err := tk.Redeem(c.Token, ""); err != nil {
 		t.Fatalf("at 30 s: %v", err)
 	}
@@ -64,13 +67,13 @@ func TestTicketsOneUseExpiryAgent(t *testing.T) {
 	}
 	// Expired tickets that nobody presents are swept.
 	for i := 0; i < 10; i++ {
-		tk.Issue("x", "y")
+		tk.Issue("x", Grant{Surface: "y"})
 	}
 	mu.Lock()
 	now = now.Add(time.Minute)
 	mu.Unlock()
 	for i := 0; i < 256; i++ {
-		tk.Issue("x", "y") // one of these is a 256th issue, which sweeps
+		tk.Issue("x", Grant{Surface: "y"}) // one of these is a 256th issue, which sweeps
 	}
 	if n := tk.Outstanding(); n != 256 {
 		t.Fatalf("%d outstanding after a sweep, want 256", n)
@@ -463,7 +466,7 @@ func TestHTTPAPI(t *testing.T) {
 	tk, _ := r.Watch("agent1", "laptop")
 	for i, c := range []struct{ q, err string }{
 		{"ticket=" + tk.Token + "&agent=other", "ticket_wrong_agent"},
-		{"ticket=" + tk.Token + "&agent=agent1", "ticket_invalid"}, // used by the refusal above
+		{"ticket=" + tk.Token + "&agent=agent1", "ticket_reused"}, // used by the refusal above
 		{"ticket=nonsense", "ticket_invalid"},
 		{"", "ticket_invalid"},
 	} {
@@ -582,11 +585,11 @@ func TestHandshakeLimitsAt(t *testing.T) {
 func TestTicketsLimit(t *testing.T) {
 	tk := newTickets(time.Minute, nil)
 	for i := 0; i < maxTickets; i++ {
-		if _, err := tk.Issue("a", "s"); err != nil {
+		if _, err := tk.Issue("a", Grant{Surface: "s"}); err != nil {
 			t.Fatalf("ticket %d: %v", i, err)
 		}
 	}
-	if _, err := tk.Issue("a", "s"); !errors.Is(err, ErrTooManyTickets) {
+	if _, err := tk.Issue("a", Grant{Surface: "s"}); !errors.Is(err, ErrTooManyTickets) {
 		t.Fatalf("past the limit: %v", err)
 	}
 }

@@ -26,6 +26,12 @@
 //     [NewHandler]: the control API (watch tickets, keyboard take-over,
 //     give-back and renewal, status, events), each viewer's WebSocket and
 //     the /glass/ viewer page. cmd/glass is that daemon.
+//   - A ticket carries a [Grant]: the viewer's surface, its [Access]
+//     (watch-only, or control: may take the keyboard) and a display name.
+//     A page that opens its stream with the subprotocol "glass" gets
+//     glass's events and sends its commands as text messages on that one
+//     stream, and reconnects with a resume credential instead of a new
+//     ticket (pageevents.go, pagecommands.go, resume.go).
 //   - A [Gate] is the input gate alone, for one viewer's client stream:
 //     [Gate.Feed] appends what may reach the server.
 //   - [ClientHandshake] speaks RFB 3.8 to a server as a client.
@@ -46,7 +52,9 @@
 // # Guarantees
 //
 // A watcher's input never reaches the server (TestGateWatcherNeverForwardsInput,
-// TestGateProperty). Nothing is buffered for what a length claims: cut
+// TestGateProperty), and a watch-only viewer never holds the keyboard,
+// whatever it sends (TestWatchOnlyCannotType); a text message never
+// reaches the gate (TestTextMessagesNeverReachTheGate). Nothing is buffered for what a length claims: cut
 // text and fences stream through or are dropped (TestCutTextLengthNeverAllocated,
 // TestServerFilterLengthsNeverAllocated), and the gate and the server
 // filter allocate nothing per message (TestGateFeedDoesNotAllocate,

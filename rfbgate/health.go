@@ -38,8 +38,33 @@ func (r *Relay) setHealth(agent string, err error) {
 		h = Health{State: stateDown, Reason: dialFailure(err)}
 	}
 	r.mu.Lock()
+	changed := r.healthOf[agent] != h
 	r.healthOf[agent] = h
+	r.healthAt[agent] = time.Now()
 	r.mu.Unlock()
+	if changed {
+		r.statesChanged(agent)
+	}
+}
+
+// reasonScreenEnded is why a computer is down after its screen stream
+// ended, until glass reaches it again.
+const reasonScreenEnded = "its screen stream ended (Xvnc stopped or restarted); glass has not reached it since"
+
+// screenEnded marks agent down: the screen stream of a viewer opened at
+// opened ended. A dial that succeeded after that viewer opened was of a
+// later connection, and stands.
+func (r *Relay) screenEnded(agent string, opened time.Time) {
+	r.mu.Lock()
+	mark := r.healthOf[agent].State == stateUp && !r.healthAt[agent].After(opened)
+	if mark {
+		r.healthOf[agent] = Health{State: stateDown, Reason: reasonScreenEnded}
+		r.healthAt[agent] = time.Now()
+	}
+	r.mu.Unlock()
+	if mark {
+		r.statesChanged(agent)
+	}
 }
 
 // dialFailure says in words why a dial failed for good.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -32,7 +33,7 @@ var viewerPage []byte
 
 // NewHandler returns the relay's HTTP surface:
 //
-//	POST /v1/tools/computers.watch      {"agent","surface"} -> {"ticket","expires_at","stream"}
+//	POST /v1/tools/computers.watch      {"agent","surface"[,"access","name"]} -> {"ticket","expires_at","stream","access","name","link"}
 //	POST /v1/tools/computers.takeover   {"agent","surface"[,"stream"]} -> {"expires_at","ttl_ms","stream","clipboard"}
 //	POST /v1/tools/computers.renew      {"agent","surface"[,"stream"]} -> {"expires_at","ttl_ms"}
 //	POST /v1/tools/computers.giveback   {"agent","surface"} -> {}
@@ -41,8 +42,13 @@ var viewerPage []byte
 //	GET  /v1/events                     server-sent lease events
 //	GET  /v1/streams/computers/glass?ticket=T   WebSocket (RFB)
 //
+// computers.watch mints a one-use ticket: access "control" (the default)
+// may take the keyboard, "watch" never can; name is the display name the
+// page, the events and the status show for the viewer. Its link is the
+// viewer page's address with the ticket (relative to glass).
+//
 // A take-over or renewal needs an open viewer of the surface (409
-// "no_viewer" otherwise). The keyboard always goes to one viewer stream:
+// "no_viewer" otherwise), which is not watch-only (403 "watch_only"). The keyboard always goes to one viewer stream:
 // the one named (the stream computers.watch returned), or, when the
 // take-over names none, the newest open viewer of the surface; the answer
 // says which. So of two tabs of one surface only one types, whoever calls.
@@ -64,6 +70,9 @@ func NewHandler(r *Relay, opt HandlerOptions) http.Handler {
 	mux.Handle("/v1/computers", h.guard(http.MethodGet, h.list))
 	mux.Handle("/v1/computers/{name}", h.guard(http.MethodGet, h.status))
 	mux.Handle("/v1/events", h.guard(http.MethodGet, h.events))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, map[string]string{"status": "ok"})
+	})
 	mux.HandleFunc("/v1/streams/computers/glass", func(w http.ResponseWriter, req *http.Request) {
 		if req.Method != http.MethodGet {
 			w.Header().Set("Allow", http.MethodGet)
@@ -111,59 +120,99 @@ type target struct {
 	Stream  string `json:"stream,omitempty"` // optional: the viewer stream (take-over, renewal)
 }
 
-// readTarget decodes and checks {"agent","surface"}; it writes the error.
-func (h *handler) readTarget(w http.ResponseWriter, req *http.Request) (target, bool) {
-	var t target
+// watchRequest is computers.watch's body.
+type watchRequest struct {
+	Agent   string `json:"agent"`
+	Surface string `json:"surface"`
+	Access  Access `json:"access,omitempty"`
+	Name    string `json:"name,omitempty"`
+}
+
+// readBody decodes the request's JSON object into v, refusing unknown
+// fields and anything after it; it writes the error (what says what the
+// body must be).
+func readBody(w http.ResponseWriter, req *http.Request, v any, what string) bool {
 	raw, err := io.ReadAll(req.Body) // bounded by guard's MaxBytesReader
 	if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
 		writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body is over %d bytes", maxRequestBody))
-		return t, false
+		return false
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err == nil {
-		err = dec.Decode(&t)
+		err = dec.Decode(v)
 	}
 	if err == nil && dec.More() {
 		err = errors.New("data after the object")
 	}
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("body must be {\"agent\": NAME, \"surface\": ID}: %v", err))
-		return t, false
+		writeError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("body must be %s: %v", what, err))
+		return false
 	}
-	if len(t.Stream) > maxSurfaceLen || strings.ContainsAny(t.Stream, "\x00\r\n") {
+	return true
+}
+
+// checkTarget checks the agent, surface and (optional) stream of a
+// request; it writes the error.
+func (h *handler) checkTarget(w http.ResponseWriter, agent, surface, stream string) bool {
+	if len(stream) > maxSurfaceLen || strings.ContainsAny(stream, "\x00\r\n") {
 		writeError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("stream must be at most %d printable characters", maxSurfaceLen))
-		return t, false
+		return false
 	}
-	for _, f := range []struct{ name, v string }{{"agent", t.Agent}, {"surface", t.Surface}} {
-		if f.v == "" || len(f.v) > maxSurfaceLen || strings.ContainsAny(f.v, "\x00\r\n") {
-			writeError(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("%s must be 1 to %d printable characters", f.name, maxSurfaceLen))
-			return t, false
+	for _, err := range []error{checkID("agent", agent), checkID("surface", surface)} {
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "bad_request", err.Error())
+			return false
 		}
 	}
-	if !h.r.Known(t.Agent) {
-		writeError(w, http.StatusNotFound, "unknown_computer", "no computer named "+t.Agent)
+	if !h.r.Known(agent) {
+		writeError(w, http.StatusNotFound, "unknown_computer", "no computer named "+agent)
+		return false
+	}
+	return true
+}
+
+// readTarget decodes and checks {"agent","surface"[,"stream"]}; it writes
+// the error.
+func (h *handler) readTarget(w http.ResponseWriter, req *http.Request) (target, bool) {
+	var t target
+	if !readBody(w, req, &t, `{"agent": NAME, "surface": ID}`) || !h.checkTarget(w, t.Agent, t.Surface, t.Stream) {
 		return t, false
 	}
 	return t, true
 }
 
 func (h *handler) watch(w http.ResponseWriter, req *http.Request) {
-	t, ok := h.readTarget(w, req)
-	if !ok {
+	var t watchRequest
+	if !readBody(w, req, &t, `{"agent": NAME, "surface": ID[, "access": "watch" | "control", "name": TEXT]}`) || !h.checkTarget(w, t.Agent, t.Surface, "") {
 		return
 	}
-	tk, err := h.r.Watch(t.Agent, t.Surface)
+	g := Grant{Surface: t.Surface, Access: t.Access, Name: t.Name}
+	if err := g.check(); err != nil {
+		writeError(w, http.StatusBadRequest, "bad_request", err.Error())
+		return
+	}
+	tk, err := h.r.Issue(t.Agent, g)
 	if err != nil {
 		writeError(w, http.StatusServiceUnavailable, "ticket_unavailable", err.Error())
 		return
 	}
-	writeJSON(w, map[string]string{"ticket": tk.Token, "expires_at": tk.ExpiresAt.UTC().Format(time.RFC3339), "stream": streamID(tk.Token)})
+	writeJSON(w, map[string]string{"ticket": tk.Token, "expires_at": tk.ExpiresAt.UTC().Format(time.RFC3339), "stream": streamID(tk.Token),
+		"access": string(tk.Access), "name": tk.Name, "link": ticketLink(tk)})
+}
+
+// ticketLink is the viewer page's address (relative to glass) that opens
+// tk: the ticket rides in the fragment, which the browser never sends in
+// a request, and the page takes it out of its address at once.
+func ticketLink(tk Ticket) string {
+	return "/glass/?agent=" + url.QueryEscape(tk.Agent) + "#ticket=" + tk.Token
 }
 
 // leaseRefused writes the refusal of a take-over or renewal.
 func leaseRefused(w http.ResponseWriter, t target, err error) {
 	switch {
+	case errors.Is(err, ErrWatchOnly):
+		writeError(w, http.StatusForbidden, "watch_only", "the viewer of surface "+t.Surface+" was opened with a watch-only ticket: it can never take the keyboard")
 	case errors.Is(err, ErrNoViewer):
 		writeError(w, http.StatusConflict, "no_viewer", "surface "+t.Surface+" has no open viewer of "+t.Agent+": the keyboard goes only to an open viewer")
 	default:

@@ -61,34 +61,38 @@ func (r *Relay) takeOver(agent, surface, stream string) (time.Time, string, erro
 	if !r.Known(agent) {
 		return time.Time{}, "", ErrUnknownComputer
 	}
-	return r.leases.takeOver(agent, surface, func() (string, bool) { return r.pickStream(agent, surface, stream) })
+	return r.leases.takeOver(agent, surface, func() (string, string, error) { return r.pickStream(agent, surface, stream) })
 }
 
 // pickStream is the stream of surface a take-over naming stream gives the
-// keyboard to: stream itself if open, or for "" the newest open viewer of
-// the surface; false when there is none.
-func (r *Relay) pickStream(agent, surface, stream string) (string, bool) {
+// keyboard to, and its display name: stream itself if open, or for "" the
+// newest open viewer of the surface; never a watch-only one.
+// ErrWatchOnly when the stream named (or, for "", every open viewer of the
+// surface) is watch-only; ErrNoViewer when there is none.
+func (r *Relay) pickStream(agent, surface, stream string) (string, string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var newest *viewer
+	watchOnly := false
 	for v := range r.viewers[agent] {
-		if v.surface != surface {
+		if v.surface != surface || (stream != "" && v.stream != stream) {
 			continue
 		}
-		if stream != "" {
-			if v.stream == stream {
-				return stream, true
-			}
+		if v.access == AccessWatch {
+			watchOnly = true
 			continue
 		}
 		if newest == nil || v.seq > newest.seq {
 			newest = v
 		}
 	}
-	if newest == nil {
-		return "", false
+	switch {
+	case newest != nil:
+		return newest.stream, newest.name, nil
+	case watchOnly:
+		return "", "", ErrWatchOnly
 	}
-	return newest.stream, true
+	return "", "", ErrNoViewer
 }
 
 // Renew extends the take-over of agent by surface (and stream, if not
@@ -111,9 +115,12 @@ func (r *Relay) GiveBack(agent, surface string) error {
 
 // viewerOpened lets a new stream of the surface holding agent's keyboard
 // inherit it when the holding stream has closed (a reload in the grace
-// period).
+// period), unless the new stream is watch-only.
 func (r *Relay) viewerOpened(v *viewer) {
-	r.leases.adopt(v.agent, v.surface, v.stream, func(held string) bool { return !r.streamOpen(v.agent, v.surface, held) })
+	if v.access == AccessWatch {
+		return
+	}
+	r.leases.adopt(v.agent, v.surface, v.stream, v.name, func(held string) bool { return !r.streamOpen(v.agent, v.surface, held) })
 }
 
 // viewerClosed hands the keyboard back LeaseGrace after v closed, if by
@@ -123,6 +130,12 @@ func (r *Relay) viewerClosed(v *viewer) {
 	if r.ctx.Err() != nil || !r.leases.holds(v.agent, v.surface, v.stream) {
 		return
 	}
+	// Say why honestly: the holder's page did not go away, its computer's
+	// screen did (and the page did not come back in time).
+	reason := reasonViewerClosed
+	if _, _, why := v.closeStatus(); why == reasonServerEnded {
+		reason = reasonComputerEnded
+	}
 	time.AfterFunc(r.cfg.LeaseGrace, func() {
 		if r.ctx.Err() != nil {
 			return
@@ -130,7 +143,7 @@ func (r *Relay) viewerClosed(v *viewer) {
 		// Only the lease v held: one a reload passed to a new stream has
 		// that stream's own grace period when it closes.
 		// The hand-back is logged, with its cause, as every lease change is.
-		r.leases.endIf(v.agent, reasonViewerClosed, func(surface, stream string) bool {
+		r.leases.endIf(v.agent, reason, func(surface, stream string) bool {
 			return surface == v.surface && stream == v.stream && !r.streamOpen(v.agent, surface, stream)
 		})
 	})

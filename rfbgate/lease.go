@@ -20,6 +20,10 @@ const (
 	reasonMoved        = "moved"         // another surface (or another tab of it) took over
 	reasonViewerClosed = "viewer-closed" // the holder's viewer closed and none reopened within the grace period
 	reasonReopened     = "reopened"      // taken-over: the holder's surface reopened its viewer (a reload) within the grace period
+	// The holder's viewer was closed because the computer's screen stream
+	// ended (Xvnc stopped or restarted), and no viewer of its surface came
+	// back within the grace period.
+	reasonComputerEnded = "computer-ended"
 )
 
 // DefaultLeaseTTL is how long a take-over lasts after its last renewal.
@@ -31,6 +35,11 @@ var ErrNotHolder = errors.New("surface does not hold the keyboard")
 // ErrNoViewer: a take-over or renewal by a surface (or stream) with no open
 // viewer of that computer. A keyboard lives only while its viewer is open.
 var ErrNoViewer = errors.New("surface has no open viewer of the computer")
+
+// ErrWatchOnly: a take-over for a stream (or a surface whose open viewers
+// are all) opened with a watch-only ticket: glass never gives it the
+// keyboard.
+var ErrWatchOnly = errors.New("viewer opened with a watch-only ticket")
 
 // KeyboardHeldError refuses an agent's own input while a person holds the
 // keyboard; it names who does.
@@ -49,6 +58,7 @@ type leaseEvent struct {
 	Agent   string    `json:"agent"`
 	Surface string    `json:"surface"`
 	Stream  string    `json:"stream,omitempty"` // the viewer stream holding it, when the take-over named one
+	Name    string    `json:"name,omitempty"`   // the holder's display name, given when its ticket was minted
 	Reason  string    `json:"reason,omitempty"`
 	At      time.Time `json:"at"`
 }
@@ -60,6 +70,7 @@ type leaseEvent struct {
 type lease struct {
 	surface string
 	stream  string
+	name    string // the holding viewer's display name
 	since   time.Time
 	expires time.Time
 	timer   *time.Timer
@@ -74,6 +85,7 @@ func (ls *lease) holds(surface, stream string) bool {
 type Holding struct {
 	Surface string
 	Stream  string // the holding viewer stream
+	Name    string // its display name ("" if it has none)
 	Since   time.Time
 }
 
@@ -103,18 +115,21 @@ func newLeases(ttl time.Duration, onChange func(agent string)) *leases {
 func (l *leases) TTL() time.Duration { return l.ttl }
 
 // takeOver gives agent's keyboard to the stream of surface that pick
-// names; pick runs under the table's lock (so no viewer-closed check can
-// fall between) and reports false when there is no such open stream: then
-// ErrNoViewer and nothing changes. It returns the lease's expiry and the
-// stream that holds it.
-func (l *leases) takeOver(agent, surface string, pick func() (string, bool)) (time.Time, string, error) {
+// names, with its display name; pick runs under the table's lock (so no
+// viewer-closed check can fall between) and says why there is no such
+// stream (ErrNoViewer, ErrWatchOnly): then nothing changes. It returns the
+// lease's expiry and the stream that holds it.
+func (l *leases) takeOver(agent, surface string, pick func() (stream, name string, err error)) (time.Time, string, error) {
 	now := time.Now()
 	var evs []leaseEvent
 	l.mu.Lock()
-	stream, ok := pick()
-	if !ok || stream == "" {
+	stream, name, err := pick()
+	if err == nil && stream == "" {
+		err = ErrNoViewer
+	}
+	if err != nil {
 		l.mu.Unlock()
-		return time.Time{}, "", ErrNoViewer
+		return time.Time{}, "", err
 	}
 	cur := l.m[agent]
 	if cur != nil && cur.surface == surface && cur.stream == stream {
@@ -124,12 +139,12 @@ func (l *leases) takeOver(agent, surface string, pick func() (string, bool)) (ti
 	}
 	if cur != nil {
 		cur.timer.Stop()
-		evs = append(evs, leaseEvent{Type: eventHandedBack, Agent: agent, Surface: cur.surface, Stream: cur.stream, Reason: reasonMoved, At: now})
+		evs = append(evs, leaseEvent{Type: eventHandedBack, Agent: agent, Surface: cur.surface, Stream: cur.stream, Name: cur.name, Reason: reasonMoved, At: now})
 	}
-	nl := &lease{surface: surface, stream: stream, since: now}
+	nl := &lease{surface: surface, stream: stream, name: name, since: now}
 	l.m[agent] = nl
 	l.renewLocked(agent, nl, now)
-	evs = append(evs, leaseEvent{Type: eventTakenOver, Agent: agent, Surface: surface, Stream: stream, At: now})
+	evs = append(evs, leaseEvent{Type: eventTakenOver, Agent: agent, Surface: surface, Stream: stream, Name: name, At: now})
 	exp := nl.expires
 	l.publishLocked(evs)
 	l.mu.Unlock()
@@ -138,16 +153,17 @@ func (l *leases) takeOver(agent, surface string, pick func() (string, bool)) (ti
 }
 
 // adopt moves agent's lease, held by another stream of surface that
-// gone reports closed, to stream: a reloaded page keeps its keyboard.
-func (l *leases) adopt(agent, surface, stream string, gone func(held string) bool) {
+// gone reports closed, to stream (named name): a reloaded page keeps its
+// keyboard.
+func (l *leases) adopt(agent, surface, stream, name string, gone func(held string) bool) {
 	l.mu.Lock()
 	cur := l.m[agent]
 	if cur == nil || cur.surface != surface || cur.stream == stream || !gone(cur.stream) {
 		l.mu.Unlock()
 		return
 	}
-	cur.stream = stream
-	l.publishLocked([]leaseEvent{{Type: eventTakenOver, Agent: agent, Surface: surface, Stream: stream, Reason: reasonReopened, At: time.Now()}})
+	cur.stream, cur.name = stream, name
+	l.publishLocked([]leaseEvent{{Type: eventTakenOver, Agent: agent, Surface: surface, Stream: stream, Name: name, Reason: reasonReopened, At: time.Now()}})
 	l.mu.Unlock()
 	l.changed(agent)
 }
@@ -163,7 +179,7 @@ func (l *leases) endIf(agent, reason string, orphan func(surface, stream string)
 	}
 	cur.timer.Stop()
 	delete(l.m, agent)
-	l.publishLocked([]leaseEvent{{Type: eventHandedBack, Agent: agent, Surface: cur.surface, Stream: cur.stream, Reason: reason, At: time.Now()}})
+	l.publishLocked([]leaseEvent{{Type: eventHandedBack, Agent: agent, Surface: cur.surface, Stream: cur.stream, Name: cur.name, Reason: reason, At: time.Now()}})
 	l.mu.Unlock()
 	l.changed(agent)
 	return true
@@ -184,7 +200,7 @@ func (l *leases) expire(agent string, ls *lease) {
 		return
 	}
 	delete(l.m, agent)
-	l.publishLocked([]leaseEvent{{Type: eventHandedBack, Agent: agent, Surface: ls.surface, Stream: ls.stream, Reason: reasonExpired, At: time.Now()}})
+	l.publishLocked([]leaseEvent{{Type: eventHandedBack, Agent: agent, Surface: ls.surface, Stream: ls.stream, Name: ls.name, Reason: reasonExpired, At: time.Now()}})
 	l.mu.Unlock()
 	l.changed(agent)
 }
@@ -214,15 +230,21 @@ func (l *leases) renew(agent, surface, stream string, open func(held string) boo
 
 // GiveBack ends surface's take-over of agent; ErrNotHolder if it has none.
 func (l *leases) GiveBack(agent, surface string) error {
+	return l.giveBackStream(agent, surface, "")
+}
+
+// giveBackStream ends the take-over of agent held by stream of surface
+// ("": whichever stream of it holds it); ErrNotHolder if they do not.
+func (l *leases) giveBackStream(agent, surface, stream string) error {
 	l.mu.Lock()
 	cur := l.m[agent]
-	if cur == nil || cur.surface != surface {
+	if cur == nil || cur.surface != surface || (stream != "" && cur.stream != stream) {
 		l.mu.Unlock()
 		return ErrNotHolder
 	}
 	cur.timer.Stop()
 	delete(l.m, agent)
-	l.publishLocked([]leaseEvent{{Type: eventHandedBack, Agent: agent, Surface: surface, Stream: cur.stream, Reason: reasonGiveBack, At: time.Now()}})
+	l.publishLocked([]leaseEvent{{Type: eventHandedBack, Agent: agent, Surface: surface, Stream: cur.stream, Name: cur.name, Reason: reasonGiveBack, At: time.Now()}})
 	l.mu.Unlock()
 	l.changed(agent)
 	return nil
@@ -243,7 +265,7 @@ func (l *leases) holding(agent string) (Holding, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if cur := l.m[agent]; cur != nil {
-		return Holding{Surface: cur.surface, Stream: cur.stream, Since: cur.since}, true
+		return Holding{Surface: cur.surface, Stream: cur.stream, Name: cur.name, Since: cur.since}, true
 	}
 	return Holding{}, false
 }

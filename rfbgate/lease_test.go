@@ -7,6 +7,6 @@ import "time"
 // from another holder if one holds it, and returns when the lease expires
 // unless renewed.
 func (l *leases) TakeOver(agent, surface, stream string) time.Time {
-	exp, _, _ := l.takeOver(agent, surface, func() (string, bool) { return stream, true })
+	exp, _, _ := l.takeOver(agent, surface, func() (string, string, error) { return stream, "", nil })
 	return exp
 }

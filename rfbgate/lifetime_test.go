@@ -125,7 +125,7 @@ func TestStalledViewerDropped(t *testing.T) {
 	}
 	// The close frame may reach the stalled viewer's socket (glass keeps
 	// few bytes unsent in it) or not; either way it goes within closeGrace.
-	if l := tr.logs.String(); !strings.Contains(l, `surface=stalled role=watcher`) || !strings.Contains(l, `by=relay code=1008 reason="viewer stopped reading" close_sent=`) {
+	if l := tr.logs.String(); !strings.Contains(l, `surface=stalled access=control role=watcher`) || !strings.Contains(l, `by=relay code=1008 reason="viewer stopped reading" close_sent=`) {
 		t.Fatalf("the log does not say why the viewer went:\n%s", tr.logs.String())
 	}
 	before := good.received()

@@ -2,7 +2,6 @@ package rfbgate
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -29,6 +28,8 @@ type relayMetrics struct {
 	rtt           *prometheus.HistogramVec
 	leaseChanges  *prometheus.CounterVec
 	dialAttempts  *prometheus.CounterVec
+	ticketRefuse  *prometheus.CounterVec
+	unauth        *prometheus.CounterVec
 
 	mu     sync.Mutex
 	closed map[string]*viewerTotals // by computer: viewers gone, and refusals
@@ -93,6 +94,8 @@ var (
 		[]string{"computer"}, nil)
 	descDialTurnedAway = prometheus.NewDesc("glass_dial_turned_away_total", "Viewers closed with 1013 before reaching Xvnc: queue_full, or deadline (not connected within the dial wait).",
 		[]string{"computer", "reason"}, nil)
+	descComputerUp = prometheus.NewDesc("glass_computer_up", "1 if glass's last handshake with the computer's Xvnc succeeded and its screen stream has not ended since, else 0 (down, or not dialled yet).",
+		[]string{"computer"}, nil)
 )
 
 func newRelayMetrics(r *Relay) *relayMetrics {
@@ -110,13 +113,24 @@ func newRelayMetrics(r *Relay) *relayMetrics {
 		Help: "Keyboard lease changes, by cause: take-over, give-back, expiry, viewer-closed (the holder's viewer gone), reopened (a reload keeping it)."}, []string{"computer", "cause"})
 	m.dialAttempts = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "glass_dial_attempts_total",
 		Help: "Handshakes the relay tried with a computer's Xvnc, by result (ok, or why it failed)."}, []string{"computer", "result"})
+	m.ticketRefuse = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "glass_ticket_refusals_total",
+		Help: "Stream upgrades refused for their ticket (kind ticket) or a page's resume credential (kind resume), by reason: unknown, reused, expired, wrong_agent."}, []string{"kind", "reason"})
+	m.unauth = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "glass_unauthorized_total",
+		Help: "Control API and metrics calls refused with 401, by reason: missing (no bearer token) or wrong (not the admin token)."}, []string{"reason"})
+	for _, kind := range []string{"ticket", "resume"} {
+		for _, reason := range []string{refusedUnknown, refusedReused, refusedExpired, refusedWrongAgent} {
+			m.ticketRefuse.WithLabelValues(kind, reason)
+		}
+	}
+	m.unauth.WithLabelValues(unauthorizedMissing)
+	m.unauth.WithLabelValues(unauthorizedWrong)
 	for name := range r.computers {
 		m.opened.WithLabelValues(name)
 		m.writeTimeouts.WithLabelValues(name)
 		m.dialAttempts.WithLabelValues(name, dialOK)
 		m.closed[name] = &viewerTotals{}
 	}
-	m.reg.MustRegister(m.opened, m.closes, m.writeTimeouts, m.rtt, m.leaseChanges, m.dialAttempts,
+	m.reg.MustRegister(m.opened, m.closes, m.writeTimeouts, m.rtt, m.leaseChanges, m.dialAttempts, m.ticketRefuse, m.unauth,
 		&relayCollector{r: r, m: m},
 		collectors.NewBuildInfoCollector(),
 		collectors.NewGoCollector(),
@@ -144,6 +158,12 @@ func (m *relayMetrics) refused(agent string, typ uint8) {
 }
 
 func (m *relayMetrics) writeTimeout(agent string) { m.writeTimeouts.WithLabelValues(agent).Inc() }
+
+func (m *relayMetrics) ticketRefused(kind, reason string) {
+	m.ticketRefuse.WithLabelValues(kind, reason).Inc()
+}
+
+func (m *relayMetrics) unauthorized(reason string) { m.unauth.WithLabelValues(reason).Inc() }
 
 func (m *relayMetrics) pingRTT(agent string, d time.Duration) {
 	m.rtt.WithLabelValues(agent).Observe(d.Seconds())
@@ -194,7 +214,7 @@ type relayCollector struct {
 
 // Describe sends the collector's descriptions.
 func (c *relayCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descViewers, descBytes, descMessages, descClientMsgs, descWithheld, descRects, descDialWaits, descDialTurnedAway} {
+	for _, d := range []*prometheus.Desc{descViewers, descBytes, descMessages, descClientMsgs, descWithheld, descRects, descDialWaits, descDialTurnedAway, descComputerUp} {
 		ch <- d
 	}
 }
@@ -254,6 +274,11 @@ func (c *relayCollector) Collect(ch chan<- prometheus.Metric) {
 				counter(descRects, n, agent, rectKindLabels[k][0], rectKindLabels[k][1])
 			}
 		}
+		up := 0.0
+		if r.health(agent).State == stateUp {
+			up = 1
+		}
+		ch <- prometheus.MustNewConstMetric(descComputerUp, prometheus.GaugeValue, up, agent)
 		ds := r.DialStats(agent)
 		counter(descDialWaits, uint64(ds.Waits), agent)
 		counter(descDialTurnedAway, uint64(ds.QueueFull), agent, "queue_full")
@@ -279,26 +304,15 @@ func (r *Relay) MetricsHandler(token string) http.Handler {
 			return
 		}
 		if token != "" {
-			if !bearerOK(req.Header.Get("Authorization"), token) {
-				writeError(w, http.StatusUnauthorized, "unauthorized", "a bearer token is required")
+			if !r.authorized(w, req, token) {
 				return
 			}
-		} else if !fromLoopback(req.RemoteAddr) {
+		} else if !fromLoopback(r.clientAddr(req)) {
 			writeError(w, http.StatusForbidden, "loopback_only", "without an admin token the metrics are served to loopback clients only")
 			return
 		}
 		h.ServeHTTP(w, req)
 	})
-}
-
-// fromLoopback reports whether a request's RemoteAddr is a loopback address.
-func fromLoopback(remote string) bool {
-	host, _, err := net.SplitHostPort(remote)
-	if err != nil {
-		return false
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // slogPromLogger sends promhttp's errors to the relay's log.

@@ -207,7 +207,7 @@ func TestMetricsCountWhatViewersDid(t *testing.T) {
 	m.want(t, float64(3*len(updates)), "glass_bytes_total", "computer", "a", "direction", "to_viewer")
 	m.want(t, float64(toComputer), "glass_bytes_total", "computer", "a", "direction", "to_computer")
 	m.want(t, 0, "glass_write_timeout_drops_total", "computer", "a")
-	if l := tr.logs.String(); !strings.Contains(l, `surface=w2 role=watcher remote=127.0.0.1:`) || !strings.Contains(l, `by=relay code=1008 reason="client message refused: xvp (forbidden client message)" close_sent=true`) {
+	if l := tr.logs.String(); !strings.Contains(l, `surface=w2 access=control role=watcher remote=127.0.0.1:`) || !strings.Contains(l, `by=relay code=1008 reason="client message refused: xvp (forbidden client message)" close_sent=true`) {
 		t.Errorf("the log does not carry the 1008 sent, naming xvp:\n%s", l)
 	}
 	if l := tr.logs.String(); !strings.Contains(l, `by=viewer code=1000 reason=bye close_sent=true`) {

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -63,6 +65,14 @@ type Config struct {
 	// OnViewers, if set, is told the number of open viewers of a computer
 	// whenever it changes (open viewers keep the computer checked out).
 	OnViewers func(agent string, open int)
+	// ResumeWindow is how long a page's resume credential outlives its
+	// stream (resume.go): DefaultResumeWindow.
+	ResumeWindow time.Duration
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For glass
+	// believes: a request from one of them is logged (and checked for
+	// loopback) as coming from the client the header names (clientaddr.go).
+	// Empty: the connection's peer, always.
+	TrustedProxies []netip.Prefix
 }
 
 // Relay joins browser WebSockets to Xvnc connections through a Gate each.
@@ -71,6 +81,7 @@ type Relay struct {
 	computers map[string]Computer
 	log       *slog.Logger
 	tickets   *tickets
+	resumes   *resumes
 	leases    *leases
 	clips     clipboards
 	metrics   *relayMetrics
@@ -81,9 +92,10 @@ type Relay struct {
 	closed   bool
 	authHold map[string]time.Time // computer -> no dialling until then
 	dialers  map[string]*dialLimiter
-	healthOf map[string]Health // computer -> last dial outcome
-	hubs     map[string]*hub   // computer -> its shared connection (PerViewerUpstream false)
-	names    []string          // the computers, sorted
+	healthOf map[string]Health    // computer -> last dial outcome
+	healthAt map[string]time.Time // computer -> when healthOf was set
+	hubs     map[string]*hub      // computer -> its shared connection (PerViewerUpstream false)
+	names    []string             // the computers, sorted
 	wg       sync.WaitGroup
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -128,7 +140,7 @@ func NewRelay(cfg Config) (*Relay, error) {
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
 	cfg.Dial = cfg.Dial.withDefaults()
-	r := &Relay{cfg: cfg, computers: make(map[string]Computer), log: cfg.Logger, viewers: make(map[string]map[*viewer]struct{}), authHold: make(map[string]time.Time), dialers: make(map[string]*dialLimiter), healthOf: make(map[string]Health), hubs: make(map[string]*hub)}
+	r := &Relay{cfg: cfg, computers: make(map[string]Computer), log: cfg.Logger, viewers: make(map[string]map[*viewer]struct{}), authHold: make(map[string]time.Time), dialers: make(map[string]*dialLimiter), healthOf: make(map[string]Health), healthAt: make(map[string]time.Time), hubs: make(map[string]*hub)}
 	for _, c := range cfg.Computers {
 		if c.Name == "" || c.Addr == "" {
 			return nil, fmt.Errorf("rfbgate: computer %q: name and address are required", c.Name)
@@ -146,6 +158,7 @@ func NewRelay(cfg Config) (*Relay, error) {
 	sort.Strings(r.names)
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.tickets = newTickets(cfg.TicketTTL, nil)
+	r.resumes = newResumes(cfg.ResumeWindow, nil)
 	r.leases = newLeases(cfg.LeaseTTL, r.applyLease)
 	r.metrics = newRelayMetrics(r)
 	r.leases.onEvent = r.leaseChanged
@@ -169,18 +182,31 @@ const authHoldOff = 30 * time.Second
 // Known reports whether agent names a computer.
 func (r *Relay) Known(agent string) bool { _, ok := r.computers[agent]; return ok }
 
-// Watch issues a one-use ticket for a viewer of agent on surface.
+// Watch issues a one-use ticket for a viewer of agent on surface, with
+// control access and no name.
 func (r *Relay) Watch(agent, surface string) (Ticket, error) {
+	return r.Issue(agent, Grant{Surface: surface})
+}
+
+// Issue issues a one-use ticket for a viewer of agent with g's surface,
+// access (AccessControl when empty) and display name; an invalid g is an
+// error saying what is wrong.
+func (r *Relay) Issue(agent string, g Grant) (Ticket, error) {
 	if !r.Known(agent) {
 		return Ticket{}, ErrUnknownComputer
 	}
-	return r.tickets.Issue(agent, surface)
+	if err := g.check(); err != nil {
+		return Ticket{}, fmt.Errorf("rfbgate: %w", err)
+	}
+	return r.tickets.Issue(agent, g)
 }
 
 // ViewerStatus is one open viewer.
 type ViewerStatus struct {
 	Surface  string  `json:"surface"`
 	Stream   string  `json:"stream"`             // the stream's public id (computers.watch returns it)
+	Name     string  `json:"name,omitempty"`     // its display name, given when its ticket was minted
+	Access   Access  `json:"access"`             // what its ticket allows: control or watch
 	Keyboard bool    `json:"keyboard,omitempty"` // this stream holds the keyboard
 	RTTms    float64 `json:"rtt_ms"`             // last WebSocket ping round trip; -1 before the first
 	// Shared viewers only (Config.PerViewerUpstream false):
@@ -205,8 +231,10 @@ type ViewerStatus struct {
 type ComputerStatus struct {
 	Keyboard       *string        `json:"keyboard"`
 	KeyboardStream string         `json:"keyboard_stream,omitempty"` // the holding stream (one tab of the surface)
+	KeyboardName   string         `json:"keyboard_name,omitempty"`   // the holder's display name (its surface when it has none)
 	KeyboardSince  *time.Time     `json:"keyboard_since,omitempty"`  // when the holder took it
 	Viewers        []ViewerStatus `json:"viewers"`
+	Watching       int            `json:"watching"` // open viewers without the keyboard
 	Health
 }
 
@@ -219,6 +247,7 @@ func (r *Relay) Status(agent string) (ComputerStatus, error) {
 	h, held := r.leases.holding(agent)
 	if held {
 		st.Keyboard, st.KeyboardStream, st.KeyboardSince = &h.Surface, h.Stream, &h.Since
+		st.KeyboardName = displayName(h.Name, h.Surface)
 	}
 	r.mu.Lock()
 	for v := range r.viewers[agent] {
@@ -226,7 +255,10 @@ func (r *Relay) Status(agent string) (ComputerStatus, error) {
 		if ns := v.rtt.Load(); ns >= 0 {
 			rtt = float64(ns) / 1e6
 		}
-		vs := ViewerStatus{Surface: v.surface, Stream: v.stream, Keyboard: held && h.Surface == v.surface && h.Stream == v.stream, RTTms: rtt}
+		vs := ViewerStatus{Surface: v.surface, Stream: v.stream, Name: v.name, Access: v.access, Keyboard: held && h.Surface == v.surface && h.Stream == v.stream, RTTms: rtt}
+		if !vs.Keyboard {
+			st.Watching++
+		}
 		if v.share != nil {
 			vs.QueuedBytes, vs.Skipped = ptr(v.share.queued.Load()), ptr(v.share.skipped.Load())
 			v.share.status(&vs)
@@ -276,6 +308,7 @@ func (r *Relay) applyLease(agent string) {
 	r.mu.Unlock()
 	for _, v := range vs {
 		v.syncKeyboard()
+		v.stateChanged()
 	}
 }
 
@@ -285,6 +318,9 @@ type viewer struct {
 	agent   string
 	surface string
 	stream  string       // public id of this stream (streamID of its ticket)
+	name    string       // display name, from its ticket ("" : none)
+	access  Access       // what its ticket allows: a watch-only viewer never gets the keyboard
+	page    *pageEvents  // its page's events (pageevents.go); nil when it did not ask for them
 	seq     uint64       // order in which viewers were counted open (r.mu): a take-over naming no stream picks the highest
 	rtt     atomic.Int64 // nanoseconds; -1 before the first pong
 
@@ -322,7 +358,7 @@ type viewer struct {
 func (v *viewer) syncKeyboard() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	has := v.r.leases.holds(v.agent, v.surface, v.stream)
+	has := v.access != AccessWatch && v.r.leases.holds(v.agent, v.surface, v.stream)
 	prev := v.gate.HasKeyboard()
 	v.gate.SetKeyboard(has)
 	if !prev || has {
@@ -396,42 +432,40 @@ func (v *viewer) writeServerLocked() error {
 }
 
 // ServeStream is the WebSocket upgrade for one viewer:
-// GET ...?ticket=T[&agent=NAME]. A request that is not a WebSocket upgrade,
-// or comes from an origin neither the relay's own nor in OriginPatterns, is
-// refused (JSON error) before its ticket is used. A used, expired, unknown
-// or wrong-agent ticket gets HTTP 403 (JSON error) before any RFB byte.
+// GET ...?ticket=T[&agent=NAME], or ?resume=R for a page reconnecting with
+// the resume credential its last stream gave it (resume.go). A request
+// that is not a WebSocket upgrade, or comes from an origin neither the
+// relay's own nor in OriginPatterns, is refused (JSON error) before its
+// ticket is used. A used, expired, unknown or wrong-agent ticket gets
+// HTTP 403 (JSON error) before any RFB byte; each refusal is logged and
+// counted. A browser that offers the subprotocol "glass" gets its page's
+// events on the stream (pageevents.go); "binary" is plain RFB.
 func (r *Relay) ServeStream(w http.ResponseWriter, req *http.Request) {
 	if !r.upgradeAllowed(w, req) {
 		return
 	}
 	q := req.URL.Query()
-	tk, err := r.tickets.Redeem(q.Get("ticket"), q.Get("agent"))
+	agent, g, token, err := r.redeem(q)
 	if err != nil {
-		code := "ticket_invalid"
-		switch {
-		case errors.Is(err, ErrTicketExpired):
-			code = "ticket_expired"
-		case errors.Is(err, ErrTicketWrongAgent):
-			code = "ticket_wrong_agent"
-		}
-		writeError(w, http.StatusForbidden, code, err.Error())
+		r.ticketRefused(w, req, err)
 		return
 	}
-	comp, ok := r.computers[tk.Agent]
+	comp, ok := r.computers[agent]
 	if !ok {
-		writeError(w, http.StatusNotFound, "unknown_computer", "computer "+tk.Agent+" is not configured")
+		writeError(w, http.StatusNotFound, "unknown_computer", "computer "+agent+" is not configured")
 		return
 	}
 	hc := &hijackCapture{ResponseWriter: w}
 	ws, err := websocket.Accept(hc, req, &websocket.AcceptOptions{
-		Subprotocols:    []string{"binary"},
+		Subprotocols:    []string{subprotocolGlass, "binary"},
 		OriginPatterns:  r.cfg.OriginPatterns,
 		CompressionMode: websocket.CompressionDisabled,
 	})
 	if err != nil {
-		r.log.Info("rfbgate: websocket upgrade refused", "agent", tk.Agent, "surface", tk.Surface, "err", err)
+		r.log.Info("rfbgate: websocket upgrade refused", "agent", agent, "surface", g.Surface, "err", err)
 		return
 	}
+	o := opening{Grant: g, stream: streamID(token), events: ws.Subprotocol() == subprotocolGlass}
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -441,7 +475,45 @@ func (r *Relay) ServeStream(w http.ResponseWriter, req *http.Request) {
 	r.wg.Add(1)
 	r.mu.Unlock()
 	defer r.wg.Done()
-	r.serveViewer(ws, hc.conn, req.RemoteAddr, comp, tk.Surface, streamID(tk.Token))
+	if o.events {
+		defer r.resumes.closed(o.stream)
+		if err := r.sayHello(ws, agent, o); err != nil {
+			ws.CloseNow()
+			return
+		}
+	}
+	r.serveViewer(ws, hc.conn, r.clientAddr(req), comp, o)
+}
+
+// opening is what a viewer is opened as: its grant (surface, access,
+// name), its stream id, and whether its page takes events on the stream.
+type opening struct {
+	Grant
+	stream string
+	events bool
+}
+
+// redeem uses up the query's ticket (or resume credential) and returns
+// what it opens and the token, which names the stream.
+func (r *Relay) redeem(q url.Values) (agent string, g Grant, token string, err error) {
+	if tok := q.Get("resume"); tok != "" && q.Get("ticket") == "" {
+		agent, g, err = r.resumes.redeem(tok, q.Get("agent"))
+		return agent, g, tok, err
+	}
+	tok := q.Get("ticket")
+	tk, err := r.tickets.Redeem(tok, q.Get("agent"))
+	return tk.Agent, tk.Grant, tok, err
+}
+
+// newViewer is a viewer of comp opened as o, counted nowhere yet.
+func (r *Relay) newViewer(o opening, comp Computer, ws *websocket.Conn, raw net.Conn, remote string, cancel context.CancelFunc) *viewer {
+	v := &viewer{r: r, agent: comp.Name, surface: o.Surface, stream: o.stream, name: o.Name, access: o.Access,
+		gate: NewGate(r.cfg.Limits), cancel: cancel, ws: ws, raw: raw, remote: remote, opened: time.Now()}
+	if o.events {
+		v.page = newPageEvents()
+	}
+	v.rtt.Store(-1)
+	return v
 }
 
 // hijackCapture keeps the connection coder/websocket hijacks, so that the
@@ -471,13 +543,17 @@ func (h *hijackCapture) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 }
 
 // serveViewer runs one viewer to its end.
-func (r *Relay) serveViewer(ws *websocket.Conn, raw net.Conn, remote string, comp Computer, surface, stream string) {
+func (r *Relay) serveViewer(ws *websocket.Conn, raw net.Conn, remote string, comp Computer, o opening) {
 	ctx, cancel := context.WithCancel(r.ctx)
 	defer cancel()
-	log := r.log.With("agent", comp.Name, "surface", surface)
+	attrs := []any{"agent", comp.Name, "surface", o.Surface}
+	if o.Name != "" {
+		attrs = append(attrs, "name", o.Name)
+	}
+	log := r.log.With(append(attrs, "access", o.Access)...)
 
 	if !r.cfg.PerViewerUpstream {
-		r.serveShared(ctx, ws, raw, remote, comp, surface, stream, log)
+		r.serveShared(ctx, ws, raw, remote, comp, o, log)
 		return
 	}
 	server, init, ok := r.dialComputer(ctx, ws, comp, log)
@@ -499,9 +575,8 @@ func (r *Relay) serveViewer(ws *websocket.Conn, raw net.Conn, remote string, com
 	// The handshake's deadline drops the connection (a message reader
 	// keeps the context it started with, so the handshake cannot have one
 	// of its own: the rest of its last message is the stream's).
-	v := &viewer{r: r, agent: comp.Name, surface: surface, stream: stream, gate: NewGate(r.cfg.Limits), server: server, cancel: cancel,
-		ws: ws, raw: raw, remote: remote, opened: time.Now()}
-	v.rtt.Store(-1)
+	v := r.newViewer(o, comp, ws, raw, remote, cancel)
+	v.server = server
 	var err error
 	if v.filter, err = newServerFilter(init.Raw[4:20], v.gate.HasKeyboard); err != nil {
 		log.Warn("rfbgate: the VNC server's pixel format cannot be framed", "err", err)
@@ -510,7 +585,7 @@ func (r *Relay) serveViewer(ws *websocket.Conn, raw net.Conn, remote string, com
 	}
 	v.gate.framePixelFormat(v.filter.SetPixelFormat)
 	v.tapClipboard()
-	client := &clientStream{ws: ws}
+	client := &clientStream{ws: ws, text: v.pageText}
 	if !r.viewerHandshake(v, client, init, log, func() error { r.addViewer(v); return nil }) {
 		return
 	}
@@ -679,6 +754,7 @@ func (v *viewer) pingLoop(ctx, connCtx context.Context) {
 		if v.share != nil {
 			v.share.pingRTT(rtt)
 		}
+		v.notify(rttEvent{Type: "rtt", RTTms: float64(rtt.Microseconds()) / 1e3})
 		select {
 		case <-ctx.Done():
 			return
@@ -699,11 +775,13 @@ func (r *Relay) addViewer(v *viewer) {
 	set[v] = struct{}{}
 	n := len(set)
 	r.mu.Unlock()
+	v.startEvents()
 	r.viewerOpened(v)
 	r.metrics.viewerOpened(v.agent)
 	// Take the flag from the lease after registering, so a change between
 	// the two is applied by applyLease as well.
 	v.syncKeyboard()
+	r.statesChanged(v.agent)
 	if r.cfg.OnViewers != nil {
 		r.cfg.OnViewers(v.agent, n)
 	}
@@ -720,7 +798,12 @@ func (r *Relay) removeViewer(v *viewer, code websocket.StatusCode) {
 	n := len(r.viewers[v.agent])
 	r.metrics.viewerClosed(v.agent, code, &final) // under r.mu: a scrape sees the viewer or its totals, never both
 	r.mu.Unlock()
+	v.stopEvents()
+	if _, _, why := v.closeStatus(); why == reasonServerEnded {
+		r.screenEnded(v.agent, v.opened)
+	}
 	r.viewerClosed(v)
+	r.statesChanged(v.agent)
 	if r.cfg.OnViewers != nil {
 		r.cfg.OnViewers(v.agent, n)
 	}

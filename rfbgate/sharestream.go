@@ -15,7 +15,7 @@ import (
 // gate, leases, pings and close rules as a viewer with its own connection
 // (serveViewer), but its screen comes from the hub's shared log and its
 // input goes whole into the hub's connection.
-func (r *Relay) serveShared(ctx context.Context, ws *websocket.Conn, raw net.Conn, remote string, comp Computer, surface, stream string, log *slog.Logger) {
+func (r *Relay) serveShared(ctx context.Context, ws *websocket.Conn, raw net.Conn, remote string, comp Computer, o opening, log *slog.Logger) {
 	h, ok := r.joinHub(ctx, ws, comp, log)
 	if !ok {
 		return
@@ -29,13 +29,11 @@ func (r *Relay) serveShared(ctx context.Context, ws *websocket.Conn, raw net.Con
 	init := h.serverInit()
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	v := &viewer{r: r, agent: comp.Name, surface: surface, stream: stream, gate: NewGate(r.cfg.Limits), cancel: cancel,
-		ws: ws, raw: raw, remote: remote, opened: time.Now()}
-	v.rtt.Store(-1)
+	v := r.newViewer(o, comp, ws, raw, remote, cancel)
 	sv = newShareViewer(v, h, int(init.Width), int(init.Height))
 	v.share = sv
 	v.server = newShareInput(sv, r.cfg.Limits)
-	client := &clientStream{ws: ws}
+	client := &clientStream{ws: ws, text: v.pageText}
 	if !r.viewerHandshake(v, client, init, log, func() error {
 		if !h.add(sv) {
 			return errors.New("the computer's connection ended")
