@@ -55,12 +55,13 @@ func (c *consoleLog) all() []string {
 	return append([]string(nil), c.entries...)
 }
 
-// openPage opens /glass/ for surface in a new tab of the browser at parent.
+// openPage opens /glass/ for surface (named as the surface) in a new tab
+// of the browser at parent.
 func openPage(t *testing.T, parent context.Context, con *consoleLog, url, surface string) context.Context {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(parent, chromedp.WithListener(con.listen(surface)))
 	t.Cleanup(cancel)
-	if err := chromedp.Do(ctx, chromedp.Navigate(url+"/glass/?agent=agent1&surface="+surface)); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(url+"/glass/?agent=agent1&surface="+surface+"&name="+surface)); err != nil {
 		t.Fatalf("%s: navigate: %v", surface, err)
 	}
 	waitPage(t, ctx, surface, `document.body.dataset.state === "watching"`, 20*time.Second)
@@ -134,14 +135,24 @@ func TestBrowserPageFollowsLease(t *testing.T) {
 	con := &consoleLog{}
 	a := openPage(t, browser, con, srv.URL, "pageA")
 	b := openPage(t, browser, con, srv.URL, "pageB")
-	waitPage(t, a, "pageA", `document.body.dataset.keyboard === "nobody" && !document.getElementById("take").disabled && document.getElementById("give").disabled && document.getElementById("clip").hidden`, 5*time.Second)
+	waitPage(t, a, "pageA", `document.body.dataset.keyboard === "nobody" && !document.getElementById("take").disabled && document.getElementById("give").hidden && document.getElementById("clip").hidden && document.getElementById("clipbtn").disabled`, 5*time.Second)
+	screenAt := `JSON.stringify(document.getElementById("screen").getBoundingClientRect())`
+	before := pageEval[string](t, a, screenAt)
 
-	// A takes over; B follows.
+	// A takes over; B follows, naming A. A opens its clipboard box, which
+	// floats over the screen: the screen does not move.
 	if err := chromedp.Do(a, chromedp.Click(chromedp.CSS("#take"))); err != nil {
 		t.Fatal(err)
 	}
-	waitPage(t, a, "pageA", `document.body.dataset.state === "typing" && document.body.dataset.keyboard === "you" && !document.getElementById("give").disabled && !document.getElementById("clip").hidden`, 5*time.Second)
-	waitPage(t, b, "pageB", `document.body.dataset.keyboard === "other" && document.body.dataset.holder === "pageA" && document.getElementById("give").disabled`, 2*time.Second)
+	waitPage(t, a, "pageA", `document.body.dataset.state === "typing" && document.body.dataset.keyboard === "you" && !document.getElementById("give").hidden && document.getElementById("take").hidden && !document.getElementById("clipbtn").disabled`, 5*time.Second)
+	waitPage(t, b, "pageB", `document.body.dataset.keyboard === "other" && document.body.dataset.holder === "pageA" && document.getElementById("keyboard").textContent === "pageA has the keyboard" && document.getElementById("watching").textContent === "1 watching" && document.getElementById("give").hidden`, 2*time.Second)
+	if err := chromedp.Do(a, chromedp.Click(chromedp.CSS("#clipbtn"))); err != nil {
+		t.Fatal(err)
+	}
+	waitPage(t, a, "pageA", `!document.getElementById("clip").hidden`, 2*time.Second)
+	if after := pageEval[string](t, a, screenAt); after != before {
+		t.Fatalf("the screen moved when the keyboard was taken and the clipboard opened: %s, then %s", before, after)
+	}
 
 	// The X clipboard reaches the holder's page only.
 	first := fmt.Sprintf("glass-clip-A-%d", time.Now().UnixNano())
@@ -164,13 +175,16 @@ func TestBrowserPageFollowsLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	lost := time.Now()
-	waitPage(t, a, "pageA", `document.body.dataset.keyboard === "other" && document.body.dataset.holder === "pageB" && document.body.dataset.state === "watching" && document.getElementById("give").disabled && !document.getElementById("take").disabled && document.getElementById("clip").hidden`, 2*time.Second)
+	waitPage(t, a, "pageA", `document.body.dataset.keyboard === "other" && document.body.dataset.holder === "pageB" && document.body.dataset.state === "watching" && document.getElementById("give").hidden && !document.getElementById("take").disabled && document.getElementById("clip").hidden`, 2*time.Second)
 	t.Logf("page A showed the loss %v after B took over", time.Since(lost).Round(10*time.Millisecond))
 	waitPage(t, b, "pageB", `document.body.dataset.keyboard === "you" && document.body.dataset.state === "typing"`, 2*time.Second)
 	// B's clipboard box holds the desktop's current clipboard, which glass
 	// kept from A's stream, and A shows who took the keyboard and when.
 	waitPage(t, b, "pageB", fmt.Sprintf(`document.getElementById("clipboard").value === %q`, first), 2*time.Second)
 	waitPage(t, a, "pageA", `!document.getElementById("banner").hidden && document.getElementById("banner-text").textContent.startsWith("pageB took the keyboard at ") && document.title.startsWith("Keyboard lost")`, 2*time.Second)
+	if after := pageEval[string](t, a, screenAt); after != before {
+		t.Fatalf("the screen moved when the banner came: %s, then %s", before, after)
+	}
 
 	second := fmt.Sprintf("glass-clip-B-%d", time.Now().UnixNano())
 	xclipCopy(t, xv.Display, second)
@@ -198,7 +212,7 @@ func TestBrowserPageFollowsLease(t *testing.T) {
 	if err := chromedp.Do(b, chromedp.Click(chromedp.CSS("#give"))); err != nil {
 		t.Fatal(err)
 	}
-	waitPage(t, b, "pageB", `document.body.dataset.keyboard === "nobody" && document.getElementById("give").disabled`, 2*time.Second)
+	waitPage(t, b, "pageB", `document.body.dataset.keyboard === "nobody" && document.getElementById("give").hidden`, 2*time.Second)
 	waitPage(t, a, "pageA", `document.body.dataset.keyboard === "nobody"`, 2*time.Second)
 
 	// A give-back through the API (not the page's button): the page follows.
@@ -209,7 +223,7 @@ func TestBrowserPageFollowsLease(t *testing.T) {
 	if err := tr.leases.GiveBack("agent1", "pageA"); err != nil {
 		t.Fatal(err)
 	}
-	waitPage(t, a, "pageA", `document.body.dataset.keyboard === "nobody" && document.body.dataset.state === "watching" && document.getElementById("give").disabled`, 2*time.Second)
+	waitPage(t, a, "pageA", `document.body.dataset.keyboard === "nobody" && document.body.dataset.state === "watching" && document.getElementById("give").hidden`, 2*time.Second)
 
 	// Nothing in either console, but for one race the protocol allows: A's
 	// renewal may cross B's take-over and be answered 409, which Chromium

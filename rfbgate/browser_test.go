@@ -35,7 +35,9 @@ func newBrowser(t *testing.T) context.Context {
 }
 
 // TestBrowserNoVNC: real noVNC 1.7 in headless Chromium opens /glass/,
-// renders the real Xvnc screen, and its typing reaches X only after take-over.
+// renders the real Xvnc screen, and its typing reaches X only after
+// take-over: while it watches the page keeps noVNC view-only and says its
+// input is not sent, and a page that sends anyway is stopped by the gate.
 func TestBrowserNoVNC(t *testing.T) {
 	novnc := noVNCDir(t)
 	xv := startXvnc(t, testPassword)
@@ -67,8 +69,27 @@ func TestBrowserNoVNC(t *testing.T) {
 		t.Fatalf("the screen is blank: %d colour(s) in the canvas", n)
 	}
 
-	// Typing while watching: noVNC sends it (QEMU extended key events, since
-	// Xvnc advertised −258); the gate drops it.
+	// Typing while watching: the page keeps noVNC in view-only mode, so
+	// nothing is sent, and says so when the screen is clicked.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#screen canvas")), chromedp.KeyEvent("abc")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`window.glass.rfb.viewOnly && !document.getElementById("hint").hidden && document.getElementById("hint-text").textContent.includes("not sent")`, chromedp.WithPollingTimeout(2*time.Second))); err != nil {
+		t.Fatalf("the watching page did not say its input is not sent: %v", err)
+	}
+	time.Sleep(700 * time.Millisecond)
+	if ev := xe.take(); len(ev) != 0 {
+		t.Fatalf("typing while watching reached X: %v", ev)
+	}
+	if gs := tr.GateStats("agent1")["browser1"]; gs.DroppedByType[MsgQEMU]+gs.DroppedByType[MsgKeyEvent] != 0 {
+		t.Fatalf("a view-only page sent keys: %+v", gs)
+	}
+	// A page that is not view-only (as a hostile one would not be) sends
+	// its typing (QEMU extended key events, since Xvnc advertised −258);
+	// the gate drops it.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.glass.rfb.viewOnly = false`)); err != nil {
+		t.Fatal(err)
+	}
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#screen canvas")), chromedp.KeyEvent("abc")); err != nil {
 		t.Fatal(err)
 	}
