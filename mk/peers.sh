@@ -51,7 +51,7 @@ install_or_stop() {
 	fi
 }
 
-ensure .ci/install-rfb.sh Xvnc vncpasswd xinput xkbcomp xclip xkbwatch chromium websockify
+ensure .ci/install-rfb.sh Xvnc vncpasswd xinput xkbcomp xclip xkbwatch xmessage chromium websockify
 # perf: TestRelaySyscalls counts glass's system calls per MiB relayed.
 ensure .ci/install-perf.sh perf
 # valgrind: the workbench's instruction counts (bench/internal/callgrind's test).
