@@ -7,13 +7,19 @@ NOVNC_DIR     := node_modules/@novnc/novnc
 $(NOVNC_DIR)/core/rfb.js:
 	npm install --no-save --no-audit --no-fund --silent @novnc/novnc@$(NOVNC_VERSION)
 
-.PHONY: glass glass-demo rfbgate-test rfbgate-bench rfbgate-scale rfbgate-bytes relay-check
+.PHONY: glass glass-demo novnc-vendor rfbgate-test rfbgate-bench rfbgate-scale rfbgate-bytes relay-check
 
 # The relay's write path at line speed, as a count (bench/relaysyscalls_test.go):
 # glass's I/O system calls per MiB relayed byte for byte to a reader that
 # keeps up, counted by perf; fails over the bound. CI runs it.
 relay-check:
 	$(GO) test -count=1 -run '^TestRelaySyscalls$$' -v ./bench/
+
+# Fetch noVNC $(NOVNC_VERSION) from the npm registry and write the files the
+# viewer page needs, with noVNC's licences, into rfbgate/internal/novnc
+# (commit them): mk/novnc-vendor.sh.
+novnc-vendor:
+	NOVNC_VERSION=$(NOVNC_VERSION) bash mk/novnc-vendor.sh
 
 # Build the relay program into bin/.
 glass:
