@@ -1,9 +1,11 @@
-# rfbgate / cmd/glass: noVNC for the browser test and the /glass/ viewer page.
+# rfbgate / cmd/glass: noVNC for the /glass/ viewer page (vendored into
+# rfbgate/internal/novnc and embedded in glass) and, as npm's package in
+# node_modules, for the tests that compare with it and the benchmarks.
 NOVNC_VERSION ?= 1.7.0
 NOVNC_DIR     := node_modules/@novnc/novnc
 
 # make test installs noVNC through mk/peers.sh; the rule below serves
-# glass-demo and rfbgate-test.
+# rfbgate-test and rfbgate-bytes.
 $(NOVNC_DIR)/core/rfb.js:
 	npm install --no-save --no-audit --no-fund --silent @novnc/novnc@$(NOVNC_VERSION)
 
@@ -59,12 +61,12 @@ rfbgate-bytes: $(NOVNC_DIR)/core/rfb.js
 
 # A trial: Xvnc on display $(GLASS_DISPLAY) (loopback only, a fresh random
 # password) behind glass, which reads Xvnc's own rfbauth file; open
-# http://127.0.0.1:7900/glass/
+# http://127.0.0.1:7900/
 GLASS_DISPLAY ?= 77
-glass-demo: glass $(NOVNC_DIR)/core/rfb.js
+glass-demo: glass
 	@umask 077; d=$$(mktemp -d); port=$$((5900 + $(GLASS_DISPLAY))); \
 	head -c 12 /dev/urandom | base64 | tr -d '/+=' | vncpasswd -f > $$d/rfbauth; \
 	Xvnc :$(GLASS_DISPLAY) -localhost yes -rfbport $$port -rfbauth $$d/rfbauth -geometry 1280x800 -depth 24 -retro & xpid=$$!; \
 	trap 'kill $$xpid; rm -rf $$d' EXIT INT TERM; sleep 1; \
-	echo "open http://127.0.0.1:7900/glass/"; \
-	bin/glass -computer demo=127.0.0.1:$$port -password-file demo=$$d/rfbauth -novnc $(NOVNC_DIR)
+	echo "open http://127.0.0.1:7900/"; \
+	bin/glass -computer demo=127.0.0.1:$$port -password-file demo=$$d/rfbauth

@@ -26,13 +26,12 @@ type pageRig struct {
 
 func newPageRig(t *testing.T) *pageRig {
 	t.Helper()
-	novnc := noVNCDir(t)
 	rig := &pageRig{xv: startXvnc(t, testPassword), con: &consoleLog{}}
 	rig.tr = newTestRelay(t, Config{
 		Computers:    []Computer{{Name: "agent1", Addr: rig.xv.Addr, Password: NewSecret(testPassword)}},
 		PingInterval: time.Second,
 	})
-	rig.srv = httptest.NewServer(NewHandler(rig.tr.Relay, HandlerOptions{NoVNCDir: novnc}))
+	rig.srv = httptest.NewServer(NewHandler(rig.tr.Relay, HandlerOptions{}))
 	t.Cleanup(rig.srv.Close)
 	rig.browser = newBrowser(t)
 	if err := chromedp.Do(rig.browser); err != nil { // start the browser

@@ -30,10 +30,9 @@ import (
 //     in any console but Chromium's own line for the used link's refusal.
 func TestBrowserLinks(t *testing.T) {
 	const token = "q+Zx/9Ab3==" // as `openssl rand -base64` writes them
-	novnc := noVNCDir(t)
 	xv := startXvnc(t, testPassword)
 	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "agent1", Addr: xv.Addr, Password: NewSecret(testPassword)}}, PingInterval: time.Second})
-	srv := httptest.NewServer(NewHandler(tr.Relay, HandlerOptions{NoVNCDir: novnc, AdminToken: token}))
+	srv := httptest.NewServer(NewHandler(tr.Relay, HandlerOptions{AdminToken: token}))
 	t.Cleanup(srv.Close)
 	browser := newBrowser(t)
 	if err := chromedp.Do(browser); err != nil {

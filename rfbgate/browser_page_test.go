@@ -119,14 +119,13 @@ func xclipRead(t *testing.T, display int) string {
 // the page's renewals (every TTL/3, as the server reports) keep it. Nothing
 // lands in either console. A give-back through the API shows within 2 s too.
 func TestBrowserPageFollowsLease(t *testing.T) {
-	novnc := noVNCDir(t)
 	xv := startXvnc(t, testPassword)
 	tr := newTestRelay(t, Config{
 		Computers:    []Computer{{Name: "agent1", Addr: xv.Addr, Password: NewSecret(testPassword)}},
 		LeaseTTL:     3 * time.Second,
 		PingInterval: time.Second,
 	})
-	srv := httptest.NewServer(NewHandler(tr.Relay, HandlerOptions{NoVNCDir: novnc}))
+	srv := httptest.NewServer(NewHandler(tr.Relay, HandlerOptions{}))
 	t.Cleanup(srv.Close)
 	browser := newBrowser(t)
 	if err := chromedp.Do(browser); err != nil { // start the browser
@@ -135,7 +134,8 @@ func TestBrowserPageFollowsLease(t *testing.T) {
 	con := &consoleLog{}
 	a := openPage(t, browser, con, srv.URL, "pageA")
 	b := openPage(t, browser, con, srv.URL, "pageB")
-	waitPage(t, a, "pageA", `document.body.dataset.keyboard === "nobody" && !document.getElementById("take").disabled && document.getElementById("give").hidden && document.getElementById("clip").hidden && document.getElementById("clipbtn").disabled`, 5*time.Second)
+	// (Not a touch device: no Keyboard button, no row of keys.)
+	waitPage(t, a, "pageA", `document.body.dataset.keyboard === "nobody" && !document.getElementById("take").disabled && document.getElementById("give").hidden && document.getElementById("clip").hidden && document.getElementById("clipbtn").disabled && document.getElementById("kbd").hidden && document.getElementById("keys").hidden`, 5*time.Second)
 	screenAt := `JSON.stringify(document.getElementById("screen").getBoundingClientRect())`
 	before := pageEval[string](t, a, screenAt)
 

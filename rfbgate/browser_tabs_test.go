@@ -42,11 +42,10 @@ func (c *requestCounter) count(path string) int {
 // every tab says nobody has it. Nothing lands in any console.
 func TestBrowserTwentyTabs(t *testing.T) {
 	const tabs = 20
-	novnc := noVNCDir(t)
 	xv := startXvnc(t, testPassword)
 	xe := watchX(t, xv.Display)
 	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "agent1", Addr: xv.Addr, Password: NewSecret(testPassword)}}, PingInterval: time.Second})
-	rc := &requestCounter{n: map[string]int{}, h: NewHandler(tr.Relay, HandlerOptions{NoVNCDir: novnc})}
+	rc := &requestCounter{n: map[string]int{}, h: NewHandler(tr.Relay, HandlerOptions{})}
 	srv := httptest.NewServer(rc)
 	t.Cleanup(srv.Close)
 	browser := newBrowser(t)

@@ -34,7 +34,8 @@ func newBrowser(t *testing.T) context.Context {
 	return ctx
 }
 
-// TestBrowserNoVNC: real noVNC 1.7 in headless Chromium opens /glass/,
+// TestBrowserNoVNC: real noVNC 1.7 in headless Chromium (the npm package
+// given as HandlerOptions.NoVNCDir, in place of glass's own copy) opens /glass/,
 // renders the real Xvnc screen, and its typing reaches X only after
 // take-over: while it watches the page keeps noVNC view-only and says its
 // input is not sent, and a page that sends anyway is stopped by the gate.
@@ -172,14 +173,13 @@ func distinctColours(t *testing.T, b []byte) int {
 // browser keeps up, smaller while it lags: see downstream), and the
 // canvas shows both halves.
 func TestBrowserBatchedMessages(t *testing.T) {
-	novnc := noVNCDir(t)
 	const w, h = 640, 480
 	half := func(v byte) []byte { return bytes.Repeat([]byte{v}, w*h/2*4) }
 	script := append(append(append(srvUpdate(srvRect(0, 0, w, h/2, encodingRaw)), half(0xff)...), srvRect(0, h/2, w, h/2, encodingRaw)...), half(0x80)...)
 	script[3] = 2 // two rectangles
 	addr := scriptedVNC(t, testPassword, script)
 	tr := newTestRelay(t, Config{PerViewerUpstream: true, Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
-	srv := httptest.NewServer(NewHandler(tr.Relay, HandlerOptions{NoVNCDir: novnc}))
+	srv := httptest.NewServer(NewHandler(tr.Relay, HandlerOptions{}))
 	t.Cleanup(srv.Close)
 	ctx := newBrowser(t)
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/glass/?agent=a&surface=s")); err != nil {

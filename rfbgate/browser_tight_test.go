@@ -162,7 +162,6 @@ func canvasImage(t *testing.T, run func(string) (string, error)) image.Image {
 // and nothing falls back to ZRLE or Raw. The gate still holds: a watcher's
 // typing does not reach X, and the X clipboard does not reach it.
 func TestBrowserTightJPEG(t *testing.T) {
-	novnc := noVNCDir(t)
 	xv := startXvnc(t, testPassword)
 	url, ready := photoPage(t)
 	chrome := workload.StartChromium(t, strconv.Itoa(xv.Display), url, 640, 480)
@@ -178,7 +177,7 @@ func TestBrowserTightJPEG(t *testing.T) {
 		Computers:    []Computer{{Name: "agent1", Addr: xv.Addr, Password: NewSecret(testPassword)}},
 		PingInterval: 500 * time.Millisecond,
 	})
-	srv := httptest.NewServer(NewHandler(tr.Relay, HandlerOptions{NoVNCDir: novnc}))
+	srv := httptest.NewServer(NewHandler(tr.Relay, HandlerOptions{}))
 	t.Cleanup(srv.Close)
 	want, _ := newSums(workload.Photo()).blockMeans(0, 0)
 

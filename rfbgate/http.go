@@ -22,9 +22,9 @@ type HandlerOptions struct {
 	// the control API (/v1/tools/..., /v1/computers/..., /v1/events). The
 	// stream upgrade is authorised by its ticket alone.
 	AdminToken string
-	// NoVNCDir, if set, is the noVNC 1.7 package directory (node_modules/
-	// @novnc/novnc): the viewer page is served at /glass/ and noVNC's files
-	// at /glass/novnc/.
+	// NoVNCDir, if set, is a noVNC 1.7 package directory (node_modules/
+	// @novnc/novnc) whose files the viewer page loads (at /glass/novnc/)
+	// instead of the copy vendored into glass.
 	NoVNCDir string
 }
 
@@ -41,6 +41,9 @@ var viewerPage []byte
 //	GET  /v1/computers/NAME             -> {"keyboard","keyboard_stream","keyboard_since","viewers","computer","computer_reason","lease_ttl_ms","lease_grace_ms"}
 //	GET  /v1/events                     server-sent lease events
 //	GET  /v1/streams/computers/glass?ticket=T   WebSocket (RFB)
+//	GET  /healthz                       {"status":"ok"}, with no token
+//	GET  /glass/                        the viewer page; noVNC's files at /glass/novnc/
+//	GET  /                              a redirect to /glass/
 //
 // computers.watch mints a one-use ticket: access "control" (the default)
 // may take the keyboard, "watch" never can; name is the display name the
@@ -81,14 +84,15 @@ func NewHandler(r *Relay, opt HandlerOptions) http.Handler {
 		}
 		r.ServeStream(w, req)
 	})
-	if opt.NoVNCDir != "" {
-		mux.HandleFunc("GET /glass/{$}", func(w http.ResponseWriter, _ *http.Request) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			w.Header().Set("Cache-Control", "no-store")
-			w.Write(viewerPage)
-		})
-		mux.Handle("GET /glass/novnc/", http.StripPrefix("/glass/novnc/", filesOnly(opt.NoVNCDir)))
-	}
+	mux.HandleFunc("GET /glass/{$}", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write(viewerPage)
+	})
+	mux.Handle("GET /glass/novnc/", http.StripPrefix("/glass/novnc/", filesOnly(noVNCFiles(opt.NoVNCDir))))
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, req *http.Request) {
+		http.Redirect(w, req, "/glass/", http.StatusFound)
+	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint")
 	})

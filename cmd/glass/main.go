@@ -1,10 +1,10 @@
 // Command glass is the RFB gate as a program: it relays noVNC viewers to
 // Xvnc servers, lets one surface at a time type, and serves the control API.
 //
-//	glass -computer agent1=127.0.0.1:5901 -password-file agent1=/run/vnc/agent1 \
-//	      -novnc node_modules/@novnc/novnc
+//	glass -computer agent1=127.0.0.1:5901 -password-file agent1=/run/vnc/agent1
 //
-// Then open http://127.0.0.1:7900/glass/ (it lists the computers).
+// Then open http://127.0.0.1:7900/ (the viewer page, with noVNC built in:
+// it lists the computers). deploy/ holds a systemd unit and a Dockerfile.
 //
 // At start glass dials each computer, completes the RFB handshake and the
 // VNC authentication, and exits (status 2, one line) if one refuses the
@@ -24,6 +24,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"runtime/pprof"
@@ -56,6 +57,8 @@ type options struct {
 	perViewer  bool             // -per-viewer-upstream
 	cpuProfile string           // -cpuprofile
 	logFormat  string
+	proxies    []netip.Prefix // -trusted-proxies
+	resume     time.Duration  // -resume-window
 }
 
 // pairFlag collects repeatable NAME=VALUE flags.
@@ -79,12 +82,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:7900", "address to serve HTTP on")
 	fs.Func("computer", "NAME=HOST:PORT of an Xvnc (repeatable)", pairFlag(o.computers, "HOST:PORT"))
-	fs.Func("password-file", "NAME=PATH of a file whose first line is that computer's VNC password (repeatable)", pairFlag(o.passwords, "PATH"))
+	fs.Func("password-file", "NAME=PATH of that computer's VNC password: the binary file vncpasswd writes (Xvnc's -rfbauth), or a text file whose first line is the password (repeatable)", pairFlag(o.passwords, "PATH"))
 	fs.DurationVar(&o.ticketTTL, "ticket-ttl", rfbgate.DefaultTicketTTL, "how long a watch ticket lives")
 	fs.DurationVar(&o.leaseTTL, "lease-ttl", rfbgate.DefaultLeaseTTL, "how long a take-over lasts after its last renewal")
 	fs.DurationVar(&o.leaseGrace, "lease-grace", rfbgate.DefaultLeaseGrace, fmt.Sprintf("how long the keyboard outlives its holder's closed viewer, so that a reload keeps it (at most %v)", rfbgate.MaxLeaseGrace))
 	tokenFile := fs.String("admin-token-file", "", "file holding a bearer token the control API requires (optional)")
-	fs.StringVar(&o.novnc, "novnc", "", "noVNC 1.7 package directory; serves the viewer at /glass/")
+	fs.StringVar(&o.novnc, "novnc", "", "a noVNC 1.7 package directory (node_modules/@novnc/novnc) whose files the viewer page at /glass/ loads instead of glass's own copy")
 	origins := fs.String("origins", "", "comma-separated browser origins (host patterns, path.Match syntax) allowed to use the control API and open streams besides glass's own")
 	fs.IntVar(&o.maxCutText, "max-cut-text", rfbgate.DefaultMaxCutText, "largest clipboard text forwarded, in bytes")
 	fs.IntVar(&o.dial.InFlight, "dial-in-flight", rfbgate.DefaultDialInFlight, "most handshakes in flight to one computer's Xvnc (TigerVNC blacklists the relay's address at 5 unauthenticated connections)")
@@ -96,7 +99,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the whole run to this file when glass stops")
 	fs.BoolVar(&o.perViewer, "per-viewer-upstream", false, "give every viewer its own connection to Xvnc, relayed byte for byte, instead of one shared connection per computer")
 	fs.BoolVar(&o.allowDown, "allow-down", false, "start even when a computer fails its start-up check (wrong password, unreachable); it is shown as down")
-	fs.StringVar(&o.logFormat, "log-format", "text", "log records as text (slog's key=value) or json (one object a line)")
+	fs.StringVar(&o.logFormat, "log-format", "text", "log records as text (slog's key=value) or json (one object a line; durations in seconds)")
+	proxies := fs.String("trusted-proxies", "", "comma-separated addresses and CIDR prefixes of reverse proxies whose X-Forwarded-For names the client (in logs, and for /metrics' loopback check)")
+	fs.DurationVar(&o.resume, "resume-window", rfbgate.DefaultResumeWindow, "how long after its stream closed a page may reconnect with its resume credential (a ticket link's page has no other way back)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -109,17 +114,25 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if len(o.computers) == 0 {
 		return nil, errors.New("at least one -computer NAME=HOST:PORT is required")
 	}
-	for name, addr := range o.computers {
+	names := make([]string, 0, len(o.computers))
+	for name := range o.computers {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	// A misspelt name first: it, not the computer it left without a
+	// password, is the mistake.
+	for _, name := range sortedKeys(o.passwords) {
+		if _, ok := o.computers[name]; !ok {
+			return nil, fmt.Errorf("-password-file %s names no -computer (the computers: %s)", name, strings.Join(names, ", "))
+		}
+	}
+	for _, name := range names {
+		addr := o.computers[name]
 		if _, _, err := net.SplitHostPort(addr); err != nil {
 			return nil, fmt.Errorf("-computer %s=%s: %v", name, addr, err)
 		}
 		if _, ok := o.passwords[name]; !ok {
 			return nil, fmt.Errorf("-computer %s has no -password-file %s=PATH", name, name)
-		}
-	}
-	for name := range o.passwords {
-		if _, ok := o.computers[name]; !ok {
-			return nil, fmt.Errorf("-password-file %s names no -computer", name)
 		}
 	}
 	if *tokenFile != "" {
@@ -139,6 +152,15 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	if *origins != "" {
 		o.origins = strings.Split(*origins, ",")
+	}
+	if *proxies != "" {
+		var err error
+		if o.proxies, err = rfbgate.ParseTrustedProxies(*proxies); err != nil {
+			return nil, fmt.Errorf("-trusted-proxies %s: %v", *proxies, err)
+		}
+	}
+	if o.resume <= 0 {
+		return nil, errors.New("-resume-window must be positive")
 	}
 	if o.ticketTTL <= 0 || o.leaseTTL <= 0 {
 		return nil, errors.New("-ticket-ttl and -lease-ttl must be positive")
@@ -167,6 +189,16 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	return o, nil
 }
 
+// sortedKeys is m's keys, sorted.
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // loopbackOnly says why addr (host:port) is reachable from beyond this
 // machine, or nil when it is loopback only.
 func loopbackOnly(addr string) error {
@@ -193,13 +225,8 @@ func loopbackOnly(addr string) error {
 
 // newServer builds the relay and its HTTP handler from options.
 func newServer(o *options, log *slog.Logger) (*rfbgate.Relay, http.Handler, error) {
-	names := make([]string, 0, len(o.computers))
-	for n := range o.computers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	var comps []rfbgate.Computer
-	for _, n := range names {
+	for _, n := range sortedKeys(o.computers) {
 		pw, err := rfbgate.ReadPasswordFile(o.passwords[n])
 		if err != nil {
 			return nil, nil, fmt.Errorf("computer %s: %w", n, err)
@@ -220,6 +247,8 @@ func newServer(o *options, log *slog.Logger) (*rfbgate.Relay, http.Handler, erro
 		PerViewerUpstream: o.perViewer,
 		Dial:              o.dial,
 		Logger:            log,
+		TrustedProxies:    o.proxies,
+		ResumeWindow:      o.resume,
 		OnViewers: func(agent string, n int) {
 			log.Info("glass: viewers", "agent", agent, "open", n)
 		},
@@ -233,12 +262,43 @@ func newServer(o *options, log *slog.Logger) (*rfbgate.Relay, http.Handler, erro
 	return r, mux, nil
 }
 
-// newLogger is the program's logger: slog text or JSON on w.
+// newLogger is the program's logger: slog text or JSON on w. In JSON a
+// duration is a number of seconds (slog would write nanoseconds); text
+// writes it as Go does ("1.5s").
 func newLogger(format string, w io.Writer) *slog.Logger {
 	if format == "json" {
-		return slog.New(slog.NewJSONHandler(w, nil))
+		return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{ReplaceAttr: durationSeconds}))
 	}
 	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+// durationSeconds writes a duration attribute as seconds.
+func durationSeconds(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		return slog.Float64(a.Key, a.Value.Duration().Seconds())
+	}
+	return a
+}
+
+// logStop says, once, that glass is stopping, why, and what was open:
+// each computer's viewers, how many of them watched, and who held its
+// keyboard.
+func logStop(log *slog.Logger, why error, relay *rfbgate.Relay) {
+	attrs := []any{"why", why.Error()}
+	total := 0
+	for _, n := range relay.Names() {
+		st, err := relay.Status(n)
+		if err != nil {
+			continue
+		}
+		total += len(st.Viewers)
+		g := []any{"viewers", len(st.Viewers), "watching", st.Watching}
+		if st.Keyboard != nil {
+			g = append(g, "keyboard", st.KeyboardName)
+		}
+		attrs = append(attrs, slog.Group(n, g...))
+	}
+	log.Info("glass: stopping", append([]any{"viewers", total}, attrs...)...)
 }
 
 // checkComputers dials each computer once (all at a time). The first
@@ -306,7 +366,11 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*o.cert}, MinVersion: tls.VersionTLS12}
 		scheme = "https"
 	}
-	log.Info("glass: listening", "addr", ln.Addr().String(), "scheme", scheme, "computers", len(o.computers), "viewer", o.novnc != "")
+	novncFrom := "built in"
+	if o.novnc != "" {
+		novncFrom = o.novnc
+	}
+	log.Info("glass: listening", "addr", ln.Addr().String(), "scheme", scheme, "computers", len(o.computers), "novnc", novncFrom)
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
@@ -323,6 +387,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 		return err
 	case <-ctx.Done():
 	}
+	logStop(log, context.Cause(ctx), relay)
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	relay.Close() // viewers are hijacked connections: end them first

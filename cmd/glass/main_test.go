@@ -37,7 +37,11 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"-computer", "a=nohost"}, "missing port"},
 		{[]string{"-computer", "a=127.0.0.1:1"}, "no -password-file a=PATH"},
 		{[]string{"-computer", "a=127.0.0.1:1", "-computer", "a=127.0.0.1:2"}, "a given twice"},
-		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-password-file", "b=" + pw}, "-password-file b names no -computer"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-password-file", "b=" + pw}, "-password-file b names no -computer (the computers: a)"},
+		// A misspelt name is named, not the computer it left without a password.
+		{[]string{"-computer", "demo=127.0.0.1:1", "-password-file", "dmo=" + pw}, "-password-file dmo names no -computer (the computers: demo)"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-trusted-proxies", "10.0.0.0/99"}, "-trusted-proxies 10.0.0.0/99"},
+		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-resume-window", "0s"}, "-resume-window must be positive"},
 		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-admin-token-file", empty}, "is empty"},
 		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-novnc", dir}, "not a noVNC package"},
 		{[]string{"-computer", "a=127.0.0.1:1", "-password-file", "a=" + pw, "-lease-ttl", "0s"}, "must be positive"},
@@ -163,19 +167,75 @@ func TestGlassJSONLogAndMetrics(t *testing.T) {
 	if code != 200 || !strings.Contains(body, `glass_viewers{computer="agent1",role="watcher"} 0`) || !strings.Contains(body, "go_build_info") {
 		t.Fatalf("/metrics: %d\n%s", code, body)
 	}
+	// A viewer opens and closes: its close record's duration is in seconds.
+	ws := openViewer(t, base, "Bearer admintok")
+	ws.Close(websocket.StatusNormalClosure, "")
 	if err := g.stop(); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(g.logs.String()), "\n")
+	closed := false
 	for _, l := range lines {
 		var rec map[string]any
 		if err := json.Unmarshal([]byte(l), &rec); err != nil || rec["msg"] == nil {
 			t.Fatalf("not a JSON log record: %q (%v)", l, err)
 		}
+		if rec["msg"] == "rfbgate: viewer closed" {
+			closed = true
+			if d, ok := rec["duration"].(float64); !ok || d <= 0 || d > 60 {
+				t.Fatalf("the close record's duration is %v (%T), want seconds: %s", rec["duration"], rec["duration"], l)
+			}
+		}
+	}
+	if !closed {
+		t.Fatalf("no viewer closed record in %q", lines)
 	}
 	if !slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, `"msg":"glass: listening"`) }) {
 		t.Fatalf("no listening record in %q", lines)
 	}
+}
+
+// openViewer opens a viewer of agent1 through glass at base (minting its
+// ticket with auth) and runs the RFB handshake.
+func openViewer(t *testing.T, base, auth string) *websocket.Conn {
+	t.Helper()
+	req, _ := http.NewRequest("POST", base+"/v1/tools/computers.watch", strings.NewReader(`{"agent":"agent1","surface":"s1","name":"Ana"}`))
+	req.Header.Set("Authorization", auth)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]string
+	json.NewDecoder(resp.Body).Decode(&m)
+	resp.Body.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, strings.Replace(base, "http", "ws", 1)+"/v1/streams/computers/glass?ticket="+m["ticket"], nil)
+	if err != nil {
+		t.Fatalf("stream: %v", err)
+	}
+	if _, err := fakeHandshake(websocket.NetConn(context.Background(), ws, websocket.MessageBinary)); err != nil {
+		t.Fatalf("ServerInit: %v", err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	return ws
+}
+
+// fakeHandshake is a browser's side of the RFB handshake through glass
+// with fakeVNC behind it (security type None, a 28-byte ServerInit named
+// "fake"); it returns the ServerInit.
+func fakeHandshake(nc io.ReadWriter) ([]byte, error) {
+	buf := make([]byte, 12)
+	io.ReadFull(nc, buf)
+	nc.Write([]byte("RFB 003.008\n"))
+	io.ReadFull(nc, buf[:2])
+	nc.Write([]byte{1})
+	io.ReadFull(nc, buf[:4])
+	nc.Write([]byte{1})
+	init := make([]byte, 28)
+	_, err := io.ReadFull(nc, init)
+	return init, err
 }
 
 func TestGlassServes(t *testing.T) {
@@ -213,15 +273,7 @@ func TestGlassServes(t *testing.T) {
 		t.Fatalf("stream: %v", err)
 	}
 	nc := websocket.NetConn(context.Background(), ws, websocket.MessageBinary)
-	buf := make([]byte, 12)
-	io.ReadFull(nc, buf)
-	nc.Write([]byte("RFB 003.008\n"))
-	io.ReadFull(nc, buf[:2])
-	nc.Write([]byte{1})
-	io.ReadFull(nc, buf[:4])
-	nc.Write([]byte{1})
-	init := make([]byte, 28)
-	if _, err := io.ReadFull(nc, init); err != nil || string(init[24:]) != "fake" || init[1] != 100 {
+	if init, err := fakeHandshake(nc); err != nil || string(init[24:]) != "fake" || init[1] != 100 {
 		t.Fatalf("ServerInit through glass: %q %v", init, err)
 	}
 	var st struct {
@@ -277,5 +329,9 @@ func TestGlassServes(t *testing.T) {
 	}
 	if l := g.logs.String(); strings.Contains(l, password) || !strings.Contains(l, "viewer open") || !strings.Contains(l, `code=1001 reason="relay shutting down"`) {
 		t.Fatalf("log (must say viewer open and closed going away at shutdown, must not hold the password):\n%s", l)
+	}
+	// Stopping says so, once, with what was open.
+	if l := g.logs.String(); !strings.Contains(l, `msg="glass: stopping" viewers=1 why="context canceled" agent1.viewers=1 agent1.watching=0 agent1.keyboard=s1`) {
+		t.Fatalf("no stopping record with what was open:\n%s", l)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
-	"io"
 	"math/big"
 	"net"
 	"net/http"
@@ -100,6 +99,19 @@ func TestStartupCheck(t *testing.T) {
 	}
 	if err := g.stop(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHelp: -h says what each flag takes; a password file is either form.
+func TestHelp(t *testing.T) {
+	code, out := runGlass(t, "-h")
+	for _, want := range []string{
+		"the binary file vncpasswd writes (Xvnc's -rfbauth), or a text file whose first line is the password",
+		"-trusted-proxies", "-resume-window", "instead of glass's own copy",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("glass -h: exit %d, no %q in:\n%s", code, want, out)
+		}
 	}
 }
 
@@ -203,14 +215,7 @@ func TestTLS(t *testing.T) {
 	}
 	nc := websocket.NetConn(context.Background(), ws, websocket.MessageBinary)
 	nc.SetDeadline(time.Now().Add(10 * time.Second))
-	buf := make([]byte, 28)
-	io.ReadFull(nc, buf[:12])
-	nc.Write([]byte("RFB 003.008\n"))
-	io.ReadFull(nc, buf[:2])
-	nc.Write([]byte{1})
-	io.ReadFull(nc, buf[:4])
-	nc.Write([]byte{1})
-	if _, err := io.ReadFull(nc, buf); err != nil || string(buf[24:]) != "fake" {
+	if buf, err := fakeHandshake(nc); err != nil || string(buf[24:]) != "fake" {
 		t.Fatalf("ServerInit over WSS: %q %v", buf, err)
 	}
 	ws.Close(websocket.StatusNormalClosure, "")
