@@ -65,6 +65,7 @@ func TestShareConverges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	m := scrape(t, tr.Relay)
 	if err := dmg.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -88,13 +89,24 @@ func TestShareConverges(t *testing.T) {
 			time.Since(stop).Round(time.Millisecond), s.Updates, s.Bytes, s.Decoder.TightJPEG)
 	}
 	phones := 0
+	byClass := map[[2]string]float64{}
 	for _, vs := range st.Viewers {
+		byClass[[2]string{vs.Class, vs.Mode}]++
 		if strings.HasPrefix(vs.Surface, "phone") && vs.Class != "q6" {
 			phones++
 		}
 	}
+	for k, n := range byClass { // (the scrape and the status a moment apart: the same classes)
+		m.want(t, n, "glass_viewers_by_class", "computer", "a", "class", k[0], "mode", k[1])
+	}
 	if phones == 0 {
 		t.Errorf("no phone was in a lower class than it asked for while the damage ran: %+v", st.Viewers)
+	}
+	if got := m.get("glass_viewers_by_class", "computer", "a"); got != 4 {
+		t.Errorf("glass_viewers_by_class counts %v viewers, want 4", got)
+	}
+	if got := m.get("glass_viewer_link_rate_bits", "computer", "a"); got != 4 {
+		t.Errorf("glass_viewer_link_rate_bits has %v viewers' rates, want 4", got)
 	}
 }
 

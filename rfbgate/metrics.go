@@ -94,6 +94,10 @@ var (
 		[]string{"computer"}, nil)
 	descDialTurnedAway = prometheus.NewDesc("glass_dial_turned_away_total", "Viewers closed with 1013 before reaching Xvnc: queue_full, or deadline (not connected within the dial wait).",
 		[]string{"computer", "reason"}, nil)
+	descClassViewers = prometheus.NewDesc("glass_viewers_by_class", "Open shared viewers by the quality class glass sends them in (lossless, raw, or q0 to q9, the JPEG quality level) and how it serves them: solo (Xvnc's own updates), in-step (every shared update as it comes) or pulling (the newest pixels of what they owe, when their link can take them).",
+		[]string{"computer", "class", "mode"}, nil)
+	descLinkRate = prometheus.NewDesc("glass_viewer_link_rate_bits", "Open shared viewers' link rates, as glass measures them from their own requests for updates, in bits a second (a viewer whose link keeps up counts with what the screen needed of it).",
+		[]string{"computer"}, nil)
 	descComputerUp = prometheus.NewDesc("glass_computer_up", "1 if glass's last handshake with the computer's Xvnc succeeded and its screen stream has not ended since, else 0 (down, or not dialled yet).",
 		[]string{"computer"}, nil)
 )
@@ -214,7 +218,8 @@ type relayCollector struct {
 
 // Describe sends the collector's descriptions.
 func (c *relayCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descViewers, descBytes, descMessages, descClientMsgs, descWithheld, descRects, descDialWaits, descDialTurnedAway, descComputerUp} {
+	for _, d := range []*prometheus.Desc{descViewers, descBytes, descMessages, descClientMsgs, descWithheld, descRects, descDialWaits, descDialTurnedAway, descComputerUp,
+		descClassViewers, descLinkRate} {
 		ch <- d
 	}
 }
@@ -279,11 +284,48 @@ func (c *relayCollector) Collect(ch chan<- prometheus.Metric) {
 			up = 1
 		}
 		ch <- prometheus.MustNewConstMetric(descComputerUp, prometheus.GaugeValue, up, agent)
+		collectLinks(ch, agent, open[agent])
 		ds := r.DialStats(agent)
 		counter(descDialWaits, uint64(ds.Waits), agent)
 		counter(descDialTurnedAway, uint64(ds.QueueFull), agent, "queue_full")
 		counter(descDialTurnedAway, uint64(ds.Expired), agent, "deadline")
 	}
+}
+
+// linkRateBuckets are glass_viewer_link_rate_bits' buckets: a phone's
+// 256 kbit/s to a LAN's gigabit.
+var linkRateBuckets = []float64{256e3, 512e3, 1e6, 2e6, 5e6, 10e6, 20e6, 50e6, 100e6, 1e9}
+
+// collectLinks reports agent's shared viewers by class and mode, and the
+// distribution of their link rates.
+func collectLinks(ch chan<- prometheus.Metric, agent string, vs []*viewer) {
+	type key struct{ class, mode string }
+	counts := map[key]int{}
+	buckets := make(map[float64]uint64, len(linkRateBuckets))
+	var n uint64
+	var sum float64
+	for _, v := range vs {
+		if v.share == nil {
+			continue
+		}
+		var st ViewerStatus
+		v.share.status(&st)
+		counts[key{st.Class, st.Mode}]++
+		if st.RateBps <= 0 {
+			continue
+		}
+		n++
+		sum += st.RateBps
+		for _, b := range linkRateBuckets {
+			if st.RateBps <= b {
+				buckets[b]++
+			}
+		}
+	}
+	for k, c := range counts {
+		ch <- prometheus.MustNewConstMetric(descClassViewers, prometheus.GaugeValue, float64(c), agent, k.class, k.mode)
+	}
+	ch <- prometheus.MustNewConstHistogram(descLinkRate, n, sum, buckets, agent)
 }
 
 // MetricsHandler serves the relay's metrics in the Prometheus text format

@@ -45,6 +45,10 @@ type pacer struct {
 	probeFrom time.Time
 	drained   time.Time
 	probeRTT  time.Duration
+	// bound is when the link last bounded what was sent: an update went
+	// while the viewer had more to send, so its rate is the link's, not
+	// the screen's.
+	bound time.Time
 	// full is the delivery rate at which startup last grew by a quarter;
 	// rounds counts the rounds since.
 	full    float64
@@ -153,6 +157,9 @@ func (p *pacer) onAck(now time.Time) bool {
 		r := float64(p.delivered-s.delivered) / span.Seconds()
 		if !s.limited || r > p.rate.get() {
 			p.rate.update(now, pacerRateWindow, r)
+		}
+		if !s.limited && !p.startup { // (in startup the window bounds, not the link)
+			p.bound = now
 		}
 	}
 	// A round ends when what was sent at its start is acknowledged.
@@ -276,6 +283,11 @@ func (p *pacer) chunk() int {
 // stuck reports whether the viewer has stopped acknowledging: it has the
 // most updates in flight a pacer remembers.
 func (p *pacer) stuck() bool { return len(p.sent) >= pacerSentMax }
+
+// keepsUp reports whether the link has not bounded what the viewer was
+// sent lately: its rate is then what the screen needed, not what the
+// link can do.
+func (p *pacer) keepsUp(now time.Time) bool { return now.Sub(p.bound) > pacerRateWindow }
 
 // link is the pacer's estimates for the status, the page and metrics:
 // the delivery rate in bytes a second and the round trip (0 when not

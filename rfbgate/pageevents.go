@@ -276,9 +276,12 @@ type linkEvent struct {
 	RTTms        int64  `json:"rtt_ms"`        // its round trip, milliseconds
 	Quality      string `json:"quality"`       // the picture's quality in a word ("low", "medium", "high", "lossless")
 	QualityLevel int    `json:"quality_level"` // the JPEG quality level glass sends it at, 0 to 9
+	// KeepsUp says that the link took all glass had to send lately:
+	// RateBps is then what the screen needed, not what the link can do.
+	KeepsUp bool `json:"keeps_up"`
 }
 
 // newLinkEvent is a link event.
-func newLinkEvent(rateBps int64, rtt time.Duration, quality string, level int) linkEvent {
-	return linkEvent{Type: "link", RateBps: rateBps, RTTms: rtt.Milliseconds(), Quality: quality, QualityLevel: level}
+func newLinkEvent(rateBps int64, rtt time.Duration, quality string, level int, keepsUp bool) linkEvent {
+	return linkEvent{Type: "link", RateBps: rateBps, RTTms: rtt.Milliseconds(), Quality: quality, QualityLevel: level, KeepsUp: keepsUp}
 }

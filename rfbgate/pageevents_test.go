@@ -109,7 +109,7 @@ func TestPageEventsOnStream(t *testing.T) {
 	tr.mu.Lock()
 	for v := range tr.viewers["a"] {
 		if v.stream == bo.Hello["stream"] {
-			v.notify(newLinkEvent(1_800_000, 90*time.Millisecond, "medium", 5))
+			v.notify(newLinkEvent(1_800_000, 90*time.Millisecond, "medium", 5, false))
 		}
 	}
 	tr.mu.Unlock()

@@ -225,6 +225,7 @@ type ViewerStatus struct {
 	Picture   string  `json:"picture,omitempty"`
 	RateBps   float64 `json:"rate_bps,omitempty"`
 	LinkRTTms float64 `json:"link_rtt_ms,omitempty"`
+	KeepsUp   bool    `json:"keeps_up,omitempty"` // its link took all glass had to send lately (RateBps is then the screen's need)
 }
 
 // ComputerStatus is who holds a computer's keyboard and who watches it.

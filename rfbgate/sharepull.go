@@ -234,6 +234,10 @@ func (sv *shareViewer) pickClassLocked(now time.Time) {
 	}
 	if sv.cls != was {
 		sv.synced = false // the shared updates of its old class are not its own now
+		select {
+		case sv.classed <- struct{}{}:
+		default:
+		}
 	}
 	sv.classNow.Store(int32(sv.cls))
 }

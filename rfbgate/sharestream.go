@@ -46,7 +46,11 @@ func (r *Relay) serveShared(ctx context.Context, ws *websocket.Conn, raw net.Con
 	log.Info("rfbgate: viewer open", "role", v.role(), "remote", remote, "width", init.Width, "height", init.Height, "upstream", "hub")
 
 	var wg sync.WaitGroup
-	wg.Add(3)
+	wg.Add(4)
+	go func() { // its link, to its page
+		defer wg.Done()
+		sv.reportLink(cctx)
+	}()
 	go func() { // the shared log to the browser
 		defer wg.Done()
 		v.pumpShared(cctx, sv)
@@ -71,8 +75,47 @@ func (r *Relay) serveShared(ctx context.Context, ws *websocket.Conn, raw net.Con
 	wg.Wait()
 	log.Info("rfbgate: viewer closed", "role", role, "remote", remote, "by", by, "code", int(code), "reason", reason, "close_sent", sent,
 		"duration", time.Since(v.opened).Round(time.Millisecond), "bytes_to_viewer", v.toViewer.Load(), "bytes_to_computer", v.toComputer.Load(),
-		"skipped_updates", sv.skipped.Load(), "upstream", "hub")
+		"skipped_updates", sv.skipped.Load(), "upstream", "hub", "mode", sv.mode(), "class", sv.class().String())
 	r.removeViewer(v, code)
+}
+
+// linkReportEvery is how often a viewer's page is told its link as glass
+// measures it (and at once when its class changes).
+const linkReportEvery = 2 * time.Second
+
+// reportLink tells the viewer's page, every linkReportEvery and when its
+// class changes, its link as glass measures it and the quality glass
+// sends it at, until ctx ends; a change of class is logged.
+func (sv *shareViewer) reportLink(ctx context.Context) {
+	t := time.NewTicker(linkReportEvery)
+	defer t.Stop()
+	last := class(-3)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-sv.classed:
+		}
+		sv.mu.Lock()
+		rate, rtt := sv.pace.link()
+		keeps := sv.pace.keepsUp(time.Now())
+		c, mode := sv.cls, sv.modeLocked()
+		sv.mu.Unlock()
+		if c != last && last != -3 {
+			sv.h.log.Info("rfbgate: viewer's class", "surface", sv.v.surface, "stream", sv.v.stream, "class", c.String(), "was", last.String(),
+				"mode", mode, "rate_bps", int64(rate*8), "rtt", rtt)
+		}
+		last = c
+		if rate <= 0 {
+			continue // not measured yet
+		}
+		level := int(c)
+		if c < 0 {
+			level = 9
+		}
+		sv.v.notify(newLinkEvent(int64(rate*8), rtt, c.picture(), level, keeps))
+	}
 }
 
 // pumpShared writes what the viewer's place at the hub gives it (next) to

@@ -59,7 +59,9 @@ type shareViewer struct {
 	v    *viewer
 	h    *hub
 	wake chan struct{} // one token: something to do
-	one  [1]shareItem  // next's answer for one item (the writer's own)
+	// classed has a token when its class changed (reportLink).
+	classed chan struct{}
+	one     [1]shareItem // next's answer for one item (the writer's own)
 
 	mu       sync.Mutex
 	q        []shareItem
@@ -105,7 +107,7 @@ type shareCaps struct {
 
 func newShareViewer(v *viewer, h *hub, w, ht int) *shareViewer {
 	// Until its SetEncodings says otherwise, a viewer reads Raw only.
-	sv := &shareViewer{v: v, h: h, wake: make(chan struct{}, 1), knownW: w, knownH: ht, private: true,
+	sv := &shareViewer{v: v, h: h, wake: make(chan struct{}, 1), classed: make(chan struct{}, 1), knownW: w, knownH: ht, private: true,
 		want: classRaw, cls: classRaw, pace: newPacer(time.Now())}
 	sv.classNow.Store(int32(classRaw))
 	return sv
@@ -352,20 +354,39 @@ func (sv *shareViewer) ack() {
 	sv.poke()
 }
 
+// modeLocked is how glass serves the viewer now (under sv.mu): "solo",
+// Xvnc's own updates; "in-step", every shared update as it comes;
+// "pulling", the newest pixels of what it owes when its link can take
+// them.
+func (sv *shareViewer) modeLocked() string {
+	switch {
+	case sv.solo:
+		return "solo"
+	case sv.synced:
+		return "in-step"
+	}
+	return "pulling"
+}
+
+// mode is modeLocked, locking.
+func (sv *shareViewer) mode() string {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	return sv.modeLocked()
+}
+
+// class is the class the viewer gets now.
+func (sv *shareViewer) class() class { return class(sv.classNow.Load()) }
+
 // status fills a viewer's link, mode and class in.
 func (sv *shareViewer) status(vs *ViewerStatus) {
 	sv.mu.Lock()
-	mode := "pulling"
-	switch {
-	case sv.solo:
-		mode = "solo"
-	case sv.synced:
-		mode = "in-step"
-	}
+	mode := sv.modeLocked()
 	rate, rtt := sv.pace.link()
+	keeps := sv.pace.keepsUp(time.Now())
 	c := sv.cls
 	sv.mu.Unlock()
-	vs.Mode, vs.Class, vs.Picture = mode, c.String(), c.picture()
+	vs.Mode, vs.Class, vs.Picture, vs.KeepsUp = mode, c.String(), c.picture(), keeps
 	vs.RateBps, vs.LinkRTTms = rate*8, float64(rtt.Microseconds())/1e3
 }
 
