@@ -42,6 +42,12 @@ type crowd struct {
 // openMember asks glass for a ticket and opens a viewer: the time to its
 // first full update counts from just before the WebSocket dial.
 func openMember(ctx context.Context, addr, surface string) (*crowdMember, error) {
+	return openMemberVia(ctx, addr, addr, surface, rfbviewer.Options{})
+}
+
+// openMemberVia is openMember with the viewer's WebSocket dialled to via
+// (a faultproxy in front of glass at addr) and its options.
+func openMemberVia(ctx context.Context, addr, via, surface string, opt rfbviewer.Options) (*crowdMember, error) {
 	body := fmt.Sprintf(`{"agent":"scale","surface":%q}`, surface)
 	resp, err := http.Post("http://"+addr+"/v1/tools/computers.watch", "application/json", strings.NewReader(body))
 	if err != nil {
@@ -56,7 +62,7 @@ func openMember(ctx context.Context, addr, surface string) (*crowdMember, error)
 	dctx, cancel := context.WithTimeout(ctx, 120*time.Second) // a crowd queues in the dial limiter
 	defer cancel()
 	since := time.Now()
-	ws, _, err := websocket.Dial(dctx, "ws://"+addr+"/v1/streams/computers/glass?ticket="+tk.Ticket, &websocket.DialOptions{Subprotocols: []string{"binary"}})
+	ws, _, err := websocket.Dial(dctx, "ws://"+via+"/v1/streams/computers/glass?ticket="+tk.Ticket, &websocket.DialOptions{Subprotocols: []string{"binary"}})
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +71,8 @@ func openMember(ctx context.Context, addr, surface string) (*crowdMember, error)
 	var v *rfbviewer.Viewer
 	go func() {
 		var err error
-		v, err = rfbviewer.Dial(rfbgate.ByteStream(ws), rfbviewer.Options{Since: since})
+		opt.Since = since
+		v, err = rfbviewer.Dial(rfbgate.ByteStream(ws), opt)
 		hs <- err
 	}()
 	select {

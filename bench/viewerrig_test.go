@@ -45,6 +45,7 @@ const (
 // its own headless Chromium.
 type viewerPath struct {
 	name   string
+	relay  string // "glass" or "websockify"
 	proxy  *faultproxy.Proxy
 	ctx    context.Context // the viewer's page
 	stream string          // glass's stream id for the viewer; "" for websockify
@@ -69,6 +70,25 @@ const viewerPassword = "viewer-pw"
 // both viewers are connected. Every part ends with the benchmark. A
 // missing peer fails the benchmark (PEERS=off skips it).
 func newViewerRig(b *testing.B, cfg faultproxy.Config, shape func(*faultproxy.Proxy)) *viewerRig {
+	return newRig(b, []pathSpec{{name: "glass", relay: "glass", cfg: cfg, shape: shape}, {name: "websockify", relay: "websockify", cfg: cfg, shape: shape}})
+}
+
+// pathSpec is one viewer of a rig: its name, the relay it goes through
+// ("glass" or "websockify"), its link (a faultproxy with cfg, shaped by
+// shape: nil for none), and whether it connects only when the benchmark
+// says (rig.connect).
+type pathSpec struct {
+	name, relay string
+	cfg         faultproxy.Config
+	shape       func(*faultproxy.Proxy)
+	later       bool
+}
+
+// newRig starts Xvnc with the workload window, glass and websockify in
+// front of it, and one viewer (noVNC in a headless Chromium of its own,
+// through a faultproxy) for each spec; it returns once those not
+// connecting later are connected and have drawn.
+func newRig(b *testing.B, specs []pathSpec) *viewerRig {
 	b.Helper()
 	novnc := peertest.NoVNC(b)
 	wsBin := peertest.Websockify(b)
@@ -93,47 +113,80 @@ func newViewerRig(b *testing.B, cfg faultproxy.Config, shape func(*faultproxy.Pr
 	b.Cleanup(hs.Close)
 	rig.harness = hs.URL
 
-	for _, name := range []string{"glass", "websockify"} {
+	var now []*viewerPath
+	for _, sp := range specs {
 		target := rig.glass
-		if name == "websockify" {
+		if sp.relay == "websockify" {
 			target = ws
 		}
-		p, err := faultproxy.New(target, cfg)
+		p, err := faultproxy.New(target, sp.cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { p.Close() })
-		if shape != nil {
-			shape(p)
+		if sp.shape != nil {
+			sp.shape(p)
 		}
-		rig.paths = append(rig.paths, &viewerPath{name: name, proxy: p, ctx: viewerBrowser(b, chromium)})
-	}
-	// Connect both, then wait for both: the two pages open at once.
-	for _, p := range rig.paths {
-		q := url.Values{"quality": {strconv.Itoa(viewerQuality)}, "compression": {strconv.Itoa(viewerCompression)}}
-		kx, ky := workload.KeySpot()
-		q.Set("kx", strconv.Itoa(kx))
-		q.Set("ky", strconv.Itoa(ky))
-		q.Set("changed", strconv.Itoa(workload.ChangedAt))
-		if p.name == "glass" {
-			ticket, stream := glassWatch(b, rig.glass, "bench", "viewer")
-			p.stream = stream
-			q.Set("url", "ws://"+p.proxy.Addr()+"/v1/streams/computers/glass?ticket="+url.QueryEscape(ticket))
-		} else {
-			q.Set("url", "ws://"+p.proxy.Addr()+"/")
-			q.Set("password", viewerPassword)
-		}
-		if err := chromedp.Do(p.ctx, chromedp.Navigate(rig.harness+"/?"+q.Encode())); err != nil {
-			b.Fatalf("%s: navigate: %v", p.name, err)
+		vp := &viewerPath{name: sp.name, relay: sp.relay, proxy: p, ctx: viewerBrowser(b, chromium)}
+		rig.paths = append(rig.paths, vp)
+		if !sp.later {
+			now = append(now, vp)
 		}
 	}
-	for _, p := range rig.paths {
-		if _, err := chromedp.Run(p.ctx, chromedp.Poll[bool](`window.bench && bench.state === "connected" && bench.updates > 0`, chromedp.WithPollingTimeout(90*time.Second))); err != nil {
-			st := p.stats(b)
-			b.Fatalf("%s: noVNC did not connect and draw: state %q, error %q: %v", p.name, st.State, st.Error, err)
-		}
+	// Connect them, then wait for them: the pages open at once.
+	for _, p := range now {
+		rig.navigate(b, p)
+	}
+	for _, p := range now {
+		rig.waitDrawn(b, p)
 	}
 	return rig
+}
+
+// connect connects a path made with later set, and waits until it has
+// drawn.
+func (rig *viewerRig) connect(b *testing.B, p *viewerPath) {
+	rig.navigate(b, p)
+	rig.waitDrawn(b, p)
+}
+
+// path is the rig's path named name.
+func (rig *viewerRig) path(b *testing.B, name string) *viewerPath {
+	for _, p := range rig.paths {
+		if p.name == name {
+			return p
+		}
+	}
+	b.Fatalf("the rig has no path %q", name)
+	return nil
+}
+
+// navigate opens p's harness page, connecting it through its relay.
+func (rig *viewerRig) navigate(b *testing.B, p *viewerPath) {
+	q := url.Values{"quality": {strconv.Itoa(viewerQuality)}, "compression": {strconv.Itoa(viewerCompression)}}
+	kx, ky := workload.KeySpot()
+	q.Set("kx", strconv.Itoa(kx))
+	q.Set("ky", strconv.Itoa(ky))
+	q.Set("changed", strconv.Itoa(workload.ChangedAt))
+	if p.relay == "glass" {
+		ticket, stream := glassWatch(b, rig.glass, "bench", p.name)
+		p.stream = stream
+		q.Set("url", "ws://"+p.proxy.Addr()+"/v1/streams/computers/glass?ticket="+url.QueryEscape(ticket))
+	} else {
+		q.Set("url", "ws://"+p.proxy.Addr()+"/")
+		q.Set("password", viewerPassword)
+	}
+	if err := chromedp.Do(p.ctx, chromedp.Navigate(rig.harness+"/?"+q.Encode())); err != nil {
+		b.Fatalf("%s: navigate: %v", p.name, err)
+	}
+}
+
+// waitDrawn waits until p's noVNC is connected and has drawn.
+func (rig *viewerRig) waitDrawn(b *testing.B, p *viewerPath) {
+	if _, err := chromedp.Run(p.ctx, chromedp.Poll[bool](`window.bench && bench.state === "connected" && bench.updates > 0`, chromedp.WithPollingTimeout(90*time.Second))); err != nil {
+		st := p.stats(b)
+		b.Fatalf("%s: noVNC did not connect and draw: state %q, error %q: %v", p.name, st.State, st.Error, err)
+	}
 }
 
 // viewerBrowser starts a headless Chromium for one viewer, with the
@@ -439,7 +492,18 @@ bench.pixel = () => {
 	return [d[0], d[1], d[2]];
 };
 let pending = null;
+// A watcher's side of a key another viewer sends: watchStart notes the
+// pixel, and watchAt is when (the page's clock, milliseconds since the
+// epoch, comparable across the pages of one host) it changed, or null.
+let watch = null;
+bench.watchStart = () => { watch = {before: bench.pixel(), at: null}; };
+bench.watchAt = () => watch && watch.at;
+const epoch = () => performance.timeOrigin + performance.now();
 const check = () => {
+	if (watch && watch.at === null) {
+		const p = bench.pixel(), b = watch.before;
+		if (Math.abs(p[0] - b[0]) + Math.abs(p[1] - b[1]) + Math.abs(p[2] - b[2]) >= changed) watch.at = epoch();
+	}
 	if (!pending) return;
 	const p = bench.pixel(), b = pending.before;
 	if (Math.abs(p[0] - b[0]) + Math.abs(p[1] - b[1]) + Math.abs(p[2] - b[2]) >= changed) {
@@ -459,6 +523,7 @@ requestAnimationFrame(frame);
 bench.key = () => new Promise((resolve, reject) => {
 	if (pending) { reject(new Error("a key is still pending")); return; }
 	const before = bench.pixel(), t0 = performance.now();
+	bench.keySentAt = performance.timeOrigin + t0;
 	pending = {before, t0, resolve};
 	rfb.sendKey(0x61, "KeyA", true);
 	rfb.sendKey(0x61, "KeyA", false);

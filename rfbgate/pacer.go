@@ -277,7 +277,7 @@ func (p *pacer) chunk() int {
 		// the first round trips look long.
 		return pacerChunkMin
 	}
-	return int(min(max(bdp/4, pacerChunkMin), pacerChunkMax))
+	return int(min(max(bdp/2, pacerChunkMin), pacerChunkMax))
 }
 
 // stuck reports whether the viewer has stopped acknowledging: it has the

@@ -48,10 +48,13 @@ func (sv *shareViewer) pull() ([]shareItem, time.Duration) {
 		h.fbMu.Unlock()
 		return nil, wait
 	}
-	if budget <= 0 {
+	if budget <= 0 || budget < sv.pace.chunk()/2 && sv.pace.inflight > 0 {
+		// The link is full, or has room for a sliver only: an
+		// acknowledgement wakes the writer (updates of a few bytes each
+		// would cost the viewer, and glass, more than they carry).
 		sv.mu.Unlock()
 		h.fbMu.Unlock()
-		return nil, 0 // the link is full: an acknowledgement wakes the writer
+		return nil, 0
 	}
 	inStep := sv.synced
 	p := pullBuild{sv: sv, budget: budget, now: now}
