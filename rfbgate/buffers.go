@@ -40,11 +40,16 @@ import "sync"
 // read would wait (see upstream). The cap is a trade: BenchmarkRelay (one
 // viewer) measured the CPU glass adds per MiB relayed, over the same bytes
 // read straight from the server, at 0.99 ms with batches of at most
-// 64 KiB, 0.66 at 128 KiB, 0.56 at 256 KiB (1.08 before batching).
+// 64 KiB, 0.66 at 128 KiB, 0.56 at 256 KiB (1.08 before batching); with
+// glass as its own process, 0.68-0.70 ms at 256 KiB and 0.50-0.52 at
+// 1 MiB (1024-1074 MB/s and 1177-1225, interleaved runs, loaded host). A
+// batch is as large as the browser's socket can take at once, so only a
+// viewer whose link keeps up gets large ones, and only while it is being
+// written.
 const (
 	// serverBatchMax is the largest batch: one WebSocket message, and the
 	// size of batchPool's buffers.
-	serverBatchMax = 256 << 10
+	serverBatchMax = 1 << 20
 	// serverReadMin is the least room worth a read: with less left the
 	// batch is sent first.
 	serverReadMin = 16 << 10
@@ -66,8 +71,27 @@ const (
 	downstreamLowatMax = serverBatchMax
 )
 
-// batchPool holds server batch buffers of serverBatchMax bytes.
-var batchPool = sync.Pool{New: func() any { b := make([]byte, serverBatchMax); return &b }}
+// smallBatch is the size of the batch buffers of smallBatchPool: what a
+// batch takes when the computer has no more ready, or the browser's socket
+// has no more room (most batches of a viewer at rest, or on a slow link).
+const smallBatch = 64 << 10
+
+// batchPool holds server batch buffers of serverBatchMax bytes, and
+// smallBatchPool of smallBatch.
+var (
+	batchPool      = sync.Pool{New: func() any { b := make([]byte, serverBatchMax); return &b }}
+	smallBatchPool = sync.Pool{New: func() any { b := make([]byte, smallBatch); return &b }}
+)
+
+// getBatch returns a batch buffer for a batch of room bytes at most, when
+// ready bytes wait to be read (0: unknown), and the pool to put it back
+// in: a large one only when both call for it.
+func getBatch(room, ready int) (*[]byte, *sync.Pool) {
+	if room > smallBatch && (ready == 0 || ready > smallBatch/2) {
+		return batchPool.Get().(*[]byte), &batchPool
+	}
+	return smallBatchPool.Get().(*[]byte), &smallBatchPool
+}
 
 // clientPool holds browser read buffers of clientReadBuf bytes.
 var clientPool = sync.Pool{New: func() any { b := make([]byte, clientReadBuf); return &b }}

@@ -86,7 +86,7 @@ var (
 		[]string{"computer", "type", "verdict"}, nil)
 	descWithheld = prometheus.NewDesc("glass_server_messages_withheld_total", "Server messages withheld from viewers without the keyboard (clipboard), counted once per viewer.",
 		[]string{"computer", "type"}, nil)
-	descMessages = prometheus.NewDesc("glass_viewer_messages_total", "WebSocket messages sent to viewers: each carries what Xvnc had ready, up to 256 KiB (glass_bytes_total{direction=\"to_viewer\"} over this is the batch size).",
+	descMessages = prometheus.NewDesc("glass_viewer_messages_total", "WebSocket messages sent to viewers: each carries what Xvnc had ready, up to 1 MiB (glass_bytes_total{direction=\"to_viewer\"} over this is the batch size).",
 		[]string{"computer"}, nil)
 	descRects = prometheus.NewDesc("glass_rects_total", "Framebuffer rectangles relayed to viewers (each viewer counted), by encoding (raw, copyrect, zrle, tight, pseudo) and, for Tight, kind: fill, jpeg, or zlib pixels by filter (copy, palette, gradient).",
 		[]string{"computer", "encoding", "kind"}, nil)

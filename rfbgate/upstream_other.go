@@ -18,5 +18,8 @@ func (u *upstream) wait() error { return nil }
 // Read blocks until the computer sends something.
 func (u *upstream) Read(p []byte) (int, error) { return u.conn.Read(p) }
 
+// readyBytes is 0: this platform cannot tell how many bytes wait.
+func (u *upstream) readyBytes() int { return 0 }
+
 // tryRead reports idle: this platform cannot read without waiting.
 func (u *upstream) tryRead([]byte) (int, bool, error) { return 0, true, nil }

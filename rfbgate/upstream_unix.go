@@ -7,6 +7,8 @@ import (
 	"net"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // upstream reads the computer's stream for pumpServer: it waits for bytes
@@ -22,6 +24,7 @@ type upstream struct {
 	try   func(fd uintptr) bool // u.read, bound once so tryRead does not allocate
 	ready func(fd uintptr) bool // u.peek, bound once so wait does not allocate
 	one   [1]byte               // peek's buffer
+	avail int                   // bytes ready to read, as wait last found them (0: unknown)
 }
 
 func newUpstream(c net.Conn) *upstream {
@@ -52,13 +55,23 @@ func (u *upstream) wait() error {
 // the stream or an error. MSG_PEEK leaves the byte in the socket.
 func (u *upstream) peek(fd uintptr) bool {
 	for {
-		_, _, err := syscall.Recvfrom(int(fd), u.one[:], syscall.MSG_PEEK)
+		n, _, err := syscall.Recvfrom(int(fd), u.one[:], syscall.MSG_PEEK)
 		if err == syscall.EINTR {
 			continue
+		}
+		u.avail = 0
+		if n > 0 { // how much is there: the batch's buffer is sized to it
+			if a, err := unix.IoctlGetInt(int(fd), unix.SIOCINQ); err == nil {
+				u.avail = a
+			}
 		}
 		return err != syscall.EAGAIN
 	}
 }
+
+// readyBytes is how many bytes wait to be read, as the last wait found them (0
+// when it could not tell).
+func (u *upstream) readyBytes() int { return u.avail }
 
 // Read blocks until the computer sends something.
 func (u *upstream) Read(p []byte) (int, error) { return u.conn.Read(p) }

@@ -162,9 +162,9 @@ func (v *viewer) pumpServer(up *upstream) {
 		if !ok {
 			return
 		}
-		bp := batchPool.Get().(*[]byte)
-		nheld, ok = v.relayBatch(up, (*bp)[:room], &held, nheld)
-		batchPool.Put(bp)
+		bp, pool := getBatch(room, up.readyBytes())
+		nheld, ok = v.relayBatch(up, (*bp)[:min(room, len(*bp))], &held, nheld)
+		pool.Put(bp)
 		down.spend(room)
 		v.publishCounts()
 		if !ok {
