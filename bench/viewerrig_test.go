@@ -209,7 +209,8 @@ func viewerBrowser(b *testing.B, bin string) context.Context {
 // startViewerGlass runs the glass binary (buildGlass) for the computer
 // "bench" at xaddr, allowing the harness's loopback origin, with a
 // take-over that outlasts the benchmark; it ends with the benchmark.
-// BENCH_GLASS_LOG=file keeps glass's log there.
+// BENCH_GLASS_LOG=file keeps glass's log there; GLASS_CPUPROFILE=prefix
+// profiles it, as startGlass does.
 func startViewerGlass(b *testing.B, xaddr string) string {
 	bin := buildGlass(b)
 	dir := b.TempDir()
@@ -220,6 +221,10 @@ func startViewerGlass(b *testing.B, xaddr string) string {
 	addr := "127.0.0.1:" + strconv.Itoa(scaleFreePort(b))
 	cmd := exec.Command(bin, "-listen", addr, "-computer", "bench="+xaddr, "-password-file", "bench="+pwFile,
 		"-origins", "127.0.0.1:*", "-lease-ttl", "30m")
+	if prefix := os.Getenv("GLASS_CPUPROFILE"); prefix != "" { // a profile of each glass started
+		glassProfiles++
+		cmd.Args = append(cmd.Args, "-cpuprofile", fmt.Sprintf("%s-%d.pprof", prefix, glassProfiles))
+	}
 	var logb testio.SyncBuffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &logb
 	if f := os.Getenv("BENCH_GLASS_LOG"); f != "" {
