@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"image"
-	"image/jpeg"
 	"slices"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zlib"
+
+	"github.com/wirebench/wirebench/internal/jpegenc"
 )
 
 // Largest piece the Encoder writes as one rectangle (TigerVNC's Tight
@@ -36,6 +36,7 @@ type Encoder struct {
 	many  bool // the caller knows the area has many colours: no palette scan
 	kinds [NumKinds]uint64
 	jpegQ int // 0: lossless
+	jpeg  jpegenc.Encoder
 }
 
 // SetManyColours tells the Encoder that what it is about to encode has
@@ -45,9 +46,9 @@ type Encoder struct {
 func (e *Encoder) SetManyColours(many bool) { e.many = many }
 
 // SetJPEG makes the Encoder send pieces of more than 16 colours as Tight
-// JPEG at quality q (1 to 100; image/jpeg's baseline 4:2:0), as Xvnc does
-// for a viewer that asks for a quality level; 0 (the default) keeps them
-// lossless.
+// JPEG at quality q (1 to 100; jpegenc's baseline 4:2:0, libjpeg's
+// quality scale), as Xvnc does for a viewer that asks for a quality
+// level; 0 (the default) keeps them lossless.
 func (e *Encoder) SetJPEG(q int) { e.jpegQ = min(max(q, 0), 100) }
 
 // JPEGQuality maps an RFB quality level (0 to 9) to the JPEG quality
@@ -170,12 +171,17 @@ func (e *Encoder) appendPiece(dst []byte, fb *Framebuffer, x, y, w, h int) []byt
 		return e.appendData(dst, data)
 	}
 	if e.jpegQ > 0 && w >= 8 && h >= 8 {
-		e.kinds[KindTightJPEG]++
-		e.out.Reset()
-		img := &image.RGBA{Pix: fb.pix[(y*fb.w+x)*BytesPerPixel:], Stride: fb.w * BytesPerPixel, Rect: image.Rect(0, 0, w, h)}
-		jpeg.Encode(&e.out, img, &jpeg.Options{Quality: e.jpegQ}) // into a bytes.Buffer: no error
-		dst = appendCompact(append(dst, tightJPEG<<4), e.out.Len())
-		return append(dst, e.out.Bytes()...)
+		// The piece is inside the framebuffer and within Tight's sizes, so
+		// the arguments are good; should the encoder fail anyway (only
+		// libjpeg-turbo's own errors, with the tag turbojpeg), the piece
+		// goes lossless below.
+		j, err := e.jpeg.Append(e.data[:0], fb.pix[(y*fb.w+x)*BytesPerPixel:], fb.w*BytesPerPixel, w, h, e.jpegQ)
+		if err == nil {
+			e.data = j
+			e.kinds[KindTightJPEG]++
+			dst = appendCompact(append(dst, tightJPEG<<4), len(j))
+			return append(dst, j...)
+		}
 	}
 	e.kinds[KindTightCopy]++
 	dst = append(dst, 1) // stream 0, reset, copy filter

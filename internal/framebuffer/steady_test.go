@@ -45,20 +45,27 @@ func TestSteadyAllocs(t *testing.T) {
 }
 
 // TestEncoderSteadyAllocs: once warm, the Encoder allocates nothing but
-// the growth of the caller's buffer.
+// the growth of the caller's buffer, lossless or with JPEG (the noise
+// goes as JPEG; fills and palettes stay).
 func TestEncoderSteadyAllocs(t *testing.T) {
 	src := encTestFB(t, rand.New(rand.NewPCG(27, 28)))
-	e, err := NewEncoder(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst, _, _ := e.AppendTight(nil, src, 0, 0, 300, 260) // warm-up: scratch, zlib state, dst's room
-	allocs := testing.AllocsPerRun(10, func() {
-		if _, _, err := e.AppendTight(dst[:0], src, 0, 0, 300, 260); err != nil {
+	for _, q := range []int{0, JPEGQuality(0), JPEGQuality(6)} {
+		e, err := NewEncoder(1)
+		if err != nil {
 			t.Fatal(err)
 		}
-	})
-	if allocs != 0 {
-		t.Fatalf("%.1f allocations to encode 300x260, want 0", allocs)
+		e.SetJPEG(q)
+		dst, _, _ := e.AppendTight(nil, src, 0, 0, 300, 260) // warm-up: scratch, zlib state, dst's room
+		allocs := testing.AllocsPerRun(10, func() {
+			if _, _, err := e.AppendTight(dst[:0], src, 0, 0, 300, 260); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("JPEG quality %d: %.1f allocations to encode 300x260, want 0", q, allocs)
+		}
+		if got := e.Counts()[KindTightJPEG] > 0; got != (q > 0) {
+			t.Errorf("JPEG quality %d: %d JPEG rectangles", q, e.Counts()[KindTightJPEG])
+		}
 	}
 }
