@@ -23,9 +23,13 @@ relay-check:
 novnc-vendor:
 	NOVNC_VERSION=$(NOVNC_VERSION) bash mk/novnc-vendor.sh
 
-# Build the relay program into bin/.
+# Build the relay program into bin/. Pure Go by default, with no C
+# library; GLASS_TAGS=turbojpeg builds the JPEG that glass encodes itself
+# with libjpeg-turbo through cgo instead (internal/jpegenc; needs
+# libturbojpeg0-dev to build and libturbojpeg0 to run).
+GLASS_TAGS ?=
 glass:
-	$(GO) build -o bin/glass ./cmd/glass
+	$(GO) build $(if $(GLASS_TAGS),-tags '$(GLASS_TAGS)') -o bin/glass ./cmd/glass
 
 # Run the rfbgate tests (real peers: Xvnc, xinput, Chromium, websockify).
 rfbgate-test: $(NOVNC_DIR)/core/rfb.js
