@@ -55,8 +55,8 @@ func (rig *viewerRig) ratesSince(b *testing.B, a map[string]viewerSample) map[st
 		}
 		r := rates(a[p.name], p.sample(b))
 		out[p.name] = r
-		b.Logf("%s: %.0f B/s, %.2f updates/s; rectangles: %s; WebSocket messages: %d, %.0f bytes on average, the largest %d",
-			p.name, r.bytesPerS, r.updatesPerS, rectsString(r.rects), r.messages, r.meanMessage, r.largestMessageSoFar)
+		b.Logf("%s: %.0f B/s, %.2f updates/s, %.2f frames/s; rectangles: %s; WebSocket messages: %d, %.0f bytes on average, the largest %d",
+			p.name, r.bytesPerS, r.updatesPerS, r.framesPerS, rectsString(r.rects), r.messages, r.meanMessage, r.largestMessageSoFar)
 	}
 	return out
 }
@@ -74,6 +74,11 @@ func reportViewerRates(b *testing.B, r map[string]viewerRates) {
 	b.ReportMetric(g.updatesPerS, "glass-updates/s")
 	b.ReportMetric(w.updatesPerS, "websockify-updates/s")
 	b.ReportMetric(g.updatesPerS/w.updatesPerS, "glass/websockify-updates")
+	b.ReportMetric(g.framesPerS, "glass-frames/s")
+	b.ReportMetric(w.framesPerS, "websockify-frames/s")
+	if w.framesPerS > 0 {
+		b.ReportMetric(g.framesPerS/w.framesPerS, "glass/websockify-frames")
+	}
 }
 
 // quantile is the q-quantile of sorted l (the nearest rank below).

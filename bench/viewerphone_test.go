@@ -199,8 +199,8 @@ func BenchmarkViewerLaptopPhone(b *testing.B) {
 	})
 	laptop, phone := rig.path(b, "laptop"), rig.path(b, "phone")
 	glassTakeover(b, rig, laptop)
-	var phoneUpdates float64
-	measure := func(phase string, withPhone bool) (updates float64, p [2]float64) {
+	var phoneUpdates, phoneFrames float64
+	measure := func(phase string, withPhone bool) (updates, frames float64, p [2]float64) {
 		time.Sleep(viewerWarmup)
 		a := laptop.sample(b)
 		var pa viewerSample
@@ -209,9 +209,10 @@ func BenchmarkViewerLaptopPhone(b *testing.B) {
 		}
 		time.Sleep(laptopWindow)
 		z := laptop.sample(b)
-		updates = rates(a, z).updatesPerS
+		updates, frames = rates(a, z).updatesPerS, rates(a, z).framesPerS
 		if withPhone {
-			phoneUpdates = rates(pa, phone.sample(b)).updatesPerS
+			pr := rates(pa, phone.sample(b))
+			phoneUpdates, phoneFrames = pr.updatesPerS, pr.framesPerS
 		}
 		var l []float64
 		for i := range phoneKeys {
@@ -219,14 +220,18 @@ func BenchmarkViewerLaptopPhone(b *testing.B) {
 			time.Sleep(150 * time.Millisecond)
 		}
 		p = quantiles(b, "laptop "+phase, l)
-		b.Logf("laptop %s: %.2f updates/s, key to pixel p50 %.0f ms, p90 %.0f ms", phase, updates, p[0], p[1])
-		return updates, p
+		b.Logf("laptop %s: %.2f updates/s, %.2f frames/s, key to pixel p50 %.0f ms, p90 %.0f ms; glass: %s", phase, updates, frames, p[0], p[1], glassStatus(b, rig.glass, "bench"))
+		return updates, frames, p
 	}
-	ua, ka := measure("alone", false)
+	ua, fa, ka := measure("alone", false)
 	rig.connect(b, phone)
-	uw, kw := measure("with a phone", true)
+	uw, fw, kw := measure("with a phone", true)
 	b.ReportMetric(0, "ns/op")
 	b.ReportMetric(phoneUpdates, "phone-updates/s")
+	b.ReportMetric(phoneFrames, "phone-frames/s")
+	b.ReportMetric(fa, "alone-frames/s")
+	b.ReportMetric(fw, "with-phone-frames/s")
+	b.ReportMetric(fw/fa, "with/alone-frames")
 	b.ReportMetric(ua, "alone-updates/s")
 	b.ReportMetric(uw, "with-phone-updates/s")
 	b.ReportMetric(uw/ua, "with/alone-updates")

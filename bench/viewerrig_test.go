@@ -168,6 +168,9 @@ func (rig *viewerRig) navigate(b *testing.B, p *viewerPath) {
 	q.Set("kx", strconv.Itoa(kx))
 	q.Set("ky", strconv.Itoa(ky))
 	q.Set("changed", strconv.Itoa(workload.ChangedAt))
+	sx, sy := workload.SpinSpot(viewerWidth, viewerHeight)
+	q.Set("sx", strconv.Itoa(sx))
+	q.Set("sy", strconv.Itoa(sy))
 	if p.relay == "glass" {
 		ticket, stream := glassWatch(b, rig.glass, "bench", p.name)
 		p.stream = stream
@@ -278,7 +281,8 @@ type viewerStats struct {
 	State   string         `json:"state"`
 	Error   string         `json:"error"`
 	Updates int64          `json:"updates"`
-	Rects   map[string]int `json:"rects"` // by encoding number ("7/kind" for Tight's kinds)
+	Frames  int64          `json:"frames"` // the spinner's steps the canvas showed
+	Rects   map[string]int `json:"rects"`  // by encoding number ("7/kind" for Tight's kinds)
 	// The WebSocket messages received, their payload bytes and the
 	// largest one's.
 	Messages       int64 `json:"messages"`
@@ -306,6 +310,7 @@ type viewerSample struct {
 	at      time.Time
 	toView  int64 // bytes the proxy moved to the viewer
 	updates int64
+	frames  int64
 	rects   map[string]int
 	// WebSocket messages and their payload bytes, and the largest so far.
 	messages, messageBytes, largest int64
@@ -316,14 +321,18 @@ func (p *viewerPath) sample(b *testing.B) viewerSample {
 	if st.State != "connected" {
 		b.Fatalf("%s: the viewer is %s (%s)", p.name, st.State, st.Error)
 	}
-	return viewerSample{at: time.Now(), toView: p.proxy.Moved(faultproxy.ToClient), updates: st.Updates, rects: st.Rects,
+	return viewerSample{at: time.Now(), toView: p.proxy.Moved(faultproxy.ToClient), updates: st.Updates, frames: st.Frames, rects: st.Rects,
 		messages: st.Messages, messageBytes: st.MessageBytes, largest: st.LargestMessage}
 }
 
 // viewerRates is what a path carried between two samples.
 type viewerRates struct {
 	bytesPerS, updatesPerS float64
-	rects                  map[string]int // rectangles by encoding name
+	// framesPerS is the page's animation steps the viewer showed a second
+	// (at most 20: the spinner's rate), where updatesPerS counts
+	// FramebufferUpdates, which a server asked quickly sends in pieces.
+	framesPerS float64
+	rects      map[string]int // rectangles by encoding name
 	// WebSocket messages received, their mean payload, and the largest
 	// since the viewer connected.
 	messages            int64
@@ -333,7 +342,8 @@ type viewerRates struct {
 
 func rates(a, z viewerSample) viewerRates {
 	s := z.at.Sub(a.at).Seconds()
-	r := viewerRates{bytesPerS: float64(z.toView-a.toView) / s, updatesPerS: float64(z.updates-a.updates) / s, rects: map[string]int{},
+	r := viewerRates{bytesPerS: float64(z.toView-a.toView) / s, updatesPerS: float64(z.updates-a.updates) / s,
+		framesPerS: float64(z.frames-a.frames) / s, rects: map[string]int{},
 		messages: z.messages - a.messages, largestMessageSoFar: z.largest}
 	if r.messages > 0 {
 		r.meanMessage = float64(z.messageBytes-a.messageBytes) / float64(r.messages)
@@ -504,7 +514,21 @@ let watch = null;
 bench.watchStart = () => { watch = {before: bench.pixel(), at: null}; };
 bench.watchAt = () => watch && watch.at;
 const epoch = () => performance.timeOrigin + performance.now();
+// Frames: the page's spinner turns a step 20 times a second; each time the
+// canvas shows a new colour at a pixel of it (sx, sy) is a frame the
+// viewer saw, whatever number of FramebufferUpdates brought it.
+const sx = +q.get("sx"), sy = +q.get("sy");
+let spinLast = null;
+bench.frames = 0;
+const countFrame = () => {
+	if (!ctx2d) ctx2d = rfb._canvas.getContext("2d");
+	const d = ctx2d.getImageData(sx, sy, 1, 1).data;
+	const c = d[0] << 16 | d[1] << 8 | d[2];
+	if (spinLast !== null && c !== spinLast) bench.frames++;
+	spinLast = c;
+};
 const check = () => {
+	countFrame();
 	if (watch && watch.at === null) {
 		const p = bench.pixel(), b = watch.before;
 		if (Math.abs(p[0] - b[0]) + Math.abs(p[1] - b[1]) + Math.abs(p[2] - b[2]) >= changed) watch.at = epoch();

@@ -29,10 +29,11 @@ const (
 // damage generator (scrolling text, a moving block, a photo-like patch),
 // and through glass's hub a laptop asking for JPEG quality 6, a viewer
 // asking for no JPEG, and two phones asking for quality 6 on a 2 Mbit/s
-// link with 40 ms each way (faultproxy), which glass serves in lower
-// quality classes while the damage runs. When the damage stops, every
-// viewer's screen equals the X server's, pixel for pixel, within
-// convergeMax: what was sent lossy is sent again losslessly.
+// link with 40 ms each way (faultproxy), which pull what they owe while
+// the damage runs. When the damage stops, every viewer's screen equals
+// the X server's, pixel for pixel, within convergeMax: what was sent
+// lossy (JPEG) is sent again losslessly. The status and /metrics agree on
+// each viewer's class and mode.
 func TestShareConverges(t *testing.T) {
 	xv, xp, dmg := damagedXvnc(t, 39)
 	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: xv.Addr, Password: NewSecret(testPassword)}}})
@@ -87,20 +88,16 @@ func TestShareConverges(t *testing.T) {
 		s := v.v.Stats()
 		t.Logf("%s: equal to the X server's %v after the damage stopped; %d updates, %d bytes, Tight JPEG %d", v.name,
 			time.Since(stop).Round(time.Millisecond), s.Updates, s.Bytes, s.Decoder.TightJPEG)
+		if v.name != "exact" && s.Decoder.TightJPEG == 0 {
+			t.Errorf("%s got no JPEG: nothing was sent lossy, so nothing was sent again losslessly", v.name)
+		}
 	}
-	phones := 0
 	byClass := map[[2]string]float64{}
 	for _, vs := range st.Viewers {
 		byClass[[2]string{vs.Class, vs.Mode}]++
-		if strings.HasPrefix(vs.Surface, "phone") && vs.Class != "q6" {
-			phones++
-		}
 	}
 	for k, n := range byClass { // (the scrape and the status a moment apart: the same classes)
 		m.want(t, n, "glass_viewers_by_class", "computer", "a", "class", k[0], "mode", k[1])
-	}
-	if phones == 0 {
-		t.Errorf("no phone was in a lower class than it asked for while the damage ran: %+v", st.Viewers)
 	}
 	if got := m.get("glass_viewers_by_class", "computer", "a"); got != 4 {
 		t.Errorf("glass_viewers_by_class counts %v viewers, want 4", got)

@@ -35,6 +35,7 @@ type pacer struct {
 	lastAck   time.Time    // when the last acknowledgement came (or the first send)
 	firstTx   time.Time    // when the update acknowledged last was sent
 	rate      winFilter    // the most delivery rate, bytes a second, over pacerRateWindow
+	big       winFilter    // the largest update sent, over pacerBigWindow
 	// rtt is the least round trip seen since rttAt, when it was last
 	// measured on a link with (almost) nothing in flight. probeFrom is
 	// when the pacer began to drain the link to measure it again (zero:
@@ -84,6 +85,9 @@ const (
 	pacerProbeWindow = 4 << 10
 	// pacerRateWindow is how long a delivery rate sample counts.
 	pacerRateWindow = 2 * time.Second
+	// pacerBigWindow is how long the largest update sent counts, for a
+	// link that keeps up (window).
+	pacerBigWindow = time.Second
 	// pacerWindowMin is the least a viewer may have in flight: a few
 	// updates of a few tiles, whatever the link.
 	pacerWindowMin = 16 << 10
@@ -116,6 +120,10 @@ func (p *pacer) onSend(n int, now time.Time, limited bool) uint64 {
 		p.lastAck, p.firstTx = now, now // an idle link's rate counts from this send
 	}
 	p.seq++
+	// Limited by the viewer, not the link: it had nothing more to send,
+	// and the window had room for this (BBR's application-limited).
+	limited = limited && p.inflight+n <= p.window(now)
+	p.big.update(now, pacerBigWindow, float64(n))
 	p.sent = append(p.sent, sentUpdate{seq: p.seq, n: n, at: now, delivered: p.delivered, ackAt: p.lastAck, firstTx: p.firstTx,
 		limited: limited, clean: p.inflight <= pacerProbeWindow})
 	p.inflight += n
@@ -247,7 +255,8 @@ func (p *pacer) bdp() float64 {
 	return r * p.rtt.Seconds()
 }
 
-// window is how many bytes may be in flight at now.
+// window is how many bytes may be in flight at now: a quarter more than
+// the link holds (twice in startup), and a chunk.
 func (p *pacer) window(now time.Time) int {
 	if p.probing(now) {
 		return pacerProbeWindow
@@ -260,7 +269,18 @@ func (p *pacer) window(now time.Time) int {
 	if p.startup {
 		gain = 2
 	}
-	return int(min(max(gain*bdp, float64(2*p.chunk()), pacerWindowMin), pacerWindowMax))
+	// (plus a chunk: an update is acknowledged only once all of it has
+	// arrived, so the link stays busy only if the next is under way)
+	w := max(gain*bdp+float64(p.chunk()), pacerWindowMin)
+	if p.keepsUp(now) {
+		// The rate it knows is what the screen needed, a floor of the
+		// link's: room for the largest updates lately, so a viewer that
+		// keeps up stays in step; if the link cannot take them, the
+		// window bounds the next ones, and the rate they show is the
+		// link's.
+		w = max(w, 2*p.big.get()+float64(p.chunk()))
+	}
+	return int(min(w, pacerWindowMax))
 }
 
 // room is how many more bytes may go at now (queued counts as sent).

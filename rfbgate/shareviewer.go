@@ -1,6 +1,7 @@
 package rfbgate
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -402,7 +403,7 @@ func (sv *shareViewer) pingRTT(d time.Duration) {
 // updates on whole and serves it from the framebuffer: a link that needs
 // longer than that for an update does not keep up with Xvnc, and an
 // update from the framebuffer can be cut to what it carries in time.
-const soloLagMax = 150 * time.Millisecond
+const soloLagMax = 50 * time.Millisecond
 
 // soloLaggingLocked folds the time one of Xvnc's updates took to be
 // acknowledged into the solo viewer's lag (under sv.mu), and reports
@@ -417,7 +418,9 @@ func (sv *shareViewer) soloLaggingLocked(took time.Duration) bool {
 
 // owedLocked lists the tiles the viewer owes (under fbMu and sv.mu):
 // events first (a change after a calm: a key's echo, a click's answer),
-// then small changes, then the oldest changes.
+// then small changes (a cursor, a spinner, a clock), then the stalest:
+// those whose pixels the viewer has held longest, so that on a link that
+// cannot carry every change each area still gets its turn.
 func (sv *shareViewer) owedLocked(g *tileGrid, dst []int) []int {
 	dst = dst[:0]
 	for i, v := range g.ver {
@@ -438,7 +441,7 @@ func (sv *shareViewer) owedLocked(g *tileGrid, dst []int) []int {
 			}
 			return 1
 		}
-		return g.at[a].Compare(g.at[b])
+		return cmp.Compare(sv.has[a], sv.has[b])
 	})
 	return dst
 }

@@ -90,9 +90,9 @@ func (g *tileGrid) each(r shareRect, fn func(i int)) {
 }
 
 // smallOwed is the largest change (in pixels) counted as small: a key's
-// echo or a cursor, whose tile a viewer gets before the large areas it
-// owes.
-const smallOwed = 64 * 64
+// echo, a cursor, a spinner, whose tile a viewer gets before the large
+// areas it owes (a change within one tile).
+const smallOwed = tileSize * tileSize
 
 // tileSet is a set of tiles, a bit each.
 type tileSet []uint64

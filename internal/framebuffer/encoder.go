@@ -17,7 +17,13 @@ import (
 const (
 	encMaxWidth = 2048
 	encMaxArea  = 65536
-	encMaxPal   = 16 // colours up to which a palette is used
+	// Colours up to which a piece goes as a palette (lossless) rather
+	// than JPEG or the copy filter, as TigerVNC's encoder chooses: 256
+	// with no JPEG, 96 with it, 24 at the lowest JPEG qualities (where a
+	// palette of many colours costs more than the picture it saves).
+	encMaxPal     = 256
+	encMaxPalJPEG = 96
+	encMaxPalLow  = 24
 )
 
 // Encoder writes parts of a Framebuffer as self-contained Tight
@@ -29,14 +35,19 @@ const (
 // later rectangles on stream 0 must then also start with a reset). An
 // Encoder is not safe for concurrent use; it allocates nothing once warm.
 type Encoder struct {
-	zw    *zlib.Writer
-	out   bytes.Buffer
-	data  []byte
-	pal   [encMaxPal]uint32
-	many  bool // the caller knows the area has many colours: no palette scan
-	kinds [NumKinds]uint64
-	jpegQ int // 0: lossless
-	jpeg  jpegenc.Encoder
+	zw   *zlib.Writer
+	out  bytes.Buffer
+	data []byte
+	pal  [encMaxPal]uint32
+	// hash maps a colour to its palette index + 1 (0: empty slot), open
+	// addressing over encPalHash slots; hashUsed lists the slots in use,
+	// to clear them.
+	hash     [encPalHash]palSlot
+	hashUsed []uint16
+	many     bool // the caller knows the area has many colours: no palette scan
+	kinds    [NumKinds]uint64
+	jpegQ    int // 0: lossless
+	jpeg     jpegenc.Encoder
 }
 
 // SetManyColours tells the Encoder that what it is about to encode has
@@ -152,7 +163,7 @@ func (e *Encoder) appendPiece(dst []byte, fb *Framebuffer, x, y, w, h int) []byt
 			row := fb.row(x, yy, w)
 			var cur byte
 			for xx := range w {
-				i := e.index(row[4*xx:], ncol)
+				i := e.index(row[4*xx:])
 				if ncol > 2 {
 					data = append(data, i)
 					continue
@@ -244,43 +255,88 @@ func appendCompact(dst []byte, n int) []byte {
 	return append(dst, byte(n)|0x80, byte(n>>7)|0x80, byte(n>>14))
 }
 
-// palette collects the rectangle's colours into e.pal and returns how
-// many there are, or 0 when there are more than encMaxPal.
+// encPalHash is the size of an Encoder's palette hash: a power of two
+// over twice encMaxPal.
+const encPalHash = 1024
+
+// palSlot is one slot of the palette hash.
+type palSlot struct {
+	c   uint32
+	idx uint16 // palette index + 1; 0: empty
+}
+
+// maxPal is how many colours the Encoder puts in a palette now.
+func (e *Encoder) maxPal() int {
+	switch {
+	case e.jpegQ == 0:
+		return encMaxPal
+	case e.jpegQ <= JPEGQuality(2):
+		return encMaxPalLow
+	}
+	return encMaxPalJPEG
+}
+
+// palette collects the rectangle's colours into e.pal (and its hash) and
+// returns how many there are, or 0 when there are more than maxPal.
 func (e *Encoder) palette(fb *Framebuffer, x, y, w, h int) int {
+	for _, i := range e.hashUsed {
+		e.hash[i] = palSlot{}
+	}
+	e.hashUsed = e.hashUsed[:0]
+	limit := e.maxPal()
 	n := 0
+	last, lastOK := uint32(0), false
 	for yy := y; yy < y+h; yy++ {
 		row := fb.row(x, yy, w)
 		for i := 0; i < len(row); i += 4 {
 			c := uint32(row[i]) | uint32(row[i+1])<<8 | uint32(row[i+2])<<16
-			if n > 0 && e.pal[n-1] == c {
+			if lastOK && c == last {
 				continue
 			}
-			found := false
-			for _, p := range e.pal[:n] {
-				if p == c {
-					found = true
-					break
-				}
+			last, lastOK = c, true
+			if e.lookup(c) >= 0 {
+				continue
 			}
-			if !found {
-				if n == encMaxPal {
-					return 0
-				}
-				e.pal[n] = c
-				n++
+			if n == limit {
+				return 0
 			}
+			e.insert(c, n)
+			e.pal[n] = c
+			n++
 		}
 	}
 	return n
 }
 
-// index is the palette index of the pixel px.
-func (e *Encoder) index(px []byte, ncol int) byte {
-	c := uint32(px[0]) | uint32(px[1])<<8 | uint32(px[2])<<16
-	for i, p := range e.pal[:ncol] {
-		if p == c {
-			return byte(i)
+// slot is where colour c is, or would go, in the hash.
+func (e *Encoder) slot(c uint32) int {
+	h := (c * 0x9e3779b1) >> 22 // the top 10 bits: encPalHash slots
+	for {
+		if s := e.hash[h]; s.idx == 0 || s.c == c {
+			return int(h)
 		}
+		h = (h + 1) & (encPalHash - 1)
 	}
-	return 0 // not reached: the palette holds every colour of the rectangle
+}
+
+// lookup is c's palette index, or -1.
+func (e *Encoder) lookup(c uint32) int {
+	s := e.hash[e.slot(c)]
+	if s.idx == 0 {
+		return -1
+	}
+	return int(s.idx) - 1
+}
+
+// insert puts c at palette index i.
+func (e *Encoder) insert(c uint32, i int) {
+	h := e.slot(c)
+	e.hash[h] = palSlot{c: c, idx: uint16(i + 1)}
+	e.hashUsed = append(e.hashUsed, uint16(h))
+}
+
+// index is the palette index of the pixel px (which palette found).
+func (e *Encoder) index(px []byte) byte {
+	c := uint32(px[0]) | uint32(px[1])<<8 | uint32(px[2])<<16
+	return byte(e.lookup(c))
 }

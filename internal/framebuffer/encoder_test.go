@@ -357,8 +357,10 @@ func TestEncoderTightBasic(t *testing.T) {
 		t.Fatal(err)
 	}
 	samePix(t, fb.Pix(), src.Pix(), W)
-	if st := d2.Stats(); st.TightPalette != 2 || st.TightUncompressed == 0 {
-		t.Errorf("decoded %d palette rectangles and %d uncompressed; want 2 and at least 1", st.TightPalette, st.TightUncompressed)
+	// The two palettes passed on, and the gradient's 200 pixels encoded
+	// again as a palette of at most 256 colours.
+	if st := d2.Stats(); st.TightPalette != 3 || st.TightUncompressed == 0 {
+		t.Errorf("decoded %d palette rectangles and %d uncompressed; want 3 and at least 1", st.TightPalette, st.TightUncompressed)
 	}
 }
 
@@ -387,6 +389,53 @@ func TestPixelPacking(t *testing.T) {
 		packed := appendPacked([]byte{9}, wide[:4*n])
 		if !bytes.Equal(packed, append([]byte{9}, src...)) {
 			t.Fatalf("%d pixels: packed to %v, want 9 then %v", n, packed, src)
+		}
+	}
+}
+
+// TestEncoderPaletteLimits: a piece goes as a palette up to the colours
+// its JPEG quality allows (256 lossless, 96 with JPEG, 24 at the lowest
+// qualities) and as JPEG, or the copy filter, one colour past.
+func TestEncoderPaletteLimits(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		q     int
+		limit int
+		past  Kind
+	}{
+		{"lossless", 0, encMaxPal, KindTightCopy},
+		{"jpeg level 6", JPEGQuality(6), encMaxPalJPEG, KindTightJPEG},
+		{"jpeg level 0", JPEGQuality(0), encMaxPalLow, KindTightJPEG},
+	} {
+		for _, n := range []int{c.limit, c.limit + 1} {
+			fb := newFB(t, 32, 32)
+			for i := range 32 * 32 { // n colours, each at least once
+				k := i % n
+				fb.pix[4*i], fb.pix[4*i+1], fb.pix[4*i+2] = byte(k), byte(k>>8), 7
+			}
+			e, err := NewEncoder(1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.SetJPEG(c.q)
+			out, _, err := e.AppendTight(nil, fb, 0, 0, 32, 32)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := KindTightPalette
+			if n > c.limit {
+				want = c.past
+			}
+			if got := e.Counts(); got[want] != 1 {
+				t.Errorf("%s, %d colours: kinds %v, want one %v", c.name, n, got, want)
+			}
+			dec := newFB(t, 32, 32)
+			if _, err := decodeAll(bytes.NewReader(append([]byte{0, 0, 0, 1}, out...)), dec, Limits{}); err != nil {
+				t.Fatalf("%s, %d colours: %v", c.name, n, err)
+			}
+			if want == KindTightPalette {
+				samePix(t, dec.Pix(), fb.Pix(), 32)
+			}
 		}
 	}
 }

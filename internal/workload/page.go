@@ -19,6 +19,21 @@ const (
 // page down would still leave inside the square.
 func KeySpot() (x, y int) { return KeyLeft + KeySize/2, KeyTop + KeySize/2 }
 
+// Where the spinner sits, from the window's bottom right corner (fixed,
+// so scrolling never moves it), and its diameter.
+const (
+	SpinRight  = 40
+	SpinBottom = 40
+	SpinSize   = 96
+)
+
+// SpinSpot is a pixel of the spinner, in a window of w×h, off its centre,
+// whose colour changes at every step the spinner turns: a viewer that
+// shows each change there shows each frame of the page's animation.
+func SpinSpot(w, h int) (x, y int) {
+	return w - SpinRight - SpinSize/2 + SpinSize/3, h - SpinBottom - SpinSize/2
+}
+
 // ChangedAt is the least difference, summed over the red, green and blue
 // channels (0-255 each), that a watcher of KeySpot takes for a key's
 // effect: far above what a lossy encoding does to a flat square, far below
@@ -80,7 +95,7 @@ func page() string {
 			fmt.Fprintf(&body, `<img src="/photo.png" width="%d" height="%d" alt="photo %d">`+"\n", PhotoWidth, PhotoHeight, sec/2+1)
 		}
 	}
-	return fmt.Sprintf(pageTemplate, KeyLeft, KeyTop, KeySize, KeySize, Palette[0],
+	return fmt.Sprintf(pageTemplate, KeyLeft, KeyTop, KeySize, KeySize, Palette[0], SpinRight, SpinBottom, SpinSize, SpinSize,
 		body.String(), jsList(Palette), ScrollEveryMs, ScrollStep, SpinEveryMs, SpinStep)
 }
 
@@ -97,7 +112,7 @@ body { margin: 0; padding: 16px 24px 16px 240px; font: 17px/1.5 serif; color: #2
 h2 { font: bold 22px sans-serif; color: #134; }
 img { display: block; margin: 12px 0; }
 #key { position: fixed; left: %dpx; top: %dpx; width: %dpx; height: %dpx; background: %s; }
-#spin { position: fixed; right: 40px; bottom: 40px; width: 96px; height: 96px; border-radius: 50%%;
+#spin { position: fixed; right: %dpx; bottom: %dpx; width: %dpx; height: %dpx; border-radius: 50%%;
 	background: conic-gradient(#e33, #fd3, #3c6, #39f, #c3f, #e33); }
 </style></head>
 <body>
