@@ -3,9 +3,13 @@
 package bench
 
 import (
+	"bufio"
 	"bytes"
+	"io"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -96,23 +100,54 @@ func readMiB(t testing.TB, c net.Conn, n int) {
 }
 
 // relayCountSyscalls counts, with perf, the relayIOSyscalls process pid
-// makes while run runs.
+// makes while run runs: perf starts with its counters off (-D -1) and
+// they are turned on and off through its control FIFO, each command
+// acknowledged, so that the count is run's whatever the time perf takes
+// to start on a busy host.
 func relayCountSyscalls(t testing.TB, perf string, pid int, run func()) float64 {
 	events := make([]string, len(relayIOSyscalls))
 	for i, s := range relayIOSyscalls {
 		events[i] = "syscalls:sys_enter_" + s
 	}
+	dir := t.TempDir()
+	ctlPath, ackPath := filepath.Join(dir, "ctl"), filepath.Join(dir, "ack")
+	for _, p := range []string{ctlPath, ackPath} {
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var out bytes.Buffer
-	cmd := exec.Command(perf, "stat", "-x", ",", "-e", strings.Join(events, ","), "-p", strconv.Itoa(pid))
+	cmd := exec.Command(perf, "stat", "-x", ",", "-D", "-1", "--control", "fifo:"+ctlPath+","+ackPath,
+		"-e", strings.Join(events, ","), "-p", strconv.Itoa(pid))
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// perf counts from the moment it has attached: glass is idle (its
-	// viewer reads nothing) until run starts, so what it counts before
-	// is the idle relay's nothing.
-	time.Sleep(500 * time.Millisecond)
+	defer cmd.Process.Kill()
+	// (opening a FIFO waits for its other end: perf's, once it is ready)
+	ctl, err := os.OpenFile(ctlPath, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctl.Close()
+	ack, err := os.Open(ackPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ack.Close()
+	acked := bufio.NewReader(ack)
+	command := func(c string) {
+		if _, err := io.WriteString(ctl, c+"\n"); err != nil {
+			t.Fatalf("perf %s: %v\n%s", c, err, out.String())
+		}
+		// (perf ends each answer with a NUL)
+		if line, err := acked.ReadString('\n'); err != nil || strings.Trim(line, "\x00 \n") != "ack" {
+			t.Fatalf("perf %s: answered %q, %v\n%s", c, line, err, out.String())
+		}
+	}
+	command("enable")
 	run()
+	command("disable")
 	cmd.Process.Signal(syscall.SIGINT)
 	if err := cmd.Wait(); err != nil {
 		if _, ok := err.(*exec.ExitError); !ok {
