@@ -15,7 +15,7 @@ TEST_DEPS :=
 # with one line naming every test that skipped.
 PEERS     ?= on
 
-.PHONY: all test vet fmt-check tidy-check peers micro golden
+.PHONY: all test vet fmt-check tidy-check staticcheck peers micro golden
 
 all: test
 
@@ -27,6 +27,11 @@ vet:
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+# staticcheck (honnef.co/go/tools), its version pinned by go.mod's tool
+# directive: every package, tests included.
+staticcheck:
+	$(GO) tool staticcheck ./...
 
 # go.mod and go.sum must be what `go mod tidy` would write.
 tidy-check:

@@ -5,7 +5,6 @@ package bench
 // from /proc.
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -129,22 +128,6 @@ func scaleWaitListen(addr string) bool {
 		}
 	}
 	return false
-}
-
-// procCPU is a process's user + system time in seconds (/proc/PID/stat).
-func procCPU(b *testing.B, pid int) float64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		b.Fatal(err)
-	}
-	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
-	// After the command: state is field 3, utime 14 and stime 15.
-	ut, err1 := strconv.ParseFloat(f[11], 64)
-	st, err2 := strconv.ParseFloat(f[12], 64)
-	if err1 != nil || err2 != nil {
-		b.Fatalf("/proc/%d/stat: %q", pid, data)
-	}
-	return (ut + st) / 100 // USER_HZ
 }
 
 // procCPUns is a process's CPU time in seconds at nanosecond resolution:

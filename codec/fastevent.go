@@ -180,9 +180,9 @@ func decodeEventAny(b []byte) (*Event, bool) {
 	return newTreeEvent(seq, t, f[0], f[1], f[2]), true
 }
 
-// treeStreamZero holds what newTreeEvent leaves to the zeroed memory: it
-// does not compile unless StreamTree and TypeWindowChanged are 0.
-const treeStreamZero uint = -uint(StreamTree) - uint(TypeWindowChanged)
+// What newTreeEvent leaves to the zeroed memory: this does not compile
+// unless StreamTree and TypeWindowChanged are 0.
+const _ uint = -uint(StreamTree) - uint(TypeWindowChanged)
 
 // newTreeEvent allocates a tree event and its body together, the body
 // fields f0, f1 (and f2) in the order treeEventFields reads them.

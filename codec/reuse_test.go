@@ -70,12 +70,11 @@ func TestDecoderNeverPointsIntoInput(t *testing.T) {
 	s, _ := golden.Lookup("response_snapshot")
 	b := mustMarshal(t, s.Msg)
 	dec := codec.NewDecoder(0)
-	m, err := dec.Decode(bytes.Clone(b))
-	if err != nil {
+	if _, err := dec.Decode(bytes.Clone(b)); err != nil {
 		t.Fatal(err)
 	}
 	buf := bytes.Clone(b)
-	m, err = dec.Decode(buf)
+	m, err := dec.Decode(buf)
 	if err != nil {
 		t.Fatal(err)
 	}

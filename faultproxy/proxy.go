@@ -21,19 +21,6 @@ const (
 	Both = ToTarget | ToClient
 )
 
-// String is the direction's name: to_target, to_client or both.
-func (d Direction) String() string {
-	switch d {
-	case ToTarget:
-		return "to_target"
-	case ToClient:
-		return "to_client"
-	case Both:
-		return "both"
-	}
-	return fmt.Sprintf("direction(%d)", uint8(d))
-}
-
 // Config configures a Proxy. The zero value is a plain relay.
 type Config struct {
 	// Chunk is the most the proxy reads at a time from either side; 0

@@ -23,11 +23,6 @@ type Chromium struct {
 	stop func()
 }
 
-// Stop ends the browser and every process it started (its process group:
-// SIGTERM, then SIGKILL after 5 s), waits for it and removes its profile.
-// It may be called more than once.
-func (c *Chromium) Stop() { c.stop() }
-
 // Log is what the browser wrote to its stdout and stderr.
 func (c *Chromium) Log() string { return c.log.String() }
 

@@ -54,11 +54,10 @@ type Damage struct {
 	block                   rect // where the block is now
 	rgb                     []byte
 
-	mu      sync.Mutex
-	cancel  context.CancelFunc
-	done    chan struct{}
-	painted int
-	err     error
+	mu     sync.Mutex
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error
 }
 
 type rect struct{ x, y, w, h int }
@@ -93,9 +92,6 @@ func NewDamage(x *Conn, cfg DamageConfig) (*Damage, error) {
 	d.block = rect{d.play.x, d.play.y, 40, 40}
 	return d, nil
 }
-
-// FPS is the frame rate Run and Start paint at.
-func (d *Damage) FPS() int { return d.cfg.FPS }
 
 // Frames is the number of frames painted so far.
 func (d *Damage) Frames() int {

@@ -151,10 +151,10 @@ func nodeSchema(root string) ([]field, error) {
 		for _, id := range f.Names {
 			k, ok := keys[snake(id.Name)]
 			if !ok {
-				return nil, fmt.Errorf("Node.%s has no key: %s's Node table has no row %q", id.Name, specFile, snake(id.Name))
+				return nil, fmt.Errorf("fieldgen: Node.%s has no key: %s's Node table has no row %q", id.Name, specFile, snake(id.Name))
 			}
 			if k != len(out) {
-				return nil, fmt.Errorf("Node.%s is field %d of Node's keyed fields but its key (%s) is %d: the fields follow the keys, from 0 up", id.Name, len(out), specFile, k)
+				return nil, fmt.Errorf("fieldgen: Node.%s is field %d of Node's keyed fields but its key (%s) is %d: the fields follow the keys, from 0 up", id.Name, len(out), specFile, k)
 			}
 			delete(keys, snake(id.Name))
 			out = append(out, field{key: k, name: id.Name, proto: snake(id.Name), typ: typ.String(), meaning: meaning[snake(id.Name)],
@@ -162,10 +162,10 @@ func nodeSchema(root string) ([]field, error) {
 		}
 	}
 	for name := range keys {
-		return nil, fmt.Errorf("%s's Node table row %q (key %d) names no field of Node", specFile, name, keys[name])
+		return nil, fmt.Errorf("fieldgen: %s's Node table row %q (key %d) names no field of Node", specFile, name, keys[name])
 	}
 	if len(out) > 16 {
-		return nil, fmt.Errorf("%d node keys: NodeTexts has 16 bits", len(out))
+		return nil, fmt.Errorf("fieldgen: %d node keys: NodeTexts has 16 bits", len(out))
 	}
 	ch := -1
 	for _, f := range out {
@@ -173,13 +173,13 @@ func nodeSchema(root string) ([]field, error) {
 		case f.name == children:
 			ch = f.key
 		case ch >= 0 && !f.text && f.name != scroll:
-			return nil, fmt.Errorf("Node.%s (key %d) follows the children: only a scroll and texts may (putTail writes them after the children)", f.name, f.key)
+			return nil, fmt.Errorf("fieldgen: Node.%s (key %d) follows the children: only a scroll and texts may (putTail writes them after the children)", f.name, f.key)
 		case f.text && f.required:
-			return nil, fmt.Errorf("Node.%s: a text is optional", f.name)
+			return nil, fmt.Errorf("fieldgen: Node.%s: a text is optional", f.name)
 		}
 	}
 	if ch < 0 {
-		return nil, errors.New("Node has no Children field")
+		return nil, errors.New("fieldgen: Node has no Children field")
 	}
 	return out, nil
 }
