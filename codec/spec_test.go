@@ -3,11 +3,7 @@ package codec_test
 import (
 	"errors"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"os"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -18,13 +14,14 @@ import (
 	"github.com/wirebench/wirebench/codec"
 	"github.com/wirebench/wirebench/codec/cbor"
 	"github.com/wirebench/wirebench/codec/schema"
+	"github.com/wirebench/wirebench/internal/goindex"
 )
 
 // The spec checks itself: docs/protocol.md's key tables, its method table
 // and its kind table are read and compared, field by field, with the
 // schema the codec uses (TestSpecKeyTables, TestSpecMethodTable) and with
-// what its encoder writes and its decoder refuses (TestSpecEncoding), and
-// every Go identifier the docs name must exist (TestSpecIdentifiers).
+// what its encoder writes and its decoder refuses (TestSpecEncoding); that
+// every Go identifier the docs name exists is internal/doccheck's test.
 //
 // The codec's schema is read in one place, codecSchema and methodSchema
 // below: the names and required keys from package schema's maps and the
@@ -496,7 +493,8 @@ func TestSpecMethodTable(t *testing.T) {
 func checkConst(t *testing.T, line int, cell string, v uint64) {
 	t.Helper()
 	name := strings.Trim(cell, "`")
-	got, ok := goIndex(t).consts[name]
+	pkg, id, _ := strings.Cut(name, ".")
+	got, ok := goIndex(t).Const(pkg, id)
 	if !ok {
 		t.Errorf("%s:%d: %s is not a constant with a literal value", protocolDoc, line, cell)
 	} else if got != v {
@@ -504,177 +502,23 @@ func checkConst(t *testing.T, line int, cell string, v uint64) {
 	}
 }
 
-// docIdent is a Go identifier as the docs write it: `codec.Decode`,
-// `*codec.FrameTooLargeError`, `codec.Splitter.Feed`, `session.Versions()`.
-var docIdent = regexp.MustCompile(`\b(codec|cbor|schema|session|netconn|golden|zerocopy|rfbgate)\.([A-Z]\w*)(?:\.([A-Z]\w*))?`)
+// theIndex is the declarations of the codec's packages (goindex).
+var theIndex *goindex.Index
 
-// TestSpecIdentifiers checks that every Go identifier that the documents
-// of docs/ name exists in the repository's packages: a package-level
-// name, or a method or field (promoted ones included) of a type.
-func TestSpecIdentifiers(t *testing.T) {
-	files, err := filepath.Glob("../docs/*.md")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no docs: %v", err)
-	}
-	idx := goIndex(t)
-	n := 0
-	for _, file := range files {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, line := range strings.Split(string(b), "\n") {
-			for _, m := range docIdent.FindAllStringSubmatch(line, -1) {
-				if m[2] == "X" { // the notation's placeholder, `codec.X`
-					continue
-				}
-				n++
-				if !idx.has(m[1], m[2], m[3]) {
-					t.Errorf("%s:%d: names %s, which does not exist", file, i+1, m[0])
-				}
-			}
-		}
-	}
-	if n < 100 {
-		t.Errorf("only %d identifiers found in docs/: is the pattern still right?", n)
-	}
-}
-
-// The packages the docs name, by the name they use.
-var docPackages = map[string]string{
-	"codec": ".", "cbor": "cbor", "schema": "schema", "session": "../session", "netconn": "../session/netconn",
-	"golden": "../golden", "zerocopy": "zerocopy", "rfbgate": "../rfbgate",
-}
-
-// identIndex holds the declarations of the docs' packages, read with
-// go/parser from their non-test files.
-type identIndex struct {
-	names    map[string]bool     // "codec.Decode"
-	members  map[string]bool     // "codec.Splitter.Feed": methods and fields
-	embedded map[string][]string // "codec.FrameTooLargeError": [Envelope]
-	consts   map[string]uint64   // "codec.MethodTap": 3, for constants with a literal value
-}
-
-func (x *identIndex) has(pkg, name, member string) bool {
-	if !x.names[pkg+"."+name] {
-		return false
-	}
-	return member == "" || x.hasMember(pkg, name, member, 0)
-}
-
-// hasMember looks member up in type name and in the types it embeds.
-func (x *identIndex) hasMember(pkg, name, member string, depth int) bool {
-	if x.members[pkg+"."+name+"."+member] {
-		return true
-	}
-	for _, e := range x.embedded[pkg+"."+name] {
-		if depth < 4 && x.hasMember(pkg, e, member, depth+1) {
-			return true
-		}
-	}
-	return false
-}
-
-var theIndex *identIndex
-
-func goIndex(t *testing.T) *identIndex {
+// goIndex reads them once.
+func goIndex(t *testing.T) *goindex.Index {
 	t.Helper()
 	if theIndex != nil {
 		return theIndex
 	}
-	x := &identIndex{names: map[string]bool{}, members: map[string]bool{}, embedded: map[string][]string{}, consts: map[string]uint64{}}
-	for pkg, dir := range docPackages {
-		fset := token.NewFileSet()
-		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-		if err != nil || len(files) == 0 {
-			t.Fatalf("package %s: no files in %s", pkg, dir)
-		}
-		for _, file := range files {
-			if strings.HasSuffix(file, "_test.go") {
-				continue
-			}
-			f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
-			if err != nil {
-				t.Fatal(err)
-			}
-			x.add(pkg, f)
+	x := goindex.New()
+	for pkg, dir := range map[string]string{"codec": ".", "cbor": "cbor", "schema": "schema"} {
+		if err := x.AddDir(dir, pkg, false); err != nil {
+			t.Fatal(err)
 		}
 	}
 	theIndex = x
 	return x
-}
-
-func (x *identIndex) add(pkg string, f *ast.File) {
-	for _, d := range f.Decls {
-		switch d := d.(type) {
-		case *ast.FuncDecl:
-			if d.Recv == nil {
-				x.names[pkg+"."+d.Name.Name] = true
-			} else {
-				x.members[pkg+"."+recvName(d.Recv.List[0].Type)+"."+d.Name.Name] = true
-			}
-		case *ast.GenDecl:
-			for _, s := range d.Specs {
-				switch s := s.(type) {
-				case *ast.TypeSpec:
-					x.addType(pkg, s)
-				case *ast.ValueSpec:
-					for i, n := range s.Names {
-						x.names[pkg+"."+n.Name] = true
-						if i < len(s.Values) {
-							if lit, ok := s.Values[i].(*ast.BasicLit); ok && lit.Kind == token.INT {
-								if v, err := strconv.ParseUint(lit.Value, 0, 64); err == nil {
-									x.consts[pkg+"."+n.Name] = v
-								}
-							}
-						}
-					}
-				}
-			}
-		}
-	}
-}
-
-func (x *identIndex) addType(pkg string, s *ast.TypeSpec) {
-	name := pkg + "." + s.Name.Name
-	x.names[name] = true
-	var fields *ast.FieldList
-	switch t := s.Type.(type) {
-	case *ast.StructType:
-		fields = t.Fields
-	case *ast.InterfaceType:
-		fields = t.Methods
-	default:
-		return
-	}
-	for _, fl := range fields.List {
-		if len(fl.Names) == 0 { // embedded
-			e := recvName(fl.Type)
-			x.members[name+"."+e] = true
-			x.embedded[name] = append(x.embedded[name], e)
-		}
-		for _, n := range fl.Names {
-			x.members[name+"."+n.Name] = true
-		}
-	}
-}
-
-// recvName is the type name of a receiver or embedded field: T from T,
-// *T, T[P], pkg.T.
-func recvName(e ast.Expr) string {
-	switch e := e.(type) {
-	case *ast.StarExpr:
-		return recvName(e.X)
-	case *ast.IndexExpr:
-		return recvName(e.X)
-	case *ast.IndexListExpr:
-		return recvName(e.X)
-	case *ast.SelectorExpr:
-		return e.Sel.Name
-	case *ast.Ident:
-		return e.Name
-	}
-	return ""
 }
 
 // specDoc is protocol.md's tables.
