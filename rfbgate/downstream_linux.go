@@ -20,10 +20,10 @@ import (
 // The kernel keeps the queue short itself: the socket's TCP_NOTSENT_LOWAT
 // is set to downstreamLowat, so it reports the socket writable (POLLOUT,
 // and the poller's wake-up) only while fewer bytes than that wait unsent,
-// and a write stops there, give or take one buffer's worth. No check runs
-// per write and nothing sleeps: a link that keeps up takes each batch
-// whole, a slow one makes the writer wait in the poller (TestLowatBound
-// measures how far over the mark a write goes).
+// and a write stops there, give or take one buffer's worth (16-32 KiB
+// past the mark, measured by TestLowatBound). No check runs per write and
+// nothing sleeps: a link that keeps up takes each batch whole, a slow one
+// makes the writer wait in the poller.
 //
 // The room it reports is serverBatchMax while the link keeps up (no byte
 // was left unsent at the last measure: the batch goes whole), and what
