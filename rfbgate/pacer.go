@@ -101,6 +101,8 @@ const (
 	pacerChunkMax = 256 << 10
 	// pacerChunkMin is the least a pull may carry.
 	pacerChunkMin = 8 << 10
+	// pacerChunkTime is the time of the link a pull may take, at least.
+	pacerChunkTime = 25 * time.Millisecond
 	// pacerSentMax bounds the updates a pacer remembers in flight: a
 	// viewer that stops asking is not sent more than this.
 	pacerSentMax = 256
@@ -271,7 +273,7 @@ func (p *pacer) window(now time.Time) int {
 	}
 	// (plus a chunk: an update is acknowledged only once all of it has
 	// arrived, so the link stays busy only if the next is under way)
-	w := max(gain*bdp+float64(p.chunk()), pacerWindowMin)
+	w := max(gain*bdp+float64(p.chunk()), float64(2*p.chunk()), pacerWindowMin)
 	if p.keepsUp(now) {
 		// The rate it knows is what the screen needed, a floor of the
 		// link's: room for the largest updates lately, so a viewer that
@@ -286,9 +288,11 @@ func (p *pacer) window(now time.Time) int {
 // room is how many more bytes may go at now (queued counts as sent).
 func (p *pacer) room(queued int, now time.Time) int { return p.window(now) - p.inflight - queued }
 
-// chunk bounds one pulled update: a quarter of a round trip of the link,
-// so that a key's pixels never wait behind more than that, and a few
-// updates keep the link busy while the first are acknowledged.
+// chunk bounds one pulled update: half a round trip of the link, or
+// pacerChunkTime of its rate where that is more (a viewer on a fast link
+// whose round trip is all but nothing still takes what it can read in
+// that time), so that a key's pixels never wait behind more than that,
+// and a few updates keep the link busy while the first are acknowledged.
 func (p *pacer) chunk() int {
 	bdp := p.bdp()
 	if bdp == 0 {
@@ -297,7 +301,17 @@ func (p *pacer) chunk() int {
 		// the first round trips look long.
 		return pacerChunkMin
 	}
-	return int(min(max(bdp/2, pacerChunkMin), pacerChunkMax))
+	return int(min(max(bdp/2, p.rate.get()*pacerChunkTime.Seconds(), pacerChunkMin), pacerChunkMax))
+}
+
+// fits reports whether an update of n bytes may go now: the window has
+// room for it, or has room and the update takes at most pacerChunkTime
+// on the link (an update is never cut, so one larger than the window
+// would otherwise never go to a viewer whose round trip is tiny next to
+// what it takes to read it: noVNC on the same host decoding JPEG).
+func (p *pacer) fits(n, queued int, now time.Time) bool {
+	room := p.room(queued, now)
+	return p.inflight+queued == 0 || room >= n || room > 0 && float64(n) <= p.rate.get()*pacerChunkTime.Seconds()
 }
 
 // stuck reports whether the viewer has stopped acknowledging: it has the

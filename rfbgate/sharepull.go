@@ -143,7 +143,9 @@ func (p *pullBuild) add(i int, c class, exact bool) bool {
 	if len(p.tiles) > 0 && p.size+est > p.budget {
 		return false
 	}
-	e, mine := h.tiles.get(c, i, g.ver[i], sv.has[i], p.now, exact || sv.synced)
+	// (an event's tile, a key's echo, goes fresh: shared only at its
+	// newest version)
+	e, mine := h.tiles.get(c, i, g.ver[i], sv.has[i], p.now, exact || sv.synced || g.event[i])
 	if mine {
 		s := tilePool.Get().(*tileScratch)
 		copyTile(s.fb, h.fb, r)
@@ -219,8 +221,8 @@ func (sv *shareViewer) pickClassLocked(now time.Time) {
 		return
 	}
 	rate, _ := sv.pace.link()
-	if rate <= 0 {
-		return
+	if rate <= 0 || sv.pace.keepsUp(now) && sv.cls == sv.want {
+		return // its link has not been what bounded it: the rate is a floor
 	}
 	costs := sv.h.tiles.costs()
 	frame := sv.h.framePx

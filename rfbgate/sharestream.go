@@ -119,16 +119,18 @@ func (sv *shareViewer) reportLink(ctx context.Context) {
 }
 
 // pumpShared writes what the viewer's place at the hub gives it (next) to
-// the browser, until the viewer ends: each item in messages of what the
-// browser's socket can take (as pumpServer does: the kernel keeps few
-// bytes unsent, see downstream), while the viewer's pacer keeps what is
-// in flight to about a round trip of its link (what the viewer owes waits
-// at the hub, where it is pulled fresh).
+// the browser, until the viewer ends, each item as one message: the
+// viewer's pacer keeps what is in flight to about a round trip of its
+// link (what the viewer owes waits at the hub, where it is pulled fresh),
+// and the kernel keeps few bytes unsent (downstream's TCP_NOTSENT_LOWAT).
 func (v *viewer) pumpShared(ctx context.Context, sv *shareViewer) {
 	v.stall = time.AfterFunc(time.Hour, v.stalled)
 	v.stall.Stop()
 	defer v.stall.Stop()
-	down := newDownstream(v.raw)
+	// The socket's TCP_NOTSENT_LOWAT keeps the kernel's queue short; the
+	// pacer keeps what is in flight to about a round trip, so each item
+	// goes whole, as one message, with no measure of the socket first.
+	newDownstream(v.raw)
 	var counts rectCounts
 	for {
 		items, ok := sv.next(ctx.Done())
@@ -137,17 +139,8 @@ func (v *viewer) pumpShared(ctx context.Context, sv *shareViewer) {
 		}
 		for _, it := range items {
 			seq := sv.sending(it)
-			for off := 0; off < len(it.b); {
-				room, ok := v.waitRoom(down)
-				if !ok {
-					return
-				}
-				n := min(room, len(it.b)-off)
-				if !v.sendBatch(it.b[off : off+n]) {
-					return
-				}
-				down.spend(n)
-				off += n
+			if !v.sendBatch(it.b) {
+				return
 			}
 			sv.written(it, seq)
 			if it.kinds != nil {

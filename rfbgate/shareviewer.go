@@ -1,7 +1,6 @@
 package rfbgate
 
 import (
-	"cmp"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -89,8 +88,10 @@ type shareViewer struct {
 	soloAcks int
 	inputAt  time.Time // when its input last reached the computer (the keyboard's holder)
 	prioLeft int       // updates after that input that may still be its answer (prioLocked)
-	// scratch and scratch2 are pull's lists of tiles, kept between pulls.
+	// scratch and scratch2 are pull's lists of tiles, and owedKeys
+	// owedLocked's, kept between pulls.
 	scratch, scratch2 []int
+	owedKeys          []uint64
 
 	skipped atomic.Uint64 // times it fell out of step
 	queued  atomic.Int64  // qbytes, for the status
@@ -154,7 +155,7 @@ func (sv *shareViewer) offer(u *shareUpdate) {
 	}
 	sv.fit(u.n)
 	cu := u.enc[sv.cls]
-	if sv.synced && cu != nil && !sv.private && (sv.qbytes+sv.pace.inflight == 0 || sv.pace.room(sv.qbytes, time.Now()) >= len(cu.b)) {
+	if sv.synced && cu != nil && !sv.private && sv.pace.fits(len(cu.b), sv.qbytes, time.Now()) {
 		sv.queueLocked(cu, false)
 		u.tiles.each(func(i int) {
 			if i < len(sv.has) {
@@ -176,7 +177,9 @@ func (sv *shareViewer) offer(u *shareUpdate) {
 
 // queueLocked queues one shared update's bytes (under sv.mu).
 func (sv *shareViewer) queueLocked(cu *classUpdate, solo bool) {
-	sv.q = append(sv.q, shareItem{b: cu.b, kinds: &cu.kinds, queue: true, fbu: true})
+	// (Xvnc sends the solo viewer an update per request: what the link
+	// carries of them is what the screen gave, a floor of the link's rate)
+	sv.q = append(sv.q, shareItem{b: cu.b, kinds: &cu.kinds, queue: true, fbu: true, limited: solo})
 	sv.qbytes += len(cu.b)
 	sv.queued.Store(int64(sv.qbytes))
 	sv.poke()
@@ -422,27 +425,28 @@ func (sv *shareViewer) soloLaggingLocked(took time.Duration) bool {
 // those whose pixels the viewer has held longest, so that on a link that
 // cannot carry every change each area still gets its turn.
 func (sv *shareViewer) owedLocked(g *tileGrid, dst []int) []int {
-	dst = dst[:0]
+	// Sorted as keys: the order's bits, then the tile (a grid has at
+	// most 65536 tiles: 65535x65535 pixels in 128-pixel tiles).
+	keys := sv.owedKeys[:0]
 	for i, v := range g.ver {
-		if v > sv.has[i] {
-			dst = append(dst, i)
+		if v <= sv.has[i] {
+			continue
 		}
+		k := uint64(min(sv.has[i], 1<<40-1)) << 16
+		if !g.event[i] {
+			k |= 1 << 58
+		}
+		if !g.small[i] {
+			k |= 1 << 57
+		}
+		keys = append(keys, k|uint64(i))
 	}
-	slices.SortFunc(dst, func(a, b int) int {
-		if g.event[a] != g.event[b] {
-			if g.event[a] {
-				return -1
-			}
-			return 1
-		}
-		if g.small[a] != g.small[b] {
-			if g.small[a] {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(sv.has[a], sv.has[b])
-	})
+	slices.Sort(keys)
+	dst = dst[:0]
+	for _, k := range keys {
+		dst = append(dst, int(k&0xffff))
+	}
+	sv.owedKeys = keys
 	return dst
 }
 

@@ -40,9 +40,12 @@ type tileEnc struct {
 }
 
 // tileShareAge is how old an encoding of an earlier version of a tile may
-// be and still be sent to a viewer that has an older one: about the time
-// between a phone's pulls.
-const tileShareAge = 100 * time.Millisecond
+// be and still be sent to a viewer that has an older one: a few of a
+// phone's pulls, so that phones pulling at different moments share most
+// encodes (an event's tile, a key's echo, is always sent at its newest:
+// sharepull.go). BenchmarkPhoneCrowd: ten phones cost glass 1.35x one at
+// 250 ms, 1.67-1.9x at 100 ms.
+const tileShareAge = 250 * time.Millisecond
 
 // tileClassIdle is how long a class's encodings are kept after no viewer
 // asked for one.
