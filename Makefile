@@ -42,7 +42,7 @@ tidy-check:
 peers:
 	@PEERS='$(PEERS)' bash mk/peers.sh
 
-test: vet fmt-check tidy-check peers $(TEST_DEPS)
+test: vet fmt-check tidy-check staticcheck peers $(TEST_DEPS)
 	@GO='$(GO)' TESTFLAGS='$(TESTFLAGS)' PEERS='$(PEERS)' bash mk/test.sh
 
 golden:

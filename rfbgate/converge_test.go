@@ -3,6 +3,7 @@ package rfbgate
 import (
 	"context"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -74,7 +75,12 @@ func TestShareConverges(t *testing.T) {
 	stop := time.Now()
 	want := xScreen(t, xp)
 	for _, vs := range st.Viewers {
-		t.Logf("while the damage ran: %s %s in class %s, link %.2f Mbit/s, round trip %.0f ms", vs.Surface, vs.Mode, vs.Class, vs.RateBps/1e6, vs.LinkRTTms)
+		t.Logf("while the damage ran: %s %s in class %s, link %.2f Mbit/s, round trip %.0f ms; the kernel's: %.2f Mbit/s, %.1f ms", vs.Surface, vs.Mode, vs.Class, vs.RateBps/1e6, vs.LinkRTTms, vs.KernelRateBps/1e6, vs.KernelRTTms)
+		// Each viewer is a TCP connection to glass: on Linux its status
+		// carries the kernel's figures (TCP_INFO) beside glass's own.
+		if runtime.GOOS == "linux" && (vs.UnsentBytes == nil || vs.KernelRTTms <= 0) {
+			t.Errorf("%s: status has no kernel figures for its TCP link: unsent %v, rtt %v ms", vs.Surface, vs.UnsentBytes, vs.KernelRTTms)
+		}
 	}
 	for _, v := range viewers {
 		deadline := stop.Add(convergeMax)

@@ -36,14 +36,9 @@ type downstream struct {
 	lowat int             // the socket's TCP_NOTSENT_LOWAT; 0 when it could not be set
 	// credit is the room measured and not yet spent (spend).
 	credit int
-	room   int  // check's measure
-	lagged bool // bytes waited unsent at the last measure
+	room   int // check's measure
 	check  func(fd uintptr) bool
 	pfd    [1]unix.PollFd
-	// info and infoFn read TCP_INFO (link) without allocating.
-	info   unix.TCPInfo
-	infoFn func(fd uintptr)
-	infoOK bool
 }
 
 // newDownstream returns the downstream of the browser connection c (the
@@ -59,7 +54,6 @@ func newDownstream(c net.Conn) *downstream {
 		if rc, err := sc.SyscallConn(); err == nil {
 			d.rc = rc
 			d.check = d.writable
-			d.infoFn = d.readInfo
 			d.setLowat(downstreamLowatMin)
 		}
 	}
@@ -85,11 +79,6 @@ func (d *downstream) setLowatFD(fd uintptr, n int) {
 
 // spend records n bytes written since wait.
 func (d *downstream) spend(n int) { d.credit = max(d.credit-n, 0) }
-
-// slow reports whether bytes waited unsent in the socket at the last
-// measure: the link does not take what glass sends as fast as glass sends
-// it.
-func (d *downstream) slow() bool { return d.lagged }
 
 // wait blocks until the socket can take more and returns how many bytes
 // it can take now (at least downstreamMin, at most serverBatchMax); an
@@ -134,7 +123,7 @@ func (d *downstream) writable(fd uintptr) bool {
 	_, _, e := unix.Syscall6(unix.SYS_GETSOCKOPT, fd, unix.SOL_SOCKET, unix.SO_MEMINFO, uintptr(unsafe.Pointer(&mi)), uintptr(unsafe.Pointer(&n)), 0)
 	unsent, err := unix.IoctlGetInt(int(fd), unix.SIOCOUTQNSD)
 	if e != 0 || err != nil {
-		d.room, d.lagged = serverBatchMax, false // cannot tell: the write will say
+		d.room = serverBatchMax // cannot tell: the write will say
 		return true
 	}
 	// What the socket takes before a write waits for memory (the kernel
@@ -154,29 +143,28 @@ func (d *downstream) writable(fd uintptr) bool {
 		}
 		room = min(room, d.lowat-unsent)
 	}
-	d.room, d.lagged = min(max(room, downstreamMin), serverBatchMax), unsent > 0
+	d.room = min(max(room, downstreamMin), serverBatchMax)
 	return true
 }
 
-// link reads the socket's TCP_INFO; false where it cannot.
-func (d *downstream) link() (tcpLink, bool) {
-	if d.rc == nil {
+// kernelLink reads TCP_INFO of the browser connection c (the hijacked
+// connection, or the TCP connection under a TLS one); false where it
+// cannot.
+func kernelLink(c net.Conn) (tcpLink, bool) {
+	if tc, ok := c.(interface{ NetConn() net.Conn }); ok { // *tls.Conn
+		c = tc.NetConn()
+	}
+	sc, ok := c.(syscall.Conn)
+	if !ok || c == nil {
 		return tcpLink{}, false
 	}
-	d.infoOK = false
-	if err := d.rc.Control(d.infoFn); err != nil || !d.infoOK {
+	rc, err := sc.SyscallConn()
+	if err != nil {
 		return tcpLink{}, false
 	}
-	i := &d.info
-	return tcpLink{rttUS: i.Rtt, minRTTUS: i.Min_rtt, rateBps: i.Delivery_rate, notsent: i.Notsent_bytes,
-		unacked: i.Unacked, sndCwnd: i.Snd_cwnd, bytesAcked: i.Bytes_acked}, true
-}
-
-// readInfo is getsockopt(TCP_INFO) into d.info (unix.GetsockoptTCPInfo
-// allocates its answer).
-func (d *downstream) readInfo(fd uintptr) {
-	n := uint32(unsafe.Sizeof(d.info))
-	_, _, e := unix.Syscall6(unix.SYS_GETSOCKOPT, fd, unix.IPPROTO_TCP, unix.TCP_INFO,
-		uintptr(unsafe.Pointer(&d.info)), uintptr(unsafe.Pointer(&n)), 0)
-	d.infoOK = e == 0
+	var info *unix.TCPInfo
+	if err := rc.Control(func(fd uintptr) { info, err = unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO) }); err != nil || info == nil {
+		return tcpLink{}, false
+	}
+	return tcpLink{rttUS: info.Rtt, rateBps: info.Delivery_rate, notsent: info.Notsent_bytes}, true
 }

@@ -15,11 +15,8 @@ func newDownstream(net.Conn) *downstream { return &downstream{} }
 // wait returns serverBatchMax at once.
 func (d *downstream) wait() (int, error) { return serverBatchMax, nil }
 
-// slow reports whether the link lagged lately (it cannot tell here).
-func (d *downstream) slow() bool { return false }
-
 // spend records bytes written (nothing to track here).
 func (d *downstream) spend(int) {}
 
-// link is what the kernel knows of the connection (nothing here).
-func (d *downstream) link() (tcpLink, bool) { return tcpLink{}, false }
+// kernelLink is what the kernel knows of the connection (nothing here).
+func kernelLink(net.Conn) (tcpLink, bool) { return tcpLink{}, false }

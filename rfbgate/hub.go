@@ -56,8 +56,9 @@ type hub struct {
 	version  uint64 // shared updates published
 	grid     tileGrid
 	tiles    *tileCache
-	framePx  float64 // pixels of the tiles a frame (classBudget) of the screen's changes touches, a moving average
-	frame    tileSet // the tiles changed in the current frame
+	prunedAt time.Time // when tiles last dropped its idle classes
+	framePx  float64   // pixels of the tiles a frame (classBudget) of the screen's changes touches, a moving average
+	frame    tileSet   // the tiles changed in the current frame
 	frameAt  time.Time
 	screens  []byte // the last ExtendedDesktopSize rectangle Xvnc sent (header and screens)
 	clipCaps []byte // Xvnc's extended clipboard capabilities message

@@ -244,6 +244,10 @@ func (h *hub) publish() {
 		h.grid.mark(r, h.version, now, u.tiles)
 	}
 	h.countFrameLocked(u.tiles, now)
+	if now.Sub(h.prunedAt) >= tileClassIdle { // classes no viewer pulls any more
+		h.tiles.prune(now)
+		h.prunedAt = now
+	}
 	for _, b := range h.builds {
 		if h.resized { // its lossy tiles were of the old grid
 			b.lossy = newTileSet(h.grid.n())

@@ -226,6 +226,14 @@ type ViewerStatus struct {
 	RateBps   float64 `json:"rate_bps,omitempty"`
 	LinkRTTms float64 `json:"link_rtt_ms,omitempty"`
 	KeepsUp   bool    `json:"keeps_up,omitempty"` // its link took all glass had to send lately (RateBps is then the screen's need)
+	// Its TCP connection as the kernel sees it (TCP_INFO, Linux only):
+	// the smoothed round trip, the delivery rate in bits a second, and
+	// the bytes written and not yet sent (TCP_NOTSENT_LOWAT keeps these
+	// near its mark, see docs/rfbgate.md). Behind a TLS-terminating proxy
+	// these are the proxy's link, not the viewer's.
+	KernelRTTms   float64 `json:"kernel_rtt_ms,omitempty"`
+	KernelRateBps float64 `json:"kernel_rate_bps,omitempty"`
+	UnsentBytes   *int64  `json:"unsent_bytes,omitempty"`
 }
 
 // ComputerStatus is who holds a computer's keyboard and who watches it.
@@ -263,6 +271,9 @@ func (r *Relay) Status(agent string) (ComputerStatus, error) {
 		if v.share != nil {
 			vs.QueuedBytes, vs.Skipped = ptr(v.share.queued.Load()), ptr(v.share.skipped.Load())
 			v.share.status(&vs)
+		}
+		if l, ok := kernelLink(v.raw); ok {
+			l.kernelStatus(&vs)
 		}
 		st.Viewers = append(st.Viewers, vs)
 	}
