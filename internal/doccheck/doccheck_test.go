@@ -110,3 +110,57 @@ func ignored(root, path string) bool {
 	cmd.Dir = root
 	return cmd.Run() == nil
 }
+
+// TestArchitectureNamesEveryPackage: docs/architecture.md's table of
+// packages, one line each, names every package of the repository (a
+// directory with a Go file, outside testdata and node_modules),
+// so a package added without a line there fails here.
+func TestArchitectureNamesEveryPackage(t *testing.T) {
+	root := peertest.RepoRoot()
+	b, err := os.ReadFile(filepath.Join(root, "docs", "architecture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[string]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue // the table's rows open with a code span
+		}
+		for _, m := range codeSpan.FindAllStringSubmatch(line, -1) {
+			named[strings.TrimSuffix(m[1], "/")] = true
+		}
+	}
+	pkgs := 0
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); n == "testdata" || n == "node_modules" || strings.HasPrefix(n, ".") && path != root {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		dir, _ := filepath.Rel(root, filepath.Dir(path))
+		dir = filepath.ToSlash(dir)
+		if dir == "." || named["."+dir] {
+			return nil
+		}
+		named["."+dir] = true // checked once
+		pkgs++
+		if !named[dir] {
+			t.Errorf("docs/architecture.md's table of packages has no line for `%s`", dir)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pkgs < 30 {
+		t.Errorf("only %d packages found under %s", pkgs, root)
+	}
+	t.Logf("%d packages checked against docs/architecture.md", pkgs)
+}
