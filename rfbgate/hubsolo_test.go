@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wirebench/wirebench/faultproxy"
 )
 
 // TestShareSolo, from the outside: a hub's only viewer is solo (glass's
@@ -72,4 +74,64 @@ func TestShareSolo(t *testing.T) {
 	if ds := tr.DialStats("a"); ds.Handshakes != 2 {
 		t.Errorf("glass made %d handshakes with Xvnc for 2 viewers, want 2 (the solo connection, then the shared one)", ds.Handshakes)
 	}
+}
+
+// TestSoloEndsOnSlowLink, from the outside: a hub's only viewer on a
+// phone's link (40 ms each way, faultproxy) stays solo while its link
+// carries each of Xvnc's updates within about a round trip (2 Mbit/s
+// carries this damage so), and once its link falls to 200 kbit/s it
+// cannot keep up: solo ends (the log says why), the viewer is served from
+// the hub's framebuffer (the status says "pulling" or "in-step"), and
+// once the damage stops its screen equals the X server's.
+func TestSoloEndsOnSlowLink(t *testing.T) {
+	xv, xp, dmg := damagedXvnc(t, 41)
+	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: xv.Addr, Password: NewSecret(testPassword)}}})
+	link, err := faultproxy.New(strings.TrimPrefix(tr.srv.URL, "http://"), faultproxy.Config{ReadBuffer: 16 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { link.Close() })
+	link.SetRate(faultproxy.ToClient, testPhoneDown)
+	link.SetDelay(faultproxy.Both, testPhoneDelay)
+
+	p := openViewerVia(t, tr, "phone", link.Addr(), 7)
+	waitFull(t, p.v, p.name)
+	if logs := tr.logs.String(); !strings.Contains(logs, "solo viewer") {
+		t.Fatalf("the hub's only viewer is not solo; glass logged:\n%s", logs)
+	}
+	dmg.Start(0)
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			dmg.Stop()
+		}
+	})
+	waitFrames(t, dmg, 40)
+	const why = `why="the solo viewer's link does not keep up with the computer"`
+	if strings.Contains(tr.logs.String(), why) {
+		t.Fatalf("solo ended on a link that carries every update in about a round trip; glass logged:\n%s", tr.logs.String())
+	}
+	link.SetRate(faultproxy.ToClient, testPhoneDown/10)
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(tr.logs.String(), why) {
+		if time.Now().After(deadline) {
+			t.Fatalf("solo did not end for a viewer on a 200 kbit/s link; glass logged:\n%s", tr.logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	waitFrames(t, dmg, dmg.Frames()+20)
+	link.SetRate(faultproxy.ToClient, testPhoneDown)
+	st, err := tr.Status("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Viewers) != 1 || st.Viewers[0].Mode == "solo" || st.Viewers[0].Mode == "" {
+		t.Fatalf("after solo ended the viewer's status is %+v, want one viewer pulling or in step", st.Viewers)
+	}
+	t.Logf("after solo ended: %s in class %s, link %.2f Mbit/s", st.Viewers[0].Mode, st.Viewers[0].Class, st.Viewers[0].RateBps/1e6)
+	if err := dmg.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	stopped = true
+	waitPixels(t, p.v, xScreen(t, xp), p.name)
 }

@@ -86,6 +86,7 @@ type shareViewer struct {
 	pace     *pacer
 	soloLag  float64 // solo: how long its updates took beyond the round trip, moving average (s)
 	soloAcks int
+	soloSlow int       // solo: acknowledgements in a row that came over soloLagMax late
 	inputAt  time.Time // when its input last reached the computer (the keyboard's holder)
 	prioLeft int       // updates after that input that may still be its answer (prioLocked)
 	// scratch and scratch2 are pull's lists of tiles, and owedKeys
@@ -410,14 +411,25 @@ const soloLagMax = 50 * time.Millisecond
 
 // soloLaggingLocked folds the time one of Xvnc's updates took to be
 // acknowledged into the solo viewer's lag (under sv.mu), and reports
-// whether it is over soloLagMax after enough updates to tell.
+// whether it is over soloLagMax after enough updates to tell, and the
+// last soloSlowAcks were each late: one late acknowledgement is a tab
+// that paused a moment (a browser throttles a hidden tab), not a link
+// that cannot keep up, and ending solo costs a new Xvnc connection.
 func (sv *shareViewer) soloLaggingLocked(took time.Duration) bool {
 	lag := max(took-sv.pace.rttOr(0), 0).Seconds()
 	sv.soloAcks++
+	if lag > soloLagMax.Seconds() {
+		sv.soloSlow++
+	} else {
+		sv.soloSlow = 0
+	}
 	const alpha = 0.2
 	sv.soloLag += alpha * (lag - sv.soloLag)
-	return sv.soloAcks >= 8 && sv.soloLag > soloLagMax.Seconds()
+	return sv.soloAcks >= 8 && sv.soloSlow >= soloSlowAcks && sv.soloLag > soloLagMax.Seconds()
 }
+
+// soloSlowAcks is how many late acknowledgements in a row end solo.
+const soloSlowAcks = 3
 
 // owedLocked lists the tiles the viewer owes (under fbMu and sv.mu):
 // events first (a change after a calm: a key's echo, a click's answer),
