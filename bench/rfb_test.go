@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"log/slog"
 	"net"
@@ -321,7 +322,7 @@ func rfbNoneHandshake(c net.Conn) error {
 	if _, err := io.ReadFull(c, buf[:2]); err != nil {
 		return err
 	}
-	c.Write([]byte{rfbgate.SecurityNone})
+	c.Write([]byte{rfb.SecurityNone})
 	if _, err := io.ReadFull(c, buf[:4]); err != nil {
 		return err
 	}

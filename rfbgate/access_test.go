@@ -2,6 +2,7 @@ package rfbgate
 
 import (
 	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"net/http"
 	"testing"
 	"time"
@@ -9,7 +10,7 @@ import (
 
 // setDesktopSize is a SetDesktopSize message for one screen of w×h.
 func setDesktopSize(w, h uint16) []byte {
-	return []byte{MsgSetDesktopSize, 0, byte(w >> 8), byte(w), byte(h >> 8), byte(h), 1, 0,
+	return []byte{rfb.MsgSetDesktopSize, 0, byte(w >> 8), byte(w), byte(h >> 8), byte(h), 1, 0,
 		0, 0, 0, 0, 0, 0, 0, 0, byte(w >> 8), byte(w), byte(h >> 8), byte(h), 0, 0, 0, 0}
 }
 
@@ -126,7 +127,7 @@ func TestWatchOnlyCannotType(t *testing.T) {
 		t.Fatalf("status viewers %+v", st.Viewers)
 	}
 	gs := tr.GateStats("agent1")["crowd"]
-	for _, typ := range []uint8{MsgKeyEvent, MsgPointerEvent, MsgClientCutText, MsgQEMU, MsgSetDesktopSize} {
+	for _, typ := range []uint8{rfb.MsgKeyEvent, rfb.MsgPointerEvent, rfb.MsgClientCutText, rfb.MsgQEMU, rfb.MsgSetDesktopSize} {
 		if gs.PassedByType[typ] != 0 || gs.DroppedByType[typ] == 0 {
 			t.Fatalf("a watch-only gate passed %d and dropped %d of %s: %+v", gs.PassedByType[typ], gs.DroppedByType[typ], messageName(typ), gs)
 		}

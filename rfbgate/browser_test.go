@@ -3,6 +3,7 @@ package rfbgate
 import (
 	"bytes"
 	"context"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"image/png"
 	"net/http/httptest"
 	"os"
@@ -82,7 +83,7 @@ func TestBrowserNoVNC(t *testing.T) {
 	if ev := xe.take(); len(ev) != 0 {
 		t.Fatalf("typing while watching reached X: %v", ev)
 	}
-	if gs := tr.GateStats("agent1")["browser1"]; gs.DroppedByType[MsgQEMU]+gs.DroppedByType[MsgKeyEvent] != 0 {
+	if gs := tr.GateStats("agent1")["browser1"]; gs.DroppedByType[rfb.MsgQEMU]+gs.DroppedByType[rfb.MsgKeyEvent] != 0 {
 		t.Fatalf("a view-only page sent keys: %+v", gs)
 	}
 	// A page that is not view-only (as a hostile one would not be) sends
@@ -99,12 +100,12 @@ func TestBrowserNoVNC(t *testing.T) {
 		t.Fatalf("typing while watching reached X: %v", ev)
 	}
 	gs := tr.GateStats("agent1")["browser1"]
-	if gs.DroppedByType[MsgQEMU] < 6 || gs.DroppedByType[MsgPointerEvent] == 0 {
+	if gs.DroppedByType[rfb.MsgQEMU] < 6 || gs.DroppedByType[rfb.MsgPointerEvent] == 0 {
 		t.Fatalf("noVNC's typing did not reach the gate as QEMU extended key events: dropped %d QEMU, %d pointer, %d key",
-			gs.DroppedByType[MsgQEMU], gs.DroppedByType[MsgPointerEvent], gs.DroppedByType[MsgKeyEvent])
+			gs.DroppedByType[rfb.MsgQEMU], gs.DroppedByType[rfb.MsgPointerEvent], gs.DroppedByType[rfb.MsgKeyEvent])
 	}
 	t.Logf("while watching the gate dropped %d QEMU key events, %d KeyEvents, %d PointerEvents, %d ClientCutText; removed %d SetEncodings entries (−316 and encodings the relay does not frame)",
-		gs.DroppedByType[MsgQEMU], gs.DroppedByType[MsgKeyEvent], gs.DroppedByType[MsgPointerEvent], gs.DroppedByType[MsgClientCutText], gs.EncodingsDrop)
+		gs.DroppedByType[rfb.MsgQEMU], gs.DroppedByType[rfb.MsgKeyEvent], gs.DroppedByType[rfb.MsgPointerEvent], gs.DroppedByType[rfb.MsgClientCutText], gs.EncodingsDrop)
 	// Take over with the page's button, then type.
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#take"))); err != nil {
 		t.Fatal(err)
@@ -175,7 +176,7 @@ func distinctColours(t *testing.T, b []byte) int {
 func TestBrowserBatchedMessages(t *testing.T) {
 	const w, h = 640, 480
 	half := func(v byte) []byte { return bytes.Repeat([]byte{v}, w*h/2*4) }
-	script := append(append(append(srvUpdate(srvRect(0, 0, w, h/2, encodingRaw)), half(0xff)...), srvRect(0, h/2, w, h/2, encodingRaw)...), half(0x80)...)
+	script := append(append(append(srvUpdate(srvRect(0, 0, w, h/2, rfb.EncodingRaw)), half(0xff)...), srvRect(0, h/2, w, h/2, rfb.EncodingRaw)...), half(0x80)...)
 	script[3] = 2 // two rectangles
 	addr := scriptedVNC(t, testPassword, script)
 	tr := newTestRelay(t, Config{PerViewerUpstream: true, Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})

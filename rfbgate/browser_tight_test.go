@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"image"
 	"image/png"
 	"net/http"
@@ -297,8 +298,8 @@ func TestBrowserTightJPEG(t *testing.T) {
 	if ev := xe.take(); count(ev, "KeyPress") != 0 || count(ev, "ButtonPress") != 0 {
 		t.Fatalf("typing while watching reached X: %v", ev)
 	}
-	if gs := tr.GateStats("agent1")["watcher"]; gs.DroppedByType[MsgQEMU] < 6 {
-		t.Fatalf("noVNC's typing did not reach the gate: dropped %d QEMU key events", gs.DroppedByType[MsgQEMU])
+	if gs := tr.GateStats("agent1")["watcher"]; gs.DroppedByType[rfb.MsgQEMU] < 6 {
+		t.Fatalf("noVNC's typing did not reach the gate: dropped %d QEMU key events", gs.DroppedByType[rfb.MsgQEMU])
 	}
 	if got, _ := eval(`document.getElementById("clipboard").value`); strings.Contains(got, "tight secret") {
 		t.Fatal("the watcher's page received the X clipboard")

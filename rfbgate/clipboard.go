@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"sync"
 	"unicode/utf8"
@@ -18,13 +19,6 @@ import (
 // that asks (the holder: a watcher's request is dropped by the gate). A
 // notify seen by a viewer that will not ask means the kept text is stale,
 // so it is forgotten rather than shown wrong.
-
-// Extended clipboard flags (rfbproto: Extended Clipboard pseudo-encoding).
-const (
-	clipboardText    = 1 << 0
-	clipboardNotify  = 1 << 27
-	clipboardProvide = 1 << 28
-)
 
 // clipboards is the last known clipboard text of each computer.
 type clipboards struct {
@@ -112,13 +106,13 @@ func (t *clipTap) cutEnd() {
 		t.r.clips.forget(t.agent)
 	case !t.ext:
 		t.r.clips.set(t.agent, latin1(t.buf))
-	case t.flags&clipboardProvide != 0 && t.flags&clipboardText != 0:
+	case t.flags&rfb.ClipboardProvide != 0 && t.flags&rfb.ClipboardText != 0:
 		if text, ok := providedText(t.buf, t.limit); ok {
 			t.r.clips.set(t.agent, text)
 		} else {
 			t.r.clips.forget(t.agent)
 		}
-	case t.flags&clipboardNotify != 0 && !t.fwd:
+	case t.flags&rfb.ClipboardNotify != 0 && !t.fwd:
 		t.r.clips.forget(t.agent) // nobody will ask for it through this viewer
 	}
 	if cap(t.buf) > 64<<10 {

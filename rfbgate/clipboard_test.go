@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"strings"
 	"testing"
 )
@@ -35,18 +36,18 @@ func TestClipboardKeeper(t *testing.T) {
 			known  bool
 		}{
 			{"classic Latin-1", srvCut("caf\xe9"), false, "café", true},
-			{"extended provide", srvExtCut(clipboardProvide|clipboardText, zlibProvide("grüße")), true, "grüße", true},
-			{"provide, then a notify the holder asks about", append(srvExtCut(clipboardProvide|clipboardText, zlibProvide("kept")), srvExtCut(clipboardNotify|clipboardText, nil)...), true, "kept", true},
-			{"provide, then a notify nobody asks about", append(srvExtCut(clipboardProvide|clipboardText, zlibProvide("stale")), srvExtCut(clipboardNotify|clipboardText, nil)...), false, "", false},
+			{"extended provide", srvExtCut(rfb.ClipboardProvide|rfb.ClipboardText, zlibProvide("grüße")), true, "grüße", true},
+			{"provide, then a notify the holder asks about", append(srvExtCut(rfb.ClipboardProvide|rfb.ClipboardText, zlibProvide("kept")), srvExtCut(rfb.ClipboardNotify|rfb.ClipboardText, nil)...), true, "kept", true},
+			{"provide, then a notify nobody asks about", append(srvExtCut(rfb.ClipboardProvide|rfb.ClipboardText, zlibProvide("stale")), srvExtCut(rfb.ClipboardNotify|rfb.ClipboardText, nil)...), false, "", false},
 			{"at the limit", srvCut(strings.Repeat("x", limit)), false, strings.Repeat("x", limit), true},
 			{"past the limit", append(srvCut("earlier"), srvCut(strings.Repeat("x", limit+1))...), false, "", false},
-			{"provide that is not zlib", append(srvCut("earlier"), srvExtCut(clipboardProvide|clipboardText, []byte("not zlib"))...), true, "", false},
-			{"capabilities only", srvExtCut(clipboardCaps|clipboardText, []byte{0, 0, 0x10, 0}), false, "", false},
+			{"provide that is not zlib", append(srvCut("earlier"), srvExtCut(rfb.ClipboardProvide|rfb.ClipboardText, []byte("not zlib"))...), true, "", false},
+			{"capabilities only", srvExtCut(rfb.ClipboardCaps|rfb.ClipboardText, []byte{0, 0, 0x10, 0}), false, "", false},
 		} {
 			r := &Relay{}
 			f := newFilter(t, c.holder)
 			f.tap = &clipTap{r: r, agent: "a", limit: limit}
-			in := bytes.Join([][]byte{{srvBell}, c.stream, {srvBell}}, nil)
+			in := bytes.Join([][]byte{{rfb.MsgBell}, c.stream, {rfb.MsgBell}}, nil)
 			if _, err := serverFeed(f, in, whole(chunk)); err != nil {
 				t.Fatalf("%s, reads of %d: %v", c.name, chunk, err)
 			}

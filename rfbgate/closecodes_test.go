@@ -2,6 +2,7 @@ package rfbgate
 
 import (
 	"errors"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"strings"
 	"testing"
 	"time"
@@ -47,8 +48,8 @@ func TestIdleLinkNotHeldBack(t *testing.T) {
 		name   string
 		script []byte
 	}{
-		{"one byte", []byte{srvBell}},
-		{"burst then one byte", append(burst, srvBell)},
+		{"one byte", []byte{rfb.MsgBell}},
+		{"burst then one byte", append(burst, rfb.MsgBell)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			addr := scriptedVNC(t, testPassword, c.script) // then quiet, connection open

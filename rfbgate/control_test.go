@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"log/slog"
 	"net"
@@ -217,7 +218,7 @@ func TestClientHandshakeChoosesVNCAuth(t *testing.T) {
 		c.Write(serverInit("desk"))
 	})
 	init, err := ClientHandshake(conn, pw)
-	if err != nil || chosen != SecurityVNCAuth || shared != 1 || init.Name != "desk" || init.Width != 640 || !bytes.Equal(init.Raw, serverInit("desk")) {
+	if err != nil || chosen != rfb.SecurityVNCAuth || shared != 1 || init.Name != "desk" || init.Width != 640 || !bytes.Equal(init.Raw, serverInit("desk")) {
 		t.Fatalf("init %+v, chosen %d, shared %d, err %v", init, chosen, shared, err)
 	}
 }
@@ -277,10 +278,10 @@ func TestServeClientHandshake(t *testing.T) {
 	a.Write([]byte("RFB 003.008\n"))
 	var types [2]byte
 	io.ReadFull(a, types[:])
-	if types != [2]byte{1, SecurityNone} {
+	if types != [2]byte{1, rfb.SecurityNone} {
 		t.Fatalf("offered %v", types)
 	}
-	a.Write([]byte{SecurityNone})
+	a.Write([]byte{rfb.SecurityNone})
 	var res [4]byte
 	io.ReadFull(a, res[:])
 	a.Write([]byte{0})
@@ -298,7 +299,7 @@ func TestServeClientHandshake(t *testing.T) {
 	io.ReadFull(a2, ver[:])
 	a2.Write([]byte("RFB 003.008\n"))
 	io.ReadFull(a2, types[:])
-	a2.Write([]byte{SecurityVNCAuth})
+	a2.Write([]byte{rfb.SecurityVNCAuth})
 	rest, _ := io.ReadAll(a2)
 	if err := <-errc; !errors.Is(err, ErrHandshake) || !bytes.HasPrefix(rest, []byte{0, 0, 0, 1}) || !bytes.Contains(rest, []byte("only security type None")) {
 		t.Fatalf("err %v, sent %q", err, rest)

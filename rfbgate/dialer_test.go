@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"net"
 	"os"
@@ -133,7 +134,7 @@ func (f *fakeXvnc) serve(c net.Conn) {
 	c.SetDeadline(time.Now().Add(10 * time.Second))
 	c.Write([]byte("RFB 003.008\n"))
 	io.ReadFull(c, make([]byte, 12))
-	c.Write([]byte{2, 19, SecurityVNCAuth})
+	c.Write([]byte{2, 19, rfb.SecurityVNCAuth})
 	io.ReadFull(c, make([]byte, 1))
 	ch := [16]byte{7, 1, 2, 3}
 	c.Write(ch[:])

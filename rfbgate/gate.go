@@ -2,6 +2,7 @@ package rfbgate
 
 import (
 	"encoding/binary"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"sync/atomic"
 )
 
@@ -134,7 +135,7 @@ func (g *Gate) Feed(dst, in []byte) ([]byte, error) {
 			g.stats.Messages++
 			g.fwd = classOf(g.p.Type()) == classPass || g.kbd.Load()
 		case evHeader:
-			if g.p.Type() == MsgSetPixelFormat {
+			if g.p.Type() == rfb.MsgSetPixelFormat {
 				if err := g.pixelFormat(g.p.Header()); err != nil {
 					g.stats.BytesForward += uint64(len(dst) - before)
 					return dst, err
@@ -198,29 +199,29 @@ func (g *Gate) whole(dst, in []byte) ([]byte, int) {
 // header handles a complete fixed part whose verdict is "forward".
 func (g *Gate) header(dst, h []byte, bodyLen int64) []byte {
 	switch h[0] {
-	case MsgSetEncodings:
+	case rfb.MsgSetEncodings:
 		g.updated = true
 		return g.rewriteEncodings(dst, h)
-	case MsgFramebufferUpdateReq, MsgEnableContinuousUpdates:
+	case rfb.MsgFramebufferUpdateRequest, rfb.MsgEnableContinuousUpdates:
 		g.updated = true
-	case MsgClientCutText:
+	case rfb.MsgClientCutText:
 		if bodyLen > int64(g.lim.MaxCutText) {
 			g.fwd = false // over the cap: read through and dropped
 			return dst
 		}
-	case MsgKeyEvent:
+	case rfb.MsgKeyEvent:
 		if !g.trackKey(h[1] != 0, heldKey{keysym: binary.BigEndian.Uint32(h[4:8])}) {
 			g.fwd = false
 			return dst
 		}
-	case MsgQEMU: // only the extended key event gets this far
+	case rfb.MsgQEMU: // only the extended key event gets this far
 		down := binary.BigEndian.Uint16(h[2:4]) != 0
 		k := heldKey{keysym: binary.BigEndian.Uint32(h[4:8]), keycode: binary.BigEndian.Uint32(h[8:12]), qemu: true}
 		if !g.trackKey(down, k) {
 			g.fwd = false
 			return dst
 		}
-	case MsgPointerEvent:
+	case rfb.MsgPointerEvent:
 		g.buttons = h[1]
 		g.px = binary.BigEndian.Uint16(h[2:4])
 		g.py = binary.BigEndian.Uint16(h[4:6])
@@ -239,7 +240,7 @@ func (g *Gate) rewriteEncodings(dst, h []byte) []byte {
 	dst = append(dst, h[:4]...)
 	n := 0
 	for i := 4; i+4 <= len(h); i += 4 {
-		if !encodingKept(int32(binary.BigEndian.Uint32(h[i : i+4]))) {
+		if !encodingKept(rfb.Encoding(binary.BigEndian.Uint32(h[i : i+4]))) {
 			g.stats.EncodingsDrop++
 			continue
 		}
@@ -308,16 +309,16 @@ func (g *Gate) appendRelease(dst []byte) []byte {
 	}
 	for _, k := range g.held {
 		if k.qemu {
-			dst = append(dst, MsgQEMU, QEMUExtendedKeyEvent, 0, 0)
+			dst = append(dst, rfb.MsgQEMU, rfb.QEMUExtendedKeyEvent, 0, 0)
 			dst = binary.BigEndian.AppendUint32(dst, k.keysym)
 			dst = binary.BigEndian.AppendUint32(dst, k.keycode)
 		} else {
-			dst = append(dst, MsgKeyEvent, 0, 0, 0)
+			dst = append(dst, rfb.MsgKeyEvent, 0, 0, 0)
 			dst = binary.BigEndian.AppendUint32(dst, k.keysym)
 		}
 	}
 	if g.pointerOn {
-		dst = append(dst, MsgPointerEvent, 0)
+		dst = append(dst, rfb.MsgPointerEvent, 0)
 		dst = binary.BigEndian.AppendUint16(dst, g.px)
 		dst = binary.BigEndian.AppendUint16(dst, g.py)
 	}

@@ -5,18 +5,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"strings"
 )
-
-// RFB security types used here.
-const (
-	SecurityNone    = 1
-	SecurityVNCAuth = 2
-)
-
-// protocolVersion is the only version spoken on either side.
-const protocolVersion = "RFB 003.008\n"
 
 // Limits on what a handshake reads.
 const (
@@ -76,7 +68,7 @@ func ClientHandshake(rw io.ReadWriter, pw Secret) (*ServerInit, error) {
 	if !bytes.HasPrefix(ver[:], []byte("RFB 003.")) || ver[11] != '\n' {
 		return nil, hsErr(side, "ProtocolVersion", fmt.Errorf("not an RFB server (%q)", ver[:]))
 	}
-	if string(ver[:]) < protocolVersion {
+	if string(ver[:]) < rfb.ProtocolVersion {
 		if string(ver[:]) == "RFB 003.003\n" && refused33(rw) {
 			// TigerVNC turns a blacklisted address away so, whatever
 			// version the client would speak: "RFB 003.003", u32 0, reason.
@@ -84,7 +76,7 @@ func ClientHandshake(rw io.ReadWriter, pw Secret) (*ServerInit, error) {
 		}
 		return nil, hsErr(side, "ProtocolVersion", fmt.Errorf("server speaks %q, need 3.8", ver[:11]))
 	}
-	if _, err := io.WriteString(rw, protocolVersion); err != nil {
+	if _, err := io.WriteString(rw, rfb.ProtocolVersion); err != nil {
 		return nil, hsErr(side, "ProtocolVersion", err)
 	}
 	var n [1]byte
@@ -98,10 +90,10 @@ func ClientHandshake(rw io.ReadWriter, pw Secret) (*ServerInit, error) {
 	if _, err := io.ReadFull(rw, types); err != nil {
 		return nil, hsErr(side, "security types", err)
 	}
-	if bytes.IndexByte(types, SecurityVNCAuth) < 0 {
+	if bytes.IndexByte(types, rfb.SecurityVNCAuth) < 0 {
 		return nil, hsErr(side, "security types", fmt.Errorf("server offers %v, not VNC authentication (2)", types))
 	}
-	if _, err := rw.Write([]byte{SecurityVNCAuth}); err != nil {
+	if _, err := rw.Write([]byte{rfb.SecurityVNCAuth}); err != nil {
 		return nil, hsErr(side, "security type", err)
 	}
 	var ch [16]byte
@@ -227,24 +219,24 @@ func serveClientHandshake(rw io.ReadWriter, init *ServerInit) error {
 // not nil) just before ServerInit is sent; its error ends the handshake.
 func serveClientHandshakeThen(rw io.ReadWriter, init *ServerInit, before func() error) error {
 	const side = "client"
-	if _, err := io.WriteString(rw, protocolVersion); err != nil {
+	if _, err := io.WriteString(rw, rfb.ProtocolVersion); err != nil {
 		return hsErr(side, "ProtocolVersion", err)
 	}
 	var ver [12]byte
 	if _, err := io.ReadFull(rw, ver[:]); err != nil {
 		return hsErr(side, "ProtocolVersion", err)
 	}
-	if string(ver[:]) != protocolVersion {
-		return hsErr(side, "ProtocolVersion", fmt.Errorf("client speaks %q, need %q", ver[:], protocolVersion))
+	if string(ver[:]) != rfb.ProtocolVersion {
+		return hsErr(side, "ProtocolVersion", fmt.Errorf("client speaks %q, need %q", ver[:], rfb.ProtocolVersion))
 	}
-	if _, err := rw.Write([]byte{1, SecurityNone}); err != nil {
+	if _, err := rw.Write([]byte{1, rfb.SecurityNone}); err != nil {
 		return hsErr(side, "security types", err)
 	}
 	var t [1]byte
 	if _, err := io.ReadFull(rw, t[:]); err != nil {
 		return hsErr(side, "security type", err)
 	}
-	if t[0] != SecurityNone {
+	if t[0] != rfb.SecurityNone {
 		reason := "only security type None (1) is offered"
 		msg := binary.BigEndian.AppendUint32([]byte{0, 0, 0, 1}, uint32(len(reason)))
 		rw.Write(append(msg, reason...))

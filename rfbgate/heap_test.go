@@ -7,6 +7,7 @@ package rfbgate
 
 import (
 	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"runtime"
 	"testing"
@@ -42,7 +43,7 @@ func TestViewerHeap(t *testing.T) {
 // was over 300 KiB a viewer.
 func TestIdleViewersRetain(t *testing.T) {
 	const w, h = 640, 400
-	script := append(srvUpdate(srvRect(0, 0, w, h, encodingRaw)), make([]byte, w*h*4)...)
+	script := append(srvUpdate(srvRect(0, 0, w, h, rfb.EncodingRaw)), make([]byte, w*h*4)...)
 	addr := scriptedVNC(t, testPassword, script)
 	per := heapPerViewer(t, addr, func(v *rawViewer) {
 		if _, err := io.CopyN(io.Discard, v.conn, int64(len(script))); err != nil {
@@ -63,7 +64,7 @@ func TestIdleViewersRetain(t *testing.T) {
 // blocked write kept its batch, each held 256 KiB until WriteTimeout.
 func TestStalledViewersRetain(t *testing.T) {
 	const w, h = 1024, 1024
-	script := append(srvUpdate(srvRect(0, 0, w, h, encodingRaw)), make([]byte, w*h*4)...)
+	script := append(srvUpdate(srvRect(0, 0, w, h, rfb.EncodingRaw)), make([]byte, w*h*4)...)
 	addr := scriptedVNC(t, testPassword, script)
 	tr := newTestRelay(t, Config{PerViewerUpstream: true, Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
 	before := liveHeap()

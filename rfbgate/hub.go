@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"log/slog"
 	"net"
@@ -67,8 +68,8 @@ type hub struct {
 	isPrimed bool
 	clip     clipTap
 	encMu    sync.Mutex
-	encSent  []byte  // the last SetEncodings sent to Xvnc
-	soloEnc  []int32 // the solo viewer's SetEncodings list (encMu)
+	encSent  []byte         // the last SetEncodings sent to Xvnc
+	soloEnc  []rfb.Encoding // the solo viewer's SetEncodings list (encMu)
 
 	// solo (hubsolo.go): while the hub has had one viewer only, that
 	// viewer gets Xvnc's own bytes, compressed by Xvnc (fbMu).
@@ -109,8 +110,8 @@ const DefaultShareLinger = 10 * time.Second
 // clipboard, which the hub passes on to the viewers that list them. The
 // cursor pseudo-encodings are not asked for: Xvnc then draws the cursor
 // into the screen.
-var hubEncodings = []int32{encodingTight, encodingCopyRect, encodingZRLE, encodingRaw,
-	encodingDesktopSize, encodingExtendedDesktop, encodingLastRect, encodingQEMUExtendedKey, encodingExtendedClipboard}
+var hubEncodings = []rfb.Encoding{rfb.EncodingTight, rfb.EncodingCopyRect, rfb.EncodingZRLE, rfb.EncodingRaw,
+	rfb.EncodingDesktopSize, rfb.EncodingExtendedDesktop, rfb.EncodingLastRect, rfb.EncodingQEMUExtendedKey, rfb.EncodingExtendedClipboard}
 
 // joinHub returns agent's hub with one more viewer counted, dialling Xvnc
 // if the computer has none; false (ws closed with the reason) when no
@@ -206,7 +207,7 @@ func (h *hub) dial() {
 	// is served in, the hub's encodings (again with each viewer's levels)
 	// and the whole screen.
 	pf := framebuffer.NoVNCFormat.Bytes()
-	if err := h.send(append([]byte{MsgSetPixelFormat, 0, 0, 0}, pf[:]...)); err != nil {
+	if err := h.send(append([]byte{rfb.MsgSetPixelFormat, 0, 0, 0}, pf[:]...)); err != nil {
 		h.log.Info("rfbgate: writing to the VNC server", "err", err)
 	}
 	h.setEncodings(nil)
@@ -316,20 +317,20 @@ func (h *hub) send(msg []byte) error {
 // SetEncodings; nil: the last one's again), kept to what glass frames and
 // what it listed, with its levels: Xvnc's bytes go to it as they come, so
 // they carry nothing it did not ask for.
-func (h *hub) setEncodings(viewer []int32) {
+func (h *hub) setEncodings(viewer []rfb.Encoding) {
 	h.encMu.Lock()
 	defer h.encMu.Unlock()
 	solo := h.soloLive.Load()
 	if viewer != nil && solo {
 		h.soloEnc = viewer
 	}
-	var list []int32
+	var list []rfb.Encoding
 	if solo {
 		list = soloEncodings(h.soloEnc)
 	} else {
-		list = append(append(list, hubEncodings...), encodingCompressLevel0)
+		list = append(append(list, hubEncodings...), rfb.EncodingCompressLevel0)
 	}
-	msg := binary.BigEndian.AppendUint16([]byte{MsgSetEncodings, 0}, uint16(len(list)))
+	msg := binary.BigEndian.AppendUint16([]byte{rfb.MsgSetEncodings, 0}, uint16(len(list)))
 	for _, e := range list {
 		msg = binary.BigEndian.AppendUint32(msg, uint32(e))
 	}
@@ -350,20 +351,20 @@ func (h *hub) setEncodings(viewer []int32) {
 // soloEncodings is what the hub asks Xvnc for while solo: of hubEncodings,
 // those the viewer listed (Raw always: RFB's own), in the viewer's order,
 // and its quality and compression levels.
-func soloEncodings(viewer []int32) []int32 {
-	list := []int32{}
+func soloEncodings(viewer []rfb.Encoding) []rfb.Encoding {
+	list := []rfb.Encoding{}
 	raw := false
 	for _, e := range viewer {
 		switch {
 		case slices.Contains(hubEncodings, e):
 			list = append(list, e)
-			raw = raw || e == encodingRaw
-		case e >= encodingQualityLevel0 && e <= encodingQualityLevel9, e >= encodingCompressLevel0 && e <= encodingCompressLevel9:
+			raw = raw || e == rfb.EncodingRaw
+		case e >= rfb.EncodingQualityLevel0 && e <= rfb.EncodingQualityLevel9, e >= rfb.EncodingCompressLevel0 && e <= rfb.EncodingCompressLevel9:
 			list = append(list, e)
 		}
 	}
 	if !raw {
-		list = append(list, encodingRaw)
+		list = append(list, rfb.EncodingRaw)
 	}
 	return list
 }
@@ -381,7 +382,7 @@ func (h *hub) request(incremental bool) []byte {
 	h.fbMu.Lock()
 	w, ht := h.fb.Width(), h.fb.Height()
 	h.fbMu.Unlock()
-	return []byte{MsgFramebufferUpdateReq, inc, 0, 0, 0, 0, byte(w >> 8), byte(w), byte(ht >> 8), byte(ht)}
+	return []byte{rfb.MsgFramebufferUpdateRequest, inc, 0, 0, 0, 0, byte(w >> 8), byte(w), byte(ht >> 8), byte(ht)}
 }
 
 // prime lets viewers have their first frame: the framebuffer holds the

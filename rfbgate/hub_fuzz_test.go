@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"log/slog"
 	"net"
@@ -147,7 +148,7 @@ func firstDiff(a, b *framebuffer.Framebuffer) int {
 // Tight on stream 1 across two rectangles without a reset, with a bell and
 // a cut text between.
 func hubSeeds() [][]byte {
-	rect := func(x, y, w, h int, enc int32) []byte {
+	rect := func(x, y, w, h int, enc rfb.Encoding) []byte {
 		b := binary.BigEndian.AppendUint16(nil, uint16(x))
 		b = binary.BigEndian.AppendUint16(b, uint16(y))
 		b = binary.BigEndian.AppendUint16(b, uint16(w))
@@ -172,7 +173,7 @@ func hubSeeds() [][]byte {
 		return p
 	}
 	// Raw, then CopyRect.
-	raw := update(2, append(rect(0, 0, 64, 48, encodingRaw), pix(64, 48, 4, 1)...), append(rect(10, 10, 20, 20, encodingCopyRect), 0, 0, 0, 0))
+	raw := update(2, append(rect(0, 0, 64, 48, rfb.EncodingRaw), pix(64, 48, 4, 1)...), append(rect(10, 10, 20, 20, rfb.EncodingCopyRect), 0, 0, 0, 0))
 	// ZRLE: two updates of one raw tile each, on one zlib stream.
 	var zb bytes.Buffer
 	zw := zlib.NewWriter(&zb)
@@ -180,13 +181,13 @@ func hubSeeds() [][]byte {
 		zb.Reset()
 		zw.Write(append([]byte{0}, pix(w, h, 3, seed)...))
 		zw.Flush()
-		b := rect(x, y, w, h, encodingZRLE)
+		b := rect(x, y, w, h, rfb.EncodingZRLE)
 		b = binary.BigEndian.AppendUint32(b, uint32(zb.Len()))
 		return append(b, zb.Bytes()...)
 	}
 	z := append(update(1, zrle(0, 0, 64, 48, 3)), update(1, zrle(8, 8, 16, 16, 9))...)
-	z = append(z, srvBell)
-	z = append(z, srvServerCutText, 0, 0, 0, 0, 0, 0, 5)
+	z = append(z, rfb.MsgBell)
+	z = append(z, rfb.MsgServerCutText, 0, 0, 0, 0, 0, 0, 5)
 	z = append(z, "hello"...)
 	// Tight basic on stream 1, copy filter, no reset between the two.
 	var tb bytes.Buffer
@@ -195,8 +196,8 @@ func hubSeeds() [][]byte {
 		tb.Reset()
 		tw.Write(pix(w, h, 3, seed))
 		tw.Flush()
-		data := tb.Bytes()                                 // the second rectangle's goes on with the first's stream
-		b := append(rect(x, y, w, h, encodingTight), 1<<4) // stream 1, no reset, copy
+		data := tb.Bytes()                                     // the second rectangle's goes on with the first's stream
+		b := append(rect(x, y, w, h, rfb.EncodingTight), 1<<4) // stream 1, no reset, copy
 		n := len(data)
 		switch {
 		case n <= 0x7f:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"strings"
 	"testing"
 	"time"
@@ -47,7 +48,7 @@ func TestShareOtherPixelFormatClosed(t *testing.T) {
 	if si.Format != framebuffer.NoVNCFormat {
 		t.Fatalf("ServerInit's pixel format %+v, want noVNC's %+v", si.Format, framebuffer.NoVNCFormat)
 	}
-	bgrx := []byte{MsgSetPixelFormat, 0, 0, 0, 32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0}
+	bgrx := []byte{rfb.MsgSetPixelFormat, 0, 0, 0, 32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0}
 	if _, err := ByteStream(ws).Write(bgrx); err != nil {
 		t.Fatal(err)
 	}
@@ -67,9 +68,9 @@ func TestSharePrivateRawViewer(t *testing.T) {
 	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: xv.Addr, Password: NewSecret(testPassword)}}})
 	ws, si := sharedViewerConn(t, tr, "raw")
 	rw := ByteStream(ws)
-	enc := binary.BigEndian.AppendUint32([]byte{MsgSetEncodings, 0, 0, 1}, uint32(encodingRaw))
+	enc := binary.BigEndian.AppendUint32([]byte{rfb.MsgSetEncodings, 0, 0, 1}, uint32(rfb.EncodingRaw))
 	req := func(incremental byte) []byte {
-		return []byte{MsgFramebufferUpdateReq, incremental, 0, 0, 0, 0, byte(si.Width >> 8), byte(si.Width), byte(si.Height >> 8), byte(si.Height)}
+		return []byte{rfb.MsgFramebufferUpdateRequest, incremental, 0, 0, 0, 0, byte(si.Width >> 8), byte(si.Width), byte(si.Height >> 8), byte(si.Height)}
 	}
 	if _, err := rw.Write(append(enc, req(0)...)); err != nil {
 		t.Fatal(err)

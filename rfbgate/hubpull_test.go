@@ -2,6 +2,7 @@ package rfbgate
 
 import (
 	"bytes"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"math/rand/v2"
 	"testing"
@@ -34,11 +35,11 @@ func (r *updateReader) Read(p []byte) (int, error) {
 // CopyRects (as a scrolling page makes), one message each.
 func randomUpdates(seed uint64, w, h, n int) [][]byte {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	rect := func(x, y, rw, rh int, enc int32) []byte {
+	rect := func(x, y, rw, rh int, enc rfb.Encoding) []byte {
 		return appendRect(nil, x, y, rw, rh, enc)
 	}
 	raw := func(x, y, rw, rh int) []byte {
-		b := rect(x, y, rw, rh, encodingRaw)
+		b := rect(x, y, rw, rh, rfb.EncodingRaw)
 		c := byte(rng.IntN(256))
 		for i := range rw * rh {
 			b = append(b, c+byte(i%7), byte(i/rw)^c, byte(rng.IntN(4)), 0)
@@ -46,17 +47,17 @@ func randomUpdates(seed uint64, w, h, n int) [][]byte {
 		return b
 	}
 	var msgs [][]byte
-	msgs = append(msgs, append([]byte{srvFramebufferUpdate, 0, 0, 1}, raw(0, 0, w, h)...))
+	msgs = append(msgs, append([]byte{rfb.MsgFramebufferUpdate, 0, 0, 1}, raw(0, 0, w, h)...))
 	for range n {
 		k := 1 + rng.IntN(3)
-		b := []byte{srvFramebufferUpdate, 0, 0, byte(k)}
+		b := []byte{rfb.MsgFramebufferUpdate, 0, 0, byte(k)}
 		for range k {
 			rw, rh := 1+rng.IntN(w/2), 1+rng.IntN(h/2)
 			x, y := rng.IntN(w-rw+1), rng.IntN(h-rh+1)
 			if rng.IntN(3) == 0 {
 				sx, sy := rng.IntN(w-rw+1), rng.IntN(h-rh+1)
-				b = append(rect(x, y, rw, rh, encodingCopyRect), byte(sx>>8), byte(sx), byte(sy>>8), byte(sy))
-				b = append([]byte{srvFramebufferUpdate, 0, 0, 1}, b...)
+				b = append(rect(x, y, rw, rh, rfb.EncodingCopyRect), byte(sx>>8), byte(sx), byte(sy>>8), byte(sy))
+				b = append([]byte{rfb.MsgFramebufferUpdate, 0, 0, 1}, b...)
 				break
 			}
 			b = append(b, raw(x, y, rw, rh)...)

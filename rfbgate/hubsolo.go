@@ -1,6 +1,7 @@
 package rfbgate
 
 import (
+	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"net"
 
@@ -195,7 +196,7 @@ func (h *hub) runSolo() error {
 		return net.ErrClosed
 	}
 	pf := framebuffer.NoVNCFormat.Bytes()
-	if err := h.send(append([]byte{MsgSetPixelFormat, 0, 0, 0}, pf[:]...)); err != nil {
+	if err := h.send(append([]byte{rfb.MsgSetPixelFormat, 0, 0, 0}, pf[:]...)); err != nil {
 		h.log.Info("rfbgate: writing to the VNC server", "err", err)
 	}
 	h.encMu.Lock()
@@ -248,7 +249,7 @@ func (h *hub) soloFeed(src io.Reader, wait func() error) error {
 		if h.solo != nil && (fb.Width() != h.fb.Width() || fb.Height() != h.fb.Height()) {
 			h.fb.Resize(fb.Width(), fb.Height()) // its size, for the joiners' ServerInit (past solo, the shared connection's)
 		}
-		if m.Type == framebuffer.MsgFramebufferUpdate {
+		if m.Type == rfb.MsgFramebufferUpdate {
 			if h.solo != nil {
 				h.soloUpdateLocked(b, captured, kinds, fb.Width(), fb.Height())
 			}

@@ -2,6 +2,7 @@ package rfbgate
 
 import (
 	"encoding/binary"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"time"
 
@@ -51,7 +52,7 @@ func (h *hub) consume(src io.Reader, wait func() error, lim framebuffer.Limits) 
 		if err != nil {
 			return err
 		}
-		if m.Type == framebuffer.MsgFramebufferUpdate {
+		if m.Type == rfb.MsgFramebufferUpdate {
 			if err := h.send(h.request(true)); err != nil {
 				return err
 			}
@@ -84,7 +85,7 @@ func (h *hub) startLocked() {
 // newBuild returns a build for class c, reusing an old one's memory.
 func (h *hub) newBuild(c class) *classBuild {
 	b := &classBuild{c: c, lossy: newTileSet(h.grid.n())}
-	b.b = append(make([]byte, 0, 4<<10), srvFramebufferUpdate, 0, 0, 0)
+	b.b = append(make([]byte, 0, 4<<10), rfb.MsgFramebufferUpdate, 0, 0, 0)
 	return b
 }
 
@@ -165,18 +166,18 @@ func (h *hub) buildRect(b *classBuild, rc framebuffer.Rect) {
 func (h *hub) onPseudo(rc framebuffer.Rect) {
 	defer h.tee.release(rc.End)
 	switch rc.Encoding {
-	case encodingDesktopSize, encodingExtendedDesktop:
+	case rfb.EncodingDesktopSize, rfb.EncodingExtendedDesktop:
 	default:
 		return
 	}
-	if rc.Encoding == encodingExtendedDesktop {
+	if rc.Encoding == rfb.EncodingExtendedDesktop {
 		if b, ok := h.tee.bytes(rc.Start, rc.End); ok {
 			h.screens = append(h.screens[:0], b...)
 			binary.BigEndian.PutUint16(h.screens[0:2], 0) // reason: the server's own change, status 0
 			binary.BigEndian.PutUint16(h.screens[2:4], 0)
 		}
 	}
-	if rc.Encoding == encodingExtendedDesktop && rc.X == 1 && rc.Y != 0 {
+	if rc.Encoding == rfb.EncodingExtendedDesktop && rc.X == 1 && rc.Y != 0 {
 		return // Xvnc refused a viewer's resize: nothing changed
 	}
 	h.startLocked()
@@ -190,13 +191,13 @@ func (h *hub) onPseudo(rc framebuffer.Rect) {
 
 // appendDesktopSize appends a DesktopSize pseudo-rectangle.
 func appendDesktopSize(b []byte, w, h int) []byte {
-	return appendRect(b, 0, 0, w, h, encodingDesktopSize)
+	return appendRect(b, 0, 0, w, h, rfb.EncodingDesktopSize)
 }
 
 // appendRect appends a rectangle's 12-byte header.
-func appendRect(b []byte, x, y, w, h int, enc int32) []byte {
+func appendRect(b []byte, x, y, w, h int, enc rfb.Encoding) []byte {
 	b = append(b, byte(x>>8), byte(x), byte(y>>8), byte(y), byte(w>>8), byte(w), byte(h>>8), byte(h))
-	return appendInt32(b, enc)
+	return appendInt32(b, int32(enc))
 }
 
 // message publishes what a decoded server message gives the viewers.
@@ -212,14 +213,14 @@ func (h *hub) message(m framebuffer.Message, end int64) {
 // bell, a cut text (under fbMu).
 func (h *hub) otherMessage(m framebuffer.Message, end int64, b []byte, captured bool) {
 	switch m.Type {
-	case framebuffer.MsgFramebufferUpdate:
+	case rfb.MsgFramebufferUpdate:
 		if len(h.curDmg) > 0 || h.resized {
 			h.publish()
 		}
 		h.builds, h.building, h.curDmg, h.resized = h.builds[:0], false, h.curDmg[:0], false
-	case framebuffer.MsgBell:
-		h.broadcast([]byte{srvBell}, func(*shareViewer) bool { return true })
-	case framebuffer.MsgServerCutText:
+	case rfb.MsgBell:
+		h.broadcast([]byte{rfb.MsgBell}, func(*shareViewer) bool { return true })
+	case rfb.MsgServerCutText:
 		if !captured {
 			h.log.Warn("rfbgate: server cut text too large to pass on; dropped", "bytes", end-m.Offset)
 			h.clip.r.clips.forget(h.comp.Name)
@@ -258,7 +259,7 @@ func (h *hub) publish() {
 		putCount(b.b, b.rects)
 		if b.rects >= 0xffff { // too many for the count: end with LastRect
 			b.b[2], b.b[3] = 0xff, 0xff
-			b.b = appendRect(b.b, 0, 0, 0, 0, encodingLastRect)
+			b.b = appendRect(b.b, 0, 0, 0, 0, rfb.EncodingLastRect)
 		}
 		u.enc[b.c] = &classUpdate{b: b.b, kinds: b.kinds, lossy: b.lossy}
 	}
@@ -332,7 +333,7 @@ func (h *hub) prioLocked(sv *shareViewer, u *shareUpdate, now time.Time) {
 		len(sv.prio) >= prioMaxQueued || sv.knownW != h.fb.Width() || sv.knownH != h.fb.Height() {
 		return
 	}
-	b := []byte{srvFramebufferUpdate, 0, 0, 0}
+	b := []byte{rfb.MsgFramebufferUpdate, 0, 0, 0}
 	n := 0
 	var kinds rectCounts
 	before := h.enc.Counts()
@@ -397,7 +398,7 @@ func (h *hub) cutText(msg []byte) {
 		flags = binary.BigEndian.Uint32(payload[:4])
 		payload = payload[4:]
 	}
-	if ext && flags&clipboardCaps != 0 {
+	if ext && flags&rfb.ClipboardCaps != 0 {
 		h.clipCaps = append(h.clipCaps[:0], msg...)
 		cp := append([]byte(nil), msg...)
 		h.broadcast(cp, func(sv *shareViewer) bool { return sv.extClip() && sv.started() })

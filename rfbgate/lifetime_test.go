@@ -3,6 +3,7 @@ package rfbgate
 import (
 	"context"
 	"errors"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"net"
 	"strings"
@@ -165,7 +166,7 @@ func TestXvncKilledCloseFrames(t *testing.T) {
 	var vs []*closeWatcher
 	for _, s := range []string{"laptop", "phone", "tablet"} {
 		c := watchClose(t, tr, "agent1", s, true)
-		c.Write(setEncodings(encodingZRLE, encodingRaw))
+		c.Write(setEncodings(rfb.EncodingZRLE, rfb.EncodingRaw))
 		c.Write(fbur)
 		vs = append(vs, c)
 	}
@@ -219,7 +220,7 @@ func scriptedVNC(t *testing.T, password string, script []byte) string {
 // cannot frame (here a Hextile rectangle, which it never asks for) closes
 // that viewer with 1011 and a reason, after what came before it.
 func TestUnframableServerMessageClosesViewer(t *testing.T) {
-	bell := []byte{srvBell}
+	bell := []byte{rfb.MsgBell}
 	addr := scriptedVNC(t, testPassword, append(append([]byte{}, bell...), srvUpdate(srvRect(0, 0, 8, 8, 5))...))
 	tr := newTestRelay(t, Config{PerViewerUpstream: true, Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
 	c := watchClose(t, tr, "a", "s", true)

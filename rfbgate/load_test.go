@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -134,7 +135,7 @@ func serveVNCHandshake(c net.Conn, pw Secret, seed uint64) bool {
 	defer c.SetDeadline(time.Time{})
 	c.Write([]byte("RFB 003.008\n"))
 	io.ReadFull(c, make([]byte, 12))
-	c.Write([]byte{2, 19, SecurityVNCAuth})
+	c.Write([]byte{2, 19, rfb.SecurityVNCAuth})
 	io.ReadFull(c, make([]byte, 1))
 	var ch [16]byte
 	binary.BigEndian.PutUint64(ch[:], seed*7919)

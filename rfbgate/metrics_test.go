@@ -2,6 +2,7 @@ package rfbgate
 
 import (
 	"encoding/binary"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -104,7 +105,7 @@ func waitMetric(t testing.TB, r *Relay, cond func(metrics) bool) metrics {
 
 // serverCutText is a ServerCutText message carrying text.
 func serverCutText(text string) []byte {
-	b := binary.BigEndian.AppendUint32([]byte{srvServerCutText, 0, 0, 0}, uint32(len(text)))
+	b := binary.BigEndian.AppendUint32([]byte{rfb.MsgServerCutText, 0, 0, 0}, uint32(len(text)))
 	return append(b, text...)
 }
 
@@ -193,7 +194,7 @@ func TestMetricsCountWhatViewersDid(t *testing.T) {
 
 	// A refused message (xvp) closes w2 with 1008 naming it; h and w1 close
 	// themselves (1000).
-	send(w2, []byte{MsgXvp, 0, 1, 2})
+	send(w2, []byte{rfb.MsgXvp, 0, 1, 2})
 	w2.closedWith(t, "w2 after xvp", websocket.StatusPolicyViolation, "client message refused: xvp")
 	h.ws.Close(websocket.StatusNormalClosure, "bye")
 	w1.ws.Close(websocket.StatusNormalClosure, "bye")

@@ -2,6 +2,7 @@ package rfbgate
 
 import (
 	"encoding/binary"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"math/rand/v2"
 )
 
@@ -10,33 +11,33 @@ import (
 func genMsg(r *rand.Rand, dst []byte, lim Limits) ([]byte, uint8) {
 	switch k := r.IntN(12); k {
 	case 0:
-		return randBytes(r, append(dst, MsgSetPixelFormat, 0, 0, 0), 16), MsgSetPixelFormat
+		return randBytes(r, append(dst, rfb.MsgSetPixelFormat, 0, 0, 0), 16), rfb.MsgSetPixelFormat
 	case 1:
 		n := r.IntN(lim.MaxEncodings + 1)
-		dst = append(dst, MsgSetEncodings, 0)
+		dst = append(dst, rfb.MsgSetEncodings, 0)
 		dst = binary.BigEndian.AppendUint16(dst, uint16(n))
 		for i := 0; i < n; i++ {
-			e := int32(r.Uint32())
+			e := rfb.Encoding(r.Uint32())
 			if r.IntN(4) == 0 {
-				e = encodingExtendedMouseButtons
+				e = rfb.EncodingExtendedMouseButtons
 			}
 			dst = binary.BigEndian.AppendUint32(dst, uint32(e))
 		}
-		return dst, MsgSetEncodings
+		return dst, rfb.MsgSetEncodings
 	case 2, 7: // the update requests: a flag and a rectangle
-		t := uint8(MsgFramebufferUpdateReq)
+		t := uint8(rfb.MsgFramebufferUpdateRequest)
 		if k == 7 {
-			t = MsgEnableContinuousUpdates
+			t = rfb.MsgEnableContinuousUpdates
 		}
 		return randBytes(r, append(dst, t, byte(r.IntN(2))), 8), t
 	case 3, 4:
-		dst = append(dst, MsgKeyEvent, byte(r.IntN(2)), 0, 0)
+		dst = append(dst, rfb.MsgKeyEvent, byte(r.IntN(2)), 0, 0)
 		dst = binary.BigEndian.AppendUint32(dst, 0xff00+uint32(r.IntN(12)))
-		return dst, MsgKeyEvent
+		return dst, rfb.MsgKeyEvent
 	case 5:
-		dst = append(dst, MsgPointerEvent, byte(r.Uint32()))
+		dst = append(dst, rfb.MsgPointerEvent, byte(r.Uint32()))
 		dst = binary.BigEndian.AppendUint32(dst, r.Uint32())
-		return dst, MsgPointerEvent
+		return dst, rfb.MsgPointerEvent
 	case 6:
 		var l int
 		switch r.IntN(50) {
@@ -45,7 +46,7 @@ func genMsg(r *rand.Rand, dst []byte, lim Limits) ([]byte, uint8) {
 		default:
 			l = r.IntN(40)
 		}
-		dst = append(dst, MsgClientCutText, 0, 0, 0)
+		dst = append(dst, rfb.MsgClientCutText, 0, 0, 0)
 		if r.IntN(2) == 0 {
 			if l < 4 {
 				l = 4
@@ -57,23 +58,23 @@ func genMsg(r *rand.Rand, dst []byte, lim Limits) ([]byte, uint8) {
 		for i := 0; i < l; i++ {
 			dst = append(dst, byte(i))
 		}
-		return dst, MsgClientCutText
+		return dst, rfb.MsgClientCutText
 	case 8:
-		l := r.IntN(maxFencePayload + 1)
-		dst = append(dst, MsgClientFence, 0, 0, 0)
+		l := r.IntN(rfb.MaxFencePayload + 1)
+		dst = append(dst, rfb.MsgClientFence, 0, 0, 0)
 		dst = binary.BigEndian.AppendUint32(dst, r.Uint32())
-		return randBytes(r, append(dst, byte(l)), l), MsgClientFence
+		return randBytes(r, append(dst, byte(l)), l), rfb.MsgClientFence
 	case 9:
 		n := r.IntN(4)
-		dst = append(dst, MsgSetDesktopSize, 0)
+		dst = append(dst, rfb.MsgSetDesktopSize, 0)
 		dst = binary.BigEndian.AppendUint32(dst, r.Uint32())
-		return randBytes(r, append(dst, byte(n), 0), n*16), MsgSetDesktopSize
+		return randBytes(r, append(dst, byte(n), 0), n*16), rfb.MsgSetDesktopSize
 	default:
-		dst = append(dst, MsgQEMU, QEMUExtendedKeyEvent)
+		dst = append(dst, rfb.MsgQEMU, rfb.QEMUExtendedKeyEvent)
 		dst = binary.BigEndian.AppendUint16(dst, uint16(r.IntN(2)))
 		dst = binary.BigEndian.AppendUint32(dst, 0x61+uint32(r.IntN(12)))
 		dst = binary.BigEndian.AppendUint32(dst, 16+uint32(r.IntN(12)))
-		return dst, MsgQEMU
+		return dst, rfb.MsgQEMU
 	}
 }
 

@@ -4,35 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
 )
-
-// Client-to-server message types (RFB 3.8 and the extensions noVNC sends).
-const (
-	MsgSetPixelFormat          = 0
-	MsgSetEncodings            = 2
-	MsgFramebufferUpdateReq    = 3
-	MsgKeyEvent                = 4
-	MsgPointerEvent            = 5
-	MsgClientCutText           = 6
-	MsgEnableContinuousUpdates = 150
-	MsgClientFence             = 248
-	MsgXvp                     = 250
-	MsgSetDesktopSize          = 251
-	MsgGii                     = 253
-	MsgQEMU                    = 255
-)
-
-// QEMU client message subtypes (type 255).
-const (
-	QEMUExtendedKeyEvent = 0
-	QEMUAudio            = 1
-)
-
-// encodingExtendedMouseButtons is the pseudo-encoding (−316) that makes a
-// PointerEvent 7 bytes long when its mask has bit 7 set. The gate strips it
-// from every SetEncodings so that the length of a PointerEvent is never
-// ambiguous between the gate and the server.
-const encodingExtendedMouseButtons = -316
 
 // msgClass says what the gate does with a client message.
 type msgClass uint8
@@ -78,18 +51,18 @@ const (
 // msgTable is the one table of client-to-server message types. Every other
 // part of the package reads it. Type 255 is refined by its subtype.
 var msgTable = [256]msgInfo{
-	MsgSetPixelFormat:          {"SetPixelFormat", classPass, 20},
-	MsgSetEncodings:            {"SetEncodings", classPass, 4},
-	MsgFramebufferUpdateReq:    {"FramebufferUpdateRequest", classPass, updateReqLen},
-	MsgKeyEvent:                {"KeyEvent", classInput, keyEventLen},
-	MsgPointerEvent:            {"PointerEvent", classInput, pointerLen},
-	MsgClientCutText:           {"ClientCutText", classInput, 8},
-	MsgEnableContinuousUpdates: {"EnableContinuousUpdates", classPass, updateReqLen},
-	MsgClientFence:             {"ClientFence", classPass, 9},
-	MsgXvp:                     {"xvp", classClose, 0},
-	MsgSetDesktopSize:          {"SetDesktopSize", classInput, 8},
-	MsgGii:                     {"gii", classClose, 0},
-	MsgQEMU:                    {"QEMU", classInput, 2},
+	rfb.MsgSetPixelFormat:           {"SetPixelFormat", classPass, 20},
+	rfb.MsgSetEncodings:             {"SetEncodings", classPass, 4},
+	rfb.MsgFramebufferUpdateRequest: {"FramebufferUpdateRequest", classPass, updateReqLen},
+	rfb.MsgKeyEvent:                 {"KeyEvent", classInput, keyEventLen},
+	rfb.MsgPointerEvent:             {"PointerEvent", classInput, pointerLen},
+	rfb.MsgClientCutText:            {"ClientCutText", classInput, 8},
+	rfb.MsgEnableContinuousUpdates:  {"EnableContinuousUpdates", classPass, updateReqLen},
+	rfb.MsgClientFence:              {"ClientFence", classPass, 9},
+	rfb.MsgXvp:                      {"xvp", classClose, 0},
+	rfb.MsgSetDesktopSize:           {"SetDesktopSize", classInput, 8},
+	rfb.MsgGii:                      {"gii", classClose, 0},
+	rfb.MsgQEMU:                     {"QEMU", classInput, 2},
 }
 
 // wholeLen is the length of the message at the start of in (not empty)
@@ -101,14 +74,14 @@ var msgTable = [256]msgInfo{
 // lengths are msgTable's (TestWholeLenTable holds them together).
 func wholeLen(in []byte) int {
 	switch in[0] {
-	case MsgPointerEvent:
+	case rfb.MsgPointerEvent:
 		return pointerLen
-	case MsgKeyEvent:
+	case rfb.MsgKeyEvent:
 		return keyEventLen
-	case MsgFramebufferUpdateReq, MsgEnableContinuousUpdates:
+	case rfb.MsgFramebufferUpdateRequest, rfb.MsgEnableContinuousUpdates:
 		return updateReqLen
-	case MsgQEMU:
-		if len(in) >= 2 && in[1] == QEMUExtendedKeyEvent {
+	case rfb.MsgQEMU:
+		if len(in) >= 2 && in[1] == rfb.QEMUExtendedKeyEvent {
 			return qemuKeyEventLen
 		}
 	}
@@ -150,8 +123,6 @@ const (
 	DefaultMaxCutText   = 256 << 10
 	defaultMaxEncodings = 128
 	defaultMaxHeldKeys  = 64
-	// maxFencePayload is the RFB limit on a ClientFence payload.
-	maxFencePayload = 64
 )
 
 func (l Limits) withDefaults() Limits {
@@ -368,13 +339,13 @@ func (p *parser) Step(in []byte) (n int, ev event, body []byte, err error) {
 func (p *parser) extend() error {
 	h := p.hdr
 	switch p.typ {
-	case MsgSetEncodings:
+	case rfb.MsgSetEncodings:
 		n := int(binary.BigEndian.Uint16(h[2:4]))
 		if n > p.lim.MaxEncodings {
 			return p.fail(ErrLimit, fmt.Sprintf("%d encodings, limit %d", n, p.lim.MaxEncodings))
 		}
 		p.need = 4 + 4*n
-	case MsgClientCutText:
+	case rfb.MsgClientCutText:
 		l := int64(int32(binary.BigEndian.Uint32(h[4:8])))
 		if l < 0 {
 			l = -l // int64: abs(math.MinInt32) does not overflow
@@ -383,20 +354,20 @@ func (p *parser) extend() error {
 			}
 		}
 		p.body, p.bodyLen = l, l
-	case MsgClientFence:
+	case rfb.MsgClientFence:
 		l := int64(h[8])
-		if l > maxFencePayload {
-			return p.fail(ErrLimit, fmt.Sprintf("fence payload of %d bytes, limit %d", l, maxFencePayload))
+		if l > rfb.MaxFencePayload {
+			return p.fail(ErrLimit, fmt.Sprintf("fence payload of %d bytes, limit %d", l, rfb.MaxFencePayload))
 		}
 		p.body, p.bodyLen = l, l
-	case MsgSetDesktopSize:
+	case rfb.MsgSetDesktopSize:
 		l := int64(h[6]) * 16
 		p.body, p.bodyLen = l, l
-	case MsgQEMU:
+	case rfb.MsgQEMU:
 		switch h[1] {
-		case QEMUExtendedKeyEvent:
+		case rfb.QEMUExtendedKeyEvent:
 			p.need = qemuKeyEventLen
-		case QEMUAudio:
+		case rfb.QEMUAudio:
 			return p.fail(ErrForbiddenMessage, "QEMU audio is not relayed")
 		default:
 			return p.fail(ErrUnknownMessage, fmt.Sprintf("QEMU subtype %d", h[1]))

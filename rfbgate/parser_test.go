@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"math"
 	"testing"
 )
@@ -31,7 +32,7 @@ func feedAll(t *testing.T, lim Limits, kbd bool, in []byte, chunk int) ([]byte, 
 }
 
 func keyEvent(down bool, keysym uint32) []byte {
-	b := []byte{MsgKeyEvent, 0, 0, 0}
+	b := []byte{rfb.MsgKeyEvent, 0, 0, 0}
 	if down {
 		b[1] = 1
 	}
@@ -39,7 +40,7 @@ func keyEvent(down bool, keysym uint32) []byte {
 }
 
 func qemuKey(down bool, keysym, keycode uint32) []byte {
-	b := []byte{MsgQEMU, 0, 0, 0}
+	b := []byte{rfb.MsgQEMU, 0, 0, 0}
 	if down {
 		b[3] = 1
 	}
@@ -48,35 +49,35 @@ func qemuKey(down bool, keysym, keycode uint32) []byte {
 }
 
 func pointer(mask uint8, x, y uint16) []byte {
-	b := []byte{MsgPointerEvent, mask}
+	b := []byte{rfb.MsgPointerEvent, mask}
 	b = binary.BigEndian.AppendUint16(b, x)
 	return binary.BigEndian.AppendUint16(b, y)
 }
 
 func cutText(l int32, body []byte) []byte {
-	b := binary.BigEndian.AppendUint32([]byte{MsgClientCutText, 0, 0, 0}, uint32(l))
+	b := binary.BigEndian.AppendUint32([]byte{rfb.MsgClientCutText, 0, 0, 0}, uint32(l))
 	return append(b, body...)
 }
 
 func fence(payload int) []byte {
-	b := binary.BigEndian.AppendUint32([]byte{MsgClientFence, 0, 0, 0}, 1)
+	b := binary.BigEndian.AppendUint32([]byte{rfb.MsgClientFence, 0, 0, 0}, 1)
 	b = append(b, byte(payload))
 	return append(b, make([]byte, payload)...)
 }
 
-func setEncodings(encs ...int32) []byte {
-	b := binary.BigEndian.AppendUint16([]byte{MsgSetEncodings, 0}, uint16(len(encs)))
+func setEncodings(encs ...rfb.Encoding) []byte {
+	b := binary.BigEndian.AppendUint16([]byte{rfb.MsgSetEncodings, 0}, uint16(len(encs)))
 	for _, e := range encs {
 		b = binary.BigEndian.AppendUint32(b, uint32(e))
 	}
 	return b
 }
 
-var fbur = []byte{MsgFramebufferUpdateReq, 1, 0, 0, 0, 0, 0, 10, 0, 10}
+var fbur = []byte{rfb.MsgFramebufferUpdateRequest, 1, 0, 0, 0, 0, 0, 10, 0, 10}
 
 func TestParserEveryTypeOneByteAtATime(t *testing.T) {
 	var in []byte
-	in = append(in, MsgSetPixelFormat, 0, 0, 0)
+	in = append(in, rfb.MsgSetPixelFormat, 0, 0, 0)
 	in = append(in, make([]byte, 16)...)
 	in = append(in, setEncodings(16, 1, -258)...)
 	in = append(in, fbur...)
@@ -86,9 +87,9 @@ func TestParserEveryTypeOneByteAtATime(t *testing.T) {
 	in = append(in, pointer(0, 3, 4)...)
 	in = append(in, cutText(5, []byte("hello"))...)
 	in = append(in, cutText(-8, []byte{0, 0, 0, 1, 'a', 'b', 'c', 'd'})...)
-	in = append(in, MsgEnableContinuousUpdates, 1, 0, 0, 0, 0, 0, 10, 0, 10)
+	in = append(in, rfb.MsgEnableContinuousUpdates, 1, 0, 0, 0, 0, 0, 10, 0, 10)
 	in = append(in, fence(4)...)
-	desk := []byte{MsgSetDesktopSize, 0, 3, 0, 2, 0, 1, 0}
+	desk := []byte{rfb.MsgSetDesktopSize, 0, 3, 0, 2, 0, 1, 0}
 	desk = append(desk, make([]byte, 16)...)
 	in = append(in, desk...)
 	in = append(in, qemuKey(true, 0x62, 48)...)
@@ -109,7 +110,7 @@ func TestParserEveryTypeOneByteAtATime(t *testing.T) {
 		want = append(want, in[:20]...)
 		want = append(want, setEncodings(16, 1, -258)...)
 		want = append(want, fbur...)
-		want = append(want, MsgEnableContinuousUpdates, 1, 0, 0, 0, 0, 0, 10, 0, 10)
+		want = append(want, rfb.MsgEnableContinuousUpdates, 1, 0, 0, 0, 0, 0, 10, 0, 10)
 		want = append(want, fence(4)...)
 		if !bytes.Equal(out, want) {
 			t.Fatalf("chunk %d: watcher stream:\n got %x\nwant %x", chunk, out, want)
@@ -124,10 +125,10 @@ func TestParserClosesOnForbiddenAndUnknown(t *testing.T) {
 		kind error
 		off  int64
 	}{
-		{"xvp", []byte{MsgXvp, 0, 1, 2}, ErrForbiddenMessage, 0},
-		{"gii", []byte{MsgGii, 0x80, 0, 4, 0, 0, 0, 0}, ErrForbiddenMessage, 0},
-		{"qemu-audio", []byte{MsgQEMU, QEMUAudio, 0, 0}, ErrForbiddenMessage, 0},
-		{"qemu-unknown", []byte{MsgQEMU, 9, 0, 0}, ErrUnknownMessage, 0},
+		{"xvp", []byte{rfb.MsgXvp, 0, 1, 2}, ErrForbiddenMessage, 0},
+		{"gii", []byte{rfb.MsgGii, 0x80, 0, 4, 0, 0, 0, 0}, ErrForbiddenMessage, 0},
+		{"qemu-audio", []byte{rfb.MsgQEMU, rfb.QEMUAudio, 0, 0}, ErrForbiddenMessage, 0},
+		{"qemu-unknown", []byte{rfb.MsgQEMU, 9, 0, 0}, ErrUnknownMessage, 0},
 		{"type-1", []byte{1, 0, 0, 0}, ErrUnknownMessage, 0},
 		{"type-7-after-fbur", append(append([]byte{}, fbur...), 7), ErrUnknownMessage, 10},
 		{"type-254", []byte{254}, ErrUnknownMessage, 0},
@@ -164,7 +165,7 @@ func TestLimitEncodings(t *testing.T) {
 		t.Fatalf("past the limit: %v", err)
 	}
 	// The default limit, at and past.
-	encs := make([]int32, defaultMaxEncodings+1)
+	encs := make([]rfb.Encoding, defaultMaxEncodings+1)
 	if _, err := feedAll(t, Limits{}, false, setEncodings(encs[:defaultMaxEncodings]...), 0); err != nil {
 		t.Fatalf("default limit: %v", err)
 	}
@@ -249,11 +250,11 @@ func TestCutTextLengthNeverAllocated(t *testing.T) {
 }
 
 func TestLimitFence(t *testing.T) {
-	at := fence(maxFencePayload)
+	at := fence(rfb.MaxFencePayload)
 	if out, err := feedAll(t, Limits{}, false, at, 5); err != nil || !bytes.Equal(out, at) {
 		t.Fatalf("fence at the limit: %v", err)
 	}
-	if _, err := feedAll(t, Limits{}, false, fence(maxFencePayload+1), 5); !errors.Is(err, ErrLimit) {
+	if _, err := feedAll(t, Limits{}, false, fence(rfb.MaxFencePayload+1), 5); !errors.Is(err, ErrLimit) {
 		t.Fatalf("fence past the limit: %v", err)
 	}
 }
@@ -336,7 +337,7 @@ func TestReleaseWaitsForMessageInFlight(t *testing.T) {
 }
 
 func TestProtocolErrorText(t *testing.T) {
-	_, err := feedAll(t, Limits{}, true, append(append([]byte{}, fbur...), MsgXvp, 0, 1, 2), 0)
+	_, err := feedAll(t, Limits{}, true, append(append([]byte{}, fbur...), rfb.MsgXvp, 0, 1, 2), 0)
 	want := "rfbgate: forbidden client message: xvp at client byte 10: not relayed"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %q, want %q", err, want)
@@ -370,7 +371,7 @@ func TestWholeLenTable(t *testing.T) {
 		}
 		taken++
 		want := msgTable[typ].base
-		if typ == MsgQEMU {
+		if typ == rfb.MsgQEMU {
 			want = qemuKeyEventLen
 		}
 		if n != want || msgTable[typ].class == classClose {
@@ -403,7 +404,7 @@ func TestWholeLenTable(t *testing.T) {
 	if taken != 5 {
 		t.Errorf("%d types taken whole, want 5 (key, pointer, the two update requests, QEMU key)", taken)
 	}
-	in := []byte{MsgQEMU, QEMUAudio, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+	in := []byte{rfb.MsgQEMU, rfb.QEMUAudio, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 	if n := wholeLen(in); n != 0 {
 		t.Errorf("QEMU audio taken whole (%d)", n)
 	}

@@ -7,6 +7,7 @@ import (
 	"crypto/des"
 	"encoding/binary"
 	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"log/slog"
 	"math/bits"
@@ -366,10 +367,10 @@ func rfbHandshake(conn io.ReadWriter) ([]byte, error) {
 	if _, err := io.ReadFull(conn, types); err != nil {
 		return nil, err
 	}
-	if !bytes.Equal(types, []byte{SecurityNone}) {
+	if !bytes.Equal(types, []byte{rfb.SecurityNone}) {
 		return nil, fmt.Errorf("relay offered %v, want only None", types)
 	}
-	conn.Write([]byte{SecurityNone})
+	conn.Write([]byte{rfb.SecurityNone})
 	var res [4]byte
 	if _, err := io.ReadFull(conn, res[:]); err != nil || binary.BigEndian.Uint32(res[:]) != 0 {
 		return nil, fmt.Errorf("SecurityResult %x: %v", res, err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"math/rand/v2"
 	"testing"
 )
@@ -78,10 +79,10 @@ func (r *refGate) key(down bool, k heldKey) bool {
 func (r *refGate) forward(stream []byte, m refMsg) bool {
 	b := stream[m.start:m.end]
 	switch m.typ {
-	case MsgSetEncodings:
+	case rfb.MsgSetEncodings:
 		var keep []byte
 		for i := 4; i < len(b); i += 4 {
-			if encodingKept(int32(binary.BigEndian.Uint32(b[i:]))) {
+			if encodingKept(rfb.Encoding(binary.BigEndian.Uint32(b[i:]))) {
 				keep = append(keep, b[i:i+4]...)
 			}
 		}
@@ -89,20 +90,20 @@ func (r *refGate) forward(stream []byte, m refMsg) bool {
 		r.out = binary.BigEndian.AppendUint16(r.out, uint16(len(keep)/4))
 		r.out = append(r.out, keep...)
 		return true
-	case MsgClientCutText:
+	case rfb.MsgClientCutText:
 		if len(b)-8 > r.lim.MaxCutText {
 			return false
 		}
-	case MsgKeyEvent:
+	case rfb.MsgKeyEvent:
 		if !r.key(b[1] != 0, heldKey{keysym: binary.BigEndian.Uint32(b[4:])}) {
 			return false
 		}
-	case MsgQEMU:
+	case rfb.MsgQEMU:
 		k := heldKey{keysym: binary.BigEndian.Uint32(b[4:]), keycode: binary.BigEndian.Uint32(b[8:]), qemu: true}
 		if !r.key(binary.BigEndian.Uint16(b[2:]) != 0, k) {
 			return false
 		}
-	case MsgPointerEvent:
+	case rfb.MsgPointerEvent:
 		r.px, r.py, r.pointer = binary.BigEndian.Uint16(b[2:]), binary.BigEndian.Uint16(b[4:]), true
 	}
 	r.out = append(r.out, b...)
@@ -163,13 +164,13 @@ func runReference(stream []byte, msgs []refMsg, flips []flip, lim Limits) []byte
 
 func refFixedLen(b []byte) int {
 	switch b[0] {
-	case MsgSetEncodings:
+	case rfb.MsgSetEncodings:
 		return len(b)
-	case MsgClientCutText:
+	case rfb.MsgClientCutText:
 		return 8
-	case MsgClientFence:
+	case rfb.MsgClientFence:
 		return 9
-	case MsgSetDesktopSize:
+	case rfb.MsgSetDesktopSize:
 		return 8
 	}
 	return len(b)

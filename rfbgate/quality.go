@@ -1,6 +1,7 @@
 package rfbgate
 
 import (
+	"github.com/wirebench/wirebench/internal/rfb"
 	"time"
 
 	"github.com/wirebench/wirebench/internal/framebuffer"
@@ -65,13 +66,13 @@ var classLadder = [...]class{8, 6, 4, 2, 0}
 // asked is the class a viewer's SetEncodings asks for: its JPEG quality
 // level, or lossless when it lists none (RFB: no level, no JPEG), or Raw
 // when it cannot read the hub's Tight.
-func askedClass(list []int32, private bool) class {
+func askedClass(list []rfb.Encoding, private bool) class {
 	if private {
 		return classRaw
 	}
 	for _, e := range list {
-		if e >= encodingQualityLevel0 && e <= encodingQualityLevel9 {
-			return class(e - encodingQualityLevel0)
+		if e >= rfb.EncodingQualityLevel0 && e <= rfb.EncodingQualityLevel9 {
+			return class(e - rfb.EncodingQualityLevel0)
 		}
 	}
 	return classLossless

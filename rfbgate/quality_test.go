@@ -1,6 +1,7 @@
 package rfbgate
 
 import (
+	"github.com/wirebench/wirebench/internal/rfb"
 	"testing"
 	"time"
 )
@@ -38,13 +39,13 @@ func TestPickClass(t *testing.T) {
 // TestAskedClass: a viewer's class is the quality level its SetEncodings
 // lists first, lossless with none, Raw when it cannot read Tight.
 func TestAskedClass(t *testing.T) {
-	if c := askedClass([]int32{encodingTight, encodingQualityLevel0 + 6, encodingQualityLevel0 + 2}, false); c != 6 {
+	if c := askedClass([]rfb.Encoding{rfb.EncodingTight, rfb.EncodingQualityLevel0 + 6, rfb.EncodingQualityLevel0 + 2}, false); c != 6 {
 		t.Errorf("got %v, want q6", c)
 	}
-	if c := askedClass([]int32{encodingTight, encodingCompressLevel0 + 2}, false); c != classLossless {
+	if c := askedClass([]rfb.Encoding{rfb.EncodingTight, rfb.EncodingCompressLevel0 + 2}, false); c != classLossless {
 		t.Errorf("got %v, want lossless", c)
 	}
-	if c := askedClass([]int32{encodingQualityLevel0 + 6}, true); c != classRaw {
+	if c := askedClass([]rfb.Encoding{rfb.EncodingQualityLevel0 + 6}, true); c != classRaw {
 		t.Errorf("got %v, want raw", c)
 	}
 }

@@ -4,43 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"sync/atomic"
-)
-
-// Server-to-client message types (RFB 3.8 and the extensions Xvnc 1.12
-// sends to noVNC).
-const (
-	srvFramebufferUpdate      = 0
-	srvSetColourMapEntries    = 1
-	srvBell                   = 2
-	srvServerCutText          = 3
-	srvEndOfContinuousUpdates = 150
-	srvServerFence            = 248
-	srvXvp                    = 250
-)
-
-// Encodings and pseudo-encodings the relay lets a browser ask for: the ones
-// whose rectangles serverFilter can frame without decoding pixels.
-const (
-	encodingRaw               = 0
-	encodingCopyRect          = 1
-	encodingTight             = 7
-	encodingZRLE              = 16
-	encodingDesktopSize       = -223
-	encodingLastRect          = -224
-	encodingCursor            = -239
-	encodingQEMUExtendedKey   = -258
-	encodingQEMULEDState      = -261
-	encodingDesktopName       = -307
-	encodingExtendedDesktop   = -308
-	encodingFence             = -312
-	encodingContinuousUpdates = -313
-	encodingExtendedClipboard = -1063131698 // 0xC0A1E5CE
-	encodingVMwareCursor      = 0x574d5664
-	encodingQualityLevel0     = -32 // to -23
-	encodingCompressLevel0    = -256
-	encodingCompressLevel9    = -247
-	encodingQualityLevel9     = -23
 )
 
 // encodingKept reports whether SetEncodings may keep e. Kept: Raw, CopyRect,
@@ -55,21 +20,18 @@ const (
 // JPEG encoding 21, Hextile, RRE, Zlib, H.264 (framing them means walking
 // their sub-encodings, or they are not TigerVNC's), xvp (power control,
 // which the gate closes on), extended mouse buttons (see
-// encodingExtendedMouseButtons) and anything unknown.
-func encodingKept(e int32) bool {
+// rfb.EncodingExtendedMouseButtons) and anything unknown.
+func encodingKept(e rfb.Encoding) bool {
 	switch e {
-	case encodingRaw, encodingCopyRect, encodingZRLE, encodingTight,
-		encodingDesktopSize, encodingLastRect, encodingCursor, encodingVMwareCursor,
-		encodingQEMUExtendedKey, encodingQEMULEDState, encodingDesktopName, encodingExtendedDesktop,
-		encodingFence, encodingContinuousUpdates, encodingExtendedClipboard:
+	case rfb.EncodingRaw, rfb.EncodingCopyRect, rfb.EncodingZRLE, rfb.EncodingTight,
+		rfb.EncodingDesktopSize, rfb.EncodingLastRect, rfb.EncodingCursor, rfb.EncodingVMwareCursor,
+		rfb.EncodingQEMUExtendedKey, rfb.EncodingQEMULEDState, rfb.EncodingDesktopName, rfb.EncodingExtendedDesktop,
+		rfb.EncodingFence, rfb.EncodingContinuousUpdates, rfb.EncodingExtendedClipboard:
 		return true
 	}
-	return (e >= encodingQualityLevel0 && e <= encodingQualityLevel9) ||
-		(e >= encodingCompressLevel0 && e <= encodingCompressLevel9)
+	return (e >= rfb.EncodingQualityLevel0 && e <= rfb.EncodingQualityLevel9) ||
+		(e >= rfb.EncodingCompressLevel0 && e <= rfb.EncodingCompressLevel9)
 }
-
-// Extended clipboard action flags (the top byte of its flags word).
-const clipboardCaps = 1 << 24
 
 // ErrServerStream is the kind of every serverFilter error; errors.Is works.
 var ErrServerStream = errors.New("server message the relay cannot frame")
@@ -355,7 +317,7 @@ func (f *serverFilter) message(b []byte) (int, error) {
 	f.skip = 0
 	f.inRect = false
 	switch f.typ {
-	case srvFramebufferUpdate: // pad, u16 rectangles
+	case rfb.MsgFramebufferUpdate: // pad, u16 rectangles
 		if len(b) < 4 {
 			return 0, nil
 		}
@@ -363,17 +325,17 @@ func (f *serverFilter) message(b []byte) (int, error) {
 		f.inRect = f.rects > 0
 		f.stats.Messages++
 		return 4, nil
-	case srvSetColourMapEntries: // pad, u16 first, u16 n, n × 6
+	case rfb.MsgSetColourMapEntries: // pad, u16 first, u16 n, n × 6
 		if len(b) < 6 {
 			return 0, nil
 		}
 		f.skip = 6 * int64(binary.BigEndian.Uint16(b[4:6]))
 		f.stats.Messages++
 		return 6, nil
-	case srvBell, srvEndOfContinuousUpdates:
+	case rfb.MsgBell, rfb.MsgEndOfContinuousUpdates:
 		f.stats.Messages++
 		return 1, nil
-	case srvServerCutText: // 3 pad, s32 length; negative: extended, u32 flags first
+	case rfb.MsgServerCutText: // 3 pad, s32 length; negative: extended, u32 flags first
 		if len(b) < 8 {
 			return 0, nil
 		}
@@ -390,7 +352,7 @@ func (f *serverFilter) message(b []byte) (int, error) {
 			}
 			n, l = 12, l-4
 			flags = binary.BigEndian.Uint32(b[8:12])
-			f.keep = flags&clipboardCaps != 0
+			f.keep = flags&rfb.ClipboardCaps != 0
 		} else {
 			f.keep = false
 		}
@@ -407,17 +369,17 @@ func (f *serverFilter) message(b []byte) (int, error) {
 			f.tapping = true
 		}
 		return n, nil
-	case srvServerFence: // 3 pad, u32 flags, u8 length, payload
+	case rfb.MsgServerFence: // 3 pad, u32 flags, u8 length, payload
 		if len(b) < 9 {
 			return 0, nil
 		}
-		if b[8] > maxFencePayload {
-			return 0, f.fail(fmt.Sprintf("fence payload of %d bytes, limit %d", b[8], maxFencePayload))
+		if b[8] > rfb.MaxFencePayload {
+			return 0, f.fail(fmt.Sprintf("fence payload of %d bytes, limit %d", b[8], rfb.MaxFencePayload))
 		}
 		f.skip = int64(b[8])
 		f.stats.Messages++
 		return 9, nil
-	case srvXvp: // pad, version, code
+	case rfb.MsgXvp: // pad, version, code
 		if len(b) < 4 {
 			return 0, nil
 		}
@@ -435,39 +397,39 @@ func (f *serverFilter) rect(b []byte) (int, error) {
 	}
 	w := int64(binary.BigEndian.Uint16(b[4:6]))
 	h := int64(binary.BigEndian.Uint16(b[6:8]))
-	enc := int32(binary.BigEndian.Uint32(b[8:12]))
+	enc := rfb.Encoding(binary.BigEndian.Uint32(b[8:12]))
 	pixel := f.pixel.Load()
 	bpp := int64(pixel & 0xff)
 	n, skip, kind := 12, int64(0), kindPseudo
 	switch enc {
-	case encodingRaw:
+	case rfb.EncodingRaw:
 		skip, kind = w*h*bpp, kindRaw
-	case encodingCopyRect:
+	case rfb.EncodingCopyRect:
 		skip, kind = 4, kindCopyRect
-	case encodingTight: // headers and payloads follow (tight.go)
+	case rfb.EncodingTight: // headers and payloads follow (tight.go)
 		f.tphase, f.rstart = tightControl, f.off
 		f.rw, f.rh, f.bpp, f.tpixel = w, h, bpp, int64(pixel>>8)
-	case encodingZRLE, encodingDesktopName: // u32 length, data
+	case rfb.EncodingZRLE, rfb.EncodingDesktopName: // u32 length, data
 		if len(b) < 16 {
 			return 0, nil
 		}
 		n, skip = 16, int64(binary.BigEndian.Uint32(b[12:16]))
-		if enc == encodingZRLE {
+		if enc == rfb.EncodingZRLE {
 			kind = kindZRLE
 		}
-	case encodingDesktopSize, encodingQEMUExtendedKey:
-	case encodingLastRect:
+	case rfb.EncodingDesktopSize, rfb.EncodingQEMUExtendedKey:
+	case rfb.EncodingLastRect:
 		f.rects = 1 // this one ends the update
-	case encodingQEMULEDState:
+	case rfb.EncodingQEMULEDState:
 		skip = 1
-	case encodingCursor: // pixels, then a bitmask with rows padded to bytes
+	case rfb.EncodingCursor: // pixels, then a bitmask with rows padded to bytes
 		skip = w*h*bpp + (w+7)/8*h
-	case encodingExtendedDesktop: // u8 screens, 3 pad, 16 bytes a screen
+	case rfb.EncodingExtendedDesktop: // u8 screens, 3 pad, 16 bytes a screen
 		if len(b) < 16 {
 			return 0, nil
 		}
 		n, skip = 16, 16*int64(b[12])
-	case encodingVMwareCursor: // u8 type, pad
+	case rfb.EncodingVMwareCursor: // u8 type, pad
 		if len(b) < 14 {
 			return 0, nil
 		}
@@ -488,7 +450,7 @@ func (f *serverFilter) rect(b []byte) (int, error) {
 	f.skip = skip
 	f.inRect = true
 	f.stats.Rects++
-	if enc != encodingTight { // a Tight rectangle is counted by its sub-encoding
+	if enc != rfb.EncodingTight { // a Tight rectangle is counted by its sub-encoding
 		f.kinds.count(kind)
 	}
 	return n, nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -49,7 +50,7 @@ func newFilter(t testing.TB, holder bool) *serverFilter {
 }
 
 // Server message builders.
-func srvRect(x, y, w, h uint16, enc int32) []byte {
+func srvRect(x, y, w, h uint16, enc rfb.Encoding) []byte {
 	b := binary.BigEndian.AppendUint16(nil, x)
 	b = binary.BigEndian.AppendUint16(b, y)
 	b = binary.BigEndian.AppendUint16(b, w)
@@ -58,7 +59,7 @@ func srvRect(x, y, w, h uint16, enc int32) []byte {
 }
 
 func srvUpdate(rects ...[]byte) []byte {
-	b := []byte{srvFramebufferUpdate, 0}
+	b := []byte{rfb.MsgFramebufferUpdate, 0}
 	b = binary.BigEndian.AppendUint16(b, uint16(len(rects)))
 	for _, r := range rects {
 		b = append(b, r...)
@@ -67,12 +68,12 @@ func srvUpdate(rects ...[]byte) []byte {
 }
 
 func srvCut(text string) []byte {
-	b := binary.BigEndian.AppendUint32([]byte{srvServerCutText, 0, 0, 0}, uint32(len(text)))
+	b := binary.BigEndian.AppendUint32([]byte{rfb.MsgServerCutText, 0, 0, 0}, uint32(len(text)))
 	return append(b, text...)
 }
 
 func srvExtCut(flags uint32, body []byte) []byte {
-	b := binary.BigEndian.AppendUint32([]byte{srvServerCutText, 0, 0, 0}, uint32(-int32(4+len(body))))
+	b := binary.BigEndian.AppendUint32([]byte{rfb.MsgServerCutText, 0, 0, 0}, uint32(-int32(4+len(body))))
 	b = binary.BigEndian.AppendUint32(b, flags)
 	return append(b, body...)
 }
@@ -101,58 +102,58 @@ func genServerMsg(r *rand.Rand, dst []byte) ([]byte, bool) {
 			var rc []byte
 			switch r.IntN(13) {
 			case 0:
-				rc = append(srvRect(0, 0, w, h, encodingRaw), pay(int(w)*int(h)*4)...)
+				rc = append(srvRect(0, 0, w, h, rfb.EncodingRaw), pay(int(w)*int(h)*4)...)
 			case 1:
-				rc = append(srvRect(1, 2, w, h, encodingCopyRect), 0, 3, 0, 4)
+				rc = append(srvRect(1, 2, w, h, rfb.EncodingCopyRect), 0, 3, 0, 4)
 			case 2:
-				rc = withLen(srvRect(0, 0, w, h, encodingZRLE), pay(r.IntN(300)))
+				rc = withLen(srvRect(0, 0, w, h, rfb.EncodingZRLE), pay(r.IntN(300)))
 			case 3:
-				rc = srvRect(0, 0, w, h, encodingDesktopSize)
+				rc = srvRect(0, 0, w, h, rfb.EncodingDesktopSize)
 			case 4:
-				rc = append(srvRect(0, 0, w, h, encodingCursor), pay(int(w)*int(h)*4+(int(w)+7)/8*int(h))...)
+				rc = append(srvRect(0, 0, w, h, rfb.EncodingCursor), pay(int(w)*int(h)*4+(int(w)+7)/8*int(h))...)
 			case 5:
-				rc = append(append(srvRect(0, 0, w, h, encodingVMwareCursor), 1, 0), pay(int(w)*int(h)*4)...)
+				rc = append(append(srvRect(0, 0, w, h, rfb.EncodingVMwareCursor), 1, 0), pay(int(w)*int(h)*4)...)
 			case 6:
-				rc = append(append(srvRect(0, 0, w, h, encodingVMwareCursor), 0, 0), pay(2*int(w)*int(h)*4)...)
+				rc = append(append(srvRect(0, 0, w, h, rfb.EncodingVMwareCursor), 0, 0), pay(2*int(w)*int(h)*4)...)
 			case 7:
-				rc = srvRect(0, 0, 0, 0, encodingQEMUExtendedKey)
+				rc = srvRect(0, 0, 0, 0, rfb.EncodingQEMUExtendedKey)
 			case 8:
-				rc = append(srvRect(0, 0, 0, 0, encodingQEMULEDState), 7)
+				rc = append(srvRect(0, 0, 0, 0, rfb.EncodingQEMULEDState), 7)
 			case 9:
-				rc = withLen(srvRect(0, 0, 0, 0, encodingDesktopName), []byte("desk"))
+				rc = withLen(srvRect(0, 0, 0, 0, rfb.EncodingDesktopName), []byte("desk"))
 			case 10:
 				s := r.IntN(3)
-				rc = append(append(srvRect(0, 0, w, h, encodingExtendedDesktop), byte(s), 0, 0, 0), pay(16*s)...)
+				rc = append(append(srvRect(0, 0, w, h, rfb.EncodingExtendedDesktop), byte(s), 0, 0, 0), pay(16*s)...)
 			default:
 				rc, _ = genTight(r, int(w), int(h), 3, 4)
 			}
 			rects = append(rects, rc)
 		}
 		if r.IntN(4) == 0 { // LastRect form: 0xFFFF rectangles, ended by LastRect
-			b := append([]byte{srvFramebufferUpdate, 0, 0xff, 0xff}, bytes.Join(rects, nil)...)
-			return append(dst, append(b, srvRect(0, 0, 0, 0, encodingLastRect)...)...), false
+			b := append([]byte{rfb.MsgFramebufferUpdate, 0, 0xff, 0xff}, bytes.Join(rects, nil)...)
+			return append(dst, append(b, srvRect(0, 0, 0, 0, rfb.EncodingLastRect)...)...), false
 		}
 		return append(dst, srvUpdate(rects...)...), false
 	case 3:
 		n := r.IntN(4)
-		b := []byte{srvSetColourMapEntries, 0, 0, 0}
+		b := []byte{rfb.MsgSetColourMapEntries, 0, 0, 0}
 		b = binary.BigEndian.AppendUint16(b, uint16(n))
 		return append(dst, append(b, pay(6*n)...)...), false
 	case 4:
-		return append(dst, srvBell), false
+		return append(dst, rfb.MsgBell), false
 	case 5:
 		return append(dst, srvCut(string(pay(r.IntN(40))))...), true
 	case 6:
 		flags := []uint32{1 << 24, 1 << 27, 1 << 28, 1<<28 | 1}[r.IntN(4)]
-		return append(dst, srvExtCut(flags|1, pay(r.IntN(40)))...), flags&clipboardCaps == 0
+		return append(dst, srvExtCut(flags|1, pay(r.IntN(40)))...), flags&rfb.ClipboardCaps == 0
 	case 7:
-		return append(dst, srvEndOfContinuousUpdates), false
+		return append(dst, rfb.MsgEndOfContinuousUpdates), false
 	case 8:
-		n := r.IntN(maxFencePayload + 1)
-		b := binary.BigEndian.AppendUint32([]byte{srvServerFence, 0, 0, 0}, 1<<31)
+		n := r.IntN(rfb.MaxFencePayload + 1)
+		b := binary.BigEndian.AppendUint32([]byte{rfb.MsgServerFence, 0, 0, 0}, 1<<31)
 		return append(dst, append(append(b, byte(n)), pay(n)...)...), false
 	default:
-		return append(dst, srvXvp, 0, 1, 0), false
+		return append(dst, rfb.MsgXvp, 0, 1, 0), false
 	}
 }
 
@@ -193,7 +194,7 @@ func TestServerFilterEveryMessage(t *testing.T) {
 // the holder and not a watcher; the extended clipboard's capabilities (no
 // clipboard data) reach both; the verdict follows the holder flag.
 func TestServerFilterCutTextOnlyToHolder(t *testing.T) {
-	bell := []byte{srvBell}
+	bell := []byte{rfb.MsgBell}
 	plain := srvCut("secret text")
 	notify := srvExtCut(1<<27|1, nil)
 	provide := srvExtCut(1<<28|1, []byte("zlib-data"))
@@ -227,13 +228,13 @@ func TestServerFilterCutTextOnlyToHolder(t *testing.T) {
 // buffered.
 func TestServerFilterLengthsNeverAllocated(t *testing.T) {
 	f := newFilter(t, false)
-	hdr := binary.BigEndian.AppendUint32([]byte{srvServerCutText, 0, 0, 0}, math.MaxInt32)
+	hdr := binary.BigEndian.AppendUint32([]byte{rfb.MsgServerCutText, 0, 0, 0}, math.MaxInt32)
 	out, rest, err := f.Filter(append(hdr, make([]byte, 100)...))
 	if err != nil || len(out) != 0 || len(rest) != 0 || f.skip != math.MaxInt32-100 {
 		t.Fatalf("2 GiB cut text: out %d rest %d skip %d err %v", len(out), len(rest), f.skip, err)
 	}
 	f = newFilter(t, true)
-	hdr = binary.BigEndian.AppendUint32([]byte{srvServerCutText, 0, 0, 0}, uint32(1<<31)) // MinInt32
+	hdr = binary.BigEndian.AppendUint32([]byte{rfb.MsgServerCutText, 0, 0, 0}, uint32(1<<31)) // MinInt32
 	hdr = binary.BigEndian.AppendUint32(hdr, 1<<28)
 	if _, _, err := f.Filter(hdr); err != nil || f.skip != 1<<31-4 {
 		t.Fatalf("MinInt32 extended cut text: skip %d err %v", f.skip, err)
@@ -244,7 +245,7 @@ func TestServerFilterLengthsNeverAllocated(t *testing.T) {
 // message and its offset; limits are checked at and past.
 func TestServerFilterRefuses(t *testing.T) {
 	fence := func(n int) []byte {
-		b := binary.BigEndian.AppendUint32([]byte{srvServerFence, 0, 0, 0}, 0)
+		b := binary.BigEndian.AppendUint32([]byte{rfb.MsgServerFence, 0, 0, 0}, 0)
 		return append(append(b, byte(n)), make([]byte, n)...)
 	}
 	for _, c := range []struct {
@@ -261,11 +262,11 @@ func TestServerFilterRefuses(t *testing.T) {
 		{"QEMU server message", []byte{255, 1, 0, 0}, false, "type 255 at server byte 1: unknown"},
 		{"TightPNG rectangle", srvUpdate(srvRect(0, 0, 1, 1, -260)), false, "type 0 at server byte 1: rectangle at server byte 5: encoding -260 is not one the relay frames"},
 		{"Hextile rectangle", srvUpdate(srvRect(0, 0, 1, 1, 5)), false, "encoding 5"},
-		{"VMware cursor type 2", srvUpdate(append(srvRect(0, 0, 1, 1, encodingVMwareCursor), 2, 0)), false, "VMware cursor type 2"},
+		{"VMware cursor type 2", srvUpdate(append(srvRect(0, 0, 1, 1, rfb.EncodingVMwareCursor), 2, 0)), false, "VMware cursor type 2"},
 	} {
-		got, err := serverFeed(newFilter(t, true), append([]byte{srvBell}, c.in...), whole(3))
+		got, err := serverFeed(newFilter(t, true), append([]byte{rfb.MsgBell}, c.in...), whole(3))
 		if c.ok {
-			if err != nil || !bytes.Equal(got, append([]byte{srvBell}, c.in...)) {
+			if err != nil || !bytes.Equal(got, append([]byte{rfb.MsgBell}, c.in...)) {
 				t.Errorf("%s: %v", c.name, err)
 			}
 			continue
@@ -274,8 +275,8 @@ func TestServerFilterRefuses(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
 		}
 		// Before the bad message (or rectangle) everything was forwarded.
-		want := []byte{srvBell}
-		if c.in[0] == srvFramebufferUpdate {
+		want := []byte{rfb.MsgBell}
+		if c.in[0] == rfb.MsgFramebufferUpdate {
 			want = append(want, c.in[:4]...)
 		}
 		if !bytes.Equal(got, want) {
@@ -285,7 +286,7 @@ func TestServerFilterRefuses(t *testing.T) {
 	// An error is sticky.
 	f := newFilter(t, true)
 	_, _, err := f.Filter([]byte{9})
-	if _, _, err2 := f.Filter([]byte{srvBell}); err == nil || err2 != err {
+	if _, _, err2 := f.Filter([]byte{rfb.MsgBell}); err == nil || err2 != err {
 		t.Fatalf("not sticky: %v then %v", err, err2)
 	}
 }
@@ -297,18 +298,18 @@ func TestServerFilterPixelFormat(t *testing.T) {
 	f := newFilter(t, true)
 	g := NewGate(Limits{})
 	g.framePixelFormat(f.SetPixelFormat)
-	pf16 := []byte{MsgSetPixelFormat, 0, 0, 0, 16, 16, 0, 1, 0, 31, 0, 63, 0, 31, 11, 5, 0, 0, 0, 0}
+	pf16 := []byte{rfb.MsgSetPixelFormat, 0, 0, 0, 16, 16, 0, 1, 0, 31, 0, 63, 0, 31, 11, 5, 0, 0, 0, 0}
 	if _, err := g.Feed(nil, pf16); err != nil {
 		t.Fatal(err)
 	}
-	raw := srvUpdate(append(srvRect(0, 0, 3, 2, encodingRaw), make([]byte, 3*2*2)...), srvRect(0, 0, 0, 0, encodingDesktopSize))
+	raw := srvUpdate(append(srvRect(0, 0, 3, 2, rfb.EncodingRaw), make([]byte, 3*2*2)...), srvRect(0, 0, 0, 0, rfb.EncodingDesktopSize))
 	if got, err := serverFeed(f, raw, whole(5)); err != nil || !bytes.Equal(got, raw) {
 		t.Fatalf("16-bit Raw: %v", err)
 	}
 	if _, err := g.Feed(nil, fbur); err != nil {
 		t.Fatal(err)
 	}
-	pf32msg := append([]byte{MsgSetPixelFormat, 0, 0, 0}, pf32...)
+	pf32msg := append([]byte{rfb.MsgSetPixelFormat, 0, 0, 0}, pf32...)
 	if _, err := g.Feed(nil, pf32msg); !errors.Is(err, ErrForbiddenMessage) {
 		t.Fatalf("SetPixelFormat after an update request: %v", err)
 	}
@@ -339,14 +340,14 @@ func FuzzServerFilter(f *testing.F) {
 	}
 	f.Add(seed, uint64(1))
 	f.Add(srvExtCut(1<<28, []byte("x")), uint64(2))
-	f.Add(srvUpdate(withLen(srvRect(0, 0, 1, 1, encodingZRLE), []byte{1, 2})), uint64(3))
+	f.Add(srvUpdate(withLen(srvRect(0, 0, 1, 1, rfb.EncodingZRLE), []byte{1, 2})), uint64(3))
 	for i := 0; i < 6; i++ { // Tight, a rectangle of each kind, and hostile lengths
 		rc, _ := genTight(r, 1+i*3, 5, 3, 4)
 		f.Add(srvUpdate(rc), uint64(4+i))
 	}
-	f.Add(srvUpdate(append(srvRect(0, 0, 64, 64, encodingTight), 0x90, 0xff, 0xff, 0xff)), uint64(10))
-	f.Add(srvUpdate(append(srvRect(0, 0, 64, 64, encodingTight), 0x40, 1, 255, 1, 2, 3)), uint64(11))
-	f.Add(append(srvUpdate(append(srvRect(0, 0, 2, 2, encodingTight), 0x40, 1, 1, 1, 2, 3, 4, 5, 6, 9, 9)), srvCut("secret")...), uint64(12))
+	f.Add(srvUpdate(append(srvRect(0, 0, 64, 64, rfb.EncodingTight), 0x90, 0xff, 0xff, 0xff)), uint64(10))
+	f.Add(srvUpdate(append(srvRect(0, 0, 64, 64, rfb.EncodingTight), 0x40, 1, 255, 1, 2, 3)), uint64(11))
+	f.Add(append(srvUpdate(append(srvRect(0, 0, 2, 2, rfb.EncodingTight), 0x40, 1, 1, 1, 2, 3, 4, 5, 6, 9, 9)), srvCut("secret")...), uint64(12))
 	var g serverFilter
 	watcher := func() bool { return false }
 	buf := make([]byte, 0, 1<<10)
@@ -389,7 +390,7 @@ func FuzzServerFilter(f *testing.F) {
 func BenchmarkServerFilter(b *testing.B) {
 	r := rand.New(rand.NewPCG(5, 6))
 	benchServerFilter(b, func(i int) []byte {
-		return withLen(srvRect(uint16(i%16*64), 0, 64, 64, encodingZRLE), make([]byte, 3000+r.IntN(2000)))
+		return withLen(srvRect(uint16(i%16*64), 0, 64, 64, rfb.EncodingZRLE), make([]byte, 3000+r.IntN(2000)))
 	})
 }
 
@@ -399,13 +400,13 @@ func BenchmarkServerFilter(b *testing.B) {
 func BenchmarkServerFilterTight(b *testing.B) {
 	r := rand.New(rand.NewPCG(5, 6))
 	benchServerFilter(b, func(i int) []byte {
-		rc := srvRect(uint16(i%16*64), 0, 64, 64, encodingTight)
+		rc := srvRect(uint16(i%16*64), 0, 64, 64, rfb.EncodingTight)
 		n := 3000 + r.IntN(2000)
 		switch i % 4 {
 		case 0:
 			return append(append(append(rc, 0x90), compact(n)...), make([]byte, n)...)
 		case 1:
-			rc = append(append(rc, 0x40, tightFilterPal, 15), make([]byte, 16*3)...)
+			rc = append(append(rc, 0x40, rfb.TightFilterPalette, 15), make([]byte, 16*3)...)
 			return append(append(rc, compact(n)...), make([]byte, n)...)
 		case 2:
 			return append(append(append(rc, 0x10), compact(n)...), make([]byte, n)...)

@@ -2,6 +2,7 @@ package rfbgate
 
 import (
 	"encoding/binary"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"time"
 
 	"github.com/coder/websocket"
@@ -67,14 +68,14 @@ func (s *shareInput) Close() error { return nil }
 func (s *shareInput) route(msg []byte) error {
 	sv := s.sv
 	switch msg[0] {
-	case MsgSetPixelFormat:
+	case rfb.MsgSetPixelFormat:
 		if _, err := framebuffer.ParsePixelFormat(msg[4:20]); err != nil {
 			return &closeError{websocket.StatusUnsupportedData, truncateReason("the shared view serves noVNC's pixel format only: " + err.Error())}
 		}
 		return nil
-	case MsgSetEncodings:
+	case rfb.MsgSetEncodings:
 		return s.encodings(msg)
-	case MsgFramebufferUpdateReq:
+	case rfb.MsgFramebufferUpdateRequest:
 		incremental := msg[1] != 0
 		sv.mu.Lock()
 		if sv.solo { // Xvnc answers it, for this viewer alone (hubsolo.go)
@@ -96,9 +97,9 @@ func (s *shareInput) route(msg []byte) error {
 		}
 		sv.poke()
 		return nil
-	case MsgEnableContinuousUpdates, MsgClientFence:
+	case rfb.MsgEnableContinuousUpdates, rfb.MsgClientFence:
 		return nil // never offered: the hub sends updates as they come
-	case MsgKeyEvent, MsgPointerEvent, MsgQEMU: // input the gate let through: the keyboard holder's
+	case rfb.MsgKeyEvent, rfb.MsgPointerEvent, rfb.MsgQEMU: // input the gate let through: the keyboard holder's
 		sv.mu.Lock()
 		sv.inputAt, sv.prioLeft = time.Now(), prioUpdates
 		sv.mu.Unlock()
@@ -113,20 +114,20 @@ func (s *shareInput) route(msg []byte) error {
 // viewer's also sets the computer's levels.
 func (s *shareInput) encodings(msg []byte) error {
 	var c shareCaps
-	list := make([]int32, 0, (len(msg)-4)/4)
+	list := make([]rfb.Encoding, 0, (len(msg)-4)/4)
 	for i := 4; i+4 <= len(msg); i += 4 {
-		e := int32(binary.BigEndian.Uint32(msg[i:]))
+		e := rfb.Encoding(binary.BigEndian.Uint32(msg[i:]))
 		list = append(list, e)
 		switch e {
-		case encodingTight:
+		case rfb.EncodingTight:
 			c.tight = true
-		case encodingCopyRect:
+		case rfb.EncodingCopyRect:
 			c.copyRect = true
-		case encodingExtendedDesktop:
+		case rfb.EncodingExtendedDesktop:
 			c.extDesktop = true
-		case encodingQEMUExtendedKey:
+		case rfb.EncodingQEMUExtendedKey:
 			c.qemuKey = true
-		case encodingExtendedClipboard:
+		case rfb.EncodingExtendedClipboard:
 			c.extClipboard = true
 		}
 	}

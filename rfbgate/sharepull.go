@@ -1,6 +1,7 @@
 package rfbgate
 
 import (
+	"github.com/wirebench/wirebench/internal/rfb"
 	"sync"
 	"time"
 )
@@ -198,7 +199,7 @@ func (p *pullBuild) settle() {
 // written.
 func (p *pullBuild) item() shareItem {
 	bp := pullPool.Get().(*[]byte)
-	b := append((*bp)[:0], srvFramebufferUpdate, 0, 0, 0)
+	b := append((*bp)[:0], rfb.MsgFramebufferUpdate, 0, 0, 0)
 	b = append(b, p.hdr...)
 	kinds := new(rectCounts)
 	for _, t := range p.tiles {

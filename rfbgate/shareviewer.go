@@ -1,6 +1,7 @@
 package rfbgate
 
 import (
+	"github.com/wirebench/wirebench/internal/rfb"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -506,14 +507,14 @@ func (sv *shareViewer) greeting(caps shareCaps) []shareItem {
 	h.fbMu.Lock()
 	defer h.fbMu.Unlock()
 	var items []shareItem
-	b := []byte{srvFramebufferUpdate, 0, 0, 0}
+	b := []byte{rfb.MsgFramebufferUpdate, 0, 0, 0}
 	n := 0
 	if caps.extDesktop && len(h.screens) > 0 {
 		b = append(b, h.screens...)
 		n++
 	}
 	if caps.qemuKey {
-		b = appendRect(b, 0, 0, 0, 0, encodingQEMUExtendedKey)
+		b = appendRect(b, 0, 0, 0, 0, rfb.EncodingQEMUExtendedKey)
 		n++
 	}
 	if n > 0 {

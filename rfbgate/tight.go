@@ -1,6 +1,9 @@
 package rfbgate
 
-import "fmt"
+import (
+	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
+)
 
 // Tight (encoding 7), framed from its headers alone, never decoded. After
 // the rectangle header comes a compression control byte: its low nibble
@@ -45,18 +48,6 @@ const (
 	tightLength                    // a compact length, then that many bytes
 )
 
-// Tight's control nibbles, filter ids and constants.
-const (
-	tightFillNibble  = 8
-	tightJPEGNibble  = 9
-	tightPNGNibble   = 10
-	tightExplicit    = 0x40 // basic: a filter id byte follows the control byte
-	tightFilterCopy  = 0
-	tightFilterPal   = 1
-	tightFilterGrad  = 2
-	tightMinCompress = 12 // data of fewer bytes is sent uncompressed, without a length
-)
-
 // maxTightData is the most bytes a Tight compact length may claim (JPEG or
 // zlib data of one rectangle). Xvnc, like every Tight encoder, splits what
 // is not a solid fill into rectangles of at most 65,536 pixels, at most
@@ -96,18 +87,18 @@ func (f *serverFilter) tight(b []byte) (int, error) {
 	case tightControl:
 		c := b[0]
 		switch nib := c >> 4; {
-		case nib == tightFillNibble:
+		case nib == rfb.TightFill:
 			f.skip = f.tpixel
 			f.tphase = tightNone
 			f.kinds.count(kindTightFill)
-		case nib == tightJPEGNibble:
+		case nib == rfb.TightJPEG:
 			f.tphase = tightLength
 			f.kinds.count(kindTightJPEG)
-		case nib == tightPNGNibble:
+		case nib == rfb.TightPNG:
 			return 0, f.failTight(fmt.Sprintf("control byte %#02x: PNG, which only TightPNG has (the relay does not ask for it)", c))
-		case nib > tightPNGNibble:
+		case nib > rfb.TightPNG:
 			return 0, f.failTight(fmt.Sprintf("control byte %#02x: compression type %d is invalid", c, nib))
-		case c&tightExplicit != 0:
+		case c&rfb.TightExplicit != 0:
 			f.tphase = tightFilter
 		default:
 			f.kinds.count(kindTightCopy)
@@ -116,13 +107,13 @@ func (f *serverFilter) tight(b []byte) (int, error) {
 		return 1, nil
 	case tightFilter:
 		switch b[0] {
-		case tightFilterCopy:
+		case rfb.TightFilterCopy:
 			f.kinds.count(kindTightCopy)
 			f.tightData(f.tpixel * f.rw * f.rh)
-		case tightFilterPal:
+		case rfb.TightFilterPalette:
 			f.kinds.count(kindTightPalette)
 			f.tphase = tightPalette
-		case tightFilterGrad:
+		case rfb.TightFilterGradient:
 			if f.bpp == 1 {
 				return 0, f.failTight("gradient filter at 8 bits per pixel")
 			}
@@ -166,10 +157,10 @@ func (f *serverFilter) tight(b []byte) (int, error) {
 }
 
 // tightData moves on to the pixel data of size n before compression:
-// under tightMinCompress bytes they follow as they are, else a compact
+// under rfb.TightMinCompress bytes they follow as they are, else a compact
 // length does.
 func (f *serverFilter) tightData(n int64) {
-	if n < tightMinCompress {
+	if n < rfb.TightMinCompress {
 		f.skip = n
 		f.tphase = tightNone
 		return

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -65,7 +66,7 @@ func tightPixels(b []byte, n, clen int) []byte {
 // genTight returns a random well-formed Tight rectangle of w×h for a pixel
 // format of TPIXEL size tpix and bpp bytes per pixel, and its kind.
 func genTight(r *rand.Rand, w, h, tpix, bpp int) ([]byte, rectKind) {
-	b := srvRect(uint16(r.IntN(100)), 0, uint16(w), uint16(h), encodingTight)
+	b := srvRect(uint16(r.IntN(100)), 0, uint16(w), uint16(h), rfb.EncodingTight)
 	reset := byte(r.IntN(16))
 	stream := byte(r.IntN(4)) << 4
 	clen := r.IntN(300)
@@ -87,19 +88,19 @@ func genTight(r *rand.Rand, w, h, tpix, bpp int) ([]byte, rectKind) {
 	case 2: // copy, implicit
 		return tightPixels(append(b, stream|reset), tightSize(w, h, tpix, 0), clen), kindTightCopy
 	case 3:
-		return tightPixels(append(b, 0x40|stream|reset, tightFilterCopy), tightSize(w, h, tpix, 0), clen), kindTightCopy
+		return tightPixels(append(b, 0x40|stream|reset, rfb.TightFilterCopy), tightSize(w, h, tpix, 0), clen), kindTightCopy
 	case 4:
 		colours := 1 + r.IntN(4)
 		if r.IntN(4) == 0 {
 			colours = 1 + r.IntN(256)
 		}
-		b = append(append(b, 0x40|stream|reset, tightFilterPal, byte(colours-1)), pay(colours*tpix)...)
+		b = append(append(b, 0x40|stream|reset, rfb.TightFilterPalette, byte(colours-1)), pay(colours*tpix)...)
 		return tightPixels(b, tightSize(w, h, tpix, colours), clen), kindTightPalette
 	}
 	if bpp == 1 { // no gradient at 8 bits per pixel
-		return tightPixels(append(b, 0x40|stream|reset, tightFilterCopy), tightSize(w, h, tpix, 0), clen), kindTightCopy
+		return tightPixels(append(b, 0x40|stream|reset, rfb.TightFilterCopy), tightSize(w, h, tpix, 0), clen), kindTightCopy
 	}
-	return tightPixels(append(b, 0x40|stream|reset, tightFilterGrad), tightSize(w, h, tpix, 0), clen), kindTightGradient
+	return tightPixels(append(b, 0x40|stream|reset, rfb.TightFilterGradient), tightSize(w, h, tpix, 0), clen), kindTightGradient
 }
 
 func newFilterPF(t testing.TB, pf []byte, holder bool) *serverFilter {
@@ -139,27 +140,27 @@ func TestTightSubEncodings(t *testing.T) {
 			rect []byte
 			kind rectKind
 		}{
-			{"fill", append(append(srvRect(0, 0, 300, 200, encodingTight), 0x80), bytes.Repeat([]byte{7}, tp)...), kindTightFill},
-			{"fill resetting all streams", append(append(srvRect(0, 0, 1, 1, encodingTight), 0x8f), bytes.Repeat([]byte{7}, tp)...), kindTightFill},
-			{"JPEG", append(append(srvRect(0, 0, 64, 64, encodingTight), 0x90), append(compact(200), bytes.Repeat([]byte{0xff}, 200)...)...), kindTightJPEG},
-			{"JPEG of nothing", append(srvRect(0, 0, 0, 0, encodingTight), 0x90, 0), kindTightJPEG},
-			{"copy, implicit, stream 3", tightPixels(append(srvRect(0, 0, 16, 4, encodingTight), 0x30), 16*4*tp, 99), kindTightCopy},
-			{"copy, explicit, stream 2, reset 1", tightPixels(append(srvRect(0, 0, 16, 4, encodingTight), 0x62, 0), 16*4*tp, 99), kindTightCopy},
-			{"copy of 1 pixel", tightPixels(append(srvRect(0, 0, 1, 1, encodingTight), 0x00), tp, 0), kindTightCopy},
-			{"copy of nothing", append(srvRect(0, 0, 0, 5, encodingTight), 0x00), kindTightCopy},
-			{"palette of 1", tightPixels(append(append(srvRect(0, 0, 9, 9, encodingTight), 0x40, 1, 0), make([]byte, tp)...), 2*9, 5), kindTightPalette},
-			{"palette of 2", tightPixels(append(append(srvRect(0, 0, 17, 5, encodingTight), 0x50, 1, 1), make([]byte, 2*tp)...), 3*5, 5), kindTightPalette},
-			{"palette of 3", tightPixels(append(append(srvRect(0, 0, 17, 5, encodingTight), 0x40, 1, 2), make([]byte, 3*tp)...), 17*5, 40), kindTightPalette},
-			{"palette of 256", tightPixels(append(append(srvRect(0, 0, 64, 64, encodingTight), 0x40, 1, 255), bytes.Repeat([]byte{1}, 256*tp)...), 64*64, 3000), kindTightPalette},
-			{"gradient", tightPixels(append(srvRect(0, 0, 16, 16, encodingTight), 0x70, 2), 16*16*tp, 700), kindTightGradient},
+			{"fill", append(append(srvRect(0, 0, 300, 200, rfb.EncodingTight), 0x80), bytes.Repeat([]byte{7}, tp)...), kindTightFill},
+			{"fill resetting all streams", append(append(srvRect(0, 0, 1, 1, rfb.EncodingTight), 0x8f), bytes.Repeat([]byte{7}, tp)...), kindTightFill},
+			{"JPEG", append(append(srvRect(0, 0, 64, 64, rfb.EncodingTight), 0x90), append(compact(200), bytes.Repeat([]byte{0xff}, 200)...)...), kindTightJPEG},
+			{"JPEG of nothing", append(srvRect(0, 0, 0, 0, rfb.EncodingTight), 0x90, 0), kindTightJPEG},
+			{"copy, implicit, stream 3", tightPixels(append(srvRect(0, 0, 16, 4, rfb.EncodingTight), 0x30), 16*4*tp, 99), kindTightCopy},
+			{"copy, explicit, stream 2, reset 1", tightPixels(append(srvRect(0, 0, 16, 4, rfb.EncodingTight), 0x62, 0), 16*4*tp, 99), kindTightCopy},
+			{"copy of 1 pixel", tightPixels(append(srvRect(0, 0, 1, 1, rfb.EncodingTight), 0x00), tp, 0), kindTightCopy},
+			{"copy of nothing", append(srvRect(0, 0, 0, 5, rfb.EncodingTight), 0x00), kindTightCopy},
+			{"palette of 1", tightPixels(append(append(srvRect(0, 0, 9, 9, rfb.EncodingTight), 0x40, 1, 0), make([]byte, tp)...), 2*9, 5), kindTightPalette},
+			{"palette of 2", tightPixels(append(append(srvRect(0, 0, 17, 5, rfb.EncodingTight), 0x50, 1, 1), make([]byte, 2*tp)...), 3*5, 5), kindTightPalette},
+			{"palette of 3", tightPixels(append(append(srvRect(0, 0, 17, 5, rfb.EncodingTight), 0x40, 1, 2), make([]byte, 3*tp)...), 17*5, 40), kindTightPalette},
+			{"palette of 256", tightPixels(append(append(srvRect(0, 0, 64, 64, rfb.EncodingTight), 0x40, 1, 255), bytes.Repeat([]byte{1}, 256*tp)...), 64*64, 3000), kindTightPalette},
+			{"gradient", tightPixels(append(srvRect(0, 0, 16, 16, rfb.EncodingTight), 0x70, 2), 16*16*tp, 700), kindTightGradient},
 		} {
 			if c.kind == kindTightGradient && p.bpp == 1 {
 				continue
 			}
 			t.Run(p.name+"/"+c.name, func(t *testing.T) {
-				in := bytes.Join([][]byte{{srvBell}, srvUpdate(c.rect, srvRect(0, 0, 0, 0, encodingDesktopSize)), srvCut("secret"), {srvBell}}, nil)
+				in := bytes.Join([][]byte{{rfb.MsgBell}, srvUpdate(c.rect, srvRect(0, 0, 0, 0, rfb.EncodingDesktopSize)), srvCut("secret"), {rfb.MsgBell}}, nil)
 				watcher := in[:len(in)-len(srvCut("secret"))-1]
-				watcher = append(append([]byte{}, watcher...), srvBell)
+				watcher = append(append([]byte{}, watcher...), rfb.MsgBell)
 				everySplit(t, p.pf, true, in, in)
 				everySplit(t, p.pf, false, in, watcher)
 				f := newFilterPF(t, p.pf, false)
@@ -209,10 +210,10 @@ func TestTightDataUnder12(t *testing.T) {
 			colours = int(c.prefix[1]) + 1
 		}
 		n := tightSize(c.w, c.h, tp, colours)
-		rect := append(append(srvRect(0, 0, uint16(c.w), uint16(c.h), encodingTight), c.control), c.prefix...)
+		rect := append(append(srvRect(0, 0, uint16(c.w), uint16(c.h), rfb.EncodingTight), c.control), c.prefix...)
 		rect = tightPixels(append(rect, make([]byte, c.palette*tp)...), n, 20)
-		in := bytes.Join([][]byte{srvUpdate(rect), srvCut("x"), {srvBell}}, nil)
-		want := append(append([]byte{}, srvUpdate(rect)...), srvBell)
+		in := bytes.Join([][]byte{srvUpdate(rect), srvCut("x"), {rfb.MsgBell}}, nil)
+		want := append(append([]byte{}, srvUpdate(rect)...), rfb.MsgBell)
 		t.Run(c.name, func(t *testing.T) {
 			if lenField := n >= 12; lenField != bytes.Contains(rect, []byte{20, 0xc3}) {
 				t.Fatalf("the test built %d bytes of data with a length: %v", n, !lenField)
@@ -226,7 +227,7 @@ func TestTightDataUnder12(t *testing.T) {
 // limit, the longest encodable, and maxTightData and one past it.
 func TestTightCompactLength(t *testing.T) {
 	jpeg := func(l []byte, n int) []byte {
-		rect := append(append(srvRect(0, 0, 256, 256, encodingTight), 0x90), l...)
+		rect := append(append(srvRect(0, 0, 256, 256, rfb.EncodingTight), 0x90), l...)
 		return srvUpdate(append(rect, make([]byte, n)...))
 	}
 	for _, c := range []struct {
@@ -247,7 +248,7 @@ func TestTightCompactLength(t *testing.T) {
 		{"4 MiB - 1, the longest encodable", []byte{0xff, 0xff, 0xff}, 0, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			in := append(jpeg(c.l, c.n), srvBell)
+			in := append(jpeg(c.l, c.n), rfb.MsgBell)
 			for _, chunk := range []int{1, 2, 3, 17, len(in)} {
 				f := newFilter(t, true)
 				got, err := serverFeed(f, in, whole(chunk))
@@ -272,7 +273,7 @@ func TestTightCompactLength(t *testing.T) {
 // TestTightRefuses: what is not Tight is an error naming the rectangle and
 // what is wrong; the bytes before the bad field were forwarded, none after.
 func TestTightRefuses(t *testing.T) {
-	rect := func(b ...byte) []byte { return append(srvRect(0, 0, 4, 4, encodingTight), b...) }
+	rect := func(b ...byte) []byte { return append(srvRect(0, 0, 4, 4, rfb.EncodingTight), b...) }
 	for _, c := range []struct {
 		name string
 		pf   []byte
@@ -290,11 +291,11 @@ func TestTightRefuses(t *testing.T) {
 		{"palette data length past the limit", pf32, append(rect(0x40, 1, 2, 1, 2, 3, 4, 5, 6, 7, 8, 9), compact(maxTightData+1)...), 12 + 12, "compact length 1048577"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			in := append([]byte{srvBell}, srvUpdate(c.rect)...)
+			in := append([]byte{rfb.MsgBell}, srvUpdate(c.rect)...)
 			for _, chunk := range []int{1, 2, 5, len(in)} {
 				got, err := serverFeed(newFilterPF(t, c.pf, true), in, whole(chunk))
 				var se *ServerStreamError
-				if !errors.As(err, &se) || se.Type != srvFramebufferUpdate || se.Offset != 1 ||
+				if !errors.As(err, &se) || se.Type != rfb.MsgFramebufferUpdate || se.Offset != 1 ||
 					!strings.Contains(err.Error(), "Tight rectangle at server byte 5: "+c.want) {
 					t.Fatalf("reads of %d: %v, want %q", chunk, err, c.want)
 				}
@@ -323,7 +324,7 @@ func TestTightPixelFormats(t *testing.T) {
 	}
 	g := NewGate(Limits{})
 	g.framePixelFormat(newFilter(t, true).SetPixelFormat)
-	if _, err := g.Feed(nil, append([]byte{MsgSetPixelFormat, 0, 0, 0}, pf32odd...)); !errors.Is(err, ErrMalformed) {
+	if _, err := g.Feed(nil, append([]byte{rfb.MsgSetPixelFormat, 0, 0, 0}, pf32odd...)); !errors.Is(err, ErrMalformed) {
 		t.Fatalf("the gate forwarded an ambiguous format: %v", err)
 	}
 }
@@ -369,8 +370,8 @@ func TestTightStreamWithCutText(t *testing.T) {
 // after the Tight rectangle before it and the bad one's header, and the
 // log says what was wrong and where.
 func TestTightMalformedClosesViewer(t *testing.T) {
-	good := append(append(srvRect(0, 0, 8, 8, encodingTight), 0x80), 1, 2, 3)
-	bad := append(srvRect(0, 0, 8, 8, encodingTight), 0xb0, 0, 0, 0, 0)
+	good := append(append(srvRect(0, 0, 8, 8, rfb.EncodingTight), 0x80), 1, 2, 3)
+	bad := append(srvRect(0, 0, 8, 8, rfb.EncodingTight), 0xb0, 0, 0, 0, 0)
 	addr := scriptedVNC(t, testPassword, srvUpdate(good, bad))
 	tr := newTestRelay(t, Config{PerViewerUpstream: true, Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}}})
 	c := watchClose(t, tr, "a", "s", true)

@@ -2,6 +2,7 @@ package rfbgate
 
 import (
 	"encoding/binary"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"sync"
 	"time"
 
@@ -153,7 +154,7 @@ func encodeTile(job *tileJob, s *tileScratch) {
 	e, r := job.e, job.r
 	var b []byte
 	if job.c == classRaw {
-		b = appendRect(make([]byte, 0, 12+r.w*r.h*framebuffer.BytesPerPixel), r.x, r.y, r.w, r.h, encodingRaw)
+		b = appendRect(make([]byte, 0, 12+r.w*r.h*framebuffer.BytesPerPixel), r.x, r.y, r.w, r.h, rfb.EncodingRaw)
 		b = append(b, job.fb.Pix()[:r.w*r.h*framebuffer.BytesPerPixel]...)
 		e.kinds[kindRaw]++
 	} else {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"net"
 	"net/http"
 	"strings"
@@ -156,7 +157,7 @@ func TestXvncBadInputClosesViewer(t *testing.T) {
 	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: xv.Addr, Password: NewSecret(testPassword)}}})
 	bad := tr.open(t, "a", "s1", false)
 	good := tr.open(t, "a", "s2", false)
-	bad.Send(t, []byte{MsgXvp, 0, 1, 2})
+	bad.Send(t, []byte{rfb.MsgXvp, 0, 1, 2})
 	select {
 	case <-bad.done:
 	case <-time.After(5 * time.Second):

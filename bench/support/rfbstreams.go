@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -68,7 +69,7 @@ func RFBClientStream(kind string, seed uint64, n int) (RFBStream, error) {
 			if i%64 == 63 {
 				mask = 0
 			}
-			b = append(b, rfbgate.MsgPointerEvent, mask)
+			b = append(b, rfb.MsgPointerEvent, mask)
 			b = binary.BigEndian.AppendUint16(b, x)
 			b = binary.BigEndian.AppendUint16(b, y)
 		case "mixed":
@@ -97,7 +98,7 @@ func RFBClientStream(kind string, seed uint64, n int) (RFBStream, error) {
 }
 
 func rfbFBUR(b []byte, r *rand.Rand) []byte {
-	b = append(b, rfbgate.MsgFramebufferUpdateReq, 1)
+	b = append(b, rfb.MsgFramebufferUpdateRequest, 1)
 	b = binary.BigEndian.AppendUint16(b, 0)
 	b = binary.BigEndian.AppendUint16(b, 0)
 	b = binary.BigEndian.AppendUint16(b, 1440)
@@ -109,7 +110,7 @@ func rfbQEMUKey(b []byte, down bool, keysym, keycode uint32) []byte {
 	if down {
 		d = 1
 	}
-	b = append(b, rfbgate.MsgQEMU, rfbgate.QEMUExtendedKeyEvent)
+	b = append(b, rfb.MsgQEMU, rfb.QEMUExtendedKeyEvent)
 	b = binary.BigEndian.AppendUint16(b, d)
 	b = binary.BigEndian.AppendUint32(b, keysym)
 	return binary.BigEndian.AppendUint32(b, keycode)
@@ -118,39 +119,39 @@ func rfbQEMUKey(b []byte, down bool, keysym, keycode uint32) []byte {
 func rfbMixed(b []byte, r *rand.Rand, i int) []byte {
 	switch r.IntN(16) {
 	case 0:
-		b = append(b, rfbgate.MsgSetEncodings, 0)
+		b = append(b, rfb.MsgSetEncodings, 0)
 		b = binary.BigEndian.AppendUint16(b, uint16(len(noVNCEncodings)))
 		for _, e := range noVNCEncodings {
 			b = binary.BigEndian.AppendUint32(b, uint32(e))
 		}
 	case 1:
-		b = append(b, rfbgate.MsgSetPixelFormat, 0, 0, 0, 32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0)
+		b = append(b, rfb.MsgSetPixelFormat, 0, 0, 0, 32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0)
 	case 2, 3:
 		b = rfbFBUR(b, r)
 	case 4, 5, 6:
 		b = rfbQEMUKey(b, i%2 == 0, 0x61, 30)
 	case 7:
-		b = append(b, rfbgate.MsgKeyEvent, byte(i%2), 0, 0)
+		b = append(b, rfb.MsgKeyEvent, byte(i%2), 0, 0)
 		b = binary.BigEndian.AppendUint32(b, 0xffe1)
 	case 8, 9, 10:
-		b = append(b, rfbgate.MsgPointerEvent, byte(r.IntN(2)))
+		b = append(b, rfb.MsgPointerEvent, byte(r.IntN(2)))
 		b = binary.BigEndian.AppendUint32(b, r.Uint32())
 	case 11: // extended clipboard: caps or a short provide
 		l := 4 + r.IntN(60)
-		b = append(b, rfbgate.MsgClientCutText, 0, 0, 0)
+		b = append(b, rfb.MsgClientCutText, 0, 0, 0)
 		b = binary.BigEndian.AppendUint32(b, uint32(-int32(l)))
 		b = binary.BigEndian.AppendUint32(b, 1<<24|1)
 		for j := 4; j < l; j++ {
 			b = append(b, byte('a'+j%26))
 		}
 	case 12:
-		b = append(b, rfbgate.MsgEnableContinuousUpdates, 1, 0, 0, 0, 0, 5, 160, 3, 132)
+		b = append(b, rfb.MsgEnableContinuousUpdates, 1, 0, 0, 0, 0, 5, 160, 3, 132)
 	case 13, 14:
-		b = append(b, rfbgate.MsgClientFence, 0, 0, 0)
+		b = append(b, rfb.MsgClientFence, 0, 0, 0)
 		b = binary.BigEndian.AppendUint32(b, 0x80000007)
 		b = append(b, 4, 1, 2, 3, 4)
 	default:
-		b = append(b, rfbgate.MsgSetDesktopSize, 0, 5, 160, 3, 132, 1, 0)
+		b = append(b, rfb.MsgSetDesktopSize, 0, 5, 160, 3, 132, 1, 0)
 		b = binary.BigEndian.AppendUint32(b, 0)
 		b = append(b, 0, 0, 0, 0, 5, 160, 3, 132)
 		b = binary.BigEndian.AppendUint32(b, 0)
@@ -260,9 +261,9 @@ func (s *RFBServer) serve(c net.Conn) {
 	if _, err := io.ReadFull(c, make([]byte, 12)); err != nil {
 		return
 	}
-	c.Write([]byte{2, 19, rfbgate.SecurityVNCAuth})
+	c.Write([]byte{2, 19, rfb.SecurityVNCAuth})
 	var t [1]byte
-	if _, err := io.ReadFull(c, t[:]); err != nil || t[0] != rfbgate.SecurityVNCAuth {
+	if _, err := io.ReadFull(c, t[:]); err != nil || t[0] != rfb.SecurityVNCAuth {
 		return
 	}
 	ch := [16]byte{'w', 'i', 'r', 'e', 'b', 'e', 'n', 'c', 'h', '-', 'r', 'f', 'b', '-', '0', '1'}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"math/rand/v2"
 )
 
@@ -79,7 +80,7 @@ func (s *stream) u32(v uint32) { s.Write(binary.BigEndian.AppendUint32(nil, v)) 
 // update starts a FramebufferUpdate of n rectangles.
 func (s *stream) update(n int) { s.u8(0); s.u8(0); s.u16(n) }
 
-func (s *stream) rect(x, y, w, h int, enc int32) {
+func (s *stream) rect(x, y, w, h int, enc rfb.Encoding) {
 	s.u16(x)
 	s.u16(y)
 	s.u16(w)
@@ -219,7 +220,7 @@ func (s *stream) zrleRect(z *zw, m *img, x, y int, kinds []int, pal [][3]byte) {
 		}
 	}
 	c := z.chunk(data)
-	s.rect(x, y, m.w, m.h, EncodingZRLE)
+	s.rect(x, y, m.w, m.h, rfb.EncodingZRLE)
 	s.u32(uint32(len(c)))
 	s.Write(c)
 }
@@ -249,13 +250,13 @@ func (s *stream) tightData(z *zw, data []byte) {
 // tightCopy appends a Tight basic rectangle with the copy filter (implicit)
 // on stream n, resetting the streams in resets.
 func (s *stream) tightCopy(z *zw, m *img, x, y, n int, resets byte) {
-	s.rect(x, y, m.w, m.h, EncodingTight)
+	s.rect(x, y, m.w, m.h, rfb.EncodingTight)
 	s.u8(byte(n<<4) | resets)
 	s.tightData(z, m.p)
 }
 
 func (s *stream) tightPalette(z *zw, m *img, pal [][3]byte, x, y, n int) {
-	s.rect(x, y, m.w, m.h, EncodingTight)
+	s.rect(x, y, m.w, m.h, rfb.EncodingTight)
 	s.u8(byte((4 | n) << 4))
 	s.u8(1)
 	s.u8(byte(len(pal) - 1))
@@ -288,7 +289,7 @@ func (s *stream) tightPalette(z *zw, m *img, pal [][3]byte, x, y, n int) {
 }
 
 func (s *stream) tightGradient(z *zw, m *img, x, y, n int) {
-	s.rect(x, y, m.w, m.h, EncodingTight)
+	s.rect(x, y, m.w, m.h, rfb.EncodingTight)
 	s.u8(byte((4 | n) << 4))
 	s.u8(2)
 	data := make([]byte, len(m.p))
@@ -314,7 +315,7 @@ func (s *stream) tightGradient(z *zw, m *img, x, y, n int) {
 }
 
 func (s *stream) tightFill(x, y, w, h int, c [3]byte) {
-	s.rect(x, y, w, h, EncodingTight)
-	s.u8(tightFill << 4)
+	s.rect(x, y, w, h, rfb.EncodingTight)
+	s.u8(rfb.TightFill << 4)
 	s.Write(c[:])
 }

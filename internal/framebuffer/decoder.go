@@ -4,38 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 )
-
-// Server-to-client message types.
-const (
-	MsgFramebufferUpdate      = 0
-	MsgSetColourMapEntries    = 1
-	MsgBell                   = 2
-	MsgServerCutText          = 3
-	MsgEndOfContinuousUpdates = 150
-	MsgServerFence            = 248
-	MsgXvp                    = 250
-)
-
-// Encodings and pseudo-encodings the Decoder knows.
-const (
-	EncodingRaw             = 0
-	EncodingCopyRect        = 1
-	EncodingTight           = 7
-	EncodingZRLE            = 16
-	EncodingDesktopSize     = -223
-	EncodingLastRect        = -224
-	EncodingCursor          = -239
-	EncodingQEMUExtendedKey = -258
-	EncodingQEMULEDState    = -261
-	EncodingDesktopName     = -307
-	EncodingExtendedDesktop = -308
-	EncodingVMwareCursor    = 0x574d5664
-)
-
-// maxFencePayload is the longest ServerFence payload RFB allows.
-const maxFencePayload = 64
 
 // Limits bound what a Decoder accepts. The zero value of a field means its
 // default.
@@ -51,8 +22,8 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxHeight <= 0 || l.MaxHeight > 65535 {
 		l.MaxHeight = 8192
 	}
-	if l.MaxJPEG <= 0 || l.MaxJPEG > maxCompactLen {
-		l.MaxJPEG = maxCompactLen
+	if l.MaxJPEG <= 0 || l.MaxJPEG > rfb.TightMaxCompactLen {
+		l.MaxJPEG = rfb.TightMaxCompactLen
 	}
 	return l
 }
@@ -79,7 +50,7 @@ type Stats struct {
 // the pseudo-rectangles), for the caller's damage tracking.
 type Rect struct {
 	X, Y, W, H int
-	Encoding   int32
+	Encoding   rfb.Encoding
 	Kind       Kind  // how it was sent, within its encoding
 	Start, End int64 // its bytes in the stream, from its 12-byte header on (a hub can forward them as they are)
 }
@@ -161,7 +132,7 @@ type Decoder struct {
 	ry    int
 	rw    int
 	rh    int
-	enc   int32
+	enc   rfb.Encoding
 }
 
 // NewDecoder returns a Decoder that reads the server stream from src and
@@ -185,7 +156,7 @@ func (d *Decoder) Offset() int64 { return d.rd.off }
 func (d *Decoder) NextUpdate() (Message, error) {
 	for {
 		m, err := d.Next()
-		if err != nil || m.Type == MsgFramebufferUpdate {
+		if err != nil || m.Type == rfb.MsgFramebufferUpdate {
 			return m, err
 		}
 	}
@@ -232,16 +203,16 @@ func (d *Decoder) Next() (Message, error) {
 	m := Message{Type: d.typ, Offset: d.start}
 	var err error
 	switch d.typ {
-	case MsgFramebufferUpdate:
+	case rfb.MsgFramebufferUpdate:
 		m.Rects, err = d.update()
-	case MsgSetColourMapEntries: // pad, u16 first, u16 count, 6 bytes a colour
+	case rfb.MsgSetColourMapEntries: // pad, u16 first, u16 count, 6 bytes a colour
 		var b []byte
 		if b, err = d.rd.next(6); err == nil {
 			err = d.rd.discard(6 * int64(binary.BigEndian.Uint16(b[4:])))
 		}
-	case MsgBell, MsgEndOfContinuousUpdates:
+	case rfb.MsgBell, rfb.MsgEndOfContinuousUpdates:
 		_, err = d.rd.next(1)
-	case MsgServerCutText: // 3 pad, s32 length (negative: extended clipboard, |length| bytes)
+	case rfb.MsgServerCutText: // 3 pad, s32 length (negative: extended clipboard, |length| bytes)
 		var b []byte
 		if b, err = d.rd.next(8); err == nil {
 			n := int64(int32(binary.BigEndian.Uint32(b[4:])))
@@ -250,15 +221,15 @@ func (d *Decoder) Next() (Message, error) {
 			}
 			err = d.rd.discard(n)
 		}
-	case MsgServerFence: // 3 pad, u32 flags, u8 length, payload
+	case rfb.MsgServerFence: // 3 pad, u32 flags, u8 length, payload
 		var b []byte
 		if b, err = d.rd.next(9); err == nil {
-			if b[8] > maxFencePayload {
-				return m, d.failf("fence payload of %d bytes, RFB allows %d", b[8], maxFencePayload)
+			if b[8] > rfb.MaxFencePayload {
+				return m, d.failf("fence payload of %d bytes, RFB allows %d", b[8], rfb.MaxFencePayload)
 			}
 			err = d.rd.discard(int64(b[8]))
 		}
-	case MsgXvp: // pad, version, code
+	case rfb.MsgXvp: // pad, version, code
 		_, err = d.rd.next(4)
 	default:
 		return m, d.failf("unknown server message type %d", d.typ)
@@ -267,7 +238,7 @@ func (d *Decoder) Next() (Message, error) {
 		return m, d.fail(err)
 	}
 	d.stats.Messages++
-	if d.typ != MsgFramebufferUpdate {
+	if d.typ != rfb.MsgFramebufferUpdate {
 		d.stats.Skipped++
 	}
 	return m, nil
@@ -288,7 +259,7 @@ func (d *Decoder) update() (int, error) {
 		if err != nil {
 			return i, err
 		}
-		if pixelEncoding(d.enc) {
+		if d.enc.Pixel() {
 			if d.OnRect != nil {
 				d.OnRect(Rect{X: d.rx, Y: d.ry, W: d.rw, H: d.rh, Encoding: d.enc, Kind: d.kind, Start: start, End: d.rd.off})
 			}
@@ -312,13 +283,13 @@ func (d *Decoder) rect() (last bool, err error) {
 	}
 	d.rx, d.ry = int(binary.BigEndian.Uint16(b)), int(binary.BigEndian.Uint16(b[2:]))
 	d.rw, d.rh = int(binary.BigEndian.Uint16(b[4:])), int(binary.BigEndian.Uint16(b[6:]))
-	d.enc = int32(binary.BigEndian.Uint32(b[8:]))
+	d.enc = rfb.Encoding(binary.BigEndian.Uint32(b[8:]))
 	x, y, w, h := d.rx, d.ry, d.rw, d.rh
-	if pixelEncoding(d.enc) && !d.fb.inside(x, y, w, h) {
+	if d.enc.Pixel() && !d.fb.inside(x, y, w, h) {
 		return false, d.failf("rectangle outside the %dx%d framebuffer", d.fb.w, d.fb.h)
 	}
 	switch d.enc {
-	case EncodingRaw:
+	case rfb.EncodingRaw:
 		d.stats.Raw++
 		d.kind = KindRaw
 		if d.Skip {
@@ -330,7 +301,7 @@ func (d *Decoder) rect() (last bool, err error) {
 			}
 		}
 		return false, nil
-	case EncodingCopyRect:
+	case rfb.EncodingCopyRect:
 		d.stats.CopyRect++
 		d.kind = KindCopyRect
 		b, err := d.rd.next(4)
@@ -345,16 +316,16 @@ func (d *Decoder) rect() (last bool, err error) {
 			d.fb.copyRect(x, y, sx, sy, w, h)
 		}
 		return false, nil
-	case EncodingZRLE:
+	case rfb.EncodingZRLE:
 		d.stats.ZRLE++
 		d.kind = KindZRLE
 		return false, d.zrleRect()
-	case EncodingTight:
+	case rfb.EncodingTight:
 		d.stats.Tight++
 		return false, d.tightRect()
-	case EncodingDesktopSize:
+	case rfb.EncodingDesktopSize:
 		return false, d.resize(w, h)
-	case EncodingExtendedDesktop: // x reason, y status; u8 screens, 3 pad, 16 bytes a screen
+	case rfb.EncodingExtendedDesktop: // x reason, y status; u8 screens, 3 pad, 16 bytes a screen
 		b, err := d.rd.next(4)
 		if err != nil {
 			return false, err
@@ -367,13 +338,13 @@ func (d *Decoder) rect() (last bool, err error) {
 			return false, nil
 		}
 		return false, d.resize(w, h)
-	case EncodingLastRect:
+	case rfb.EncodingLastRect:
 		d.stats.Pseudo++
 		return true, nil
-	case EncodingCursor: // pixels, then a bitmask with rows padded to bytes
+	case rfb.EncodingCursor: // pixels, then a bitmask with rows padded to bytes
 		d.stats.Pseudo++
 		return false, d.rd.discard(int64(w)*int64(h)*BytesPerPixel + int64((w+7)/8)*int64(h))
-	case EncodingVMwareCursor: // u8 type, pad
+	case rfb.EncodingVMwareCursor: // u8 type, pad
 		d.stats.Pseudo++
 		b, err := d.rd.next(2)
 		if err != nil {
@@ -386,27 +357,22 @@ func (d *Decoder) rect() (last bool, err error) {
 			return false, d.rd.discard(4 * int64(w) * int64(h))
 		}
 		return false, d.failf("VMware cursor type %d (0 and 1 exist)", b[0])
-	case EncodingQEMULEDState:
+	case rfb.EncodingQEMULEDState:
 		d.stats.Pseudo++
 		_, err := d.rd.next(1)
 		return false, err
-	case EncodingDesktopName: // u32 length, UTF-8
+	case rfb.EncodingDesktopName: // u32 length, UTF-8
 		d.stats.Pseudo++
 		b, err := d.rd.next(4)
 		if err != nil {
 			return false, err
 		}
 		return false, d.rd.discard(int64(binary.BigEndian.Uint32(b)))
-	case EncodingQEMUExtendedKey:
+	case rfb.EncodingQEMUExtendedKey:
 		d.stats.Pseudo++
 		return false, nil
 	}
 	return false, d.failf("encoding %d is not one this decoder knows", d.enc)
-}
-
-// pixelEncoding reports whether e carries pixels for the framebuffer.
-func pixelEncoding(e int32) bool {
-	return e == EncodingRaw || e == EncodingCopyRect || e == EncodingZRLE || e == EncodingTight
 }
 
 // resize applies a DesktopSize or ExtendedDesktopSize within the limits.

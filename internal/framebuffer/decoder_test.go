@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"image"
 	"image/jpeg"
 	"io"
@@ -56,7 +57,7 @@ func TestRawAndCopyRect(t *testing.T) {
 	m := noise(rng, W, H)
 	var s stream
 	s.update(1)
-	s.rect(0, 0, W, H, EncodingRaw)
+	s.rect(0, 0, W, H, rfb.EncodingRaw)
 	s.raw(m)
 	want := make([]byte, 4*W*H)
 	paint(want, W, m, 0, 0)
@@ -67,7 +68,7 @@ func TestRawAndCopyRect(t *testing.T) {
 		dx, dy, sx, sy := mv[0], mv[1], mv[2], mv[3]
 		w, h := 20, 15
 		s.update(1)
-		s.rect(dx, dy, w, h, EncodingCopyRect)
+		s.rect(dx, dy, w, h, rfb.EncodingCopyRect)
 		s.u16(sx)
 		s.u16(sy)
 		tmp := make([]byte, 0, 4*w*h)
@@ -190,8 +191,8 @@ func tightStream(rng *rand.Rand) (s *stream, want []byte, W, H int) {
 	m = noise(rng, 12, 7)
 	s.tightCopy(z[0], m, 60, 20, 0, 1)
 	paint(want, W, m, 60, 20)
-	s.rect(0, 0, 1, 1, EncodingTight) // a fill that resets stream 3
-	s.u8(tightFill<<4 | 8)
+	s.rect(0, 0, 1, 1, rfb.EncodingTight) // a fill that resets stream 3
+	s.u8(rfb.TightFill<<4 | 8)
 	s.Write([]byte{7, 7, 7})
 	want[0], want[1], want[2] = 7, 7, 7
 	z[3] = newZW()
@@ -252,8 +253,8 @@ func TestTightJPEG(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := c.im.Bounds()
-		s.rect(c.x, c.y, b.Dx(), b.Dy(), EncodingTight)
-		s.u8(tightJPEG << 4)
+		s.rect(c.x, c.y, b.Dx(), b.Dy(), rfb.EncodingTight)
+		s.u8(rfb.TightJPEG << 4)
 		s.compact(j.Len())
 		s.Write(j.Bytes())
 	}
@@ -293,56 +294,56 @@ func TestTightJPEG(t *testing.T) {
 // message, then a Raw rectangle, and the picture it paints.
 func pseudoStream(rng *rand.Rand) (*stream, []byte) {
 	var s stream
-	s.u8(MsgBell)
-	s.u8(MsgSetColourMapEntries)
+	s.u8(rfb.MsgBell)
+	s.u8(rfb.MsgSetColourMapEntries)
 	s.u8(0)
 	s.u16(0)
 	s.u16(2)
 	s.Write(make([]byte, 12))
-	s.u8(MsgServerCutText)
+	s.u8(rfb.MsgServerCutText)
 	s.Write([]byte{0, 0, 0})
 	s.u32(5)
 	s.WriteString("hello")
-	s.u8(MsgServerCutText) // extended clipboard: negative length
+	s.u8(rfb.MsgServerCutText) // extended clipboard: negative length
 	s.Write([]byte{0, 0, 0})
 	s.u32(uint32(0xffffffff - 7 + 1)) // -7
 	s.Write([]byte{1, 0, 0, 0, 2, 3, 4})
-	s.u8(MsgEndOfContinuousUpdates)
-	s.u8(MsgServerFence)
+	s.u8(rfb.MsgEndOfContinuousUpdates)
+	s.u8(rfb.MsgServerFence)
 	s.Write([]byte{0, 0, 0})
 	s.u32(1 << 31)
 	s.u8(3)
 	s.WriteString("abc")
-	s.u8(MsgXvp)
+	s.u8(rfb.MsgXvp)
 	s.Write([]byte{0, 1, 0})
 	s.update(9)
-	s.rect(0, 0, 20, 10, EncodingDesktopSize)
-	s.rect(1, 1, 30, 30, EncodingExtendedDesktop) // this client's request, refused: no resize
+	s.rect(0, 0, 20, 10, rfb.EncodingDesktopSize)
+	s.rect(1, 1, 30, 30, rfb.EncodingExtendedDesktop) // this client's request, refused: no resize
 	s.u8(1)
 	s.Write(make([]byte, 3+16))
-	s.rect(0, 0, 16, 12, EncodingExtendedDesktop) // server change: resize
+	s.rect(0, 0, 16, 12, rfb.EncodingExtendedDesktop) // server change: resize
 	s.u8(2)
 	s.Write(make([]byte, 3+32))
-	s.rect(2, 3, 5, 3, EncodingCursor)
+	s.rect(2, 3, 5, 3, rfb.EncodingCursor)
 	s.Write(make([]byte, 5*3*4+1*3))
-	s.rect(0, 0, 2, 2, EncodingVMwareCursor)
+	s.rect(0, 0, 2, 2, rfb.EncodingVMwareCursor)
 	s.Write([]byte{0, 0})
 	s.Write(make([]byte, 2*2*2*4))
-	s.rect(0, 0, 2, 2, EncodingVMwareCursor)
+	s.rect(0, 0, 2, 2, rfb.EncodingVMwareCursor)
 	s.Write([]byte{1, 0})
 	s.Write(make([]byte, 2*2*4))
-	s.rect(0, 0, 0, 0, EncodingQEMULEDState)
+	s.rect(0, 0, 0, 0, rfb.EncodingQEMULEDState)
 	s.u8(5)
-	s.rect(0, 0, 0, 0, EncodingDesktopName)
+	s.rect(0, 0, 0, 0, rfb.EncodingDesktopName)
 	s.u32(4)
 	s.WriteString("desk")
-	s.rect(0, 0, 0, 0, EncodingQEMUExtendedKey)
+	s.rect(0, 0, 0, 0, rfb.EncodingQEMUExtendedKey)
 	m := noise(rng, 16, 12)
 	s.update(0xffff) // ended by LastRect
-	s.rect(0, 0, 16, 12, EncodingRaw)
+	s.rect(0, 0, 16, 12, rfb.EncodingRaw)
 	s.raw(m)
-	s.rect(0, 0, 0, 0, EncodingLastRect)
-	s.u8(MsgBell)
+	s.rect(0, 0, 0, 0, rfb.EncodingLastRect)
+	s.u8(rfb.MsgBell)
 	want := make([]byte, 4*16*12)
 	paint(want, 16, m, 0, 0)
 	return &s, want
@@ -390,7 +391,7 @@ func TestSplits(t *testing.T) {
 	z, tz := newZW(), newZW()
 	s.update(6)
 	m := noise(rng, 4, 2)
-	s.rect(0, 0, 4, 2, EncodingRaw)
+	s.rect(0, 0, 4, 2, rfb.EncodingRaw)
 	s.raw(m)
 	paint(want, W, m, 0, 0)
 	m, pal := paletted(rng, 10, 6, 3, 5)
@@ -405,10 +406,10 @@ func TestSplits(t *testing.T) {
 	m = gradientImg(rng, 6, 5)
 	s.tightCopy(tz, m, 8, 10, 0, 0)
 	paint(want, W, m, 8, 10)
-	s.rect(0, 0, 0, 0, EncodingDesktopName)
+	s.rect(0, 0, 0, 0, rfb.EncodingDesktopName)
 	s.u32(3)
 	s.WriteString("abc")
-	s.u8(MsgBell)
+	s.u8(rfb.MsgBell)
 	all := s.Bytes()
 	check := func(name string, src io.Reader) {
 		t.Helper()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"slices"
 
 	"github.com/klauspost/compress/flate"
@@ -119,17 +120,17 @@ func (e *Encoder) AppendTight(dst []byte, fb *Framebuffer, x, y, w, h int) ([]by
 // no gradient filter): encode its pixels with AppendTight.
 func (e *Encoder) AppendTightBasic(dst []byte, x, y, w, h int, tb TightBasic) ([]byte, error) {
 	ncol := len(tb.Palette) / 3
-	palette := tb.Filter == filterPalette && ncol >= 2 && ncol <= 256 && len(tb.Palette) == 3*ncol
-	if tb.Filter != filterCopy && !palette {
+	palette := tb.Filter == rfb.TightFilterPalette && ncol >= 2 && ncol <= 256 && len(tb.Palette) == 3*ncol
+	if tb.Filter != rfb.TightFilterCopy && !palette {
 		return dst, fmt.Errorf("framebuffer: Tight basic rectangle with filter %d and a palette of %d bytes: only copy, and palette of 2 to 256 colours, are passed on", tb.Filter, len(tb.Palette))
 	}
 	for _, v := range []int{x, y, w, h} {
 		dst = binary.BigEndian.AppendUint16(dst, uint16(v))
 	}
-	dst = binary.BigEndian.AppendUint32(dst, uint32(EncodingTight))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(rfb.EncodingTight))
 	if palette {
 		e.kinds[KindTightPalette]++
-		dst = append(dst, (4<<4)|1, filterPalette, byte(ncol-1)) // stream 0, reset, explicit filter
+		dst = append(dst, (4<<4)|1, rfb.TightFilterPalette, byte(ncol-1)) // stream 0, reset, explicit filter
 		dst = append(dst, tb.Palette...)
 	} else {
 		e.kinds[KindTightCopy]++
@@ -142,7 +143,7 @@ func (e *Encoder) appendPiece(dst []byte, fb *Framebuffer, x, y, w, h int) []byt
 	for _, v := range []int{x, y, w, h} {
 		dst = binary.BigEndian.AppendUint16(dst, uint16(v))
 	}
-	dst = binary.BigEndian.AppendUint32(dst, uint32(EncodingTight))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(rfb.EncodingTight))
 	ncol := 0
 	if !e.many {
 		ncol = e.palette(fb, x, y, w, h)
@@ -151,10 +152,10 @@ func (e *Encoder) appendPiece(dst []byte, fb *Framebuffer, x, y, w, h int) []byt
 	case ncol == 1:
 		e.kinds[KindTightFill]++
 		r, g, b := fb.At(x, y)
-		return append(dst, tightFill<<4, r, g, b)
+		return append(dst, rfb.TightFill<<4, r, g, b)
 	case ncol > 1:
 		e.kinds[KindTightPalette]++
-		dst = append(dst, (4<<4)|1, filterPalette, byte(ncol-1))
+		dst = append(dst, (4<<4)|1, rfb.TightFilterPalette, byte(ncol-1))
 		for _, c := range e.pal[:ncol] {
 			dst = append(dst, byte(c), byte(c>>8), byte(c>>16))
 		}
@@ -190,7 +191,7 @@ func (e *Encoder) appendPiece(dst []byte, fb *Framebuffer, x, y, w, h int) []byt
 		if err == nil {
 			e.data = j
 			e.kinds[KindTightJPEG]++
-			dst = appendCompact(append(dst, tightJPEG<<4), len(j))
+			dst = appendCompact(append(dst, rfb.TightJPEG<<4), len(j))
 			return append(dst, j...)
 		}
 	}
@@ -229,7 +230,7 @@ var zlibHeader = [2]byte{0x78, 0x01}
 // appendData appends Tight basic data: as it is under 12 bytes, else a
 // compact length and a new zlib stream of it, sync-flushed.
 func (e *Encoder) appendData(dst, data []byte) []byte {
-	if len(data) < tightMinZlib {
+	if len(data) < rfb.TightMinCompress {
 		return append(dst, data...)
 	}
 	e.out.Reset()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -164,7 +165,7 @@ func countRects(t *testing.T, b []byte) int {
 	var s stream
 	s.update(0xffff)
 	s.Write(b)
-	s.rect(0, 0, 0, 0, EncodingLastRect)
+	s.rect(0, 0, 0, 0, rfb.EncodingLastRect)
 	fb := newFB(t, 300, 260)
 	d := NewDecoder(bytes.NewReader(s.Bytes()), fb, Limits{})
 	m, err := d.Next()

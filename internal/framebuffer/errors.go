@@ -3,6 +3,7 @@ package framebuffer
 import (
 	"errors"
 	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // ErrDecode is the kind of every error about the stream's content;
@@ -17,7 +18,7 @@ type DecodeError struct {
 	Rect     int   // index of the rectangle in its update, or -1
 	X, Y     int   // the rectangle's position and size, when Rect >= 0
 	W, H     int
-	Encoding int32
+	Encoding rfb.Encoding
 	Offset   int64 // offset of the byte at which the error was found
 	Err      error
 }

@@ -2,6 +2,7 @@ package framebuffer
 
 import (
 	"bytes"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"image"
 	"image/jpeg"
 	"io"
@@ -59,8 +60,8 @@ func fuzzSeeds() [][]byte {
 	jpeg.Encode(&j, image.NewGray(image.Rect(0, 0, 8, 8)), &jpeg.Options{Quality: 50})
 	var js stream
 	js.update(1)
-	js.rect(1, 1, 8, 8, EncodingTight)
-	js.u8(tightJPEG << 4)
+	js.rect(1, 1, 8, 8, rfb.EncodingTight)
+	js.u8(rfb.TightJPEG << 4)
 	js.compact(j.Len())
 	js.Write(j.Bytes())
 	seeds = append(seeds, js.Bytes())

@@ -3,6 +3,7 @@ package framebuffer
 import (
 	"bytes"
 	"errors"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"image"
 	"image/jpeg"
 	"io"
@@ -56,7 +57,7 @@ func TestLimits(t *testing.T) {
 		return s.Bytes()
 	}
 	raw := func(x, y, w, h int) []byte {
-		return one(func(s *stream) { s.rect(x, y, w, h, EncodingRaw); s.Write(make([]byte, 4*w*h)) })
+		return one(func(s *stream) { s.rect(x, y, w, h, rfb.EncodingRaw); s.Write(make([]byte, 4*w*h)) })
 	}
 	if err := errOf(raw(W-2, H-3, 2, 3), W, H, Limits{}); err != nil {
 		t.Fatalf("rectangle at the corner: %v", err)
@@ -65,14 +66,14 @@ func TestLimits(t *testing.T) {
 	wantErr(t, "rectangle one past the bottom", errOf(raw(0, H, 1, 1), W, H, Limits{}), "outside")
 
 	copyRect := func(sx, sy int) []byte {
-		return one(func(s *stream) { s.rect(0, 0, 4, 4, EncodingCopyRect); s.u16(sx); s.u16(sy) })
+		return one(func(s *stream) { s.rect(0, 0, 4, 4, rfb.EncodingCopyRect); s.u16(sx); s.u16(sy) })
 	}
 	if err := errOf(copyRect(W-4, H-4), W, H, Limits{}); err != nil {
 		t.Fatalf("CopyRect from the corner: %v", err)
 	}
 	wantErr(t, "CopyRect source past the edge", errOf(copyRect(W-3, 0), W, H, Limits{}), "CopyRect source at (29,0) outside")
 
-	size := func(w, h int) []byte { return one(func(s *stream) { s.rect(0, 0, w, h, EncodingDesktopSize) }) }
+	size := func(w, h int) []byte { return one(func(s *stream) { s.rect(0, 0, w, h, rfb.EncodingDesktopSize) }) }
 	lim := Limits{MaxWidth: 100, MaxHeight: 50}
 	if err := errOf(size(100, 50), W, H, lim); err != nil {
 		t.Fatalf("desktop size at the limit: %v", err)
@@ -80,13 +81,13 @@ func TestLimits(t *testing.T) {
 	wantErr(t, "desktop size past the limit", errOf(size(101, 50), W, H, lim), "desktop size 101x50 beyond the limit 100x50")
 	wantErr(t, "desktop size past the limit", errOf(size(100, 51), W, H, lim), "beyond the limit")
 	ext := func(w, h int) []byte {
-		return one(func(s *stream) { s.rect(0, 0, w, h, EncodingExtendedDesktop); s.u8(1); s.Write(make([]byte, 19)) })
+		return one(func(s *stream) { s.rect(0, 0, w, h, rfb.EncodingExtendedDesktop); s.u8(1); s.Write(make([]byte, 19)) })
 	}
 	wantErr(t, "extended desktop size past the limit", errOf(ext(101, 1), W, H, lim), "beyond the limit")
 
 	// ZRLE's length, at and one past what a 32x24 rectangle can take
 	zrleLen := func(n int) []byte {
-		return one(func(s *stream) { s.rect(0, 0, W, H, EncodingZRLE); s.u32(uint32(n)) })
+		return one(func(s *stream) { s.rect(0, 0, W, H, rfb.EncodingZRLE); s.u32(uint32(n)) })
 	}
 	zmax := zlibBound(zrleBound(W, H))
 	accepted(t, "ZRLE length at the bound", errOf(zrleLen(zmax), W, H, Limits{}))
@@ -95,7 +96,7 @@ func TestLimits(t *testing.T) {
 
 	// Tight JPEG, at and past Limits.MaxJPEG, and past what the rectangle justifies
 	jpegLen := func(w, h, n int) []byte {
-		return one(func(s *stream) { s.rect(0, 0, w, h, EncodingTight); s.u8(tightJPEG << 4); s.compact(n) })
+		return one(func(s *stream) { s.rect(0, 0, w, h, rfb.EncodingTight); s.u8(rfb.TightJPEG << 4); s.compact(n) })
 	}
 	jl := Limits{MaxJPEG: 1000}
 	accepted(t, "JPEG at MaxJPEG", errOf(jpegLen(W, H, 1000), W, H, jl))
@@ -105,26 +106,26 @@ func TestLimits(t *testing.T) {
 
 	// Tight basic: the compressed length against the pixels' bound
 	basicLen := func(n int) []byte {
-		return one(func(s *stream) { s.rect(0, 0, 10, 10, EncodingTight); s.u8(0); s.compact(n) })
+		return one(func(s *stream) { s.rect(0, 0, 10, 10, rfb.EncodingTight); s.u8(0); s.compact(n) })
 	}
 	accepted(t, "Tight zlib length at the bound", errOf(basicLen(zlibBound(300)), W, H, Limits{}))
 	wantErr(t, "Tight zlib length past the bound", errOf(basicLen(zlibBound(300)+1), W, H, Limits{}), "Tight zlib data of 369 bytes beyond the 368 that 300 bytes")
 
 	// the compact length's largest value, three bytes
 	var c stream
-	c.compact(maxCompactLen)
+	c.compact(rfb.TightMaxCompactLen)
 	if c.Len() != 3 {
-		t.Fatalf("compact %d took %d bytes", maxCompactLen, c.Len())
+		t.Fatalf("compact %d took %d bytes", rfb.TightMaxCompactLen, c.Len())
 	}
 	d := NewDecoder(bytes.NewReader(c.Bytes()), nil, Limits{})
-	if n, err := d.compactLen(); n != maxCompactLen || err != nil {
-		t.Fatalf("compact length %d, %v; want %d", n, err, maxCompactLen)
+	if n, err := d.compactLen(); n != rfb.TightMaxCompactLen || err != nil {
+		t.Fatalf("compact length %d, %v; want %d", n, err, rfb.TightMaxCompactLen)
 	}
 
 	// a fence payload at RFB's 64 and past
 	fence := func(n int) []byte {
 		var s stream
-		s.u8(MsgServerFence)
+		s.u8(rfb.MsgServerFence)
 		s.Write([]byte{0, 0, 0})
 		s.u32(0)
 		s.u8(byte(n))
@@ -148,7 +149,7 @@ func TestZlibCarry(t *testing.T) {
 		var s stream
 		z := newZW()
 		s.update(2)
-		s.rect(0, 0, 10, 10, EncodingTight)
+		s.rect(0, 0, 10, 10, rfb.EncodingTight)
 		s.u8(0)
 		ca := append(z.chunk(a.p), extra...)
 		s.compact(len(ca))
@@ -179,7 +180,7 @@ func TestZlibCarry(t *testing.T) {
 	var s stream
 	z := newZW()
 	s.update(1)
-	s.rect(0, 0, 10, 10, EncodingTight)
+	s.rect(0, 0, 10, 10, rfb.EncodingTight)
 	s.u8(0)
 	ca := z.chunk(a.p)
 	s.compact(len(ca) - 10)
@@ -191,7 +192,7 @@ func TestZlibCarry(t *testing.T) {
 	var zs stream
 	zz := newZW()
 	zs.update(1)
-	zs.rect(0, 0, 4, 4, EncodingZRLE)
+	zs.rect(0, 0, 4, 4, rfb.EncodingZRLE)
 	cz := zz.chunk(append(zrleTileBytes(noise(rng, 4, 4), zSolid, nil), make([]byte, 40)...))
 	zs.u32(uint32(len(cz)))
 	zs.Write(cz)
@@ -215,13 +216,13 @@ func TestBadContent(t *testing.T) {
 	}{
 		{"unknown message", func(s *stream) { s.u8(7) }, []string{"unknown server message type 7", "at server byte 0"}},
 		{"unknown encoding", func(s *stream) { s.update(1); s.rect(0, 0, 1, 1, 5) }, []string{"encoding 5 is not one"}},
-		{"VMware cursor type 2", func(s *stream) { s.update(1); s.rect(0, 0, 1, 1, EncodingVMwareCursor); s.u8(2); s.u8(0) }, []string{"VMware cursor type 2"}},
-		{"Tight PNG", func(s *stream) { s.update(1); s.rect(0, 0, 1, 1, EncodingTight); s.u8(tightPNG << 4) }, []string{"Tight PNG"}},
-		{"Tight control 0xb0", func(s *stream) { s.update(1); s.rect(0, 0, 1, 1, EncodingTight); s.u8(0xb0) }, []string{"compression control 0xb0"}},
-		{"Tight filter 3", func(s *stream) { s.update(1); s.rect(0, 0, 1, 1, EncodingTight); s.u8(0x40); s.u8(3) }, []string{"Tight filter 3"}},
+		{"VMware cursor type 2", func(s *stream) { s.update(1); s.rect(0, 0, 1, 1, rfb.EncodingVMwareCursor); s.u8(2); s.u8(0) }, []string{"VMware cursor type 2"}},
+		{"Tight PNG", func(s *stream) { s.update(1); s.rect(0, 0, 1, 1, rfb.EncodingTight); s.u8(rfb.TightPNG << 4) }, []string{"Tight PNG"}},
+		{"Tight control 0xb0", func(s *stream) { s.update(1); s.rect(0, 0, 1, 1, rfb.EncodingTight); s.u8(0xb0) }, []string{"compression control 0xb0"}},
+		{"Tight filter 3", func(s *stream) { s.update(1); s.rect(0, 0, 1, 1, rfb.EncodingTight); s.u8(0x40); s.u8(3) }, []string{"Tight filter 3"}},
 		{"Tight palette index", func(s *stream) {
 			s.update(1)
-			s.rect(0, 0, 2, 2, EncodingTight)
+			s.rect(0, 0, 2, 2, rfb.EncodingTight)
 			s.Write([]byte{0x40, 1, 2}) // three colours
 			s.Write(make([]byte, 9))
 			s.Write([]byte{0, 1, 2, 3}) // four bytes: under 12, as they are
@@ -229,7 +230,7 @@ func TestBadContent(t *testing.T) {
 		{"ZRLE packed index", func(s *stream) {
 			z := newZW()
 			s.update(1)
-			s.rect(0, 0, 2, 1, EncodingZRLE)
+			s.rect(0, 0, 2, 1, rfb.EncodingZRLE)
 			c := z.chunk([]byte{3, 1, 1, 1, 2, 2, 2, 3, 3, 3, 0x3c}) // 2 bits: 0, 3
 			s.u32(uint32(len(c)))
 			s.Write(c)
@@ -237,7 +238,7 @@ func TestBadContent(t *testing.T) {
 		{"ZRLE run past the tile", func(s *stream) {
 			z := newZW()
 			s.update(1)
-			s.rect(0, 0, 4, 4, EncodingZRLE)
+			s.rect(0, 0, 4, 4, rfb.EncodingZRLE)
 			c := z.chunk([]byte{128, 1, 2, 3, 16}) // a run of 17 in 16 pixels
 			s.u32(uint32(len(c)))
 			s.Write(c)
@@ -245,33 +246,33 @@ func TestBadContent(t *testing.T) {
 		{"ZRLE unused sub-encoding", func(s *stream) {
 			z := newZW()
 			s.update(1)
-			s.rect(0, 0, 4, 4, EncodingZRLE)
+			s.rect(0, 0, 4, 4, rfb.EncodingZRLE)
 			c := z.chunk([]byte{17})
 			s.u32(uint32(len(c)))
 			s.Write(c)
 		}, []string{"ZRLE sub-encoding 17 is unused"}},
 		{"ZRLE not zlib", func(s *stream) {
 			s.update(1)
-			s.rect(0, 0, 4, 4, EncodingZRLE)
+			s.rect(0, 0, 4, 4, rfb.EncodingZRLE)
 			s.u32(4)
 			s.Write([]byte{1, 2, 3, 4})
 		}, []string{"zlib data"}},
 		{"zlib header check", func(s *stream) {
 			s.update(1)
-			s.rect(0, 0, 4, 4, EncodingZRLE)
+			s.rect(0, 0, 4, 4, rfb.EncodingZRLE)
 			s.u32(4)
 			s.Write([]byte{0x78, 0x02, 3, 4}) // 0x7802 is not a multiple of 31
 		}, []string{"header 0x7802 fails its check", "encoding 16"}},
 		{"zlib window of 64 KiB", func(s *stream) {
 			s.update(1)
-			s.rect(0, 0, 8, 8, EncodingTight)
+			s.rect(0, 0, 8, 8, rfb.EncodingTight)
 			s.u8(0)
 			s.compact(4)
 			s.Write([]byte{0x88, 0x1c, 3, 4}) // 0x881c = 31*1124, CINFO 8
 		}, []string{"window of at most 32 KiB", "zlib stream 0"}},
 		{"zlib preset dictionary", func(s *stream) {
 			s.update(1)
-			s.rect(0, 0, 8, 8, EncodingTight)
+			s.rect(0, 0, 8, 8, rfb.EncodingTight)
 			s.u8(0)
 			s.compact(4)
 			s.Write([]byte{0x78, 0x20, 3, 4}) // 0x7820 = 31*993, FDICT
@@ -279,15 +280,15 @@ func TestBadContent(t *testing.T) {
 		{"JPEG of another size", func(s *stream) {
 			j := jpegOf(8, 8)
 			s.update(1)
-			s.rect(0, 0, 8, 9, EncodingTight)
-			s.u8(tightJPEG << 4)
+			s.rect(0, 0, 8, 9, rfb.EncodingTight)
+			s.u8(rfb.TightJPEG << 4)
 			s.compact(len(j))
 			s.Write(j)
 		}, []string{"JPEG of 8x8 in a 8x9 rectangle"}},
 		{"JPEG garbage", func(s *stream) {
 			s.update(1)
-			s.rect(0, 0, 8, 8, EncodingTight)
-			s.u8(tightJPEG << 4)
+			s.rect(0, 0, 8, 8, rfb.EncodingTight)
+			s.u8(rfb.TightJPEG << 4)
 			s.compact(20)
 			s.Write(noise(rng, 20, 1).p[:20])
 		}, []string{"JPEG header"}},
@@ -315,22 +316,22 @@ func TestClaimsAllocateNothing(t *testing.T) {
 		name  string
 		build func(s *stream)
 	}{
-		{"desktop name of 4 GiB", func(s *stream) { s.update(1); s.rect(0, 0, 0, 0, EncodingDesktopName); s.u32(1<<32 - 1) }},
-		{"cut text of 2 GiB", func(s *stream) { s.u8(MsgServerCutText); s.Write([]byte{0, 0, 0}); s.u32(1 << 31) }},
-		{"cursor of 65535x65535", func(s *stream) { s.update(1); s.rect(0, 0, 65535, 65535, EncodingCursor) }},
+		{"desktop name of 4 GiB", func(s *stream) { s.update(1); s.rect(0, 0, 0, 0, rfb.EncodingDesktopName); s.u32(1<<32 - 1) }},
+		{"cut text of 2 GiB", func(s *stream) { s.u8(rfb.MsgServerCutText); s.Write([]byte{0, 0, 0}); s.u32(1 << 31) }},
+		{"cursor of 65535x65535", func(s *stream) { s.update(1); s.rect(0, 0, 65535, 65535, rfb.EncodingCursor) }},
 		{"VMware cursor of 65535x65535", func(s *stream) {
 			s.update(1)
-			s.rect(0, 0, 65535, 65535, EncodingVMwareCursor)
+			s.rect(0, 0, 65535, 65535, rfb.EncodingVMwareCursor)
 			s.Write([]byte{0, 0})
 		}},
-		{"colour map of 65535", func(s *stream) { s.u8(MsgSetColourMapEntries); s.Write([]byte{0, 0, 0, 255, 255}) }},
-		{"ZRLE 65535x65535", func(s *stream) { s.update(1); s.rect(0, 0, 65535, 65535, EncodingZRLE); s.u32(1<<32 - 1) }},
-		{"desktop 65535x65535", func(s *stream) { s.update(1); s.rect(0, 0, 65535, 65535, EncodingDesktopSize) }},
+		{"colour map of 65535", func(s *stream) { s.u8(rfb.MsgSetColourMapEntries); s.Write([]byte{0, 0, 0, 255, 255}) }},
+		{"ZRLE 65535x65535", func(s *stream) { s.update(1); s.rect(0, 0, 65535, 65535, rfb.EncodingZRLE); s.u32(1<<32 - 1) }},
+		{"desktop 65535x65535", func(s *stream) { s.update(1); s.rect(0, 0, 65535, 65535, rfb.EncodingDesktopSize) }},
 		{"JPEG of 4 MiB", func(s *stream) {
 			s.update(1)
-			s.rect(0, 0, 8, 8, EncodingTight)
-			s.u8(tightJPEG << 4)
-			s.compact(maxCompactLen)
+			s.rect(0, 0, 8, 8, rfb.EncodingTight)
+			s.u8(rfb.TightJPEG << 4)
+			s.compact(rfb.TightMaxCompactLen)
 		}},
 	} {
 		var s stream

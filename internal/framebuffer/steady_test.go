@@ -4,6 +4,7 @@ package framebuffer
 
 import (
 	"bytes"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"math/rand/v2"
 	"testing"
 )
@@ -22,9 +23,9 @@ func TestSteadyAllocs(t *testing.T) {
 		s.tightCopy(tz, noise(rng, 40, 30), 80, 60, 0, 0)
 		m, pal = paletted(rng, 30, 20, 2, 4)
 		s.tightPalette(tz, m, pal, 0, 70, 0)
-		s.rect(100, 0, 4, 4, EncodingRaw)
+		s.rect(100, 0, 4, 4, rfb.EncodingRaw)
 		s.raw(noise(rng, 4, 4))
-		s.rect(0, 90, 10, 5, EncodingCopyRect)
+		s.rect(0, 90, 10, 5, rfb.EncodingCopyRect)
 		s.u16(50)
 		s.u16(50)
 	}

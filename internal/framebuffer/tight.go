@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -13,17 +14,6 @@ import (
 // its low four bits reset zlib streams 0-3; its high four say fill (8),
 // JPEG (9), or basic compression (0-7: stream in bits 4-5, an explicit
 // filter id follows if bit 6 is set). A TPIXEL is 3 bytes, R, G, B.
-
-const (
-	tightFill     = 8
-	tightJPEG     = 9
-	tightPNG      = 10
-	tightMinZlib  = 12 // basic data shorter than this is sent as it is
-	filterCopy    = 0
-	filterPalette = 1
-	filterGrad    = 2
-	maxCompactLen = 1<<22 - 1 // three bytes of 7, 7 and 8 bits
-)
 
 // compactLen reads Tight's compact length (1 to 3 bytes).
 func (d *Decoder) compactLen() (int, error) {
@@ -57,7 +47,7 @@ func (d *Decoder) tightRect() error {
 	}
 	x, y, w, h := d.rx, d.ry, d.rw, d.rh
 	switch kind := ctl >> 4; {
-	case kind == tightFill:
+	case kind == rfb.TightFill:
 		d.stats.TightFill++
 		d.kind = KindTightFill
 		b, err := d.rd.next(3)
@@ -68,13 +58,13 @@ func (d *Decoder) tightRect() error {
 			d.fb.fill(x, y, w, h, b[0], b[1], b[2])
 		}
 		return nil
-	case kind == tightJPEG:
+	case kind == rfb.TightJPEG:
 		d.stats.TightJPEG++
 		d.kind = KindTightJPEG
 		return d.tightJPEG()
-	case kind == tightPNG:
+	case kind == rfb.TightPNG:
 		return d.failf("Tight PNG (TightPNG's sub-encoding) is not decoded")
-	case kind > tightPNG:
+	case kind > rfb.TightPNG:
 		return d.failf("Tight compression control 0x%02x: no such compression", ctl)
 	default:
 		return d.tightBasic(int(kind&3), kind&4 != 0)
@@ -150,7 +140,7 @@ func (d *Decoder) tightZlibLen(n int) (int, error) {
 }
 
 func (d *Decoder) tightBasic(stream int, explicit bool) (err error) {
-	filter := byte(filterCopy)
+	filter := byte(rfb.TightFilterCopy)
 	if explicit {
 		if filter, err = d.rd.ReadByte(); err != nil {
 			return err
@@ -160,15 +150,15 @@ func (d *Decoder) tightBasic(stream int, explicit bool) (err error) {
 	pal := &d.pal
 	ncol, n := 0, 0
 	switch filter {
-	case filterCopy:
+	case rfb.TightFilterCopy:
 		d.stats.TightCopy++
 		d.kind = KindTightCopy
 		n = w * h * 3
-	case filterGrad:
+	case rfb.TightFilterGradient:
 		d.stats.TightGradient++
 		d.kind = KindTightGradient
 		n = w * h * 3
-	case filterPalette:
+	case rfb.TightFilterPalette:
 		d.stats.TightPalette++
 		d.kind = KindTightPalette
 		c, err := d.rd.ReadByte()
@@ -189,7 +179,7 @@ func (d *Decoder) tightBasic(stream int, explicit bool) (err error) {
 	}
 	if d.Skip { // its data as it comes: under 12 bytes, or a compact length of zlib
 		clen := n
-		if n < tightMinZlib {
+		if n < rfb.TightMinCompress {
 			d.stats.TightUncompressed++
 		} else if clen, err = d.tightZlibLen(n); err != nil {
 			return err
@@ -197,7 +187,7 @@ func (d *Decoder) tightBasic(stream int, explicit bool) (err error) {
 		return d.rd.discard(int64(clen))
 	}
 	data := d.scratch(n)
-	if n < tightMinZlib {
+	if n < rfb.TightMinCompress {
 		d.stats.TightUncompressed++
 		if err := d.rd.readFull(data); err != nil {
 			return err
@@ -220,11 +210,11 @@ func (d *Decoder) tightBasic(stream int, explicit bool) (err error) {
 	}
 	d.basic = TightBasic{Filter: filter, Palette: pal[:3*ncol], Data: data}
 	switch filter {
-	case filterCopy:
+	case rfb.TightFilterCopy:
 		for yy := range h {
 			copyPixels(d.fb.row(d.rx, d.ry+yy, w), data[yy*w*3:yy*w*3+w*3])
 		}
-	case filterPalette:
+	case rfb.TightFilterPalette:
 		for yy := range h {
 			row := d.fb.row(d.rx, d.ry+yy, w)
 			for xx := range w {
@@ -240,7 +230,7 @@ func (d *Decoder) tightBasic(stream int, explicit bool) (err error) {
 				row[4*xx], row[4*xx+1], row[4*xx+2], row[4*xx+3] = pal[3*i], pal[3*i+1], pal[3*i+2], 0
 			}
 		}
-	case filterGrad:
+	case rfb.TightFilterGradient:
 		// Each channel is predicted as left + above - above-left (0 outside
 		// the rectangle), clamped to 0..255, and the data is the
 		// difference modulo 256. The rows above are the decoded ones.

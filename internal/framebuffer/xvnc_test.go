@@ -3,6 +3,7 @@ package framebuffer_test
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -66,7 +67,7 @@ type rfbClient struct {
 	c net.Conn
 }
 
-func dialRFB(t *testing.T, addr, password string, encodings ...int32) *rfbClient {
+func dialRFB(t *testing.T, addr, password string, encodings ...rfb.Encoding) *rfbClient {
 	t.Helper()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -166,9 +167,9 @@ func settledScreen(t *testing.T, raw *rfbClient) []byte {
 
 // pseudo is what every encoded connection asks for besides its encodings,
 // as noVNC does: the pseudo-encodings the Decoder applies or skips.
-var pseudo = []int32{framebuffer.EncodingDesktopSize, framebuffer.EncodingExtendedDesktop, framebuffer.EncodingLastRect,
-	framebuffer.EncodingCursor, framebuffer.EncodingDesktopName, framebuffer.EncodingQEMUExtendedKey,
-	framebuffer.EncodingQEMULEDState, framebuffer.EncodingVMwareCursor}
+var pseudo = []rfb.Encoding{rfb.EncodingDesktopSize, rfb.EncodingExtendedDesktop, rfb.EncodingLastRect,
+	rfb.EncodingCursor, rfb.EncodingDesktopName, rfb.EncodingQEMUExtendedKey,
+	rfb.EncodingQEMULEDState, rfb.EncodingVMwareCursor}
 
 func TestAgainstXvnc(t *testing.T) {
 	x := peertest.StartXvnc(t, "fbpass1", "-geometry", fmt.Sprintf("%dx%d", xvncW, xvncH), "-depth", "24")
@@ -189,7 +190,7 @@ func TestAgainstXvnc(t *testing.T) {
 	want := screenPicture()
 	paint(t, want, 0, 0, xvncW, xvncH)
 
-	raw := dialRFB(t, x.Addr, "fbpass1", framebuffer.EncodingRaw)
+	raw := dialRFB(t, x.Addr, "fbpass1", rfb.EncodingRaw)
 	ref := settledScreen(t, raw)
 	for i := 0; i < xvncW*xvncH; i++ { // what we drew is what Xvnc shows
 		if ref[4*i] != want[3*i] || ref[4*i+1] != want[3*i+1] || ref[4*i+2] != want[3*i+2] {
@@ -199,26 +200,26 @@ func TestAgainstXvnc(t *testing.T) {
 
 	type run struct {
 		name    string
-		enc     []int32
+		enc     []rfb.Encoding
 		jpeg    bool
 		maxMean float64 // over the JPEG rectangles' pixels and channels
 		maxErr  int
 		used    func(framebuffer.Stats) bool // the ways of sending Xvnc must have used
 	}
 	for _, c := range []run{
-		{name: "ZRLE", enc: []int32{framebuffer.EncodingZRLE, framebuffer.EncodingCopyRect},
+		{name: "ZRLE", enc: []rfb.Encoding{rfb.EncodingZRLE, rfb.EncodingCopyRect},
 			used: func(s framebuffer.Stats) bool {
 				return s.ZRLERaw > 0 && s.ZRLESolid > 0 && s.ZRLEPacked > 0 && s.ZRLEPaletteRLE > 0
 			}},
-		{name: "Tight lossless", enc: []int32{framebuffer.EncodingTight, framebuffer.EncodingCopyRect, -256 + 6},
+		{name: "Tight lossless", enc: []rfb.Encoding{rfb.EncodingTight, rfb.EncodingCopyRect, -256 + 6},
 			used: func(s framebuffer.Stats) bool {
 				return s.TightFill > 0 && s.TightPalette > 0 && s.TightCopy > 0 && s.TightJPEG == 0
 			}},
-		{name: "Tight JPEG quality 9", enc: []int32{framebuffer.EncodingTight, -32 + 9}, jpeg: true, maxMean: 1.5, maxErr: 16,
+		{name: "Tight JPEG quality 9", enc: []rfb.Encoding{rfb.EncodingTight, -32 + 9}, jpeg: true, maxMean: 1.5, maxErr: 16,
 			used: func(s framebuffer.Stats) bool { return s.TightJPEG > 0 }},
-		{name: "Tight JPEG quality 6", enc: []int32{framebuffer.EncodingTight, -32 + 6}, jpeg: true, maxMean: 8, maxErr: 96,
+		{name: "Tight JPEG quality 6", enc: []rfb.Encoding{rfb.EncodingTight, -32 + 6}, jpeg: true, maxMean: 8, maxErr: 96,
 			used: func(s framebuffer.Stats) bool { return s.TightJPEG > 0 }},
-		{name: "Tight JPEG quality 1", enc: []int32{framebuffer.EncodingTight, -32 + 1}, jpeg: true, maxMean: 16, maxErr: 255,
+		{name: "Tight JPEG quality 1", enc: []rfb.Encoding{rfb.EncodingTight, -32 + 1}, jpeg: true, maxMean: 16, maxErr: 255,
 			used: func(s framebuffer.Stats) bool { return s.TightJPEG > 0 }},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 
 	"github.com/wirebench/wirebench/internal/framebuffer"
@@ -45,9 +46,6 @@ func hsErr(step string, err error) error {
 	return &handshakeError{step, err}
 }
 
-// securityNone is RFB's security type None.
-const securityNone = 1
-
 // Handshake runs the client's side of the RFB handshake with security
 // type None over rw (RFB 3.3, 3.7 or 3.8, answered with the same version,
 // 3.8 for anything later), sends ClientInit asking to share the desktop,
@@ -77,7 +75,7 @@ func Handshake(rw io.ReadWriter) (ServerInit, error) {
 			return ServerInit{}, hsErr("security type", err)
 		}
 		switch t := binary.BigEndian.Uint32(b[:]); t {
-		case securityNone:
+		case rfb.SecurityNone:
 		case 0:
 			return ServerInit{}, hsErr("security type", fmt.Errorf("server refused: %s", reason(rw)))
 		default:
@@ -97,12 +95,12 @@ func Handshake(rw io.ReadWriter) (ServerInit, error) {
 		}
 		none := false
 		for _, t := range types {
-			none = none || t == securityNone
+			none = none || t == rfb.SecurityNone
 		}
 		if !none {
 			return ServerInit{}, hsErr("security types", fmt.Errorf("server offers %v, not None (1)", types))
 		}
-		if _, err := rw.Write([]byte{securityNone}); err != nil {
+		if _, err := rw.Write([]byte{rfb.SecurityNone}); err != nil {
 			return ServerInit{}, hsErr("security type", err)
 		}
 	}

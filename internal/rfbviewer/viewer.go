@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -15,9 +16,9 @@ import (
 // Encodings is what a Viewer asks for with SetEncodings, in order of
 // preference (noVNC's order, less the cursor and the extensions a Go
 // viewer has no use for), before the JPEG quality level if any.
-var Encodings = []int32{
-	framebuffer.EncodingTight, framebuffer.EncodingCopyRect, framebuffer.EncodingZRLE, framebuffer.EncodingRaw,
-	framebuffer.EncodingDesktopSize, framebuffer.EncodingExtendedDesktop, framebuffer.EncodingLastRect,
+var Encodings = []rfb.Encoding{
+	rfb.EncodingTight, rfb.EncodingCopyRect, rfb.EncodingZRLE, rfb.EncodingRaw,
+	rfb.EncodingDesktopSize, rfb.EncodingExtendedDesktop, rfb.EncodingLastRect,
 }
 
 // Options configure a Viewer. The zero value asks for lossless updates.
@@ -127,7 +128,7 @@ func Start(rw io.ReadWriter, si ServerInit, opt Options) (*Viewer, error) {
 	msg := append([]byte{0, 0, 0, 0}, pf[:]...)
 	enc := Encodings
 	if opt.Quality > 0 {
-		enc = append(enc[:len(enc):len(enc)], int32(-32+opt.Quality-1))
+		enc = append(enc[:len(enc):len(enc)], rfb.EncodingQualityLevel0+rfb.Encoding(opt.Quality-1))
 	}
 	msg = append(msg, 2, 0)
 	msg = binary.BigEndian.AppendUint16(msg, uint16(len(enc)))
@@ -202,7 +203,7 @@ func (v *Viewer) run() {
 			v.err = err
 			return
 		}
-		if m.Type != framebuffer.MsgFramebufferUpdate {
+		if m.Type != rfb.MsgFramebufferUpdate {
 			continue
 		}
 		fb := v.dec.Framebuffer()
