@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"log/slog"
 	"net"
@@ -21,6 +20,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/wirebench/wirebench/bench/support"
 	"github.com/wirebench/wirebench/internal/peertest"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"github.com/wirebench/wirebench/rfbgate"
 )
 

@@ -2,10 +2,11 @@ package rfbgate
 
 import (
 	"fmt"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // setDesktopSize is a SetDesktopSize message for one screen of w×h.

@@ -3,7 +3,6 @@ package rfbgate
 import (
 	"bytes"
 	"context"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"image/png"
 	"net/http/httptest"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/wirebench/wirebench/internal/peertest"
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // noVNCDir finds noVNC 1.7 as the Makefile installs it (node_modules at the

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"image"
 	"image/png"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"github.com/wirebench/wirebench/internal/workload"
 )
 

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // Glass keeps the last clipboard text each computer's Xvnc sent, so that a

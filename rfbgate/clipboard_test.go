@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"strings"
 	"testing"
+
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // zlibProvide is an extended clipboard "provide" body as TigerVNC writes

@@ -2,12 +2,12 @@ package rfbgate
 
 import (
 	"errors"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // TestSlowViewerGetsCloseFrame: a viewer that stops reading is ended after

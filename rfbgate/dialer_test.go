@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"net"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // fakeXvnc is an RFB 3.8 server with VNC authentication that behaves, for
@@ -621,7 +621,7 @@ func TestRetryable(t *testing.T) {
 		{"blacklist-3.3", refusal33("Too many security failures"), true},
 		{"refusal-3.3-other-reason", refusal33("Server busy"), true},
 		{"refusal-3.3-no-reason", func(c net.Conn) { c.Write([]byte("RFB 003.003\n\x00\x00\x00\x00")) }, false},
-		{"refusal-3.3-reason-at-limit", refusal33(strings.Repeat("x", maxReasonLen)), true},
+		{"refusal-3.3-reason-at-limit", refusal33(strings.Repeat("x", rfb.MaxReasonLen)), true},
 		{"refusal-3.3-reason-over-limit", func(c net.Conn) { c.Write([]byte("RFB 003.003\n\x00\x00\x00\x00\x00\x00\x10\x01")) }, false},
 		{"genuine-3.3", func(c net.Conn) { c.Write([]byte("RFB 003.003\n\x00\x00\x00\x02")) }, false},
 		{"blacklist-3.8", func(c net.Conn) {
@@ -658,7 +658,7 @@ func TestRetryable(t *testing.T) {
 	}
 	// A password refusal is final, whatever its reason says (the
 	// handshake's SecurityResult error, as TestClientHandshakeErrors gets it).
-	auth := hsErr("server", "SecurityResult", fmt.Errorf("%w (result 1): %q", ErrAuthFailed, "Too many security failures"))
+	auth := &HandshakeError{Side: "server", Step: "SecurityResult", Err: fmt.Errorf("%w (result 1): %q", ErrAuthFailed, "Too many security failures")}
 	if retryable(auth) {
 		t.Errorf("retryable(%v)", auth)
 	}

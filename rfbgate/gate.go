@@ -2,8 +2,9 @@ package rfbgate
 
 import (
 	"encoding/binary"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"sync/atomic"
+
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // heldKey is one key a viewer pressed and has not released, in the form it
@@ -42,7 +43,7 @@ type GateStats struct {
 // is an atomic); Feed and Release must not run concurrently with each other.
 type Gate struct {
 	kbd atomic.Bool
-	p   *parser
+	p   *rfb.ClientParser
 	lim Limits
 
 	fwd     bool // verdict of the current message
@@ -77,10 +78,10 @@ func (g *Gate) pixelFormat(h []byte) error {
 		return nil
 	}
 	if g.updated {
-		return g.p.fail(ErrForbiddenMessage, "SetPixelFormat after updates were requested: the relay frames the server's updates by pixel format")
+		return g.p.Fail(ErrForbiddenMessage, "SetPixelFormat after updates were requested: the relay frames the server's updates by pixel format")
 	}
 	if err := g.onPixelFormat(h[4:20]); err != nil {
-		return g.p.fail(ErrMalformed, err.Error())
+		return g.p.Fail(ErrMalformed, err.Error())
 	}
 	return nil
 }
@@ -88,7 +89,7 @@ func (g *Gate) pixelFormat(h []byte) error {
 // NewGate returns a gate for one viewer's stream, without the keyboard.
 func NewGate(lim Limits) *Gate {
 	lim = lim.withDefaults()
-	return &Gate{p: newParser(lim), lim: lim, held: make([]heldKey, 0, lim.MaxHeldKeys)}
+	return &Gate{p: rfb.NewClientParser(lim.MaxEncodings), lim: lim, held: make([]heldKey, 0, lim.MaxHeldKeys)}
 }
 
 // SetKeyboard records whether this viewer's surface holds the keyboard. It
@@ -128,13 +129,13 @@ func (g *Gate) Feed(dst, in []byte) ([]byte, error) {
 			return dst, err
 		}
 		switch ev {
-		case evNeedMore:
+		case rfb.EvNeedMore:
 			g.stats.BytesForward += uint64(len(dst) - before)
 			return dst, nil
-		case evStart:
+		case rfb.EvStart:
 			g.stats.Messages++
 			g.fwd = classOf(g.p.Type()) == classPass || g.kbd.Load()
-		case evHeader:
+		case rfb.EvHeader:
 			if g.p.Type() == rfb.MsgSetPixelFormat {
 				if err := g.pixelFormat(g.p.Header()); err != nil {
 					g.stats.BytesForward += uint64(len(dst) - before)
@@ -144,11 +145,11 @@ func (g *Gate) Feed(dst, in []byte) ([]byte, error) {
 			if g.fwd {
 				dst = g.header(dst, g.p.Header(), g.p.BodyLen())
 			}
-		case evBody:
+		case rfb.EvBody:
 			if g.fwd {
 				dst = append(dst, body...)
 			}
-		case evEnd:
+		case rfb.EvEnd:
 			if g.fwd {
 				g.stats.PassedByType[g.p.Type()]++
 			} else {
@@ -164,18 +165,18 @@ func (g *Gate) Feed(dst, in []byte) ([]byte, error) {
 }
 
 // whole is the fast path, for a parser between messages: while the input
-// starts with a whole fixed-size message (wholeLen), it decides that
+// starts with a whole fixed-size message (rfb.FixedLen), it decides that
 // message in one go (the same decisions as Step's events), tells the parser
-// (tookWhole) and returns the bytes consumed.
+// (TookWhole) and returns the bytes consumed.
 func (g *Gate) whole(dst, in []byte) ([]byte, int) {
 	used := 0
 	for len(in) > 0 {
-		n := wholeLen(in)
+		n := rfb.FixedLen(in)
 		if n == 0 || len(in) < n {
 			break
 		}
 		t := in[0]
-		g.p.tookWhole(t, n)
+		g.p.TookWhole(t, n)
 		g.stats.Messages++
 		g.fwd = classOf(t) == classPass || g.kbd.Load()
 		if g.fwd {

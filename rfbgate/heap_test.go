@@ -7,11 +7,12 @@ package rfbgate
 
 import (
 	"fmt"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // viewerHeapBudget bounds the live heap one open viewer costs, everything

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"log/slog"
 	"net"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/wirebench/wirebench/internal/framebuffer"
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // A hub is one computer's shared upstream (Config.PerViewerUpstream

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
 	"github.com/wirebench/wirebench/internal/framebuffer"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"github.com/wirebench/wirebench/internal/rfbviewer"
 )
 

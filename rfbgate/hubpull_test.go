@@ -2,13 +2,13 @@ package rfbgate
 
 import (
 	"bytes"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/wirebench/wirebench/internal/framebuffer"
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // updateReader hands a decoder one server message per Read, so that the

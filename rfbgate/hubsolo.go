@@ -1,12 +1,12 @@
 package rfbgate
 
 import (
-	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"net"
 
 	"github.com/coder/websocket"
 	"github.com/wirebench/wirebench/internal/framebuffer"
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // Solo: until a hub has a second viewer (the usual case: one person

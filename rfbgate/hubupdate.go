@@ -2,11 +2,11 @@ package rfbgate
 
 import (
 	"encoding/binary"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"time"
 
 	"github.com/wirebench/wirebench/internal/framebuffer"
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // The hub's update log: it decodes Xvnc's stream into its framebuffer,

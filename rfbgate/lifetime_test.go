@@ -3,7 +3,6 @@ package rfbgate
 import (
 	"context"
 	"errors"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"net"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // closeWatcher is a viewer that reads the relay's stream through

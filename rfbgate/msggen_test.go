@@ -2,8 +2,9 @@ package rfbgate
 
 import (
 	"encoding/binary"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"math/rand/v2"
+
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // genMsg appends one random, well-formed client message and returns its type.

@@ -7,7 +7,6 @@ import (
 	"crypto/des"
 	"encoding/binary"
 	"fmt"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"log/slog"
 	"math/bits"
@@ -25,8 +24,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-
 	"github.com/wirebench/wirebench/internal/peertest"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"github.com/wirebench/wirebench/internal/testio"
 )
 

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // refMsg is one generated message with its place in the stream.
@@ -261,7 +262,7 @@ func TestGateWatcherNeverForwardsInput(t *testing.T) {
 		}
 		off += n
 	}
-	p := newParser(lim)
+	p := rfb.NewClientParser(lim.MaxEncodings)
 	counts := map[msgClass]int{}
 	for in := out; ; {
 		n, ev, _, err := p.Step(in)
@@ -269,10 +270,10 @@ func TestGateWatcherNeverForwardsInput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ev == evStart {
+		if ev == rfb.EvStart {
 			counts[classOf(p.Type())]++
 		}
-		if ev == evNeedMore && len(in) == 0 {
+		if ev == rfb.EvNeedMore && len(in) == 0 {
 			break
 		}
 	}

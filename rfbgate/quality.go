@@ -1,10 +1,10 @@
 package rfbgate
 
 import (
-	"github.com/wirebench/wirebench/internal/rfb"
 	"time"
 
 	"github.com/wirebench/wirebench/internal/framebuffer"
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // class is a quality class: how glass encodes the pixels it sends a

@@ -1,9 +1,10 @@
 package rfbgate
 
 import (
-	"github.com/wirebench/wirebench/internal/rfb"
 	"testing"
 	"time"
+
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // TestPickClass: a viewer gets the best class whose frame fits its link in

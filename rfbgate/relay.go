@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // Computer is one VNC server the relay may open.
@@ -644,7 +645,7 @@ func (r *Relay) viewerHandshake(v *viewer, client *clientStream, init *ServerIni
 	// of its own: the rest of its last message is the stream's).
 	registered := false
 	hs := time.AfterFunc(r.cfg.HandshakeTimeout, func() { v.ws.CloseNow() })
-	err := serveClientHandshakeThen(client, init, func() error {
+	err := rfb.ServeClientHandshake(client, init, func() error {
 		if err := register(); err != nil {
 			return err
 		}

@@ -4,8 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"sync/atomic"
+
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // encodingKept reports whether SetEncodings may keep e. Kept: Raw, CopyRect,

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // pf32 is a 32-bit true-colour pixel format (Xvnc's and noVNC's).

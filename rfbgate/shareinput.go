@@ -2,11 +2,11 @@ package rfbgate
 
 import (
 	"encoding/binary"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"time"
 
 	"github.com/coder/websocket"
 	"github.com/wirebench/wirebench/internal/framebuffer"
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // shareInput is a shared viewer's side towards the computer: it takes what
@@ -17,7 +17,7 @@ import (
 // rest (input, clipboard, desktop size) to the computer.
 type shareInput struct {
 	sv  *shareViewer
-	p   *parser
+	p   *rfb.ClientParser
 	msg []byte // the message being gathered (at most a cut text's limit)
 }
 
@@ -31,7 +31,7 @@ type closeError struct {
 func (e *closeError) Error() string { return e.reason }
 
 func newShareInput(sv *shareViewer, lim Limits) *shareInput {
-	return &shareInput{sv: sv, p: newParser(lim)}
+	return &shareInput{sv: sv, p: rfb.NewClientParser(lim.MaxEncodings)}
 }
 
 // Write takes gate output: every message it completes is kept or sent.
@@ -44,13 +44,13 @@ func (s *shareInput) Write(b []byte) (int, error) {
 			return len(b) - len(in), err
 		}
 		switch ev {
-		case evNeedMore:
+		case rfb.EvNeedMore:
 			return len(b), nil
-		case evHeader:
+		case rfb.EvHeader:
 			s.msg = append(s.msg[:0], s.p.Header()...)
-		case evBody:
+		case rfb.EvBody:
 			s.msg = append(s.msg, body...)
-		case evEnd:
+		case rfb.EvEnd:
 			if err := s.route(s.msg); err != nil {
 				return len(b) - len(in), err
 			}

@@ -1,9 +1,10 @@
 package rfbgate
 
 import (
-	"github.com/wirebench/wirebench/internal/rfb"
 	"sync"
 	"time"
+
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // pullPool holds the buffers of pulled updates while they are written.

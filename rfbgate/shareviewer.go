@@ -1,11 +1,12 @@
 package rfbgate
 
 import (
-	"github.com/wirebench/wirebench/internal/rfb"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // shareControlMax bounds the control messages (bell, cut text) queued for

@@ -2,6 +2,7 @@ package rfbgate
 
 import (
 	"fmt"
+
 	"github.com/wirebench/wirebench/internal/rfb"
 )
 

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // Pixel formats of every TPIXEL size (pf32, 3 bytes, is in serverstream_test.go).

@@ -2,11 +2,11 @@ package rfbgate
 
 import (
 	"encoding/binary"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"sync"
 	"time"
 
 	"github.com/wirebench/wirebench/internal/framebuffer"
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // tileCache holds, for each class, the last encoding of each tile: a

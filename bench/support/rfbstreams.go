@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zlib"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"github.com/wirebench/wirebench/rfbgate"
 )
 

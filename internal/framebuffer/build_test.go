@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"math/rand/v2"
+
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // The test side's own encoders: they build server streams byte by byte

@@ -4,8 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
+
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // Limits bound what a Decoder accepts. The zero value of a field means its

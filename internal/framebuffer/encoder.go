@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"slices"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zlib"
-
 	"github.com/wirebench/wirebench/internal/jpegenc"
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // Largest piece the Encoder writes as one rectangle (TigerVNC's Tight

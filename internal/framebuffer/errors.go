@@ -3,6 +3,7 @@ package framebuffer
 import (
 	"errors"
 	"fmt"
+
 	"github.com/wirebench/wirebench/internal/rfb"
 )
 

@@ -2,7 +2,6 @@ package framebuffer
 
 import (
 	"bytes"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"image"
 	"image/jpeg"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zlib"
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // The fuzz target's framebuffer and limits: big enough for the seed

@@ -3,13 +3,14 @@ package framebuffer
 import (
 	"bytes"
 	"errors"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"image"
 	"image/jpeg"
 	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // errOf decodes s into a w×h framebuffer and returns the error (nil at a

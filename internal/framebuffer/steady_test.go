@@ -4,9 +4,10 @@ package framebuffer
 
 import (
 	"bytes"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // TestSteadyAllocs: once its zlib states and scratch exist, the decoder

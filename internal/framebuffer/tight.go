@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"image"
 	"image/color"
 	"image/jpeg"
+
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // Tight (RFB 7.7.5). A rectangle starts with a compression-control byte:

@@ -3,7 +3,6 @@ package framebuffer_test
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/wirebench/wirebench/internal/framebuffer"
 	"github.com/wirebench/wirebench/internal/peertest"
+	"github.com/wirebench/wirebench/internal/rfb"
 	"github.com/wirebench/wirebench/internal/xpaint"
 	"github.com/wirebench/wirebench/rfbgate"
 )

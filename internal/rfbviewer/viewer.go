@@ -4,13 +4,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"io"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/wirebench/wirebench/internal/framebuffer"
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // Encodings is what a Viewer asks for with SetEncodings, in order of

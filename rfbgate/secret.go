@@ -2,13 +2,13 @@ package rfbgate
 
 import (
 	"bytes"
-	"crypto/des"
 	"fmt"
 	"io"
 	"io/fs"
-	"math/bits"
 	"os"
 	"unicode/utf8"
+
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // redacted is what a Secret prints as, in every format.
@@ -66,7 +66,7 @@ func ReadPasswordFile(path string) (Secret, error) {
 		if len(b) != 8 && len(b) != 16 {
 			return Secret{}, fmt.Errorf("rfbgate: password file %s: neither text nor a vncpasswd file (%d bytes of binary; vncpasswd writes 8 or 16)", path, len(b))
 		}
-		pw := decryptVNCPasswd(b[:8])
+		pw := rfb.DecryptPasswd(b[:8])
 		if len(pw) == 0 {
 			return Secret{}, fmt.Errorf("rfbgate: password file %s: a vncpasswd file holding an empty password", path)
 		}
@@ -96,22 +96,6 @@ func isText(b []byte) bool {
 	return true
 }
 
-// vncPasswdKey is the fixed DES key under which vncpasswd stores a
-// password (TigerVNC's d3des "fixedkey", before VNC's bit reversal).
-var vncPasswdKey = []byte{23, 82, 107, 6, 35, 78, 88, 7}
-
-// decryptVNCPasswd recovers the password of an 8-byte vncpasswd block,
-// without its zero padding.
-func decryptVNCPasswd(block []byte) []byte {
-	c, err := des.NewCipher(vncKey(vncPasswdKey))
-	if err != nil {
-		panic("rfbgate: DES key: " + err.Error())
-	}
-	out := make([]byte, 8)
-	c.Decrypt(out, block)
-	return bytes.TrimRight(out, "\x00")
-}
-
 // ExposedPasswordFileError says that a password file can be read by users
 // other than its owner.
 type ExposedPasswordFileError struct {
@@ -138,26 +122,8 @@ func CheckPasswordFileMode(path string) error {
 	return nil
 }
 
-// vncKey is the DES key VNC derives from a password: cut or zero-padded to
-// 8 bytes, each byte bit-reversed (VNC's DES takes key bits low bit first).
-func vncKey(pw []byte) []byte {
-	k := make([]byte, 8)
-	copy(k, pw)
-	for i := range k {
-		k[i] = bits.Reverse8(k[i])
-	}
-	return k
-}
-
-// VNCAuthResponse answers a VNC authentication challenge: DES-ECB of each
-// 8-byte half under the password's key.
+// VNCAuthResponse answers a VNC authentication challenge with pw
+// (rfb.VNCAuthResponse).
 func VNCAuthResponse(pw Secret, challenge [16]byte) [16]byte {
-	c, err := des.NewCipher(vncKey(pw.b))
-	if err != nil { // only for a key length other than 8, which vncKey never makes
-		panic("rfbgate: DES key: " + err.Error())
-	}
-	var out [16]byte
-	c.Encrypt(out[:8], challenge[:8])
-	c.Encrypt(out[8:], challenge[8:])
-	return out
+	return rfb.VNCAuthResponse(pw.b, challenge)
 }

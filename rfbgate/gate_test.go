@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"github.com/wirebench/wirebench/internal/rfb"
 	"math"
 	"testing"
+
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // feedAll feeds in through a holder's or watcher's gate in chunks of size
@@ -338,7 +339,7 @@ func TestReleaseWaitsForMessageInFlight(t *testing.T) {
 
 func TestProtocolErrorText(t *testing.T) {
 	_, err := feedAll(t, Limits{}, true, append(append([]byte{}, fbur...), rfb.MsgXvp, 0, 1, 2), 0)
-	want := "rfbgate: forbidden client message: xvp at client byte 10: not relayed"
+	want := "rfb: forbidden client message: xvp at client byte 10: not relayed"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %q, want %q", err, want)
 	}
@@ -355,57 +356,14 @@ func minAllocs(runs int, f func()) float64 {
 	return best
 }
 
-// TestWholeLenTable: the fast path's lengths are the table's. Every type
-// the fast path takes whole has a fixed size in msgTable equal to its
-// length (the QEMU extended key event extends its 2-byte first stage to
-// qemuKeyEventLen, as Step's extend does), and Step reads a message of that
-// length the same way: one start, one header, one end, every byte used.
-func TestWholeLenTable(t *testing.T) {
-	taken := 0
+// TestFastPathNeverCloses: every message the gate takes whole
+// (rfb.FixedLen) is one it passes or gates, never one it closes on.
+func TestFastPathNeverCloses(t *testing.T) {
 	for typ := 0; typ < 256; typ++ {
 		in := make([]byte, 32)
 		in[0] = byte(typ)
-		n := wholeLen(in)
-		if n == 0 {
-			continue
+		if rfb.FixedLen(in) != 0 && classOf(byte(typ)) == classClose {
+			t.Errorf("%s: taken whole, class %v", messageName(byte(typ)), classOf(byte(typ)))
 		}
-		taken++
-		want := msgTable[typ].base
-		if typ == rfb.MsgQEMU {
-			want = qemuKeyEventLen
-		}
-		if n != want || msgTable[typ].class == classClose {
-			t.Errorf("%s: fast path length %d, table %d, class %v", messageName(byte(typ)), n, want, msgTable[typ].class)
-		}
-		p := newParser(Limits{})
-		used := 0
-		var evs []event
-		for {
-			k, ev, _, err := p.Step(in[used:n])
-			if err != nil {
-				t.Fatalf("%s: %v", messageName(byte(typ)), err)
-			}
-			used += k
-			if ev == evNeedMore {
-				break
-			}
-			evs = append(evs, ev)
-		}
-		if used != n || len(evs) != 3 || evs[2] != evEnd {
-			t.Errorf("%s: Step used %d of %d bytes, events %v", messageName(byte(typ)), used, n, evs)
-		}
-		// tookWhole leaves the parser as Step did.
-		q := newParser(Limits{})
-		q.tookWhole(byte(typ), n)
-		if q.Offset() != p.Offset() || q.Type() != p.Type() || q.MessageOffset() != p.MessageOffset() || q.BodyLen() != 0 || !q.AtBoundary() || !p.AtBoundary() {
-			t.Errorf("%s: tookWhole gives offset %d, type %d, start %d; Step %d, %d, %d", messageName(byte(typ)), q.Offset(), q.Type(), q.MessageOffset(), p.Offset(), p.Type(), p.MessageOffset())
-		}
-	}
-	if taken != 5 {
-		t.Errorf("%d types taken whole, want 5 (key, pointer, the two update requests, QEMU key)", taken)
-	}
-	in := []byte{rfb.MsgQEMU, rfb.QEMUAudio, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
-	if n := wholeLen(in); n != 0 {
-		t.Errorf("QEMU audio taken whole (%d)", n)
 	}
 }
