@@ -182,7 +182,7 @@ func TestBrowserTightJPEG(t *testing.T) {
 	t.Cleanup(srv.Close)
 	want, _ := newSums(workload.Photo()).blockMeans(0, 0)
 
-	kinds := func(m metrics) (n [numRectKinds]float64) {
+	kinds := func(m metrics) (n [rfb.NumKinds]float64) {
 		for k, l := range rectKindLabels {
 			n[k] = m.get("glass_rects_total", "computer", "agent1", "encoding", l[0], "kind", l[1])
 		}
@@ -249,7 +249,7 @@ func TestBrowserTightJPEG(t *testing.T) {
 			}
 			waitViewers(t, tr, "agent1", 0, 10*time.Second)
 			after := kinds(scrape(t, tr.Relay))
-			var d [numRectKinds]float64
+			var d [rfb.NumKinds]float64
 			var line []string
 			for k := range d {
 				d[k] = after[k] - before[k]
@@ -259,11 +259,11 @@ func TestBrowserTightJPEG(t *testing.T) {
 			}
 			t.Logf("quality %d: photo at (%d,%d), mean block error %.2f, mean pixel error %.2f (canvas in %s); rectangles: %s",
 				quality, bx, by, best, pixelError(workload.Photo(), img, bx, by), shot, strings.Join(line, ", "))
-			if d[kindTightJPEG] == 0 {
+			if d[rfb.KindTightJPEG] == 0 {
 				t.Errorf("quality %d: no Tight JPEG rectangle reached the viewer (%s)", quality, strings.Join(line, ", "))
 			}
-			if d[kindRaw] != 0 || d[kindZRLE] != 0 {
-				t.Errorf("quality %d: Xvnc fell back to Raw (%v) or ZRLE (%v)", quality, d[kindRaw], d[kindZRLE])
+			if d[rfb.KindRaw] != 0 || d[rfb.KindZRLE] != 0 {
+				t.Errorf("quality %d: Xvnc fell back to Raw (%v) or ZRLE (%v)", quality, d[rfb.KindRaw], d[rfb.KindZRLE])
 			}
 		})
 	}

@@ -9,7 +9,7 @@ import "sync"
 // takes a read buffer from clientPool only while it feeds that message to
 // the gate. A viewer idle or blocked waiting keeps nothing but its
 // connections, its gate's output (sized to what the gate wrote) and a
-// split header of at most maxServerHeader bytes.
+// split header of at most rfb.MaxServerHeader bytes.
 //
 // History, measured with BenchmarkRelayScale (glass as its own process, a
 // real Xvnc sending full Raw frames to every viewer; RSS per viewer under

@@ -230,7 +230,7 @@ func (h *hub) soloFeed(src io.Reader, wait func() error) error {
 	dec := framebuffer.NewDecoder(tee, fb, framebuffer.Limits{})
 	dec.Skip = true
 	var kinds rectCounts
-	dec.OnRect = func(rc framebuffer.Rect) { kinds.count(rectKind(rc.Kind)) }
+	dec.OnRect = func(rc framebuffer.Rect) { kinds.count(rc.Kind) }
 	for {
 		h.soloWaitDrained()
 		if dec.Buffered() == 0 {

@@ -113,26 +113,26 @@ func (h *hub) onRect(rc framebuffer.Rect) {
 // buildRect adds rc to the update being built in b's class.
 func (h *hub) buildRect(b *classBuild, rc framebuffer.Rect) {
 	switch rc.Kind {
-	case framebuffer.KindCopyRect, framebuffer.KindTightFill:
+	case rfb.KindCopyRect, rfb.KindTightFill:
 		if raw, ok := h.tee.bytes(rc.Start, rc.End); ok {
 			b.b = append(b.b, raw...)
 			b.rects++
-			b.kinds.count(rectKind(rc.Kind))
+			b.kinds.count(rc.Kind)
 			return
 		}
-	case framebuffer.KindTightPalette:
+	case rfb.KindTightPalette:
 		if out, err := h.enc.AppendTightBasic(b.b, rc.X, rc.Y, rc.W, rc.H, h.dec.TightBasic()); err == nil {
 			b.b = out
 			b.rects++
-			b.kinds.count(rectKind(rc.Kind))
+			b.kinds.count(rc.Kind)
 			return
 		}
-	case framebuffer.KindTightCopy:
+	case rfb.KindTightCopy:
 		if b.c.jpegQ() == 0 {
 			if out, err := h.enc.AppendTightBasic(b.b, rc.X, rc.Y, rc.W, rc.H, h.dec.TightBasic()); err == nil {
 				b.b = out
 				b.rects++
-				b.kinds.count(rectKind(rc.Kind))
+				b.kinds.count(rc.Kind)
 				return
 			}
 		}
@@ -140,7 +140,7 @@ func (h *hub) buildRect(b *classBuild, rc framebuffer.Rect) {
 	before := h.enc.Counts()
 	// Xvnc looked for a palette already: its copy and gradient rectangles
 	// have too many colours for one.
-	h.enc.SetManyColours(rc.Kind == framebuffer.KindTightCopy || rc.Kind == framebuffer.KindTightGradient)
+	h.enc.SetManyColours(rc.Kind == rfb.KindTightCopy || rc.Kind == rfb.KindTightGradient)
 	h.enc.SetJPEG(b.c.jpegQ())
 	out, n, err := h.enc.AppendTight(b.b, h.fb, rc.X, rc.Y, rc.W, rc.H)
 	h.enc.SetJPEG(0)
@@ -155,7 +155,7 @@ func (h *hub) buildRect(b *classBuild, rc framebuffer.Rect) {
 	for k := range after {
 		b.kinds[k] += after[k] - before[k]
 	}
-	if after[framebuffer.KindTightJPEG] > before[framebuffer.KindTightJPEG] {
+	if after[rfb.KindTightJPEG] > before[rfb.KindTightJPEG] {
 		h.grid.each(shareRect{rc.X, rc.Y, rc.W, rc.H}, b.lossy.add)
 	}
 }
@@ -252,7 +252,7 @@ func (h *hub) publish() {
 	for _, b := range h.builds {
 		if h.resized { // its lossy tiles were of the old grid
 			b.lossy = newTileSet(h.grid.n())
-			if b.kinds[kindTightJPEG] > 0 {
+			if b.kinds[rfb.KindTightJPEG] > 0 {
 				b.lossy.fill(h.grid.n())
 			}
 		}

@@ -228,7 +228,7 @@ func TestUnframableServerMessageClosesViewer(t *testing.T) {
 	if n := c.received(); n != 1+4 {
 		t.Fatalf("received %d bytes before the close, want the bell and the update's header (5)", n)
 	}
-	if l := tr.logs.String(); !strings.Contains(l, "encoding 5 is not one the relay frames") {
+	if l := tr.logs.String(); !strings.Contains(l, "encoding 5 is not one that is framed") {
 		t.Fatalf("the log does not say what could not be framed:\n%s", l)
 	}
 	waitViewers(t, tr, "a", 0, 5*time.Second)

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // relayMetrics is a relay's Prometheus metrics, in a registry of its own
@@ -39,7 +40,7 @@ type relayMetrics struct {
 type viewerTotals struct {
 	toViewer, toComputer, withheld, messages uint64
 	passed, dropped, refused                 [256]uint64
-	rects                                    [numRectKinds]uint64 // rectangles framed, by kind
+	rects                                    [rfb.NumKinds]uint64 // rectangles framed, by kind
 }
 
 // add adds one open viewer's counters (under v.mu for its gate).

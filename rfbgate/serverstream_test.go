@@ -29,8 +29,8 @@ func serverFeed(f *serverFilter, data []byte, next func() int) ([]byte, error) {
 		if err != nil {
 			return got, err
 		}
-		if len(rest) > maxServerHeader {
-			return got, errors.New("rest longer than maxServerHeader")
+		if len(rest) > rfb.MaxServerHeader {
+			return got, errors.New("rest longer than rfb.MaxServerHeader")
 		}
 		carry = append(carry[:0], rest...)
 	}
@@ -259,9 +259,9 @@ func TestServerFilterRefuses(t *testing.T) {
 		{"fence of 65", fence(65), false, "fence payload of 65 bytes, limit 64"},
 		{"extended cut text of 4", srvExtCut(1<<28, nil), true, ""},
 		{"extended cut text of 3", binary.BigEndian.AppendUint32([]byte{3, 0, 0, 0}, uint32(0xfffffffd)), false, "length 3 is shorter than its 4-byte flags"},
-		{"unknown type", []byte{7}, false, "server message type 7 at server byte 1: unknown message type"},
+		{"unknown type", []byte{7}, false, "server message type 7 at server byte 1: unknown server message type 7"},
 		{"QEMU server message", []byte{255, 1, 0, 0}, false, "type 255 at server byte 1: unknown"},
-		{"TightPNG rectangle", srvUpdate(srvRect(0, 0, 1, 1, -260)), false, "type 0 at server byte 1: rectangle at server byte 5: encoding -260 is not one the relay frames"},
+		{"TightPNG rectangle", srvUpdate(srvRect(0, 0, 1, 1, -260)), false, "type 0 at server byte 1: rectangle at server byte 5: encoding -260 is not one that is framed"},
 		{"Hextile rectangle", srvUpdate(srvRect(0, 0, 1, 1, 5)), false, "encoding 5"},
 		{"VMware cursor type 2", srvUpdate(append(srvRect(0, 0, 1, 1, rfb.EncodingVMwareCursor), 2, 0)), false, "VMware cursor type 2"},
 	} {
@@ -331,7 +331,7 @@ func TestServerFilterPixelFormat(t *testing.T) {
 }
 
 // FuzzServerFilter: any bytes, any read sizes: never a panic, never more
-// than maxServerHeader handed back, and the same output and error as one
+// than rfb.MaxServerHeader handed back, and the same output and error as one
 // read. For the holder, the output is the input up to the error.
 func FuzzServerFilter(f *testing.F) {
 	r := rand.New(rand.NewPCG(1, 1))
@@ -427,19 +427,19 @@ func benchServerFilter(b *testing.B, rect func(i int) []byte) {
 		in = append(in, srvUpdate(rects...)...)
 	}
 	f := newFilter(b, false)
-	buf := make([]byte, maxServerHeader+256<<10)
+	buf := make([]byte, rfb.MaxServerHeader+256<<10)
 	b.SetBytes(int64(len(in)))
 	b.ReportAllocs()
 	for b.Loop() {
 		carry := 0
 		for data := in; len(data) > 0; {
-			n := copy(buf[maxServerHeader:], data)
+			n := copy(buf[rfb.MaxServerHeader:], data)
 			data = data[n:]
-			_, rest, err := f.Filter(buf[maxServerHeader-carry : maxServerHeader+n])
+			_, rest, err := f.Filter(buf[rfb.MaxServerHeader-carry : rfb.MaxServerHeader+n])
 			if err != nil {
 				b.Fatal(err)
 			}
-			carry = copy(buf[maxServerHeader-len(rest):maxServerHeader], rest)
+			carry = copy(buf[rfb.MaxServerHeader-len(rest):rfb.MaxServerHeader], rest)
 		}
 	}
 }

@@ -65,7 +65,7 @@ func tightPixels(b []byte, n, clen int) []byte {
 
 // genTight returns a random well-formed Tight rectangle of w×h for a pixel
 // format of TPIXEL size tpix and bpp bytes per pixel, and its kind.
-func genTight(r *rand.Rand, w, h, tpix, bpp int) ([]byte, rectKind) {
+func genTight(r *rand.Rand, w, h, tpix, bpp int) ([]byte, rfb.Kind) {
 	b := srvRect(uint16(r.IntN(100)), 0, uint16(w), uint16(h), rfb.EncodingTight)
 	reset := byte(r.IntN(16))
 	stream := byte(r.IntN(4)) << 4
@@ -82,25 +82,25 @@ func genTight(r *rand.Rand, w, h, tpix, bpp int) ([]byte, rectKind) {
 	}
 	switch r.IntN(6) {
 	case 0:
-		return append(append(b, 0x80|reset), pay(tpix)...), kindTightFill
+		return append(append(b, 0x80|reset), pay(tpix)...), rfb.KindTightFill
 	case 1:
-		return append(append(append(b, 0x90|reset), compact(clen)...), pay(clen)...), kindTightJPEG
+		return append(append(append(b, 0x90|reset), compact(clen)...), pay(clen)...), rfb.KindTightJPEG
 	case 2: // copy, implicit
-		return tightPixels(append(b, stream|reset), tightSize(w, h, tpix, 0), clen), kindTightCopy
+		return tightPixels(append(b, stream|reset), tightSize(w, h, tpix, 0), clen), rfb.KindTightCopy
 	case 3:
-		return tightPixels(append(b, 0x40|stream|reset, rfb.TightFilterCopy), tightSize(w, h, tpix, 0), clen), kindTightCopy
+		return tightPixels(append(b, 0x40|stream|reset, rfb.TightFilterCopy), tightSize(w, h, tpix, 0), clen), rfb.KindTightCopy
 	case 4:
 		colours := 1 + r.IntN(4)
 		if r.IntN(4) == 0 {
 			colours = 1 + r.IntN(256)
 		}
 		b = append(append(b, 0x40|stream|reset, rfb.TightFilterPalette, byte(colours-1)), pay(colours*tpix)...)
-		return tightPixels(b, tightSize(w, h, tpix, colours), clen), kindTightPalette
+		return tightPixels(b, tightSize(w, h, tpix, colours), clen), rfb.KindTightPalette
 	}
 	if bpp == 1 { // no gradient at 8 bits per pixel
-		return tightPixels(append(b, 0x40|stream|reset, rfb.TightFilterCopy), tightSize(w, h, tpix, 0), clen), kindTightCopy
+		return tightPixels(append(b, 0x40|stream|reset, rfb.TightFilterCopy), tightSize(w, h, tpix, 0), clen), rfb.KindTightCopy
 	}
-	return tightPixels(append(b, 0x40|stream|reset, rfb.TightFilterGradient), tightSize(w, h, tpix, 0), clen), kindTightGradient
+	return tightPixels(append(b, 0x40|stream|reset, rfb.TightFilterGradient), tightSize(w, h, tpix, 0), clen), rfb.KindTightGradient
 }
 
 func newFilterPF(t testing.TB, pf []byte, holder bool) *serverFilter {
@@ -138,23 +138,23 @@ func TestTightSubEncodings(t *testing.T) {
 		for _, c := range []struct {
 			name string
 			rect []byte
-			kind rectKind
+			kind rfb.Kind
 		}{
-			{"fill", append(append(srvRect(0, 0, 300, 200, rfb.EncodingTight), 0x80), bytes.Repeat([]byte{7}, tp)...), kindTightFill},
-			{"fill resetting all streams", append(append(srvRect(0, 0, 1, 1, rfb.EncodingTight), 0x8f), bytes.Repeat([]byte{7}, tp)...), kindTightFill},
-			{"JPEG", append(append(srvRect(0, 0, 64, 64, rfb.EncodingTight), 0x90), append(compact(200), bytes.Repeat([]byte{0xff}, 200)...)...), kindTightJPEG},
-			{"JPEG of nothing", append(srvRect(0, 0, 0, 0, rfb.EncodingTight), 0x90, 0), kindTightJPEG},
-			{"copy, implicit, stream 3", tightPixels(append(srvRect(0, 0, 16, 4, rfb.EncodingTight), 0x30), 16*4*tp, 99), kindTightCopy},
-			{"copy, explicit, stream 2, reset 1", tightPixels(append(srvRect(0, 0, 16, 4, rfb.EncodingTight), 0x62, 0), 16*4*tp, 99), kindTightCopy},
-			{"copy of 1 pixel", tightPixels(append(srvRect(0, 0, 1, 1, rfb.EncodingTight), 0x00), tp, 0), kindTightCopy},
-			{"copy of nothing", append(srvRect(0, 0, 0, 5, rfb.EncodingTight), 0x00), kindTightCopy},
-			{"palette of 1", tightPixels(append(append(srvRect(0, 0, 9, 9, rfb.EncodingTight), 0x40, 1, 0), make([]byte, tp)...), 2*9, 5), kindTightPalette},
-			{"palette of 2", tightPixels(append(append(srvRect(0, 0, 17, 5, rfb.EncodingTight), 0x50, 1, 1), make([]byte, 2*tp)...), 3*5, 5), kindTightPalette},
-			{"palette of 3", tightPixels(append(append(srvRect(0, 0, 17, 5, rfb.EncodingTight), 0x40, 1, 2), make([]byte, 3*tp)...), 17*5, 40), kindTightPalette},
-			{"palette of 256", tightPixels(append(append(srvRect(0, 0, 64, 64, rfb.EncodingTight), 0x40, 1, 255), bytes.Repeat([]byte{1}, 256*tp)...), 64*64, 3000), kindTightPalette},
-			{"gradient", tightPixels(append(srvRect(0, 0, 16, 16, rfb.EncodingTight), 0x70, 2), 16*16*tp, 700), kindTightGradient},
+			{"fill", append(append(srvRect(0, 0, 300, 200, rfb.EncodingTight), 0x80), bytes.Repeat([]byte{7}, tp)...), rfb.KindTightFill},
+			{"fill resetting all streams", append(append(srvRect(0, 0, 1, 1, rfb.EncodingTight), 0x8f), bytes.Repeat([]byte{7}, tp)...), rfb.KindTightFill},
+			{"JPEG", append(append(srvRect(0, 0, 64, 64, rfb.EncodingTight), 0x90), append(compact(200), bytes.Repeat([]byte{0xff}, 200)...)...), rfb.KindTightJPEG},
+			{"JPEG of nothing", append(srvRect(0, 0, 0, 0, rfb.EncodingTight), 0x90, 0), rfb.KindTightJPEG},
+			{"copy, implicit, stream 3", tightPixels(append(srvRect(0, 0, 16, 4, rfb.EncodingTight), 0x30), 16*4*tp, 99), rfb.KindTightCopy},
+			{"copy, explicit, stream 2, reset 1", tightPixels(append(srvRect(0, 0, 16, 4, rfb.EncodingTight), 0x62, 0), 16*4*tp, 99), rfb.KindTightCopy},
+			{"copy of 1 pixel", tightPixels(append(srvRect(0, 0, 1, 1, rfb.EncodingTight), 0x00), tp, 0), rfb.KindTightCopy},
+			{"copy of nothing", append(srvRect(0, 0, 0, 5, rfb.EncodingTight), 0x00), rfb.KindTightCopy},
+			{"palette of 1", tightPixels(append(append(srvRect(0, 0, 9, 9, rfb.EncodingTight), 0x40, 1, 0), make([]byte, tp)...), 2*9, 5), rfb.KindTightPalette},
+			{"palette of 2", tightPixels(append(append(srvRect(0, 0, 17, 5, rfb.EncodingTight), 0x50, 1, 1), make([]byte, 2*tp)...), 3*5, 5), rfb.KindTightPalette},
+			{"palette of 3", tightPixels(append(append(srvRect(0, 0, 17, 5, rfb.EncodingTight), 0x40, 1, 2), make([]byte, 3*tp)...), 17*5, 40), rfb.KindTightPalette},
+			{"palette of 256", tightPixels(append(append(srvRect(0, 0, 64, 64, rfb.EncodingTight), 0x40, 1, 255), bytes.Repeat([]byte{1}, 256*tp)...), 64*64, 3000), rfb.KindTightPalette},
+			{"gradient", tightPixels(append(srvRect(0, 0, 16, 16, rfb.EncodingTight), 0x70, 2), 16*16*tp, 700), rfb.KindTightGradient},
 		} {
-			if c.kind == kindTightGradient && p.bpp == 1 {
+			if c.kind == rfb.KindTightGradient && p.bpp == 1 {
 				continue
 			}
 			t.Run(p.name+"/"+c.name, func(t *testing.T) {
@@ -168,7 +168,7 @@ func TestTightSubEncodings(t *testing.T) {
 					t.Fatal(err)
 				}
 				kinds := f.kinds.Load()
-				if st := f.Stats(); st.Rects != 2 || st.Messages != 4 || st.CutTextDropped != 1 || kinds[c.kind] != 1 || kinds[kindPseudo] != 1 {
+				if st := f.Stats(); st.Rects != 2 || st.Messages != 4 || st.CutTextDropped != 1 || kinds[c.kind] != 1 || kinds[rfb.KindPseudo] != 1 {
 					t.Fatalf("stats %+v, kinds %v: want 2 rectangles, one %v", st, kinds, rectKindLabels[c.kind])
 				}
 			})
@@ -204,7 +204,7 @@ func TestTightDataUnder12(t *testing.T) {
 		{"copy 32/30, 2×1 (8 bytes)", pf32x10, 2, 1, nil, 0x00, 0},
 		{"copy 32/30, 3×1 (12 bytes)", pf32x10, 3, 1, nil, 0x00, 0},
 	} {
-		tp := tpixelSize(c.pf)
+		tp := rfb.TPixelSize(c.pf)
 		colours := 0
 		if len(c.prefix) == 2 {
 			colours = int(c.prefix[1]) + 1
@@ -224,7 +224,7 @@ func TestTightDataUnder12(t *testing.T) {
 }
 
 // TestTightCompactLength: lengths of 1, 2 and 3 bytes, at each form's
-// limit, the longest encodable, and maxTightData and one past it.
+// limit, the longest encodable, and rfb.DefaultMaxCompactLen and one past it.
 func TestTightCompactLength(t *testing.T) {
 	jpeg := func(l []byte, n int) []byte {
 		rect := append(append(srvRect(0, 0, 256, 256, rfb.EncodingTight), 0x90), l...)
@@ -243,8 +243,8 @@ func TestTightCompactLength(t *testing.T) {
 		{"16383, 2 bytes", []byte{0xff, 0x7f}, 16383, true},
 		{"16384, 3 bytes", []byte{0x80, 0x80, 0x01}, 16384, true},
 		{"7 in 3 bytes", []byte{0x87, 0x80, 0x00}, 7, true},
-		{"maxTightData", compact(maxTightData), maxTightData, true},
-		{"maxTightData+1", compact(maxTightData + 1), 0, false},
+		{"rfb.DefaultMaxCompactLen", compact(rfb.DefaultMaxCompactLen), rfb.DefaultMaxCompactLen, true},
+		{"rfb.DefaultMaxCompactLen+1", compact(rfb.DefaultMaxCompactLen + 1), 0, false},
 		{"4 MiB - 1, the longest encodable", []byte{0xff, 0xff, 0xff}, 0, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -258,7 +258,7 @@ func TestTightCompactLength(t *testing.T) {
 					}
 					continue
 				}
-				want := fmt.Sprintf("type 0 at server byte 0: Tight rectangle at server byte 4: compact length %d, limit %d", int(c.l[0]&0x7f)|int(c.l[1]&0x7f)<<7|int(c.l[2])<<14, maxTightData)
+				want := fmt.Sprintf("type 0 at server byte 0: Tight rectangle at server byte 4: compact length %d, limit %d", int(c.l[0]&0x7f)|int(c.l[1]&0x7f)<<7|int(c.l[2])<<14, rfb.DefaultMaxCompactLen)
 				if !errors.Is(err, ErrServerStream) || !strings.Contains(err.Error(), want) {
 					t.Fatalf("reads of %d: %v, want %q", chunk, err, want)
 				}
@@ -288,7 +288,7 @@ func TestTightRefuses(t *testing.T) {
 		{"filter 255", pf32, rect(0x70, 255), 13, "filter id 255 is invalid"},
 		{"gradient at 8 bpp", pf8, rect(0x40, 2), 13, "gradient filter at 8 bits per pixel"},
 		{"copy length past the limit", pf32, rect(0x00, 0x81, 0x80, 0x40), 13, "compact length 1048577"},
-		{"palette data length past the limit", pf32, append(rect(0x40, 1, 2, 1, 2, 3, 4, 5, 6, 7, 8, 9), compact(maxTightData+1)...), 12 + 12, "compact length 1048577"},
+		{"palette data length past the limit", pf32, append(rect(0x40, 1, 2, 1, 2, 3, 4, 5, 6, 7, 8, 9), compact(rfb.DefaultMaxCompactLen+1)...), 12 + 12, "compact length 1048577"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			in := append([]byte{rfb.MsgBell}, srvUpdate(c.rect)...)
@@ -311,13 +311,10 @@ func TestTightRefuses(t *testing.T) {
 // TPIXEL size the spec and TigerVNC would read differently is refused.
 func TestTightPixelFormats(t *testing.T) {
 	for _, p := range pfSizes {
-		if got := tpixelSize(p.pf); got != p.tpix {
+		if got := rfb.TPixelSize(p.pf); got != p.tpix {
 			t.Errorf("%s: TPIXEL %d, want %d", p.name, got, p.tpix)
 		}
-		f := newFilterPF(t, p.pf, true)
-		if px := f.pixel.Load(); px != uint32(p.bpp|p.tpix<<8) {
-			t.Errorf("%s: filter holds %#x", p.name, px)
-		}
+		newFilterPF(t, p.pf, true)
 	}
 	if _, err := newServerFilter(pf32odd, nil); err == nil || !strings.Contains(err.Error(), "colour shifts 4, 12, 20") {
 		t.Fatalf("colours off byte boundaries: %v", err)
@@ -337,7 +334,7 @@ func TestTightStreamWithCutText(t *testing.T) {
 	for _, p := range pfSizes {
 		r := rand.New(rand.NewPCG(11, uint64(p.tpix)))
 		var in, watcher []byte
-		var want [numRectKinds]uint64
+		var want [rfb.NumKinds]uint64
 		for i := 0; i < 300; i++ {
 			var rects [][]byte
 			for j := r.IntN(4); j >= 0; j-- {

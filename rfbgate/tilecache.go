@@ -156,7 +156,7 @@ func encodeTile(job *tileJob, s *tileScratch) {
 	if job.c == classRaw {
 		b = appendRect(make([]byte, 0, 12+r.w*r.h*framebuffer.BytesPerPixel), r.x, r.y, r.w, r.h, rfb.EncodingRaw)
 		b = append(b, job.fb.Pix()[:r.w*r.h*framebuffer.BytesPerPixel]...)
-		e.kinds[kindRaw]++
+		e.kinds[rfb.KindRaw]++
 	} else {
 		before := s.enc.Counts()
 		s.enc.SetJPEG(job.c.jpegQ())
@@ -169,7 +169,7 @@ func encodeTile(job *tileJob, s *tileScratch) {
 		for k := range after {
 			e.kinds[k] += after[k] - before[k]
 		}
-		e.lossy = after[framebuffer.KindTightJPEG] > before[framebuffer.KindTightJPEG]
+		e.lossy = after[rfb.KindTightJPEG] > before[rfb.KindTightJPEG]
 	}
 	e.b = b
 	close(e.ready)

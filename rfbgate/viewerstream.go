@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/wirebench/wirebench/internal/rfb"
 )
 
 // Close statuses and reasons a viewer's WebSocket ends with.
@@ -150,7 +151,7 @@ func (v *viewer) pumpServer(up *upstream) {
 	// The filter counts what it withholds; the viewer's counter (read by
 	// scrapes) is brought up to date once a batch and at the end.
 	defer v.publishCounts()
-	var held [maxServerHeader]byte // a header split across batches
+	var held [rfb.MaxServerHeader]byte // a header split across batches
 	nheld := 0
 	down := newDownstream(v.raw)
 	for {
@@ -192,7 +193,7 @@ func (v *viewer) waitRoom(down *downstream) (int, bool) {
 // a header split at the previous batch's end, filters it and sends it as
 // one message. It leaves in held the header split at this batch's end and
 // returns its length, or false when the viewer ended.
-func (v *viewer) relayBatch(up *upstream, buf []byte, held *[maxServerHeader]byte, nheld int) (int, bool) {
+func (v *viewer) relayBatch(up *upstream, buf []byte, held *[rfb.MaxServerHeader]byte, nheld int) (int, bool) {
 	// buf[:out] is filtered and waits to be sent; buf[out:out+carry] is a
 	// header split across reads, put in front of the next read.
 	out, carry := 0, copy(buf, held[:nheld])

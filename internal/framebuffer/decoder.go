@@ -52,24 +52,9 @@ type Stats struct {
 type Rect struct {
 	X, Y, W, H int
 	Encoding   rfb.Encoding
-	Kind       Kind  // how it was sent, within its encoding
-	Start, End int64 // its bytes in the stream, from its 12-byte header on (a hub can forward them as they are)
+	Kind       rfb.Kind // how it was sent, within its encoding
+	Start, End int64    // its bytes in the stream, from its 12-byte header on (a hub can forward them as they are)
 }
-
-// Kind says how a rectangle's pixels were sent.
-type Kind uint8
-
-// Kinds of rectangle.
-const (
-	KindRaw Kind = iota
-	KindCopyRect
-	KindZRLE
-	KindTightFill
-	KindTightJPEG
-	KindTightCopy
-	KindTightPalette
-	KindTightGradient
-)
 
 // TightBasic is a Tight basic rectangle's filtered pixels as its sender
 // meant them, inflated: a hub that passes the rectangle on can compress
@@ -79,9 +64,6 @@ type TightBasic struct {
 	Palette []byte // the palette filter's colours, 3 bytes each
 	Data    []byte // the filtered pixels (palette indices, or 3 bytes a pixel)
 }
-
-// NumKinds is the number of Kinds (for arrays indexed by Kind).
-const NumKinds = int(KindTightGradient) + 1
 
 // Message describes the last message Next decoded.
 type Message struct {
@@ -93,9 +75,12 @@ type Message struct {
 // Decoder applies a server-to-client RFB stream (everything after
 // ServerInit) to a Framebuffer. It reads from its io.Reader in whatever
 // pieces that gives; a message split across reads is simply waited for.
+// rfb.ServerFramer splits the stream into headers and payloads (the relay's
+// server filter uses the same framer); the Decoder decodes the payloads.
 // After an error, every call returns it.
 type Decoder struct {
 	rd    *reader
+	fr    rfb.ServerFramer // frames the stream: the Decoder decodes what it frames
 	fb    *Framebuffer
 	lim   Limits
 	zrle  zstream
@@ -105,12 +90,12 @@ type Decoder struct {
 	pal   [256 * 3]byte // a ZRLE or Tight palette
 	stats Stats
 	err   error
-	kind  Kind
+	kind  rfb.Kind
 	basic TightBasic // the Tight basic rectangle just decoded (for OnRect)
 
 	// Skip, if set, makes the Decoder read past every pixel rectangle
-	// without decoding or applying it (the same framing and limits as
-	// decoding, none of the work): the framebuffer keeps only the
+	// without decoding or applying it (the same framing, by the same
+	// framer, and limits as decoding, none of the work): the framebuffer keeps only the
 	// screen's size, which pseudo-rectangles still change. Its zlib
 	// streams are not followed, so it must be set before the first
 	// rectangle and never cleared.
@@ -139,7 +124,13 @@ type Decoder struct {
 // NewDecoder returns a Decoder that reads the server stream from src and
 // applies it to fb, within lim.
 func NewDecoder(src io.Reader, fb *Framebuffer, lim Limits) *Decoder {
-	return &Decoder{rd: newReader(src), fb: fb, lim: lim.withDefaults(), ri: -1}
+	d := &Decoder{rd: newReader(src), fb: fb, lim: lim.withDefaults(), ri: -1}
+	pf := NoVNCFormat.Bytes()
+	if err := d.fr.SetPixelFormat(pf[:]); err != nil {
+		panic("framebuffer: the framer refuses NoVNCFormat: " + err.Error())
+	}
+	d.fr.MaxCompactLen = rfb.TightMaxCompactLen // the Decoder's own bounds are finer (JPEG, zlib)
+	return d
 }
 
 // Framebuffer is the framebuffer the Decoder applies updates to.
@@ -185,6 +176,33 @@ func (d *Decoder) fail(err error) error {
 
 func (d *Decoder) failf(format string, a ...any) error { return d.fail(fmt.Errorf(format, a...)) }
 
+// header frames the next header (rfb.ServerFramer), reading until it is
+// whole, and consumes it; the caller then consumes its payload. A
+// framing error is the Decoder's, with the framer's account of what.
+func (d *Decoder) header() (*rfb.Header, error) {
+	for {
+		n, h, err := d.fr.Next(d.rd.buf[d.rd.r:d.rd.w])
+		if err != nil {
+			var se *rfb.ServerStreamError
+			if errors.As(err, &se) {
+				err = errors.New(se.Detail)
+			}
+			return nil, d.fail(err)
+		}
+		if n > 0 {
+			d.rd.r += n
+			d.rd.off += int64(n)
+			return h, nil
+		}
+		if err := d.rd.fill(); err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+	}
+}
+
 // Next reads and applies one server message. At the end of the stream,
 // between messages, it returns io.EOF.
 func (d *Decoder) Next() (Message, error) {
@@ -202,38 +220,13 @@ func (d *Decoder) Next() (Message, error) {
 	}
 	d.typ = d.rd.buf[d.rd.r]
 	m := Message{Type: d.typ, Offset: d.start}
-	var err error
-	switch d.typ {
-	case rfb.MsgFramebufferUpdate:
-		m.Rects, err = d.update()
-	case rfb.MsgSetColourMapEntries: // pad, u16 first, u16 count, 6 bytes a colour
-		var b []byte
-		if b, err = d.rd.next(6); err == nil {
-			err = d.rd.discard(6 * int64(binary.BigEndian.Uint16(b[4:])))
+	h, err := d.header()
+	if err == nil {
+		if d.typ == rfb.MsgFramebufferUpdate {
+			m.Rects, err = d.update()
+		} else { // colour map entries, cut text, a fence's payload: skipped
+			err = d.rd.discard(h.Payload)
 		}
-	case rfb.MsgBell, rfb.MsgEndOfContinuousUpdates:
-		_, err = d.rd.next(1)
-	case rfb.MsgServerCutText: // 3 pad, s32 length (negative: extended clipboard, |length| bytes)
-		var b []byte
-		if b, err = d.rd.next(8); err == nil {
-			n := int64(int32(binary.BigEndian.Uint32(b[4:])))
-			if n < 0 {
-				n = -n
-			}
-			err = d.rd.discard(n)
-		}
-	case rfb.MsgServerFence: // 3 pad, u32 flags, u8 length, payload
-		var b []byte
-		if b, err = d.rd.next(9); err == nil {
-			if b[8] > rfb.MaxFencePayload {
-				return m, d.failf("fence payload of %d bytes, RFB allows %d", b[8], rfb.MaxFencePayload)
-			}
-			err = d.rd.discard(int64(b[8]))
-		}
-	case rfb.MsgXvp: // pad, version, code
-		_, err = d.rd.next(4)
-	default:
-		return m, d.failf("unknown server message type %d", d.typ)
 	}
 	if err != nil {
 		return m, d.fail(err)
@@ -245,20 +238,16 @@ func (d *Decoder) Next() (Message, error) {
 	return m, nil
 }
 
-// update applies a FramebufferUpdate: pad, u16 count, then rectangles.
+// update applies a FramebufferUpdate's rectangles, up to the count its
+// header gave or a LastRect.
 func (d *Decoder) update() (int, error) {
-	b, err := d.rd.next(4)
-	if err != nil {
-		return 0, err
-	}
-	n := int(binary.BigEndian.Uint16(b[2:]))
 	d.stats.Updates++
-	for i := range n {
-		d.ri = i
+	n := 0
+	for ; !d.fr.AtMessage(); n++ {
+		d.ri = n
 		start := d.rd.off
-		last, err := d.rect()
-		if err != nil {
-			return i, err
+		if err := d.rect(); err != nil {
+			return n, err
 		}
 		if d.enc.Pixel() {
 			if d.OnRect != nil {
@@ -268,112 +257,73 @@ func (d *Decoder) update() (int, error) {
 			d.OnPseudo(Rect{X: d.rx, Y: d.ry, W: d.rw, H: d.rh, Encoding: d.enc, Start: start, End: d.rd.off})
 		}
 		d.stats.Rects++
-		if last {
-			return i + 1, nil
-		}
 	}
 	d.ri = -1
 	return n, nil
 }
 
-// rect applies one rectangle; last reports a LastRect.
-func (d *Decoder) rect() (last bool, err error) {
-	b, err := d.rd.next(12)
+// rect applies one rectangle, its header framed and its payload read here.
+func (d *Decoder) rect() error {
+	h, err := d.header()
 	if err != nil {
-		return false, err
+		return err
 	}
-	d.rx, d.ry = int(binary.BigEndian.Uint16(b)), int(binary.BigEndian.Uint16(b[2:]))
-	d.rw, d.rh = int(binary.BigEndian.Uint16(b[4:])), int(binary.BigEndian.Uint16(b[6:]))
-	d.enc = rfb.Encoding(binary.BigEndian.Uint32(b[8:]))
-	x, y, w, h := d.rx, d.ry, d.rw, d.rh
-	if d.enc.Pixel() && !d.fb.inside(x, y, w, h) {
-		return false, d.failf("rectangle outside the %dx%d framebuffer", d.fb.w, d.fb.h)
+	d.rx, d.ry, d.rw, d.rh, d.enc = h.X, h.Y, h.W, h.H, h.Encoding
+	x, y, w, ht := d.rx, d.ry, d.rw, d.rh
+	if d.enc.Pixel() && !d.fb.inside(x, y, w, ht) {
+		return d.failf("rectangle outside the %dx%d framebuffer", d.fb.w, d.fb.h)
 	}
 	switch d.enc {
 	case rfb.EncodingRaw:
 		d.stats.Raw++
-		d.kind = KindRaw
+		d.kind = rfb.KindRaw
 		if d.Skip {
-			return false, d.rd.discard(int64(w) * int64(h) * BytesPerPixel)
+			return d.rd.discard(h.Payload)
 		}
-		for r := y; r < y+h; r++ {
+		for r := y; r < y+ht; r++ {
 			if err := d.rd.readFull(d.fb.row(x, r, w)); err != nil {
-				return false, err
+				return err
 			}
 		}
-		return false, nil
+		return nil
 	case rfb.EncodingCopyRect:
 		d.stats.CopyRect++
-		d.kind = KindCopyRect
+		d.kind = rfb.KindCopyRect
 		b, err := d.rd.next(4)
 		if err != nil {
-			return false, err
+			return err
 		}
 		sx, sy := int(binary.BigEndian.Uint16(b)), int(binary.BigEndian.Uint16(b[2:]))
-		if !d.fb.inside(sx, sy, w, h) {
-			return false, d.failf("CopyRect source at (%d,%d) outside the %dx%d framebuffer", sx, sy, d.fb.w, d.fb.h)
+		if !d.fb.inside(sx, sy, w, ht) {
+			return d.failf("CopyRect source at (%d,%d) outside the %dx%d framebuffer", sx, sy, d.fb.w, d.fb.h)
 		}
 		if !d.Skip {
-			d.fb.copyRect(x, y, sx, sy, w, h)
+			d.fb.copyRect(x, y, sx, sy, w, ht)
 		}
-		return false, nil
+		return nil
 	case rfb.EncodingZRLE:
 		d.stats.ZRLE++
-		d.kind = KindZRLE
-		return false, d.zrleRect()
+		d.kind = rfb.KindZRLE
+		return d.zrleRect(h.Payload)
 	case rfb.EncodingTight:
 		d.stats.Tight++
-		return false, d.tightRect()
+		return d.tightRect()
 	case rfb.EncodingDesktopSize:
-		return false, d.resize(w, h)
-	case rfb.EncodingExtendedDesktop: // x reason, y status; u8 screens, 3 pad, 16 bytes a screen
-		b, err := d.rd.next(4)
-		if err != nil {
-			return false, err
-		}
-		if err := d.rd.discard(16 * int64(b[0])); err != nil {
-			return false, err
+		return d.resize(w, ht)
+	case rfb.EncodingExtendedDesktop: // x reason, y status; the screens (payload) are skipped
+		if err := d.rd.discard(h.Payload); err != nil {
+			return err
 		}
 		if x == 1 && y != 0 { // the server refused this client's own request: nothing changes
 			d.stats.Pseudo++
-			return false, nil
+			return nil
 		}
-		return false, d.resize(w, h)
-	case rfb.EncodingLastRect:
-		d.stats.Pseudo++
-		return true, nil
-	case rfb.EncodingCursor: // pixels, then a bitmask with rows padded to bytes
-		d.stats.Pseudo++
-		return false, d.rd.discard(int64(w)*int64(h)*BytesPerPixel + int64((w+7)/8)*int64(h))
-	case rfb.EncodingVMwareCursor: // u8 type, pad
-		d.stats.Pseudo++
-		b, err := d.rd.next(2)
-		if err != nil {
-			return false, err
-		}
-		switch b[0] {
-		case 0: // AND and XOR masks in the pixel format
-			return false, d.rd.discard(2 * int64(w) * int64(h) * BytesPerPixel)
-		case 1: // RGBA
-			return false, d.rd.discard(4 * int64(w) * int64(h))
-		}
-		return false, d.failf("VMware cursor type %d (0 and 1 exist)", b[0])
-	case rfb.EncodingQEMULEDState:
-		d.stats.Pseudo++
-		_, err := d.rd.next(1)
-		return false, err
-	case rfb.EncodingDesktopName: // u32 length, UTF-8
-		d.stats.Pseudo++
-		b, err := d.rd.next(4)
-		if err != nil {
-			return false, err
-		}
-		return false, d.rd.discard(int64(binary.BigEndian.Uint32(b)))
-	case rfb.EncodingQEMUExtendedKey:
-		d.stats.Pseudo++
-		return false, nil
+		return d.resize(w, ht)
 	}
-	return false, d.failf("encoding %d is not one this decoder knows", d.enc)
+	// The other pseudo-rectangles (last rect, the cursors, LED state, the
+	// desktop name, QEMU key events): read past.
+	d.stats.Pseudo++
+	return d.rd.discard(h.Payload)
 }
 
 // resize applies a DesktopSize or ExtendedDesktopSize within the limits.
@@ -387,7 +337,7 @@ func (d *Decoder) resize(w, h int) error {
 
 // TightBasic returns the Tight basic rectangle just decoded, as its
 // sender filtered it. It is valid only within OnRect, for a rectangle of
-// kind KindTightCopy, KindTightPalette or KindTightGradient; its slices
+// kind rfb.KindTightCopy, rfb.KindTightPalette or rfb.KindTightGradient; its slices
 // are the Decoder's and are reused by the next rectangle.
 func (d *Decoder) TightBasic() TightBasic { return d.basic }
 

@@ -45,7 +45,7 @@ type Encoder struct {
 	hash     [encPalHash]palSlot
 	hashUsed []uint16
 	many     bool // the caller knows the area has many colours: no palette scan
-	kinds    [NumKinds]uint64
+	kinds    [rfb.NumKinds]uint64
 	jpegQ    int // 0: lossless
 	jpeg     jpegenc.Encoder
 }
@@ -71,7 +71,7 @@ func JPEGQuality(level int) int {
 
 // Counts is the number of rectangles appended so far, by kind (fill,
 // palette or copy).
-func (e *Encoder) Counts() [NumKinds]uint64 { return e.kinds }
+func (e *Encoder) Counts() [rfb.NumKinds]uint64 { return e.kinds }
 
 // NewEncoder returns an Encoder compressing at zlib level (1 to 9). Level
 // 1 is klauspost/compress's stateless deflate, which keeps no tables
@@ -128,11 +128,11 @@ func (e *Encoder) AppendTightBasic(dst []byte, x, y, w, h int, tb TightBasic) ([
 	}
 	dst = binary.BigEndian.AppendUint32(dst, uint32(rfb.EncodingTight))
 	if palette {
-		e.kinds[KindTightPalette]++
+		e.kinds[rfb.KindTightPalette]++
 		dst = append(dst, (4<<4)|1, rfb.TightFilterPalette, byte(ncol-1)) // stream 0, reset, explicit filter
 		dst = append(dst, tb.Palette...)
 	} else {
-		e.kinds[KindTightCopy]++
+		e.kinds[rfb.KindTightCopy]++
 		dst = append(dst, 1) // stream 0, reset, copy filter
 	}
 	return e.appendData(dst, tb.Data), nil
@@ -149,11 +149,11 @@ func (e *Encoder) appendPiece(dst []byte, fb *Framebuffer, x, y, w, h int) []byt
 	}
 	switch {
 	case ncol == 1:
-		e.kinds[KindTightFill]++
+		e.kinds[rfb.KindTightFill]++
 		r, g, b := fb.At(x, y)
 		return append(dst, rfb.TightFill<<4, r, g, b)
 	case ncol > 1:
-		e.kinds[KindTightPalette]++
+		e.kinds[rfb.KindTightPalette]++
 		dst = append(dst, (4<<4)|1, rfb.TightFilterPalette, byte(ncol-1))
 		for _, c := range e.pal[:ncol] {
 			dst = append(dst, byte(c), byte(c>>8), byte(c>>16))
@@ -189,12 +189,12 @@ func (e *Encoder) appendPiece(dst []byte, fb *Framebuffer, x, y, w, h int) []byt
 		j, err := e.jpeg.Append(e.data[:0], fb.pix[(y*fb.w+x)*BytesPerPixel:], fb.w*BytesPerPixel, w, h, e.jpegQ)
 		if err == nil {
 			e.data = j
-			e.kinds[KindTightJPEG]++
+			e.kinds[rfb.KindTightJPEG]++
 			dst = appendCompact(append(dst, rfb.TightJPEG<<4), len(j))
 			return append(dst, j...)
 		}
 	}
-	e.kinds[KindTightCopy]++
+	e.kinds[rfb.KindTightCopy]++
 	dst = append(dst, 1) // stream 0, reset, copy filter
 	data := e.data[:0]
 	for yy := y; yy < y+h; yy++ {

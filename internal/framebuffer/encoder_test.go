@@ -139,8 +139,8 @@ func TestEncoderJPEG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := d.Stats(); st.TightJPEG != uint64(n+k) || e.Counts()[KindTightJPEG] != uint64(n+k) {
-		t.Fatalf("%d JPEG rectangles decoded, %d counted, want %d", st.TightJPEG, e.Counts()[KindTightJPEG], n+k)
+	if st := d.Stats(); st.TightJPEG != uint64(n+k) || e.Counts()[rfb.KindTightJPEG] != uint64(n+k) {
+		t.Fatalf("%d JPEG rectangles decoded, %d counted, want %d", st.TightJPEG, e.Counts()[rfb.KindTightJPEG], n+k)
 	}
 	var sum, worst int
 	for i, v := range fb.Pix() {
@@ -324,7 +324,7 @@ func TestEncoderTightBasic(t *testing.T) {
 	d.OnRect = func(r Rect) {
 		b, err := e.AppendTightBasic(out, r.X, r.Y, r.W, r.H, d.TightBasic())
 		if err != nil {
-			if r.Kind != KindTightGradient {
+			if r.Kind != rfb.KindTightGradient {
 				t.Errorf("%v rectangle at (%d,%d) refused: %v", r.Kind, r.X, r.Y, err)
 			}
 			if len(b) != len(out) {
@@ -402,11 +402,11 @@ func TestEncoderPaletteLimits(t *testing.T) {
 		name  string
 		q     int
 		limit int
-		past  Kind
+		past  rfb.Kind
 	}{
-		{"lossless", 0, encMaxPal, KindTightCopy},
-		{"jpeg level 6", JPEGQuality(6), encMaxPalJPEG, KindTightJPEG},
-		{"jpeg level 0", JPEGQuality(0), encMaxPalLow, KindTightJPEG},
+		{"lossless", 0, encMaxPal, rfb.KindTightCopy},
+		{"jpeg level 6", JPEGQuality(6), encMaxPalJPEG, rfb.KindTightJPEG},
+		{"jpeg level 0", JPEGQuality(0), encMaxPalLow, rfb.KindTightJPEG},
 	} {
 		for _, n := range []int{c.limit, c.limit + 1} {
 			fb := newFB(t, 32, 32)
@@ -423,7 +423,7 @@ func TestEncoderPaletteLimits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := KindTightPalette
+			want := rfb.KindTightPalette
 			if n > c.limit {
 				want = c.past
 			}
@@ -434,7 +434,7 @@ func TestEncoderPaletteLimits(t *testing.T) {
 			if _, err := decodeAll(bytes.NewReader(append([]byte{0, 0, 0, 1}, out...)), dec, Limits{}); err != nil {
 				t.Fatalf("%s, %d colours: %v", c.name, n, err)
 			}
-			if want == KindTightPalette {
+			if want == rfb.KindTightPalette {
 				samePix(t, dec.Pix(), fb.Pix(), 32)
 			}
 		}

@@ -118,9 +118,21 @@ func TestLimits(t *testing.T) {
 	if c.Len() != 3 {
 		t.Fatalf("compact %d took %d bytes", rfb.TightMaxCompactLen, c.Len())
 	}
-	d := NewDecoder(bytes.NewReader(c.Bytes()), nil, Limits{})
-	if n, err := d.compactLen(); n != rfb.TightMaxCompactLen || err != nil {
-		t.Fatalf("compact length %d, %v; want %d", n, err, rfb.TightMaxCompactLen)
+	var fr rfb.ServerFramer // as the Decoder frames: an update, a Tight JPEG rectangle, its length
+	pf := NoVNCFormat.Bytes()
+	fr.SetPixelFormat(pf[:])
+	fr.MaxCompactLen = rfb.TightMaxCompactLen
+	in := append([]byte{0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 7, 0x90}, c.Bytes()...)
+	var h *rfb.Header
+	for off := 0; off < len(in); {
+		n, hh, err := fr.Next(in[off:])
+		if err != nil || n == 0 {
+			t.Fatalf("framing at %d: %d, %v", off, n, err)
+		}
+		off, h = off+n, hh
+	}
+	if h.Part != rfb.PartTightLength || h.Payload != rfb.TightMaxCompactLen {
+		t.Fatalf("compact length %d (part %d); want %d", h.Payload, h.Part, rfb.TightMaxCompactLen)
 	}
 
 	// a fence payload at RFB's 64 and past
@@ -218,9 +230,9 @@ func TestBadContent(t *testing.T) {
 		{"unknown message", func(s *stream) { s.u8(7) }, []string{"unknown server message type 7", "at server byte 0"}},
 		{"unknown encoding", func(s *stream) { s.update(1); s.rect(0, 0, 1, 1, 5) }, []string{"encoding 5 is not one"}},
 		{"VMware cursor type 2", func(s *stream) { s.update(1); s.rect(0, 0, 1, 1, rfb.EncodingVMwareCursor); s.u8(2); s.u8(0) }, []string{"VMware cursor type 2"}},
-		{"Tight PNG", func(s *stream) { s.update(1); s.rect(0, 0, 1, 1, rfb.EncodingTight); s.u8(rfb.TightPNG << 4) }, []string{"Tight PNG"}},
-		{"Tight control 0xb0", func(s *stream) { s.update(1); s.rect(0, 0, 1, 1, rfb.EncodingTight); s.u8(0xb0) }, []string{"compression control 0xb0"}},
-		{"Tight filter 3", func(s *stream) { s.update(1); s.rect(0, 0, 1, 1, rfb.EncodingTight); s.u8(0x40); s.u8(3) }, []string{"Tight filter 3"}},
+		{"Tight PNG", func(s *stream) { s.update(1); s.rect(0, 0, 1, 1, rfb.EncodingTight); s.u8(rfb.TightPNG << 4) }, []string{"PNG, which only TightPNG has"}},
+		{"Tight control 0xb0", func(s *stream) { s.update(1); s.rect(0, 0, 1, 1, rfb.EncodingTight); s.u8(0xb0) }, []string{"control byte 0xb0: compression type 11 is invalid"}},
+		{"Tight filter 3", func(s *stream) { s.update(1); s.rect(0, 0, 1, 1, rfb.EncodingTight); s.u8(0x40); s.u8(3) }, []string{"filter id 3 is invalid"}},
 		{"Tight palette index", func(s *stream) {
 			s.update(1)
 			s.rect(0, 0, 2, 2, rfb.EncodingTight)

@@ -66,8 +66,8 @@ func TestEncoderSteadyAllocs(t *testing.T) {
 		if allocs != 0 {
 			t.Errorf("JPEG quality %d: %.1f allocations to encode 300x260, want 0", q, allocs)
 		}
-		if got := e.Counts()[KindTightJPEG] > 0; got != (q > 0) {
-			t.Errorf("JPEG quality %d: %d JPEG rectangles", q, e.Counts()[KindTightJPEG])
+		if got := e.Counts()[rfb.KindTightJPEG] > 0; got != (q > 0) {
+			t.Errorf("JPEG quality %d: %d JPEG rectangles", q, e.Counts()[rfb.KindTightJPEG])
 		}
 	}
 }

@@ -11,72 +11,51 @@ import (
 	"github.com/wirebench/wirebench/internal/rfb"
 )
 
-// Tight (RFB 7.7.5). A rectangle starts with a compression-control byte:
-// its low four bits reset zlib streams 0-3; its high four say fill (8),
-// JPEG (9), or basic compression (0-7: stream in bits 4-5, an explicit
-// filter id follows if bit 6 is set). A TPIXEL is 3 bytes, R, G, B.
-
-// compactLen reads Tight's compact length (1 to 3 bytes).
-func (d *Decoder) compactLen() (int, error) {
-	n := 0
-	for i := range 3 {
-		c, err := d.rd.ReadByte()
-		if err != nil {
-			return 0, err
-		}
-		if i == 2 {
-			return n | int(c)<<14, nil
-		}
-		n |= int(c&0x7f) << (7 * i)
-		if c&0x80 == 0 {
-			return n, nil
-		}
-	}
-	return n, nil
-}
+// Tight (RFB 7.7.5), framed by rfb.ServerFramer: a compression control
+// byte (its low four bits reset zlib streams 0-3; its high four say fill,
+// JPEG, or basic compression with a stream in bits 4-5 and an explicit
+// filter id if bit 6 is set), then the sub-encoding's headers and data. A
+// TPIXEL is 3 bytes, R, G, B.
 
 func (d *Decoder) tightRect() error {
-	ctl, err := d.rd.ReadByte()
+	h, err := d.header() // the control byte
 	if err != nil {
 		return err
 	}
+	ctl := h.Control
 	for i := range 4 {
 		if ctl&(1<<i) != 0 {
 			d.tight[i].reset()
 			d.stats.TightResets++
 		}
 	}
-	x, y, w, h := d.rx, d.ry, d.rw, d.rh
-	switch kind := ctl >> 4; {
-	case kind == rfb.TightFill:
+	x, y, w, ht := d.rx, d.ry, d.rw, d.rh
+	switch ctl >> 4 {
+	case rfb.TightFill:
 		d.stats.TightFill++
-		d.kind = KindTightFill
+		d.kind = rfb.KindTightFill
 		b, err := d.rd.next(3)
 		if err != nil {
 			return err
 		}
 		if !d.Skip {
-			d.fb.fill(x, y, w, h, b[0], b[1], b[2])
+			d.fb.fill(x, y, w, ht, b[0], b[1], b[2])
 		}
 		return nil
-	case kind == rfb.TightJPEG:
+	case rfb.TightJPEG:
 		d.stats.TightJPEG++
-		d.kind = KindTightJPEG
+		d.kind = rfb.KindTightJPEG
 		return d.tightJPEG()
-	case kind == rfb.TightPNG:
-		return d.failf("Tight PNG (TightPNG's sub-encoding) is not decoded")
-	case kind > rfb.TightPNG:
-		return d.failf("Tight compression control 0x%02x: no such compression", ctl)
-	default:
-		return d.tightBasic(int(kind&3), kind&4 != 0)
 	}
+	return d.tightBasic(int(ctl>>4&3), h)
 }
 
 func (d *Decoder) tightJPEG() error {
-	n, err := d.compactLen()
+	h, err := d.header() // its compact length
 	if err != nil {
 		return err
 	}
+	n := int(h.Payload)
 	limit := min(d.lim.MaxJPEG, 6*d.rw*d.rh+4096)
 	if n > limit {
 		return d.failf("JPEG of %d bytes beyond the limit %d for a %dx%d rectangle", n, limit, d.rw, d.rh)
@@ -127,77 +106,59 @@ func (d *Decoder) tightJPEG() error {
 	return nil
 }
 
-// tightZlibLen reads the compact length of the zlib data that n filtered
-// bytes come in, checked against what zlib can make of n bytes.
-func (d *Decoder) tightZlibLen(n int) (int, error) {
-	clen, err := d.compactLen()
-	if err != nil {
-		return 0, err
-	}
-	if clen > zlibBound(n) {
-		return 0, d.failf("Tight zlib data of %d bytes beyond the %d that %d bytes of pixels justify", clen, zlibBound(n), n)
-	}
-	return clen, nil
-}
-
-func (d *Decoder) tightBasic(stream int, explicit bool) (err error) {
-	filter := byte(rfb.TightFilterCopy)
-	if explicit {
-		if filter, err = d.rd.ReadByte(); err != nil {
+// tightBasic decodes basic compression: h is the control byte's header,
+// after which come the filter id (when explicit), the palette's, and the
+// pixel data, as they are under rfb.TightMinCompress bytes or after a
+// compact length as zlib data of the given stream.
+func (d *Decoder) tightBasic(stream int, h *rfb.Header) (err error) {
+	if h.Control&rfb.TightExplicit != 0 {
+		if h, err = d.header(); err != nil { // the filter id
 			return err
 		}
 	}
-	w, h := d.rw, d.rh
+	w, ht := d.rw, d.rh
 	pal := &d.pal
-	ncol, n := 0, 0
-	switch filter {
-	case rfb.TightFilterCopy:
+	ncol := 0
+	filter := byte(rfb.TightFilterCopy)
+	switch h.Kind {
+	case rfb.KindTightCopy:
 		d.stats.TightCopy++
-		d.kind = KindTightCopy
-		n = w * h * 3
-	case rfb.TightFilterGradient:
+	case rfb.KindTightGradient:
 		d.stats.TightGradient++
-		d.kind = KindTightGradient
-		n = w * h * 3
-	case rfb.TightFilterPalette:
+		filter = rfb.TightFilterGradient
+	case rfb.KindTightPalette:
 		d.stats.TightPalette++
-		d.kind = KindTightPalette
-		c, err := d.rd.ReadByte()
-		if err != nil {
+		filter = rfb.TightFilterPalette
+		if h, err = d.header(); err != nil { // the palette's size
 			return err
 		}
-		ncol = int(c) + 1
+		ncol = h.Colours
 		if err := d.rd.readFull(pal[:3*ncol]); err != nil {
 			return err
 		}
-		if ncol == 2 {
-			n = (w + 7) / 8 * h
-		} else {
-			n = w * h
-		}
-	default:
-		return d.failf("Tight filter %d (0 copy, 1 palette, 2 gradient exist)", filter)
 	}
-	if d.Skip { // its data as it comes: under 12 bytes, or a compact length of zlib
-		clen := n
-		if n < rfb.TightMinCompress {
-			d.stats.TightUncompressed++
-		} else if clen, err = d.tightZlibLen(n); err != nil {
+	d.kind = h.Kind
+	n := int(h.Data)
+	clen := n // as it comes: under 12 bytes as it is, else zlib after a compact length
+	if n >= rfb.TightMinCompress {
+		if h, err = d.header(); err != nil {
 			return err
 		}
+		if clen = int(h.Payload); clen > zlibBound(n) {
+			return d.failf("Tight zlib data of %d bytes beyond the %d that %d bytes of pixels justify", clen, zlibBound(n), n)
+		}
+	} else {
+		d.stats.TightUncompressed++
+	}
+	if d.Skip {
 		return d.rd.discard(int64(clen))
 	}
 	data := d.scratch(n)
 	if n < rfb.TightMinCompress {
-		d.stats.TightUncompressed++
 		if err := d.rd.readFull(data); err != nil {
 			return err
 		}
 	} else {
-		clen, err := d.tightZlibLen(n)
-		if err != nil {
-			return err
-		}
 		z := &d.tight[stream]
 		if err := z.begin(d.rd, clen, n); err != nil {
 			return d.fail(fmt.Errorf("zlib stream %d: %w", stream, err))
@@ -212,15 +173,15 @@ func (d *Decoder) tightBasic(stream int, explicit bool) (err error) {
 	d.basic = TightBasic{Filter: filter, Palette: pal[:3*ncol], Data: data}
 	switch filter {
 	case rfb.TightFilterCopy:
-		for yy := range h {
+		for yy := range ht {
 			copyPixels(d.fb.row(d.rx, d.ry+yy, w), data[yy*w*3:yy*w*3+w*3])
 		}
 	case rfb.TightFilterPalette:
-		for yy := range h {
+		for yy := range ht {
 			row := d.fb.row(d.rx, d.ry+yy, w)
 			for xx := range w {
 				var i int
-				if ncol == 2 {
+				if ncol <= 2 { // a bit a pixel, rows padded to bytes
 					i = int(data[yy*((w+7)/8)+xx/8]>>(7-xx%8)) & 1
 				} else {
 					i = int(data[yy*w+xx])
@@ -235,7 +196,7 @@ func (d *Decoder) tightBasic(stream int, explicit bool) (err error) {
 		// Each channel is predicted as left + above - above-left (0 outside
 		// the rectangle), clamped to 0..255, and the data is the
 		// difference modulo 256. The rows above are the decoded ones.
-		for yy := range h {
+		for yy := range ht {
 			row, src := d.fb.row(d.rx, d.ry+yy, w), data[yy*w*3:]
 			var up []byte
 			if yy > 0 {

@@ -229,14 +229,14 @@ func TestAgainstXvnc(t *testing.T) {
 				t.Fatal(err)
 			}
 			d := framebuffer.NewDecoder(cl.c, fb, framebuffer.Limits{})
-			kinds := map[framebuffer.Kind]int{}
+			kinds := map[rfb.Kind]int{}
 			jpegPix := make([]bool, xvncW*xvncH) // pixels last painted by a JPEG rectangle
 			seen := make([]bool, xvncW*xvncH)    // pixels painted
 			d.OnRect = func(r framebuffer.Rect) {
 				kinds[r.Kind]++
 				for y := r.Y; y < r.Y+r.H; y++ {
 					for x := r.X; x < r.X+r.W; x++ {
-						jpegPix[y*xvncW+x] = r.Kind == framebuffer.KindTightJPEG
+						jpegPix[y*xvncW+x] = r.Kind == rfb.KindTightJPEG
 						seen[y*xvncW+x] = true
 					}
 				}

@@ -1,7 +1,6 @@
 package framebuffer
 
 import (
-	"encoding/binary"
 	"fmt"
 )
 
@@ -23,12 +22,9 @@ func zrleBound(w, h int) int {
 // (stored blocks cost 5 bytes each 64 KiB; the stream header, flushes).
 func zlibBound(n int) int { return n + n/64 + 64 }
 
-func (d *Decoder) zrleRect() error {
-	b, err := d.rd.next(4)
-	if err != nil {
-		return err
-	}
-	n := int64(binary.BigEndian.Uint32(b))
+// zrleRect decodes a ZRLE rectangle's n bytes of zlib data (its u32
+// length was framed with the rectangle's header).
+func (d *Decoder) zrleRect(n int64) error {
 	bound := zrleBound(d.rw, d.rh)
 	if n > int64(zlibBound(bound)) {
 		return d.failf("ZRLE length %d beyond the %d bytes a %dx%d rectangle can take", n, zlibBound(bound), d.rw, d.rh)
