@@ -1,17 +1,12 @@
 package rfbgate
 
 import (
-	"context"
-	"net/http"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"github.com/wirebench/wirebench/faultproxy"
-	"github.com/wirebench/wirebench/internal/rfbviewer"
 )
 
 // convergeMax is how soon after the damage stops every viewer's screen
@@ -111,37 +106,4 @@ func TestShareConverges(t *testing.T) {
 	if got := m.get("glass_viewer_link_rate_bits", "computer", "a"); got != 4 {
 		t.Errorf("glass_viewer_link_rate_bits has %v viewers' rates, want 4", got)
 	}
-}
-
-// openViewerVia opens an rfbviewer viewer of computer "a" on surface
-// name, through the proxy at via ("": straight), asking for JPEG quality
-// level quality-1 (0: none).
-func openViewerVia(t *testing.T, tr *testRelay, name, via string, quality int) *crowdViewer {
-	t.Helper()
-	tk, err := tr.Watch("a", name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := tr.wsURL(tk.Token, "")
-	if via != "" {
-		url = "ws://" + via + url[strings.Index(url, "/v1/"):]
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{"binary"}, HTTPHeader: http.Header{}})
-	if err != nil {
-		t.Fatalf("viewer %s: %v", name, err)
-	}
-	ws.SetReadLimit(-1)
-	v, err := rfbviewer.Dial(ByteStream(ws), rfbviewer.Options{Quality: quality})
-	if err != nil {
-		ws.CloseNow()
-		t.Fatalf("viewer %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		v.Stop()
-		ws.CloseNow()
-		<-v.Done()
-	})
-	return &crowdViewer{name: name, v: v, stream: streamID(tk.Token)}
 }

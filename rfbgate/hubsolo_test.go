@@ -19,7 +19,7 @@ func TestShareSolo(t *testing.T) {
 	xv, xp, dmg := damagedXvnc(t, 35)
 	tr := newTestRelay(t, Config{Computers: []Computer{{Name: "a", Addr: xv.Addr, Password: NewSecret(testPassword)}}})
 
-	a := openCrowdViewer(t, tr, "a")
+	a := openViewerVia(t, tr, "a", "", 0)
 	waitFull(t, a.v, a.name)
 	if logs := tr.logs.String(); !strings.Contains(logs, "solo viewer") {
 		t.Fatalf("the hub's first viewer is not solo; glass logged:\n%s", logs)
@@ -53,7 +53,7 @@ func TestShareSolo(t *testing.T) {
 	}
 	t.Logf("paused solo viewer: queued_bytes at most %d", most)
 
-	b := openCrowdViewer(t, tr, "b")
+	b := openViewerVia(t, tr, "b", "", 0)
 	waitFull(t, b.v, b.name)
 	waitFrames(t, dmg, dmg.Frames()+20)
 	if err := dmg.Stop(); err != nil {

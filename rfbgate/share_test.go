@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -81,7 +82,7 @@ func runCrowd(t *testing.T, mode crowdMode) {
 	tr := newTestRelay(t, cfg)
 
 	ref := directViewer(t, xv.Addr)
-	crowd := []*crowdViewer{openCrowdViewer(t, tr, "s0"), openCrowdViewer(t, tr, "s1"), openCrowdViewer(t, tr, "s2")}
+	crowd := []*crowdViewer{openViewerVia(t, tr, "s0", "", 0), openViewerVia(t, tr, "s1", "", 0), openViewerVia(t, tr, "s2", "", 0)}
 	for _, v := range crowd {
 		waitFull(t, v.v, v.name)
 	}
@@ -119,7 +120,7 @@ func runCrowd(t *testing.T, mode crowdMode) {
 		}
 	}()
 	waitFrames(t, dmg, 30)
-	late := openCrowdViewer(t, tr, "late")
+	late := openViewerVia(t, tr, "late", "", 0)
 	waitFull(t, late.v, late.name)
 	crowd = append(crowd, late)
 	waitFrames(t, dmg, 60)
@@ -180,21 +181,27 @@ type crowdViewer struct {
 	stream string
 }
 
-// openCrowdViewer opens a viewer of computer "a" on surface name.
-func openCrowdViewer(t *testing.T, tr *testRelay, name string) *crowdViewer {
+// openViewerVia opens an rfbviewer viewer of computer "a" on surface
+// name, through the proxy at via ("": straight), asking for JPEG quality
+// level quality-1 (0: none). It is closed when the test ends.
+func openViewerVia(t *testing.T, tr *testRelay, name, via string, quality int) *crowdViewer {
 	t.Helper()
 	tk, err := tr.Watch("a", name)
 	if err != nil {
 		t.Fatal(err)
 	}
+	url := tr.wsURL(tk.Token, "")
+	if via != "" {
+		url = "ws://" + via + url[strings.Index(url, "/v1/"):]
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	ws, _, err := websocket.Dial(ctx, tr.wsURL(tk.Token, ""), &websocket.DialOptions{Subprotocols: []string{"binary"}})
+	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{"binary"}, HTTPHeader: http.Header{}})
 	if err != nil {
 		t.Fatalf("viewer %s: %v", name, err)
 	}
 	ws.SetReadLimit(-1)
-	v, err := rfbviewer.Dial(ByteStream(ws), rfbviewer.Options{})
+	v, err := rfbviewer.Dial(ByteStream(ws), rfbviewer.Options{Quality: quality})
 	if err != nil {
 		ws.CloseNow()
 		t.Fatalf("viewer %s: %v", name, err)

@@ -1,6 +1,7 @@
 package rfbgate
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -247,4 +248,69 @@ func (sv *shareViewer) pickClassLocked(now time.Time) {
 		}
 	}
 	sv.classNow.Store(int32(sv.cls))
+}
+
+// owedLocked lists the tiles the viewer owes (under fbMu and sv.mu):
+// events first (a change after a calm: a key's echo, a click's answer),
+// then small changes (a cursor, a spinner, a clock), then the stalest:
+// those whose pixels the viewer has held longest, so that on a link that
+// cannot carry every change each area still gets its turn.
+func (sv *shareViewer) owedLocked(g *tileGrid, dst []int) []int {
+	// Sorted as keys: the order's bits, then the tile (a grid has at
+	// most 65536 tiles: 65535x65535 pixels in 128-pixel tiles).
+	keys := sv.owedKeys[:0]
+	for i, v := range g.ver {
+		if v <= sv.has[i] {
+			continue
+		}
+		k := uint64(min(sv.has[i], 1<<40-1)) << 16
+		if !g.event[i] {
+			k |= 1 << 58
+		}
+		if !g.small[i] {
+			k |= 1 << 57
+		}
+		keys = append(keys, k|uint64(i))
+	}
+	slices.Sort(keys)
+	dst = dst[:0]
+	for _, k := range keys {
+		dst = append(dst, int(k&0xffff))
+	}
+	sv.owedKeys = keys
+	return dst
+}
+
+// refreshDelay is how long a tile the viewer holds from JPEG must not
+// have changed before it is sent again losslessly.
+const refreshDelay = 250 * time.Millisecond
+
+// refreshLocked lists the tiles the viewer holds from JPEG that have
+// settled (under fbMu and sv.mu), and how long until the next settles
+// when none has (0: none to wait for).
+func (sv *shareViewer) refreshLocked(g *tileGrid, now time.Time, dst []int) ([]int, time.Duration) {
+	dst = dst[:0]
+	var wait time.Duration
+	sv.lossy.each(func(i int) {
+		if i >= len(g.at) {
+			return
+		}
+		if d := refreshDelay - now.Sub(g.at[i]); d <= 0 {
+			dst = append(dst, i)
+		} else if wait == 0 || d < wait {
+			wait = d
+		}
+	})
+	return dst, wait
+}
+
+// caughtUpLocked reports whether the viewer holds every tile's newest
+// version (under fbMu and sv.mu).
+func (sv *shareViewer) caughtUpLocked(g *tileGrid) bool {
+	for i, v := range g.ver {
+		if v > sv.has[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -1,7 +1,6 @@
 package rfbgate
 
 import (
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,7 +55,8 @@ type shareItem struct {
 // (has), and when its link can take more, its writer pulls the newest
 // pixels of the tiles it owes, a bounded update at a time (pull). Tiles
 // it holds from JPEG are pulled again losslessly once they have stopped
-// changing (refresh), so its screen ends equal to Xvnc's.
+// changing (refresh), so its screen ends equal to Xvnc's. Its status and
+// link are sharestatus.go's; what it owes and pulls, sharepull.go's.
 type shareViewer struct {
 	v    *viewer
 	h    *hub
@@ -359,143 +359,6 @@ func (sv *shareViewer) ack() {
 		sv.h.endSoloOf(sv, "the solo viewer's link does not keep up with the computer")
 	}
 	sv.poke()
-}
-
-// modeLocked is how glass serves the viewer now (under sv.mu): "solo",
-// Xvnc's own updates; "in-step", every shared update as it comes;
-// "pulling", the newest pixels of what it owes when its link can take
-// them.
-func (sv *shareViewer) modeLocked() string {
-	switch {
-	case sv.solo:
-		return "solo"
-	case sv.synced:
-		return "in-step"
-	}
-	return "pulling"
-}
-
-// mode is modeLocked, locking.
-func (sv *shareViewer) mode() string {
-	sv.mu.Lock()
-	defer sv.mu.Unlock()
-	return sv.modeLocked()
-}
-
-// class is the class the viewer gets now.
-func (sv *shareViewer) class() class { return class(sv.classNow.Load()) }
-
-// status fills a viewer's link, mode and class in.
-func (sv *shareViewer) status(vs *ViewerStatus) {
-	sv.mu.Lock()
-	mode := sv.modeLocked()
-	rate, rtt := sv.pace.link()
-	keeps := sv.pace.keepsUp(time.Now())
-	c := sv.cls
-	sv.mu.Unlock()
-	vs.Mode, vs.Class, vs.Picture, vs.KeepsUp = mode, c.String(), c.picture(), keeps
-	vs.RateBps, vs.LinkRTTms = rate*8, float64(rtt.Microseconds())/1e3
-}
-
-// pingRTT feeds a WebSocket ping's round trip to the pacer.
-func (sv *shareViewer) pingRTT(d time.Duration) {
-	sv.mu.Lock()
-	sv.pace.sampleRTT(d, time.Now(), sv.pace.inflight <= pacerProbeWindow)
-	sv.mu.Unlock()
-}
-
-// soloLagMax is how long, beyond the round trip, a solo viewer's updates
-// may take to reach it, on average, before glass stops passing Xvnc's
-// updates on whole and serves it from the framebuffer: a link that needs
-// longer than that for an update does not keep up with Xvnc, and an
-// update from the framebuffer can be cut to what it carries in time.
-const soloLagMax = 50 * time.Millisecond
-
-// soloLaggingLocked folds the time one of Xvnc's updates took to be
-// acknowledged into the solo viewer's lag (under sv.mu), and reports
-// whether it is over soloLagMax after enough updates to tell, and the
-// last soloSlowAcks were each late: one late acknowledgement is a tab
-// that paused a moment (a browser throttles a hidden tab), not a link
-// that cannot keep up, and ending solo costs a new Xvnc connection.
-func (sv *shareViewer) soloLaggingLocked(took time.Duration) bool {
-	lag := max(took-sv.pace.rttOr(0), 0).Seconds()
-	sv.soloAcks++
-	if lag > soloLagMax.Seconds() {
-		sv.soloSlow++
-	} else {
-		sv.soloSlow = 0
-	}
-	const alpha = 0.2
-	sv.soloLag += alpha * (lag - sv.soloLag)
-	return sv.soloAcks >= 8 && sv.soloSlow >= soloSlowAcks && sv.soloLag > soloLagMax.Seconds()
-}
-
-// soloSlowAcks is how many late acknowledgements in a row end solo.
-const soloSlowAcks = 3
-
-// owedLocked lists the tiles the viewer owes (under fbMu and sv.mu):
-// events first (a change after a calm: a key's echo, a click's answer),
-// then small changes (a cursor, a spinner, a clock), then the stalest:
-// those whose pixels the viewer has held longest, so that on a link that
-// cannot carry every change each area still gets its turn.
-func (sv *shareViewer) owedLocked(g *tileGrid, dst []int) []int {
-	// Sorted as keys: the order's bits, then the tile (a grid has at
-	// most 65536 tiles: 65535x65535 pixels in 128-pixel tiles).
-	keys := sv.owedKeys[:0]
-	for i, v := range g.ver {
-		if v <= sv.has[i] {
-			continue
-		}
-		k := uint64(min(sv.has[i], 1<<40-1)) << 16
-		if !g.event[i] {
-			k |= 1 << 58
-		}
-		if !g.small[i] {
-			k |= 1 << 57
-		}
-		keys = append(keys, k|uint64(i))
-	}
-	slices.Sort(keys)
-	dst = dst[:0]
-	for _, k := range keys {
-		dst = append(dst, int(k&0xffff))
-	}
-	sv.owedKeys = keys
-	return dst
-}
-
-// refreshDelay is how long a tile the viewer holds from JPEG must not
-// have changed before it is sent again losslessly.
-const refreshDelay = 250 * time.Millisecond
-
-// refreshLocked lists the tiles the viewer holds from JPEG that have
-// settled (under fbMu and sv.mu), and how long until the next settles
-// when none has (0: none to wait for).
-func (sv *shareViewer) refreshLocked(g *tileGrid, now time.Time, dst []int) ([]int, time.Duration) {
-	dst = dst[:0]
-	var wait time.Duration
-	sv.lossy.each(func(i int) {
-		if i >= len(g.at) {
-			return
-		}
-		if d := refreshDelay - now.Sub(g.at[i]); d <= 0 {
-			dst = append(dst, i)
-		} else if wait == 0 || d < wait {
-			wait = d
-		}
-	})
-	return dst, wait
-}
-
-// caughtUpLocked reports whether the viewer holds every tile's newest
-// version (under fbMu and sv.mu).
-func (sv *shareViewer) caughtUpLocked(g *tileGrid) bool {
-	for i, v := range g.ver {
-		if v > sv.has[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // greeting is what a viewer gets the moment it first asks for updates,
