@@ -9,6 +9,10 @@
 //
 // # What is decoded
 //
+// internal/rfb's ServerFramer frames the stream (the relay's server filter
+// frames with the same one): the Decoder reads the headers it frames and
+// decodes their payloads.
+//
 // Rectangles: Raw (0), CopyRect (1), ZRLE (16, one zlib stream for the
 // connection) and Tight (7: fill, JPEG through image/jpeg, and basic
 // compression with the copy, palette and gradient filters, on four zlib
