@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"net"
+	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -244,23 +246,58 @@ func TestReadsAreHeardBeforeTimers(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		c, peer := pipe(t)
 		s := &orderSession{}
-		s.at = time.Now().Add(5 * time.Millisecond)
+		s.at = time.Now().Add(time.Hour)
 		read := &readSignal{Conn: c, done: make(chan struct{})}
 		d := New(read, s)
 		go func() {
 			peer.Write([]byte("x"))
 			io.Copy(io.Discard, peer) // what Close writes
 		}()
-		// Hold the loop until the read goroutine has the byte (however
-		// long a loaded machine takes to schedule it), it has had time to
-		// offer it, and the timer is due.
-		go d.Post(func() { <-read.done; time.Sleep(10 * time.Millisecond) })
+		// Hold the loop until the read goroutine has the byte and waits to
+		// offer it (however long a loaded machine takes to schedule it),
+		// then make the timer due: Run finds both at once. (Posted before
+		// Run, so the loop is held from its first wait; the read may come
+		// first, which is the order wanted too.)
+		d.Post(func() {
+			<-read.done
+			if len(s.order) == 0 {
+				waitReadLoops(t, 1)
+			}
+			s.at = time.Now()
+		})
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		err := d.Run(ctx, func() bool { return len(s.order) == 2 })
 		cancel()
 		d.Close()
 		if err != nil || len(s.order) != 2 || s.order[0] != "read" {
 			t.Fatalf("round %d: %v, order %v; want the read before the timeout", i, err, s.order)
+		}
+		waitReadLoops(t, 0) // this round's read goroutine has ended
+	}
+}
+
+// waitReadLoops waits until n read goroutines (Conn.readLoop) wait in
+// their select, offering what they read, and no other exists (n 0: none
+// exists), as the runtime's goroutine dump shows them.
+func waitReadLoops(t *testing.T, n int) {
+	buf := make([]byte, 1<<20)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		dump := string(buf[:runtime.Stack(buf, true)])
+		all, waiting := 0, 0
+		for _, g := range strings.Split(dump, "\n\n") {
+			if strings.Contains(g, "netconn.(*Conn).readLoop") {
+				all++
+				if first, _, _ := strings.Cut(g, "\n"); strings.Contains(first, "[select") {
+					waiting++
+				}
+			}
+		}
+		if all == n && waiting == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("after 10 s, %d read goroutines, %d of them waiting in select; want %d", all, waiting, n)
+			return
 		}
 	}
 }
