@@ -116,6 +116,7 @@ func glassStatus(b *testing.B, addr, agent string) string {
 			Surface, Mode, Class string
 			RateBps              float64 `json:"rate_bps"`
 			LinkRTTms            float64 `json:"link_rtt_ms"`
+			Skipped              uint64  `json:"skipped_updates"`
 		} `json:"viewers"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
@@ -123,7 +124,7 @@ func glassStatus(b *testing.B, addr, agent string) string {
 	}
 	var out []string
 	for _, v := range st.Viewers {
-		out = append(out, fmt.Sprintf("%s %s %s %.2f Mbit/s %.0f ms", v.Surface, v.Mode, v.Class, v.RateBps/1e6, v.LinkRTTms))
+		out = append(out, fmt.Sprintf("%s %s %s %.2f Mbit/s %.0f ms, %d times out of step", v.Surface, v.Mode, v.Class, v.RateBps/1e6, v.LinkRTTms, v.Skipped))
 	}
 	return strings.Join(out, "; ")
 }
