@@ -50,23 +50,14 @@ func TestShareConverges(t *testing.T) {
 	for _, v := range viewers {
 		waitFull(t, v.v, v.name)
 	}
-	dmg.Start(0)
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			dmg.Stop()
-		}
-	})
+	stopDamage := startDamage(t, dmg)
 	waitFrames(t, dmg, 100) // 4 s: the phones' links are measured, their class lowered
 	st, err := tr.Status("a")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := scrape(t, tr.Relay)
-	if err := dmg.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	stopped = true
+	stopDamage()
 	stop := time.Now()
 	want := xScreen(t, xp)
 	for _, vs := range st.Viewers {

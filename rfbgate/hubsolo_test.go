@@ -24,13 +24,7 @@ func TestShareSolo(t *testing.T) {
 	if logs := tr.logs.String(); !strings.Contains(logs, "solo viewer") {
 		t.Fatalf("the hub's first viewer is not solo; glass logged:\n%s", logs)
 	}
-	dmg.Start(0)
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			dmg.Stop()
-		}
-	})
+	stopDamage := startDamage(t, dmg)
 	waitFrames(t, dmg, 10)
 	a.v.Pause()
 	var most int64
@@ -56,10 +50,7 @@ func TestShareSolo(t *testing.T) {
 	b := openViewerVia(t, tr, "b", "", 0)
 	waitFull(t, b.v, b.name)
 	waitFrames(t, dmg, dmg.Frames()+20)
-	if err := dmg.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	stopped = true
+	stopDamage()
 	logs := tr.logs.String()
 	if !strings.Contains(logs, "solo ended") || !strings.Contains(logs, `why="a second viewer"`) {
 		t.Fatalf("a second viewer did not end solo; glass logged:\n%s", logs)
@@ -99,13 +90,7 @@ func TestSoloEndsOnSlowLink(t *testing.T) {
 	if logs := tr.logs.String(); !strings.Contains(logs, "solo viewer") {
 		t.Fatalf("the hub's only viewer is not solo; glass logged:\n%s", logs)
 	}
-	dmg.Start(0)
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			dmg.Stop()
-		}
-	})
+	stopDamage := startDamage(t, dmg)
 	waitFrames(t, dmg, 40)
 	const why = `why="the solo viewer's link does not keep up with the computer"`
 	if strings.Contains(tr.logs.String(), why) {
@@ -129,9 +114,6 @@ func TestSoloEndsOnSlowLink(t *testing.T) {
 		t.Fatalf("after solo ended the viewer's status is %+v, want one viewer pulling or in step", st.Viewers)
 	}
 	t.Logf("after solo ended: %s in class %s, link %.2f Mbit/s", st.Viewers[0].Mode, st.Viewers[0].Class, st.Viewers[0].RateBps/1e6)
-	if err := dmg.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	stopped = true
+	stopDamage()
 	waitPixels(t, p.v, xScreen(t, xp), p.name)
 }

@@ -75,6 +75,27 @@ func damagedXvnc(t *testing.T, seed uint64) (*xvnc, *xpaint.Conn, *xpaint.Damage
 	return xv, xp, dmg
 }
 
+// startDamage starts dmg painting until the returned stop, which fails
+// the test if the damage ended in an error; a test that ends first stops
+// it in its cleanup.
+func startDamage(t *testing.T, dmg *xpaint.Damage) (stop func()) {
+	t.Helper()
+	dmg.Start(0)
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			dmg.Stop()
+		}
+	})
+	return func() {
+		t.Helper()
+		stopped = true
+		if err := dmg.Stop(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func runCrowd(t *testing.T, mode crowdMode) {
 	xv, xp, dmg := damagedXvnc(t, 34)
 	cfg := Config{Computers: []Computer{{Name: "a", Addr: xv.Addr, Password: NewSecret(testPassword)}}}
@@ -88,13 +109,7 @@ func runCrowd(t *testing.T, mode crowdMode) {
 	}
 	paused := crowd[1]
 
-	dmg.Start(0)
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			dmg.Stop()
-		}
-	})
+	stopDamage := startDamage(t, dmg)
 	waitFrames(t, dmg, 10)
 	paused.v.Pause()
 	// its queue, read from the status API until it resumes
@@ -124,10 +139,7 @@ func runCrowd(t *testing.T, mode crowdMode) {
 	waitFull(t, late.v, late.name)
 	crowd = append(crowd, late)
 	waitFrames(t, dmg, 60)
-	if err := dmg.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	stopped = true
+	stopDamage()
 	close(pollStop)
 	<-pollDone
 	pst := paused.v.Stats()
