@@ -2,6 +2,7 @@ package rfbgate
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -60,5 +61,41 @@ func TestIdleLinkNotHeldBack(t *testing.T) {
 				t.Fatalf("received %d of the %d bytes the computer sent before going quiet", n, len(c.script))
 			}
 		})
+	}
+}
+
+// TestViewersOwnCloseWhileStreaming: a viewer that closes with its own
+// code while the screen streams to it is logged with that code, every
+// time. coder/websocket answers a close frame and closes the connection,
+// so a write in flight fails at the same moment; the read side, which saw
+// the frame, gives the verdict, not the write that found the socket gone.
+func TestViewersOwnCloseWhileStreaming(t *testing.T) {
+	addr, _ := syntheticVNC(t, testPassword, 64<<10, time.Millisecond)
+	tr := newTestRelay(t, Config{PerViewerUpstream: true,
+		Computers: []Computer{{Name: "a", Addr: addr, Password: NewSecret(testPassword)}},
+	})
+	const viewers = 30
+	for i := range viewers {
+		c := tr.open(t, "a", fmt.Sprintf("s%d", i), false)
+		waitFor(t, func() bool { return c.Received() > 256<<10 })
+		c.ws.Close(websocket.StatusCode(4000+i), "bye")
+		waitViewers(t, tr, "a", 0, 5*time.Second)
+	}
+	l := tr.logs.String()
+	for i := range viewers {
+		want := fmt.Sprintf(`surface=s%d `, i)
+		code := fmt.Sprintf(`by=viewer code=%d reason=bye`, 4000+i)
+		found := false
+		for _, line := range strings.Split(l, "\n") {
+			if strings.Contains(line, "rfbgate: viewer closed") && strings.Contains(line, want) {
+				found = true
+				if !strings.Contains(line, code) {
+					t.Errorf("viewer s%d closed with %d \"bye\" while the screen streamed; logged as\n%s", i, 4000+i, line)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no close record for s%d in\n%s", i, l)
+		}
 	}
 }

@@ -363,6 +363,7 @@ type viewer struct {
 	closeBy     string // endedByRelay or endedByViewer
 	closeCode   websocket.StatusCode
 	closeReason string // first cause; see end
+	writeLost   bool   // a write found the connection gone; see lostWrite
 }
 
 // syncKeyboard sets the gate's flag from the lease table (read under v.mu,
@@ -610,8 +611,10 @@ func (r *Relay) serveViewer(ws *websocket.Conn, raw net.Conn, remote string, com
 		defer wg.Done()
 		v.pumpServer(newUpstream(server))
 	}()
+	readDone := make(chan struct{})
 	go func() { // client to server: through the gate
 		defer wg.Done()
+		defer close(readDone)
 		v.pumpClient(client)
 	}()
 	go func() { // pings: round-trip time
@@ -622,6 +625,7 @@ func (r *Relay) serveViewer(ws *websocket.Conn, raw net.Conn, remote string, com
 	if r.ctx.Err() != nil {
 		v.end(websocket.StatusGoingAway, reasonShutdown)
 	}
+	v.settle(readDone)
 	role := v.role()
 	v.releaseOnClose()
 	server.Close()

@@ -55,8 +55,10 @@ func (r *Relay) serveShared(ctx context.Context, ws *websocket.Conn, raw net.Con
 		defer wg.Done()
 		v.pumpShared(cctx, sv)
 	}()
+	readDone := make(chan struct{})
 	go func() { // client to the hub: through the gate
 		defer wg.Done()
+		defer close(readDone)
 		v.pumpClient(client)
 	}()
 	go func() {
@@ -67,6 +69,7 @@ func (r *Relay) serveShared(ctx context.Context, ws *websocket.Conn, raw net.Con
 	if r.ctx.Err() != nil {
 		v.end(websocket.StatusGoingAway, reasonShutdown)
 	}
+	v.settle(readDone)
 	role := v.role()
 	v.releaseOnClose()
 	by, code, reason := v.closeStatus()

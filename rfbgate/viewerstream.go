@@ -67,6 +67,37 @@ func (v *viewer) endBy(by string, code websocket.StatusCode, reason string) {
 	v.cancel()
 }
 
+// lostWrite ends a viewer whose connection failed under a write (or a
+// wait for room to write). It does not give the verdict: the viewer's own
+// close frame may be what closed the connection (coder/websocket answers
+// it and closes), and only the read side has seen it; settle waits for
+// the read side's verdict.
+func (v *viewer) lostWrite() {
+	v.closeMu.Lock()
+	v.writeLost = true
+	v.closeMu.Unlock()
+	v.cancel()
+}
+
+// settle gives the verdict of a viewer whose end no one has recorded yet
+// but lostWrite: the read side's (readDone is closed when it has returned,
+// having recorded why), or, if it has not returned within closeGrace, a
+// lost connection.
+func (v *viewer) settle(readDone <-chan struct{}) {
+	v.closeMu.Lock()
+	pending := !v.ended && v.writeLost
+	v.closeMu.Unlock()
+	if pending {
+		t := time.NewTimer(closeGrace)
+		select {
+		case <-readDone:
+		case <-t.C:
+		}
+		t.Stop()
+		v.endBy(endedByViewer, websocket.StatusAbnormalClosure, reasonClientGone)
+	}
+}
+
 // closeStatus is who ended the viewer, and the status and reason its close
 // frame carries.
 func (v *viewer) closeStatus() (by string, code websocket.StatusCode, reason string) {
@@ -183,7 +214,7 @@ func (v *viewer) waitRoom(down *downstream) (int, bool) {
 	room, err := down.wait()
 	v.stall.Stop()
 	if err != nil {
-		v.endBy(endedByViewer, websocket.StatusAbnormalClosure, reasonClientGone)
+		v.lostWrite()
 		return 0, false
 	}
 	return room, true
@@ -237,7 +268,7 @@ func (v *viewer) sendBatch(b []byte) bool {
 	err := v.ws.Write(context.Background(), websocket.MessageBinary, b)
 	v.stall.Stop()
 	if err != nil {
-		v.endBy(endedByViewer, websocket.StatusAbnormalClosure, reasonClientGone)
+		v.lostWrite()
 		return false
 	}
 	v.toViewer.Add(uint64(len(b)))
