@@ -183,20 +183,22 @@ func ScrollAt(b []byte, i int, s *Scroll) int {
 		s.Position.Ok = true
 		read++
 	}
-	if read != pairs {
+	if read != pairs || s.Position.Ok && !s.Range.Ok { // (ReadScroll says why)
 		return 0
 	}
 	return i
 }
 
 // ReadScroll reads a scroll map into s (zeroed by the caller): a null
-// range or position is absent, unknown keys are skipped, and axis and
-// flags are required.
+// range or position is absent, unknown keys are skipped, axis and flags
+// are required, and a position comes only with a range (the encoder's
+// rule too, so whatever decodes encodes again).
 func ReadScroll(d *cbor.Decoder, s *Scroll) error {
 	it, err := d.Fields(schema.Scroll.Len())
 	if err != nil {
 		return err
 	}
+	posAt := 0
 	for it.Next(d) {
 		switch k := it.Key(); {
 		case it.Null():
@@ -225,7 +227,7 @@ func ReadScroll(d *cbor.Decoder, s *Scroll) error {
 				return err
 			})
 		case k == schema.KeyScrollPosition:
-			s.Position.Ok = true
+			s.Position.Ok, posAt = true, d.Offset()
 			p := &s.Position.Val
 			err = d.FixedArray("a scroll position", []string{"lo", "hi"}, func(i int) (err error) {
 				if i == 0 {
@@ -242,7 +244,13 @@ func ReadScroll(d *cbor.Decoder, s *Scroll) error {
 			return schema.Scroll.In(err, it.Key())
 		}
 	}
-	return End(&it, schema.Scroll)
+	if err := End(&it, schema.Scroll); err != nil {
+		return err
+	}
+	if s.Position.Ok && !s.Range.Ok {
+		return schema.Scroll.In(cbor.Errorf(cbor.ErrInvalid, posAt, "a scroll position needs a range"), schema.KeyScrollPosition)
+	}
+	return nil
 }
 
 // ReadDisplay reads a display map, {0: width, 1: height, 2: density_dpi,
