@@ -52,11 +52,7 @@ func TestShareConverges(t *testing.T) {
 	}
 	stopDamage := startDamage(t, dmg)
 	waitFrames(t, dmg, 100) // 4 s: the phones' links are measured, their class lowered
-	st, err := tr.Status("a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := scrape(t, tr.Relay)
+	st, m := statusAndScrape(t, tr)
 	stopDamage()
 	stop := time.Now()
 	want := xScreen(t, xp)
@@ -88,7 +84,7 @@ func TestShareConverges(t *testing.T) {
 	for _, vs := range st.Viewers {
 		byClass[[2]string{vs.Class, vs.Mode}]++
 	}
-	for k, n := range byClass { // (the scrape and the status a moment apart: the same classes)
+	for k, n := range byClass {
 		m.want(t, n, "glass_viewers_by_class", "computer", "a", "class", k[0], "mode", k[1])
 	}
 	if got := m.get("glass_viewers_by_class", "computer", "a"); got != 4 {
@@ -96,5 +92,39 @@ func TestShareConverges(t *testing.T) {
 	}
 	if got := m.get("glass_viewer_link_rate_bits", "computer", "a"); got != 4 {
 		t.Errorf("glass_viewer_link_rate_bits has %v viewers' rates, want 4", got)
+	}
+}
+
+// statusAndScrape reads computer a's status and a scrape of /metrics that
+// saw the same classes and modes: a viewer may change class or mode
+// between the two (under load, a link's measure moves), so it takes the
+// status again after the scrape and tries again until both statuses
+// agree.
+func statusAndScrape(t *testing.T, tr *testRelay) (ComputerStatus, metrics) {
+	t.Helper()
+	classes := func(st ComputerStatus) string {
+		var b strings.Builder
+		for _, vs := range st.Viewers {
+			b.WriteString(vs.Stream + " " + vs.Class + " " + vs.Mode + "\n")
+		}
+		return b.String()
+	}
+	for try := 0; ; try++ {
+		before, err := tr.Status("a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := scrape(t, tr.Relay)
+		after, err := tr.Status("a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if classes(before) == classes(after) {
+			return after, m
+		}
+		if try == 50 {
+			t.Fatalf("the viewers' classes and modes kept changing between two reads of the status:\n%s", classes(after))
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
