@@ -363,7 +363,6 @@ type viewer struct {
 	closeBy     string // endedByRelay or endedByViewer
 	closeCode   websocket.StatusCode
 	closeReason string // first cause; see end
-	writeLost   bool   // a write found the connection gone; see lostWrite
 }
 
 // syncKeyboard sets the gate's flag from the lease table (read under v.mu,

@@ -68,24 +68,19 @@ func (v *viewer) endBy(by string, code websocket.StatusCode, reason string) {
 }
 
 // lostWrite ends a viewer whose connection failed under a write (or a
-// wait for room to write). It does not give the verdict: the viewer's own
+// wait for room to write) without giving the verdict: the viewer's own
 // close frame may be what closed the connection (coder/websocket answers
-// it and closes), and only the read side has seen it; settle waits for
-// the read side's verdict.
-func (v *viewer) lostWrite() {
-	v.closeMu.Lock()
-	v.writeLost = true
-	v.closeMu.Unlock()
-	v.cancel()
-}
+// it and closes), and only the read side has seen it. settle gives it.
+func (v *viewer) lostWrite() { v.cancel() }
 
-// settle gives the verdict of a viewer whose end no one has recorded yet
-// but lostWrite: the read side's (readDone is closed when it has returned,
-// having recorded why), or, if it has not returned within closeGrace, a
-// lost connection.
+// settle gives the verdict of a viewer that ended with none recorded
+// (every other end records one before it cancels: only lostWrite does
+// not): the read side's (readDone is closed when it has returned, having
+// recorded why), or, if it has not returned within closeGrace, a lost
+// connection.
 func (v *viewer) settle(readDone <-chan struct{}) {
 	v.closeMu.Lock()
-	pending := !v.ended && v.writeLost
+	pending := !v.ended
 	v.closeMu.Unlock()
 	if pending {
 		t := time.NewTimer(closeGrace)
